@@ -1,0 +1,217 @@
+//! The input as our own model: a toolset, its tools, their arguments. Parsing also strips the
+//! attributes only we understand (`#[tool]`, `#[arg]`, doc comments on parameters) from the impl
+//! block that is emitted back.
+
+use proc_macro2::{Span, TokenStream};
+use syn::spanned::Spanned as _;
+use syn::{FnArg, Ident, ImplItem, ItemImpl, Pat, ReturnType, Type};
+
+use crate::attr::{self, ArgAttrs, ArgDefault, Spanned, ToolAttrs};
+use crate::case;
+use crate::ctxt::Ctxt;
+use crate::docs;
+
+pub struct Toolset {
+    /// The path generated code names toolkit by (`::toolkit` unless `crate = "..."`).
+    pub krate: syn::Path,
+    pub name: Spanned<String>,
+    /// The impl block with our attributes removed, emitted unchanged otherwise.
+    pub item: ItemImpl,
+    pub tools: Vec<ToolFn>,
+}
+
+pub struct ToolFn {
+    pub ident: Ident,
+    pub name: Spanned<String>,
+    pub description: Option<String>,
+    pub receiver: Receiver,
+    pub asyncness: bool,
+    pub generics: Option<TokenStream>,
+    pub args: Vec<Arg>,
+    pub output: Type,
+    pub attrs: ToolAttrs,
+}
+
+pub enum Receiver {
+    Ref,
+    RefMut(Span),
+    Value(Span),
+    Missing(Span),
+}
+
+pub struct Arg {
+    /// `None` when the parameter is a pattern rather than a plain name.
+    pub ident: Option<Ident>,
+    pub pat_span: Span,
+    pub ty: Type,
+    pub description: Option<String>,
+    pub default: Option<Spanned<ArgDefault>>,
+    pub required: Option<Span>,
+}
+
+impl Toolset {
+    pub fn from_impl(cx: &Ctxt, args: TokenStream, mut item: ItemImpl) -> Toolset {
+        let attrs = attr::parse_toolset_attrs(cx, args);
+        let krate = attrs.krate.unwrap_or_else(|| syn::parse_quote!(::toolkit));
+        let name = attrs.name.unwrap_or_else(|| Spanned {
+            value: case::toolset_name_from_type(&type_ident(&item.self_ty)),
+            span: item.self_ty.span(),
+        });
+        let mut tools = Vec::new();
+        for impl_item in &mut item.items {
+            if let ImplItem::Fn(method) = impl_item {
+                let Some(position) = method.attrs.iter().position(is_tool_attr) else {
+                    continue;
+                };
+                let tool_attr = method.attrs.remove(position);
+                let tool_attrs = attr::parse_tool_attrs(cx, &tool_attr);
+                tools.push(ToolFn::from_sig(
+                    cx,
+                    &name.value,
+                    &method.attrs,
+                    &mut method.sig,
+                    tool_attrs,
+                ));
+            }
+        }
+        Toolset {
+            krate,
+            name,
+            item,
+            tools,
+        }
+    }
+}
+
+impl ToolFn {
+    pub fn from_sig(
+        cx: &Ctxt,
+        prefix: &str,
+        fn_attrs: &[syn::Attribute],
+        sig: &mut syn::Signature,
+        attrs: ToolAttrs,
+    ) -> ToolFn {
+        let doc = docs::doc_text(fn_attrs).map(|d| docs::split_arguments_section(&d));
+        let (doc_description, doc_arguments) = match doc {
+            Some(split) => (split.description, split.arguments),
+            None => (None, Vec::new()),
+        };
+        let name = match &attrs.name {
+            Some(explicit) => Spanned {
+                value: explicit.value.clone(),
+                span: explicit.span,
+            },
+            None if prefix.is_empty() => Spanned {
+                value: sig.ident.to_string(),
+                span: sig.ident.span(),
+            },
+            None => Spanned {
+                value: format!("{prefix}_{}", sig.ident),
+                span: sig.ident.span(),
+            },
+        };
+        let generics = (!sig.generics.params.is_empty() || sig.generics.where_clause.is_some())
+            .then(|| {
+                let generics = &sig.generics;
+                quote::quote!(#generics)
+            });
+        let mut receiver = Receiver::Missing(sig.ident.span());
+        let mut args = Vec::new();
+        for input in &mut sig.inputs {
+            match input {
+                FnArg::Receiver(r) => {
+                    receiver = if r.reference.is_none() {
+                        Receiver::Value(r.self_token.span)
+                    } else if r.mutability.is_some() {
+                        Receiver::RefMut(r.span())
+                    } else {
+                        Receiver::Ref
+                    };
+                }
+                FnArg::Typed(typed) => {
+                    let mut arg_attrs = ArgAttrs::default();
+                    let param_doc = docs::doc_text(&typed.attrs);
+                    typed.attrs.retain(|a| {
+                        if a.path().is_ident("arg") {
+                            attr::parse_arg_attrs(cx, a, &mut arg_attrs);
+                            false
+                        } else {
+                            !a.path().is_ident("doc")
+                        }
+                    });
+                    let ident = match &*typed.pat {
+                        Pat::Ident(p) if p.subpat.is_none() && p.by_ref.is_none() => {
+                            Some(p.ident.clone())
+                        }
+                        _ => None,
+                    };
+                    let from_section = ident.as_ref().and_then(|ident| {
+                        let key = ident.to_string();
+                        let key = key.strip_prefix("r#").unwrap_or(&key).to_owned();
+                        doc_arguments
+                            .iter()
+                            .find(|(n, _)| *n == key)
+                            .map(|(_, d)| d.clone())
+                    });
+                    args.push(Arg {
+                        ident,
+                        pat_span: typed.pat.span(),
+                        ty: (*typed.ty).clone(),
+                        description: arg_attrs.description.or(param_doc).or(from_section),
+                        default: arg_attrs.default,
+                        required: arg_attrs.required,
+                    });
+                }
+            }
+        }
+        let output = match &sig.output {
+            ReturnType::Default => syn::parse_quote!(()),
+            ReturnType::Type(_, ty) => (**ty).clone(),
+        };
+        ToolFn {
+            ident: sig.ident.clone(),
+            name,
+            description: attrs.description.clone().or(doc_description),
+            receiver,
+            asyncness: sig.asyncness.is_some(),
+            generics,
+            args,
+            output,
+            attrs,
+        }
+    }
+}
+
+impl Arg {
+    /// The argument's name as the model sends it (`r#type` -> `type`).
+    pub fn key(&self) -> String {
+        let ident = self
+            .ident
+            .as_ref()
+            .map(ToString::to_string)
+            .unwrap_or_default();
+        ident.strip_prefix("r#").map(str::to_owned).unwrap_or(ident)
+    }
+}
+
+pub fn is_tool_attr(attr: &syn::Attribute) -> bool {
+    let path = attr.path();
+    path.is_ident("tool")
+        || (path.segments.len() == 2
+            && path.segments[0].ident == "toolkit"
+            && path.segments[1].ident == "tool")
+}
+
+fn type_ident(ty: &Type) -> String {
+    match ty {
+        Type::Path(path) => path
+            .path
+            .segments
+            .last()
+            .map(|s| s.ident.to_string())
+            .unwrap_or_default(),
+        Type::Group(group) => type_ident(&group.elem),
+        Type::Paren(paren) => type_ident(&paren.elem),
+        _ => String::new(),
+    }
+}

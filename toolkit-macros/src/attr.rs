@@ -1,0 +1,183 @@
+//! The keys of `#[toolset(...)]`, `#[tool(...)]` and `#[arg(...)]`.
+
+use proc_macro2::{Span, TokenStream};
+use syn::meta::ParseNestedMeta;
+use syn::{Expr, LitInt, LitStr, Path};
+
+use crate::ctxt::Ctxt;
+
+/// A string value and where it was written, for errors about it.
+pub struct Spanned<T> {
+    pub value: T,
+    pub span: Span,
+}
+
+#[derive(Default)]
+pub struct ToolsetAttrs {
+    pub name: Option<Spanned<String>>,
+    pub krate: Option<Path>,
+}
+
+const TOOLSET_KEYS: &str = "name, crate";
+
+pub fn parse_toolset_attrs(cx: &Ctxt, args: TokenStream) -> ToolsetAttrs {
+    let mut attrs = ToolsetAttrs::default();
+    let parser = syn::meta::parser(|meta| {
+        if meta.path.is_ident("name") {
+            let lit: LitStr = meta.value()?.parse()?;
+            attrs.name = Some(Spanned {
+                value: lit.value(),
+                span: lit.span(),
+            });
+        } else if meta.path.is_ident("crate") {
+            let lit: LitStr = meta.value()?.parse()?;
+            attrs.krate = Some(lit.parse()?);
+        } else {
+            return Err(unknown_key(&meta, "toolset", TOOLSET_KEYS));
+        }
+        Ok(())
+    });
+    if let Err(err) = syn::parse::Parser::parse2(parser, args) {
+        cx.syn_error(err);
+    }
+    attrs
+}
+
+#[derive(Default)]
+pub struct ToolAttrs {
+    pub name: Option<Spanned<String>>,
+    pub description: Option<String>,
+    pub strict: bool,
+    pub blocking: Option<Span>,
+    pub read_only: Option<bool>,
+    pub destructive: Option<bool>,
+    pub idempotent: Option<bool>,
+    pub open_world: Option<bool>,
+    pub timeout_ms: Option<u64>,
+    pub max_input_bytes: Option<usize>,
+    pub max_output_bytes: Option<usize>,
+}
+
+const TOOL_KEYS: &str = "name, description, strict, blocking, read_only, destructive, idempotent, \
+                         open_world, timeout_ms, max_input_bytes, max_output_bytes";
+
+pub fn parse_tool_attrs(cx: &Ctxt, attr: &syn::Attribute) -> ToolAttrs {
+    let mut attrs = ToolAttrs::default();
+    if matches!(attr.meta, syn::Meta::Path(_)) {
+        return attrs;
+    }
+    let result = attr.parse_nested_meta(|meta| parse_tool_key(&mut attrs, &meta));
+    if let Err(err) = result {
+        cx.syn_error(err);
+    }
+    attrs
+}
+
+pub fn parse_tool_args(cx: &Ctxt, args: TokenStream) -> ToolAttrs {
+    let mut attrs = ToolAttrs::default();
+    let parser = syn::meta::parser(|meta| parse_tool_key(&mut attrs, &meta));
+    if let Err(err) = syn::parse::Parser::parse2(parser, args) {
+        cx.syn_error(err);
+    }
+    attrs
+}
+
+fn parse_tool_key(attrs: &mut ToolAttrs, meta: &ParseNestedMeta) -> syn::Result<()> {
+    let path = &meta.path;
+    if path.is_ident("name") {
+        let lit: LitStr = meta.value()?.parse()?;
+        attrs.name = Some(Spanned {
+            value: lit.value(),
+            span: lit.span(),
+        });
+    } else if path.is_ident("description") {
+        let lit: LitStr = meta.value()?.parse()?;
+        attrs.description = Some(lit.value());
+    } else if path.is_ident("strict") {
+        attrs.strict = flag(meta)?;
+    } else if path.is_ident("blocking") {
+        attrs.blocking = flag(meta)?.then(|| path.segments[0].ident.span());
+    } else if path.is_ident("read_only") {
+        attrs.read_only = Some(flag(meta)?);
+    } else if path.is_ident("destructive") {
+        attrs.destructive = Some(flag(meta)?);
+    } else if path.is_ident("idempotent") {
+        attrs.idempotent = Some(flag(meta)?);
+    } else if path.is_ident("open_world") {
+        attrs.open_world = Some(flag(meta)?);
+    } else if path.is_ident("timeout_ms") {
+        attrs.timeout_ms = Some(meta.value()?.parse::<LitInt>()?.base10_parse()?);
+    } else if path.is_ident("max_input_bytes") {
+        attrs.max_input_bytes = Some(meta.value()?.parse::<LitInt>()?.base10_parse()?);
+    } else if path.is_ident("max_output_bytes") {
+        attrs.max_output_bytes = Some(meta.value()?.parse::<LitInt>()?.base10_parse()?);
+    } else {
+        return Err(unknown_key(meta, "tool", TOOL_KEYS));
+    }
+    Ok(())
+}
+
+/// `strict` or `strict = true`.
+fn flag(meta: &ParseNestedMeta) -> syn::Result<bool> {
+    if meta.input.peek(syn::Token![=]) {
+        let lit: syn::LitBool = meta.value()?.parse()?;
+        Ok(lit.value)
+    } else {
+        Ok(true)
+    }
+}
+
+pub enum ArgDefault {
+    /// `#[arg(default)]`: `Default::default()`.
+    Trait,
+    /// `#[arg(default = expr)]`.
+    Expr(Box<Expr>),
+}
+
+#[derive(Default)]
+pub struct ArgAttrs {
+    pub description: Option<String>,
+    pub default: Option<Spanned<ArgDefault>>,
+    pub required: Option<Span>,
+}
+
+const ARG_KEYS: &str = "description, default, required";
+
+pub fn parse_arg_attrs(cx: &Ctxt, attr: &syn::Attribute, into: &mut ArgAttrs) {
+    let result = attr.parse_nested_meta(|meta| {
+        let span = meta.path.segments[0].ident.span();
+        if meta.path.is_ident("description") {
+            let lit: LitStr = meta.value()?.parse()?;
+            into.description = Some(lit.value());
+        } else if meta.path.is_ident("default") {
+            let default = if meta.input.peek(syn::Token![=]) {
+                ArgDefault::Expr(Box::new(meta.value()?.parse()?))
+            } else {
+                ArgDefault::Trait
+            };
+            into.default = Some(Spanned {
+                value: default,
+                span,
+            });
+        } else if meta.path.is_ident("required") {
+            into.required = Some(span);
+        } else {
+            return Err(unknown_key(&meta, "arg", ARG_KEYS));
+        }
+        Ok(())
+    });
+    if let Err(err) = result {
+        cx.syn_error(err);
+    }
+}
+
+fn unknown_key(meta: &ParseNestedMeta, attribute: &str, expected: &str) -> syn::Error {
+    let key = meta
+        .path
+        .get_ident()
+        .map(ToString::to_string)
+        .unwrap_or_else(|| quote::ToTokens::to_token_stream(&meta.path).to_string());
+    meta.error(format!(
+        "unknown #[{attribute}] key `{key}`; expected one of: {expected}"
+    ))
+}

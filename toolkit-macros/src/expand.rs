@@ -1,0 +1,259 @@
+//! Code generation: one `ToolProxy` builder per tool, the `Toolset` impl, and the registration.
+//!
+//! Generated code names everything through `#krate::__private`, never through what the user
+//! imported. When the input has mistakes, the user's impl block is still emitted (without our
+//! attributes) next to the errors, so one mistake does not cascade into "method not found"s.
+
+use proc_macro2::TokenStream;
+use quote::{format_ident, quote, quote_spanned};
+use syn::ItemImpl;
+use syn::spanned::Spanned;
+
+use crate::ast::{Arg, ToolFn, Toolset};
+use crate::attr::{self, ArgDefault};
+use crate::ctxt::Ctxt;
+use crate::{types, valid};
+
+pub fn toolset(args: TokenStream, item: ItemImpl) -> TokenStream {
+    let cx = Ctxt::default();
+    let toolset = Toolset::from_impl(&cx, args, item);
+    valid::check_toolset(&cx, &toolset);
+    let item = &toolset.item;
+    match cx.check() {
+        Ok(()) => {
+            let generated = expand_toolset(&toolset);
+            quote!(#item #generated)
+        }
+        Err(err) => {
+            let errors = err.to_compile_error();
+            quote!(#item #errors)
+        }
+    }
+}
+
+/// `#[tool]` outside a `#[toolset]` impl block.
+pub fn standalone_tool(args: TokenStream, input: TokenStream) -> TokenStream {
+    let cx = Ctxt::default();
+    let _ = attr::parse_tool_args(&cx, args);
+    let message = match syn::parse2::<syn::ImplItemFn>(input.clone()) {
+        Ok(method) if method.sig.receiver().is_some() => {
+            "#[tool] on a method needs #[toolset] on its impl block"
+        }
+        _ => "#[tool] is for methods of a #[toolset] impl block",
+    };
+    cx.error_spanned_by(&input, message);
+    let errors = cx.check().err().map(|e| e.to_compile_error());
+    quote!(#input #errors)
+}
+
+fn expand_toolset(toolset: &Toolset) -> TokenStream {
+    let krate = &toolset.krate;
+    let p = quote!(#krate::__private);
+    let item = &toolset.item;
+    let self_ty = &item.self_ty;
+    let (impl_generics, _, where_clause) = item.generics.split_for_impl();
+    let name = &toolset.name.value;
+    let tool_names = toolset.tools.iter().map(|t| &t.name.value);
+    let builders = toolset.tools.iter().map(|t| expand_tool(&p, t));
+    let registration = item.generics.params.is_empty().then(|| {
+        quote! {
+            const _: () = {
+                fn __toolkit_make_tools() -> #p::std::option::Option<#p::std::vec::Vec<#p::ToolProxy>> {
+                    #[allow(unused_imports)]
+                    use #p::{NoDefault as _, ViaDefault as _};
+                    (&&#p::DefaultProbe::<#self_ty>::new()).make_tools()
+                }
+                #p::inventory::submit! {
+                    #p::ToolsetRegistration {
+                        name: #name,
+                        type_name: #p::std::concat!(#p::std::module_path!(), "::", #p::std::stringify!(#self_ty)),
+                        tool_names: <#self_ty as #p::Toolset>::TOOL_NAMES,
+                        make_tools: __toolkit_make_tools,
+                    }
+                }
+            };
+        }
+    });
+    quote! {
+        impl #impl_generics #p::Toolset for #self_ty #where_clause {
+            const NAME: &'static str = #name;
+            const TOOL_NAMES: &'static [&'static str] = &[#(#tool_names),*];
+
+            fn into_tools(self: #p::std::sync::Arc<Self>) -> #p::std::vec::Vec<#p::ToolProxy> {
+                #p::std::vec![#(#builders),*]
+            }
+        }
+        #registration
+    }
+}
+
+fn expand_tool(p: &TokenStream, tool: &ToolFn) -> TokenStream {
+    let name = &tool.name.value;
+    let description = tool.description.as_deref().unwrap_or_default();
+    let method = &tool.ident;
+    let specs = tool.args.iter().map(|arg| param_spec(p, arg));
+    let bindings: Vec<_> = tool.args.iter().map(binding).collect();
+    let takes = tool
+        .args
+        .iter()
+        .zip(&bindings)
+        .map(|(arg, bind)| take_argument(p, arg, bind));
+    let call_args = tool.args.iter().zip(&bindings).map(|(arg, bind)| {
+        if types::is_str_ref(&arg.ty) {
+            quote!(&#bind)
+        } else {
+            quote!(#bind)
+        }
+    });
+    let output_ty = &tool.output;
+    let (convert, schema_ty) = match types::result_ok_type(output_ty) {
+        Some(ok) => (quote_spanned!(output_ty.span()=> #p::result_output), ok),
+        None => (quote_spanned!(output_ty.span()=> #p::output), output_ty),
+    };
+    let output_schema = if types::contains_impl_trait(schema_ty) {
+        quote!(|| #p::std::option::Option::None)
+    } else {
+        quote! {
+            || {
+                #[allow(unused_imports)]
+                use #p::{HasOutputSchema as _, NoOutputSchema as _};
+                (&&#p::OutputSchemaProbe::<#schema_ty>::new()).output_schema()
+            }
+        }
+    };
+    let options = options(p, tool);
+    let definition = quote! {
+        #p::MethodTool {
+            name: #name,
+            description: #description,
+            params: #p::std::vec![#(#specs),*],
+            output_schema: #output_schema,
+            options: #options,
+        }
+    };
+    let result = quote!(#p::std::result::Result<#p::serde_json::Value, #p::HandlerError>);
+    if tool.asyncness {
+        quote! {{
+            let __toolkit_this = #p::std::sync::Arc::clone(&self);
+            #definition.asynchronous(move |mut __toolkit_args: #p::Arguments| {
+                let __toolkit_this = #p::std::sync::Arc::clone(&__toolkit_this);
+                let __toolkit_future: #p::BoxFuture<#result> = #p::std::boxed::Box::pin(async move {
+                    let __toolkit_args = &mut __toolkit_args;
+                    #(#takes)*
+                    #convert(__toolkit_this.#method(#(#call_args),*).await)
+                });
+                __toolkit_future
+            })
+        }}
+    } else {
+        quote! {{
+            let __toolkit_this = #p::std::sync::Arc::clone(&self);
+            #definition.sync(move |__toolkit_args: &mut #p::Arguments| -> #result {
+                #(#takes)*
+                #convert(__toolkit_this.#method(#(#call_args),*))
+            })
+        }}
+    }
+}
+
+fn binding(arg: &Arg) -> syn::Ident {
+    format_ident!("__toolkit_arg_{}", arg.key())
+}
+
+/// The type the argument is decoded as: `String` for a `&str` parameter.
+fn decoded_type(p: &TokenStream, arg: &Arg) -> TokenStream {
+    let ty = &arg.ty;
+    if types::is_str_ref(ty) {
+        quote_spanned!(ty.span()=> #p::std::string::String)
+    } else {
+        quote!(#ty)
+    }
+}
+
+fn param_spec(p: &TokenStream, arg: &Arg) -> TokenStream {
+    let key = arg.key();
+    let ty = decoded_type(p, arg);
+    let description = match &arg.description {
+        Some(text) => quote!(#p::std::option::Option::Some(#text)),
+        None => quote!(#p::std::option::Option::None),
+    };
+    let required = arg.default.is_none() && (arg.required.is_some() || !types::is_option(&arg.ty));
+    let default = match &arg.default {
+        None => quote!(#p::std::option::Option::None),
+        Some(default) => {
+            let value = default_expr(&ty, &default.value);
+            quote! {
+                #p::std::option::Option::Some(
+                    (|| #p::default_value::<#ty>(#value)) as fn() -> #p::std::option::Option<#p::serde_json::Value>
+                )
+            }
+        }
+    };
+    let schema = quote_spanned!(arg.ty.span()=> #p::param_schema::<#ty>);
+    quote! {
+        #p::ParamSpec {
+            name: #key,
+            description: #description,
+            schema: #schema,
+            required: #required,
+            default: #default,
+        }
+    }
+}
+
+fn default_expr(ty: &TokenStream, default: &ArgDefault) -> TokenStream {
+    match default {
+        ArgDefault::Trait => quote!(<#ty as ::core::default::Default>::default()),
+        ArgDefault::Expr(expr) => quote!(#expr),
+    }
+}
+
+fn take_argument(p: &TokenStream, arg: &Arg, bind: &syn::Ident) -> TokenStream {
+    let key = arg.key();
+    let ty = decoded_type(p, arg);
+    let take = match (&arg.default, arg.required) {
+        (Some(default), _) => {
+            let value = default_expr(&ty, &default.value);
+            quote!(__toolkit_args.take_or_else::<#ty>(#key, || #value))
+        }
+        (None, Some(_)) => quote!(__toolkit_args.take_present::<#ty>(#key)),
+        (None, None) => quote_spanned!(arg.ty.span()=> __toolkit_args.take::<#ty>(#key)),
+    };
+    quote!(let #bind: #ty = #take?;)
+}
+
+fn options(p: &TokenStream, tool: &ToolFn) -> TokenStream {
+    let attrs = &tool.attrs;
+    let strict = attrs.strict;
+    let blocking = attrs.blocking.is_some();
+    let opt_bool = |value: Option<bool>| match value {
+        Some(b) => quote!(#p::std::option::Option::Some(#b)),
+        None => quote!(#p::std::option::Option::None),
+    };
+    let read_only = opt_bool(attrs.read_only);
+    let destructive = opt_bool(attrs.destructive);
+    let idempotent = opt_bool(attrs.idempotent);
+    let open_world = opt_bool(attrs.open_world);
+    let opt_num = |value: Option<u64>| match value {
+        Some(n) => quote!(#p::std::option::Option::Some(#n as _)),
+        None => quote!(#p::std::option::Option::None),
+    };
+    let timeout = opt_num(attrs.timeout_ms);
+    let max_in = opt_num(attrs.max_input_bytes.map(|n| n as u64));
+    let max_out = opt_num(attrs.max_output_bytes.map(|n| n as u64));
+    quote! {
+        #p::options(
+            #strict,
+            #blocking,
+            #p::ToolAnnotations {
+                read_only: #read_only,
+                destructive: #destructive,
+                idempotent: #idempotent,
+                open_world: #open_world,
+            },
+            #timeout,
+            #max_in,
+            #max_out,
+        )
+    }
+}

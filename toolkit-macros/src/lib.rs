@@ -1,0 +1,38 @@
+//! Procedural macros for toolkit. Use them through the `toolkit` crate: `use toolkit::prelude::*;`.
+//!
+//! The layout follows serde_derive and thiserror-impl: this file only holds the entry points;
+//! `ast` parses the input into our own model, `attr` reads the attributes, `valid` checks the
+//! model, and `expand` writes the code.
+
+mod ast;
+mod attr;
+mod case;
+mod ctxt;
+mod docs;
+mod expand;
+mod types;
+mod valid;
+
+use proc_macro::TokenStream;
+use syn::parse_macro_input;
+
+/// Exports the `#[tool]` methods of an `impl` block as tools.
+///
+/// Keys: `name = "stats"` (the prefix of every tool name; default: the type name without a
+/// `Toolset` suffix, in snake_case) and `crate = "path"` (where to find toolkit when the
+/// dependency is renamed).
+#[proc_macro_attribute]
+pub fn toolset(args: TokenStream, input: TokenStream) -> TokenStream {
+    let item = parse_macro_input!(input as syn::ItemImpl);
+    expand::toolset(args.into(), item).into()
+}
+
+/// Marks a method of a `#[toolset]` impl block as a tool.
+///
+/// Keys: `name`, `description`, `strict`, `blocking`, `read_only`, `destructive`, `idempotent`,
+/// `open_world`, `timeout_ms`, `max_input_bytes`, `max_output_bytes`. Parameters take
+/// `#[arg(description = "...", default, default = expr, required)]`.
+#[proc_macro_attribute]
+pub fn tool(args: TokenStream, input: TokenStream) -> TokenStream {
+    expand::standalone_tool(args.into(), input.into()).into()
+}

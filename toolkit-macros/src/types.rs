@@ -1,0 +1,70 @@
+//! Syntactic questions about types, answered the way serde_derive and clap answer them: by the
+//! last path segment, so `std::option::Option<T>` counts and a type alias does not.
+
+use syn::{GenericArgument, PathArguments, Type};
+
+fn last_segment_args<'a>(ty: &'a Type, ident: &str) -> Option<Vec<&'a Type>> {
+    let Type::Path(path) = ty else { return None };
+    if path.qself.is_some() {
+        return None;
+    }
+    let segment = path.path.segments.last()?;
+    if segment.ident != ident {
+        return None;
+    }
+    let PathArguments::AngleBracketed(args) = &segment.arguments else {
+        return None;
+    };
+    Some(
+        args.args
+            .iter()
+            .filter_map(|arg| match arg {
+                GenericArgument::Type(ty) => Some(ty),
+                _ => None,
+            })
+            .collect(),
+    )
+}
+
+pub fn is_option(ty: &Type) -> bool {
+    last_segment_args(ty, "Option").is_some_and(|args| args.len() == 1)
+}
+
+/// The `T` of `Result<T, E>` (also `io::Result<T>` and `anyhow::Result<T>`).
+pub fn result_ok_type(ty: &Type) -> Option<&Type> {
+    last_segment_args(ty, "Result").and_then(|args| args.first().copied())
+}
+
+pub fn is_str_ref(ty: &Type) -> bool {
+    match ty {
+        Type::Reference(reference) => {
+            reference.mutability.is_none()
+                && matches!(&*reference.elem, Type::Path(p) if p.qself.is_none() && p.path.is_ident("str"))
+        }
+        _ => false,
+    }
+}
+
+pub fn contains_impl_trait(ty: &Type) -> bool {
+    match ty {
+        Type::ImplTrait(_) => true,
+        Type::Reference(r) => contains_impl_trait(&r.elem),
+        Type::Paren(p) => contains_impl_trait(&p.elem),
+        Type::Group(g) => contains_impl_trait(&g.elem),
+        Type::Slice(s) => contains_impl_trait(&s.elem),
+        Type::Array(a) => contains_impl_trait(&a.elem),
+        Type::Tuple(t) => t.elems.iter().any(contains_impl_trait),
+        Type::Path(p) => p
+            .path
+            .segments
+            .iter()
+            .any(|segment| match &segment.arguments {
+                PathArguments::AngleBracketed(args) => args.args.iter().any(|arg| match arg {
+                    GenericArgument::Type(ty) => contains_impl_trait(ty),
+                    _ => false,
+                }),
+                _ => false,
+            }),
+        _ => false,
+    }
+}

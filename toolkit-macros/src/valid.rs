@@ -1,0 +1,142 @@
+//! Checks on the model. Each mistake is reported at its own span, and all of them at once.
+
+use std::collections::BTreeMap;
+
+use crate::ast::{Receiver, ToolFn, Toolset};
+use crate::ctxt::Ctxt;
+use crate::types;
+
+/// Providers accept tool names matching `^[a-zA-Z0-9_-]{1,64}$`.
+fn is_valid_tool_name(name: &str) -> bool {
+    (1..=64).contains(&name.len())
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
+}
+
+pub fn check_toolset(cx: &Ctxt, toolset: &Toolset) {
+    let prefix = &toolset.name;
+    if prefix.value.is_empty()
+        || !prefix
+            .value
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
+    {
+        cx.error_at(
+            prefix.span,
+            format!(
+                "toolset name `{}` is not usable in tool names: use letters, digits, `_` and `-`",
+                prefix.value
+            ),
+        );
+    }
+    if toolset.tools.is_empty() {
+        cx.error_spanned_by(
+            &toolset.item.self_ty,
+            "this toolset exports no tools: mark the methods to export with #[tool]",
+        );
+    }
+    let mut seen: BTreeMap<&str, ()> = BTreeMap::new();
+    for tool in &toolset.tools {
+        check_tool(cx, tool, true);
+        if seen.insert(&tool.name.value, ()).is_some() {
+            cx.error_at(
+                tool.name.span,
+                format!(
+                    "two tools are named `{}`: give one another name with #[tool(name = \"...\")]",
+                    tool.name.value
+                ),
+            );
+        }
+    }
+}
+
+pub fn check_tool(cx: &Ctxt, tool: &ToolFn, is_method: bool) {
+    let name = &tool.name.value;
+    if !is_valid_tool_name(name) {
+        cx.error_at(
+            tool.name.span,
+            format!(
+                "tool name `{name}` is rejected by model providers: it must be 1 to 64 letters, \
+                 digits, `_` or `-` (^[a-zA-Z0-9_-]{{1,64}}$)"
+            ),
+        );
+    }
+    if tool.description.is_none() {
+        cx.error_spanned_by(
+            &tool.ident,
+            format!(
+                "tool `{name}` has no description: add a doc comment or \
+                 #[tool(description = \"...\")], the model reads it to decide when to call the tool"
+            ),
+        );
+    }
+    if is_method {
+        match tool.receiver {
+            Receiver::Ref => {}
+            Receiver::RefMut(span) => cx.error_at(
+                span,
+                "a tool method takes `&self`, not `&mut self`: tools may be called concurrently; \
+                 keep mutable state behind a Mutex or an atomic",
+            ),
+            Receiver::Value(span) => cx.error_at(
+                span,
+                "a tool method takes `&self`, not `self`: every call shares one instance",
+            ),
+            Receiver::Missing(span) => cx.error_at(
+                span,
+                "a tool method takes `&self`: an associated function without a receiver cannot be \
+                 a method tool",
+            ),
+        }
+    }
+    if let Some(generics) = &tool.generics {
+        cx.error_spanned_by(
+            generics,
+            "a tool cannot be generic: the model needs one concrete schema; use concrete types",
+        );
+    }
+    if let (Some(span), true) = (tool.attrs.blocking, tool.asyncness) {
+        cx.error_at(
+            span,
+            "`blocking` is for sync tools: an async tool already yields to the runtime",
+        );
+    }
+    for arg in &tool.args {
+        if arg.ident.is_none() {
+            cx.error_at(
+                arg.pat_span,
+                "a tool parameter must be a plain name (`text: String`), not a pattern: the name \
+                 is the argument the model sends",
+            );
+        }
+        if types::contains_impl_trait(&arg.ty) {
+            cx.error_spanned_by(
+                &arg.ty,
+                "a tool parameter cannot be `impl Trait`: the model needs a concrete type to build \
+                 a schema from",
+            );
+        } else if matches!(arg.ty, syn::Type::Reference(_)) && !types::is_str_ref(&arg.ty) {
+            cx.error_spanned_by(
+                &arg.ty,
+                "a tool parameter must be an owned type (or `&str`): arguments are decoded from JSON \
+                 for each call",
+            );
+        }
+        if let (Some(default), Some(_)) = (&arg.default, arg.required) {
+            cx.error_at(
+                default.span,
+                "a parameter cannot be both `default` and `required`",
+            );
+        }
+        if let Some(span) = arg.required {
+            if !types::is_option(&arg.ty) {
+                cx.error_at(
+                    span,
+                    "`required` is for `Option<T>` parameters (nullable but present): other \
+                     parameters are required already",
+                );
+            }
+        }
+    }
+}

@@ -1,0 +1,181 @@
+//! The one error type of a tool call, phrased for the model that will read it.
+
+use std::fmt;
+
+/// Why a tool call failed.
+///
+/// Every variant's `Display` is a sentence a language model can act on: it names the tool, the
+/// argument and what to change, never a Rust type or a backtrace. [`ToolProxy::dynamic_call`]
+/// prefixes it with `Error: `.
+///
+/// ```
+/// use toolkit_runtime::{ArgumentProblem, ToolError};
+///
+/// let err = ToolError::InvalidArguments {
+///     tool: "stats_word_count".into(),
+///     problems: vec![ArgumentProblem::Missing { name: "text".into() }],
+/// };
+/// assert_eq!(err.to_string(), r#"missing required argument "text" for stats_word_count"#);
+/// ```
+///
+/// [`ToolProxy::dynamic_call`]: crate::ToolProxy::dynamic_call
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[non_exhaustive]
+pub enum ToolError {
+    /// The arguments arrived as a string that is not JSON.
+    #[error("arguments for {tool} were not valid JSON: {message}")]
+    InvalidJson { tool: String, message: String },
+    /// The arguments were JSON, but not an object of named arguments.
+    #[error("arguments for {tool} must be a JSON object of named arguments, got {got}")]
+    NotAnObject { tool: String, got: String },
+    /// One or more arguments are missing, unknown or of the wrong shape.
+    #[error("{}", DisplayProblems { tool, problems })]
+    InvalidArguments {
+        tool: String,
+        problems: Vec<ArgumentProblem>,
+    },
+    /// The tool ran and returned an error of its own; the message is the tool's, unchanged.
+    #[error("{message}")]
+    Failed { tool: String, message: String },
+    /// The tool panicked; the host caught it and kept running.
+    #[error("tool {tool} panicked: {message}")]
+    Panicked { tool: String, message: String },
+    /// The model named a tool that does not exist.
+    #[error("Unknown tool: {name}. Available: {}", available.join(", "))]
+    UnknownTool {
+        name: String,
+        available: Vec<String>,
+    },
+    /// An async tool was called through the sync `call` without the explicit opt-in.
+    #[error(
+        "tool {tool} is async: call it with acall, or allow async-to-sync conversion \
+         (toolkit::allow_async_to_sync)"
+    )]
+    AsyncToolCalledSync { tool: String },
+    /// Async-to-sync conversion was allowed but cannot work where the call was made.
+    #[error("tool {tool} is async and cannot be run synchronously here: {reason}")]
+    AsyncConversionUnavailable { tool: String, reason: String },
+    /// The tool's parameter schema could not be compiled into a validator.
+    #[error("tool {tool} has an invalid parameter schema: {message}")]
+    InvalidSchema { tool: String, message: String },
+    /// The result could not be turned into JSON.
+    #[error("the result of {tool} could not be converted to JSON: {message}")]
+    UnserializableResult { tool: String, message: String },
+}
+
+impl ToolError {
+    /// The name of the tool the error is about (the unknown name, for [`ToolError::UnknownTool`]).
+    ///
+    /// ```
+    /// use toolkit_runtime::ToolError;
+    ///
+    /// let err = ToolError::Failed { tool: "db_query".into(), message: "timeout".into() };
+    /// assert_eq!(err.tool(), "db_query");
+    /// ```
+    pub fn tool(&self) -> &str {
+        match self {
+            ToolError::InvalidJson { tool, .. }
+            | ToolError::NotAnObject { tool, .. }
+            | ToolError::InvalidArguments { tool, .. }
+            | ToolError::Failed { tool, .. }
+            | ToolError::Panicked { tool, .. }
+            | ToolError::AsyncToolCalledSync { tool }
+            | ToolError::AsyncConversionUnavailable { tool, .. }
+            | ToolError::InvalidSchema { tool, .. }
+            | ToolError::UnserializableResult { tool, .. } => tool,
+            ToolError::UnknownTool { name, .. } => name,
+        }
+    }
+
+    /// The `"Error: ..."` string a model reads, as [`ToolProxy::dynamic_call`] returns it.
+    ///
+    /// ```
+    /// use toolkit_runtime::ToolError;
+    ///
+    /// let err = ToolError::Failed { tool: "db_query".into(), message: "timeout".into() };
+    /// assert_eq!(err.to_model_string(), "Error: timeout");
+    /// ```
+    ///
+    /// [`ToolProxy::dynamic_call`]: crate::ToolProxy::dynamic_call
+    pub fn to_model_string(&self) -> String {
+        format!("Error: {self}")
+    }
+}
+
+/// One thing wrong with the arguments of a call.
+///
+/// ```
+/// use toolkit_runtime::ArgumentProblem;
+///
+/// let problem = ArgumentProblem::Unknown { name: "txt".into(), suggestion: Some("text".into()) };
+/// assert_eq!(problem.to_string(), r#"unknown argument "txt" (did you mean "text"?)"#);
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum ArgumentProblem {
+    /// A required argument was not sent.
+    Missing { name: String },
+    /// An argument the tool does not take was sent.
+    Unknown {
+        name: String,
+        suggestion: Option<String>,
+    },
+    /// A value does not fit the schema; `path` is where (`items[2].name`).
+    Invalid { path: String, message: String },
+}
+
+impl fmt::Display for ArgumentProblem {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ArgumentProblem::Missing { name } => write!(f, "missing required argument \"{name}\""),
+            ArgumentProblem::Unknown {
+                name,
+                suggestion: Some(s),
+            } => {
+                write!(f, "unknown argument \"{name}\" (did you mean \"{s}\"?)")
+            }
+            ArgumentProblem::Unknown {
+                name,
+                suggestion: None,
+            } => {
+                write!(f, "unknown argument \"{name}\"")
+            }
+            ArgumentProblem::Invalid { path, message } => write!(f, "{path}: {message}"),
+        }
+    }
+}
+
+struct DisplayProblems<'a> {
+    tool: &'a str,
+    problems: &'a [ArgumentProblem],
+}
+
+impl fmt::Display for DisplayProblems<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let tool = self.tool;
+        match self.problems {
+            [] => write!(f, "invalid arguments for {tool}"),
+            [one @ (ArgumentProblem::Missing { .. } | ArgumentProblem::Unknown { .. })] => {
+                // "missing required argument "text" for stats_word_count (did you mean ...)"
+                match one {
+                    ArgumentProblem::Unknown {
+                        name,
+                        suggestion: Some(s),
+                    } => write!(
+                        f,
+                        "unknown argument \"{name}\" for {tool} (did you mean \"{s}\"?)"
+                    ),
+                    other => write!(f, "{other} for {tool}"),
+                }
+            }
+            [one] => write!(f, "invalid arguments for {tool}: {one}"),
+            many => {
+                write!(f, "{} problems with the arguments for {tool}:", many.len())?;
+                for problem in many {
+                    write!(f, "\n- {problem}")?;
+                }
+                Ok(())
+            }
+        }
+    }
+}

@@ -1,0 +1,105 @@
+//! The runtime behind `toolkit`: tool proxies, schemas, validation, dispatch and the registry.
+//!
+//! Users depend on the `toolkit` facade, which re-exports everything here together with the
+//! `#[toolset]` macros; this crate has no macros of its own.
+
+mod arguments;
+mod async_bridge;
+mod coerce;
+mod error;
+mod output;
+mod proxy;
+pub mod registry;
+pub mod schema;
+mod toolset;
+mod validate;
+
+pub use arguments::Arguments;
+pub use async_bridge::{allow_async_to_sync, async_to_sync_allowed};
+pub use error::{ArgumentProblem, ToolError};
+pub use output::{ToolArgument, ToolErrorMessage, ToolOutput};
+pub use proxy::{ToolAnnotations, ToolDefinition, ToolOptions, ToolProxy};
+pub use toolset::Toolset;
+
+/// What generated code uses. Not a public API: it changes without notice.
+#[doc(hidden)]
+pub mod __private {
+    pub use crate::output::{
+        HandlerError, HasOutputSchema, NoOutputSchema, OutputSchemaProbe, output, result_output,
+    };
+    pub use crate::proxy::{BoxFuture, Handler};
+    pub use crate::registry::{DefaultProbe, NoDefault, ToolsetRegistration, ViaDefault};
+    pub use crate::schema::{ParamSpec, param_schema, parameters_schema};
+    pub use crate::{
+        Arguments, ToolAnnotations, ToolArgument, ToolDefinition, ToolErrorMessage, ToolOptions,
+        ToolOutput, ToolProxy, Toolset,
+    };
+
+    use serde_json::Value;
+    use std::sync::Arc;
+
+    /// A `#[tool]` method, as the macro describes it.
+    pub struct MethodTool {
+        pub name: &'static str,
+        pub description: &'static str,
+        pub params: Vec<ParamSpec>,
+        pub output_schema: fn() -> Option<Value>,
+        pub options: ToolOptions,
+    }
+
+    impl MethodTool {
+        fn definition(&self) -> ToolDefinition {
+            ToolDefinition {
+                name: self.name.to_owned(),
+                description: self.description.to_owned(),
+                parameters: parameters_schema(&self.params),
+                // MCP requires an output schema to describe an object.
+                output_schema: (self.output_schema)()
+                    .filter(|schema| schema.get("type").and_then(Value::as_str) == Some("object")),
+                options: self.options.clone(),
+            }
+        }
+
+        /// A proxy whose body is sync.
+        pub fn sync<F>(self, body: F) -> ToolProxy
+        where
+            F: Fn(&mut Arguments) -> Result<Value, HandlerError> + Send + Sync + 'static,
+        {
+            ToolProxy::from_parts(self.definition(), Handler::Sync(Arc::new(body)))
+        }
+
+        /// A proxy whose body is async.
+        pub fn asynchronous<F>(self, body: F) -> ToolProxy
+        where
+            F: Fn(Arguments) -> BoxFuture<Result<Value, HandlerError>> + Send + Sync + 'static,
+        {
+            ToolProxy::from_parts(self.definition(), Handler::Async(Arc::new(body)))
+        }
+    }
+
+    /// `ToolOptions` for generated code, where struct literals of a `#[non_exhaustive]` type
+    /// are not allowed.
+    #[allow(clippy::too_many_arguments)]
+    pub fn options(
+        strict: bool,
+        blocking: bool,
+        annotations: ToolAnnotations,
+        timeout_ms: Option<u64>,
+        max_input_bytes: Option<usize>,
+        max_output_bytes: Option<usize>,
+    ) -> ToolOptions {
+        ToolOptions {
+            strict,
+            blocking,
+            annotations,
+            timeout: timeout_ms.map(std::time::Duration::from_millis),
+            max_input_bytes,
+            max_output_bytes,
+        }
+    }
+
+    /// The schema default of an `#[arg(default)]` parameter.
+    pub fn default_value<T: serde::Serialize>(value: T) -> Option<Value> {
+        serde_json::to_value(value).ok()
+    }
+}

@@ -1,0 +1,288 @@
+//! Checks a call's arguments against the tool's schema and phrases each problem for a model.
+
+use jsonschema::error::{TypeKind, ValidationErrorKind};
+use serde_json::{Map, Value};
+
+use crate::error::ArgumentProblem;
+
+/// A tool's compiled validator: compiled once, on the first call, and shared by every clone of
+/// the proxy.
+pub(crate) struct ArgumentValidator {
+    validator: jsonschema::Validator,
+}
+
+impl ArgumentValidator {
+    pub(crate) fn new(parameters: &Value) -> Result<Self, String> {
+        jsonschema::options()
+            .with_draft(jsonschema::Draft::Draft202012)
+            .should_validate_formats(true)
+            .build(parameters)
+            .map(|validator| ArgumentValidator { validator })
+            .map_err(|err| err.to_string())
+    }
+
+    /// Every problem with `arguments`: unknown and missing top-level names first (they are the
+    /// most common and get the friendliest wording), then whatever the schema rejects.
+    pub(crate) fn problems(
+        &self,
+        parameters: &Value,
+        arguments: &Map<String, Value>,
+    ) -> Vec<ArgumentProblem> {
+        let mut problems = name_problems(parameters, arguments);
+        let instance = Value::Object(arguments.clone());
+        if problems.is_empty() && self.validator.is_valid(&instance) {
+            return problems;
+        }
+        for error in self.validator.iter_errors(&instance) {
+            let pointer = error.instance_path().as_str().to_owned();
+            let at_root = pointer.is_empty();
+            match error.kind() {
+                // Already reported by name_problems, with suggestions.
+                ValidationErrorKind::Required { .. }
+                | ValidationErrorKind::AdditionalProperties { .. }
+                    if at_root => {}
+                kind => problems.push(ArgumentProblem::Invalid {
+                    path: readable_path(&pointer),
+                    message: describe(kind, error.instance()),
+                }),
+            }
+        }
+        problems
+    }
+}
+
+fn name_problems(parameters: &Value, arguments: &Map<String, Value>) -> Vec<ArgumentProblem> {
+    let properties = parameters.get("properties").and_then(Value::as_object);
+    let known: Vec<&str> = properties
+        .map(|p| p.keys().map(String::as_str).collect())
+        .unwrap_or_default();
+    let mut problems = Vec::new();
+    if let Some(required) = parameters.get("required").and_then(Value::as_array) {
+        for name in required.iter().filter_map(Value::as_str) {
+            if !arguments.contains_key(name) {
+                problems.push(ArgumentProblem::Missing { name: name.into() });
+            }
+        }
+    }
+    for name in arguments.keys() {
+        if !known.contains(&name.as_str()) {
+            let unsent = known
+                .iter()
+                .copied()
+                .filter(|k| !arguments.contains_key(*k));
+            problems.push(ArgumentProblem::Unknown {
+                name: name.clone(),
+                suggestion: closest(name, unsent).map(str::to_owned),
+            });
+        }
+    }
+    problems
+}
+
+/// The known name closest to `name`, if it is close enough to be a likely typo.
+fn closest<'a>(name: &str, candidates: impl Iterator<Item = &'a str>) -> Option<&'a str> {
+    let lowered = name.to_lowercase();
+    candidates
+        .map(|candidate| {
+            (
+                edit_distance(&lowered, &candidate.to_lowercase()),
+                candidate,
+            )
+        })
+        .filter(|(distance, candidate)| *distance <= (candidate.len().max(name.len()) / 3).max(1))
+        .min_by_key(|(distance, _)| *distance)
+        .map(|(_, candidate)| candidate)
+}
+
+fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut previous: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut current = vec![i + 1];
+        for (j, cb) in b.iter().enumerate() {
+            let substitution = previous[j] + usize::from(ca != *cb);
+            current.push(substitution.min(previous[j + 1] + 1).min(current[j] + 1));
+        }
+        previous = current;
+    }
+    previous[b.len()]
+}
+
+/// `/items/2/name` -> `items[2].name`.
+pub(crate) fn readable_path(pointer: &str) -> String {
+    let mut path = String::new();
+    for segment in pointer.split('/').skip(1) {
+        let segment = segment.replace("~1", "/").replace("~0", "~");
+        if !segment.is_empty() && segment.bytes().all(|b| b.is_ascii_digit()) {
+            path.push('[');
+            path.push_str(&segment);
+            path.push(']');
+        } else {
+            if !path.is_empty() {
+                path.push('.');
+            }
+            path.push_str(&segment);
+        }
+    }
+    if path.is_empty() {
+        "arguments".into()
+    } else {
+        path
+    }
+}
+
+fn describe(kind: &ValidationErrorKind, instance: &Value) -> String {
+    let got = describe_value(instance);
+    match kind {
+        ValidationErrorKind::Type { kind } => {
+            let expected: Vec<&str> = match kind {
+                TypeKind::Single(t) => vec![t.as_str()],
+                TypeKind::Multiple(set) => set.iter().map(|t| t.as_str()).collect(),
+            };
+            let expected: Vec<&str> = expected.into_iter().map(type_phrase).collect();
+            format!("expected {}, got {got}", expected.join(" or "))
+        }
+        ValidationErrorKind::Enum { options } => {
+            format!("expected one of {}, got {got}", list_values(options))
+        }
+        ValidationErrorKind::Constant { expected_value } => {
+            format!("expected {expected_value}, got {got}")
+        }
+        ValidationErrorKind::Minimum { limit } => format!("must be at least {limit}, got {got}"),
+        ValidationErrorKind::Maximum { limit } => format!("must be at most {limit}, got {got}"),
+        ValidationErrorKind::ExclusiveMinimum { limit } => {
+            format!("must be greater than {limit}, got {got}")
+        }
+        ValidationErrorKind::ExclusiveMaximum { limit } => {
+            format!("must be less than {limit}, got {got}")
+        }
+        ValidationErrorKind::MinLength { limit } => {
+            format!(
+                "must be at least {limit} character{} long, got {got}",
+                plural(*limit)
+            )
+        }
+        ValidationErrorKind::MaxLength { limit } => {
+            format!(
+                "must be at most {limit} character{} long, got {got}",
+                plural(*limit)
+            )
+        }
+        ValidationErrorKind::MinItems { limit } => {
+            format!(
+                "must have at least {limit} item{}, got {got}",
+                plural(*limit)
+            )
+        }
+        ValidationErrorKind::MaxItems { limit } => {
+            format!(
+                "must have at most {limit} item{}, got {got}",
+                plural(*limit)
+            )
+        }
+        ValidationErrorKind::UniqueItems => "items must be unique".into(),
+        ValidationErrorKind::Pattern { pattern } => {
+            format!("must match the pattern {pattern:?}, got {got}")
+        }
+        ValidationErrorKind::Format { format } => format!("must be a valid {format}, got {got}"),
+        ValidationErrorKind::Required { property } => {
+            format!("missing required field {property}")
+        }
+        ValidationErrorKind::AdditionalProperties { unexpected } => {
+            let names: Vec<String> = unexpected.iter().map(|n| format!("{n:?}")).collect();
+            format!(
+                "unknown field{} {}",
+                if names.len() == 1 { "" } else { "s" },
+                names.join(", ")
+            )
+        }
+        ValidationErrorKind::AnyOf { .. } | ValidationErrorKind::OneOfNotValid { .. } => {
+            format!("{got} does not match any of the allowed forms")
+        }
+        ValidationErrorKind::OneOfMultipleValid { .. } => {
+            format!("{got} matches more than one of the allowed forms")
+        }
+        ValidationErrorKind::FalseSchema => "no value is allowed here".into(),
+        ValidationErrorKind::MultipleOf { multiple_of } => {
+            format!("must be a multiple of {multiple_of}, got {got}")
+        }
+        _ => kind_fallback(kind, instance),
+    }
+}
+
+fn kind_fallback(kind: &ValidationErrorKind, instance: &Value) -> String {
+    format!(
+        "{} does not satisfy \"{}\"",
+        describe_value(instance),
+        kind.keyword()
+    )
+}
+
+fn plural(n: u64) -> &'static str {
+    if n == 1 { "" } else { "s" }
+}
+
+fn type_phrase(json_type: &str) -> &'static str {
+    match json_type {
+        "string" => "a string",
+        "integer" => "an integer",
+        "number" => "a number",
+        "boolean" => "a boolean (true or false)",
+        "array" => "an array",
+        "object" => "an object",
+        "null" => "null",
+        _ => "another type",
+    }
+}
+
+fn list_values(options: &Value) -> String {
+    match options {
+        Value::Array(values) => values
+            .iter()
+            .map(Value::to_string)
+            .collect::<Vec<_>>()
+            .join(", "),
+        other => other.to_string(),
+    }
+}
+
+/// How a value reads in an error message: short, and with its JSON type.
+pub(crate) fn describe_value(value: &Value) -> String {
+    const MAX: usize = 60;
+    match value {
+        Value::Null => "null".into(),
+        Value::Bool(b) => format!("the boolean {b}"),
+        Value::Number(n) => format!("the number {n}"),
+        Value::String(s) if s.chars().count() > MAX => {
+            let head: String = s.chars().take(MAX).collect();
+            format!("the string \"{head}...\"")
+        }
+        Value::String(s) => format!("the string {s:?}"),
+        Value::Array(items) => format!(
+            "an array of {} item{}",
+            items.len(),
+            plural(items.len() as u64)
+        ),
+        Value::Object(_) => "an object".into(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn paths_read_like_field_access() {
+        assert_eq!(readable_path(""), "arguments");
+        assert_eq!(readable_path("/text"), "text");
+        assert_eq!(readable_path("/items/2/name"), "items[2].name");
+        assert_eq!(readable_path("/a~1b"), "a/b");
+    }
+
+    #[test]
+    fn close_names_are_suggested_and_far_ones_are_not() {
+        assert_eq!(closest("txt", ["text", "limit"].into_iter()), Some("text"));
+        assert_eq!(closest("Text", ["text"].into_iter()), Some("text"));
+        assert_eq!(closest("zebra", ["text", "limit"].into_iter()), None);
+    }
+}

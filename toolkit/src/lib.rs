@@ -1,0 +1,69 @@
+//! Turn ordinary Rust methods into tools a language model can call.
+//!
+//! `#[toolset]` on an `impl` block and `#[tool]` on its methods generate, at compile time, one
+//! [`ToolProxy`] per exported method: its name, description, JSON Schema (from the Rust
+//! signature, via schemars) and the code that turns a model's JSON into typed arguments.
+//!
+//! ```
+//! use toolkit::prelude::*;
+//!
+//! #[derive(Default)]
+//! struct TextStatsToolset;
+//!
+//! #[toolset(name = "stats")]
+//! impl TextStatsToolset {
+//!     /// Count whitespace-separated words
+//!     #[tool]
+//!     fn word_count(&self, text: String) -> usize {
+//!         text.split_whitespace().count()
+//!     }
+//!
+//!     #[tool(description = "Count lines")]
+//!     fn line_count(&self, text: String) -> usize {
+//!         text.lines().count()
+//!     }
+//!
+//!     fn helper(&self) {} // no #[tool]: not exported
+//! }
+//!
+//! let tools: Vec<ToolProxy> = TextStatsToolset::to_tools();
+//! assert_eq!(
+//!     tools.iter().map(|t| t.name()).collect::<Vec<_>>(),
+//!     ["stats_word_count", "stats_line_count"]
+//! );
+//! assert_eq!(tools[0].dynamic_call(json!({"text": "one two"})), json!(2));
+//! ```
+//!
+//! See `docs/` in the repository for the type mapping and the design.
+
+// Generated code names `::toolkit::...`; this makes that path resolve inside this crate too.
+extern crate self as toolkit;
+
+pub use toolkit_macros::{tool, toolset};
+pub use toolkit_runtime::{
+    ArgumentProblem, Arguments, ToolAnnotations, ToolArgument, ToolDefinition, ToolError,
+    ToolErrorMessage, ToolOptions, ToolOutput, ToolProxy, Toolset, allow_async_to_sync,
+    async_to_sync_allowed, registry, schema,
+};
+
+/// schemars, re-exported so users derive `JsonSchema` with the major version toolkit uses.
+pub use schemars;
+/// serde_json, re-exported for `json!` and `Value`.
+pub use serde_json;
+
+/// Everything agent setup names: `use toolkit::prelude::*;`.
+pub mod prelude {
+    pub use crate::{ToolError, ToolProxy, Toolset, tool, toolset};
+    pub use serde_json::{Value, json};
+}
+
+/// What generated code uses. Not a public API: it changes without notice.
+#[doc(hidden)]
+pub mod __private {
+    pub use ::inventory;
+    pub use ::schemars;
+    pub use ::serde;
+    pub use ::serde_json;
+    pub use ::std;
+    pub use toolkit_runtime::__private::*;
+}
