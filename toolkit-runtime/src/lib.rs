@@ -5,6 +5,7 @@
 
 mod arguments;
 mod async_bridge;
+mod calls;
 mod coerce;
 mod error;
 mod output;
@@ -16,6 +17,7 @@ mod validate;
 
 pub use arguments::Arguments;
 pub use async_bridge::{allow_async_to_sync, async_to_sync_allowed};
+pub use calls::{ToolCall, ToolCallResult};
 pub use error::{ArgumentProblem, ToolError};
 pub use output::{ToolArgument, ToolErrorMessage, ToolOutput};
 pub use proxy::{ToolAnnotations, ToolDefinition, ToolOptions, ToolProxy};

@@ -41,7 +41,7 @@ extern crate self as toolkit;
 
 pub use toolkit_macros::{tool, toolset};
 pub use toolkit_runtime::{
-    ArgumentProblem, Arguments, ToolAnnotations, ToolArgument, ToolDefinition, ToolError,
+    ArgumentProblem, Arguments, ToolCall, ToolCallResult, ToolAnnotations, ToolArgument, ToolDefinition, ToolError,
     ToolErrorMessage, ToolOptions, ToolOutput, ToolProxy, Toolset, allow_async_to_sync,
     async_to_sync_allowed, registry, schema,
 };
@@ -53,7 +53,7 @@ pub use serde_json;
 
 /// Everything agent setup names: `use toolkit::prelude::*;`.
 pub mod prelude {
-    pub use crate::{ToolError, ToolProxy, Toolset, tool, toolset};
+    pub use crate::{ToolCall, ToolCallResult, ToolError, ToolProxy, Toolset, tool, toolset};
     pub use serde_json::{Value, json};
 }
 
