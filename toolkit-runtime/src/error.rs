@@ -61,10 +61,26 @@ pub enum ToolError {
     /// The result could not be turned into JSON.
     #[error("the result of {tool} could not be converted to JSON: {message}")]
     UnserializableResult { tool: String, message: String },
+    /// The tool's schema cannot be expressed in a provider's dialect (`target`, such as
+    /// "OpenAI strict mode"); `path` is where (`items[].counts.additionalProperties`).
+    #[error("tool {tool} cannot be sent to {target}: at {path}: {message}")]
+    UnsupportedSchema {
+        tool: String,
+        target: String,
+        path: String,
+        message: String,
+    },
+    /// What the model sent is not a tool call in any shape toolkit reads.
+    #[error("could not read a tool call: {message}")]
+    InvalidCall { message: String },
+    /// A tool built at run time has a name, description or schema that cannot work.
+    #[error("tool {tool} cannot be built: {message}")]
+    InvalidDefinition { tool: String, message: String },
 }
 
 impl ToolError {
-    /// The name of the tool the error is about (the unknown name, for [`ToolError::UnknownTool`]).
+    /// The name of the tool the error is about (the unknown name, for [`ToolError::UnknownTool`];
+    /// empty for [`ToolError::InvalidCall`], which is about no tool in particular).
     ///
     /// ```
     /// use toolkit_runtime::ToolError;
@@ -82,7 +98,10 @@ impl ToolError {
             | ToolError::AsyncToolCalledSync { tool }
             | ToolError::AsyncConversionUnavailable { tool, .. }
             | ToolError::InvalidSchema { tool, .. }
-            | ToolError::UnserializableResult { tool, .. } => tool,
+            | ToolError::UnserializableResult { tool, .. }
+            | ToolError::UnsupportedSchema { tool, .. }
+            | ToolError::InvalidDefinition { tool, .. } => tool,
+            ToolError::InvalidCall { .. } => "",
             ToolError::UnknownTool { name, .. } => name,
         }
     }

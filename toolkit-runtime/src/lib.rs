@@ -5,10 +5,13 @@
 
 mod arguments;
 mod async_bridge;
+mod builder;
 mod calls;
 mod coerce;
 mod error;
+pub mod formats;
 mod output;
+pub mod parse;
 mod proxy;
 pub mod registry;
 pub mod schema;
@@ -17,8 +20,10 @@ mod validate;
 
 pub use arguments::Arguments;
 pub use async_bridge::{allow_async_to_sync, async_to_sync_allowed};
+pub use builder::ToolBuilder;
 pub use calls::{ToolCall, ToolCallResult};
 pub use error::{ArgumentProblem, ToolError};
+pub use parse::ToolCalls;
 pub use output::{ToolArgument, ToolErrorMessage, ToolOutput};
 pub use proxy::{ToolAnnotations, ToolDefinition, ToolOptions, ToolProxy};
 pub use toolset::Toolset;

@@ -1,0 +1,376 @@
+//! Tool calls in, whatever provider's shape they arrive in.
+//!
+//! Models and their APIs spell "call tool X with arguments Y" a dozen ways. [`ToolCalls::parse`]
+//! reads all of them into [`ToolCall`]s. Arguments sent as a string are parsed, and repaired when
+//! the intent is unambiguous; a string beyond repair stays a string, so the call still reaches
+//! the tool's pipeline and comes back to the model as "arguments for X were not valid JSON".
+//! Nothing a model sends makes the parser panic.
+
+use serde_json::{Map, Value};
+
+use crate::{ToolCall, ToolError};
+
+/// Reads tool calls out of a model's response.
+///
+/// Accepted shapes, alone, in a list, or under `{"tool_calls": [...]}`:
+///
+/// | shape | id | arguments |
+/// | --- | --- | --- |
+/// | DSPy `{"name", "args"}` / `{"name", "arguments"}` | none | object or string |
+/// | OpenAI chat `{"id", "type": "function", "function": {"name", "arguments"}}` | `id` | string or object |
+/// | OpenAI Responses `{"type": "function_call", "call_id", "name", "arguments"}` | `call_id` | string |
+/// | Anthropic `{"type": "tool_use", "id", "name", "input"}`, or a whole `content` array | `id` | object |
+/// | Gemini `{"functionCall": {"name", "args"}}`, or a whole `parts` array | `functionCall.id` | object |
+/// | MCP `tools/call` params `{"name", "arguments"}` | none | object |
+/// | ReAct `{"action", "tool_input"}` / `{"action", "action_input"}` | none | any |
+///
+/// Whole messages work too: an OpenAI assistant message (`tool_calls`), an Anthropic message
+/// (`content`), a Gemini candidate (`content.parts`) or a Responses `output` array. Text blocks
+/// among the calls are skipped.
+///
+/// ```
+/// use toolkit::prelude::*;
+///
+/// let calls = ToolCalls::parse(&json!({
+///     "role": "assistant",
+///     "tool_calls": [{
+///         "id": "call_1",
+///         "type": "function",
+///         "function": {"name": "add", "arguments": "{\"a\": 1, \"b\": 2,}"}
+///     }]
+/// }))
+/// .unwrap();
+/// assert_eq!(calls, [ToolCall::new("add", json!({"a": 1, "b": 2})).with_id("call_1")]);
+/// ```
+#[derive(Debug, Clone, Copy)]
+pub struct ToolCalls;
+
+impl ToolCalls {
+    /// Parses one call, a list of calls, or a message holding them.
+    ///
+    /// An input that holds no recognizable call is an [`ToolError::InvalidCall`] saying what
+    /// was expected; an empty list is no calls.
+    pub fn parse(value: &Value) -> Result<Vec<ToolCall>, ToolError> {
+        let mut calls = Vec::new();
+        collect(value, &mut calls, false)?;
+        Ok(calls)
+    }
+}
+
+/// How deep messages may nest before we stop looking: no provider nests calls more than a few
+/// levels, and a bound keeps hostile input from exhausting the stack.
+const MAX_DEPTH: usize = 16;
+
+fn collect(value: &Value, calls: &mut Vec<ToolCall>, in_list: bool) -> Result<(), ToolError> {
+    collect_at(value, calls, in_list, 0)
+}
+
+fn collect_at(
+    value: &Value,
+    calls: &mut Vec<ToolCall>,
+    in_list: bool,
+    depth: usize,
+) -> Result<(), ToolError> {
+    if depth > MAX_DEPTH {
+        return Err(invalid("the calls are nested too deeply"));
+    }
+    match value {
+        Value::Array(items) => {
+            for item in items {
+                collect_at(item, calls, true, depth + 1)?;
+            }
+            Ok(())
+        }
+        Value::Object(map) => {
+            if let Some(call) = single_call(map)? {
+                calls.push(call);
+                return Ok(());
+            }
+            // Containers: an OpenAI message, a Responses output, an Anthropic message, a Gemini
+            // candidate or content.
+            for key in ["tool_calls", "output", "content", "parts", "candidates"] {
+                if let Some(inner @ (Value::Array(_) | Value::Object(_))) = map.get(key) {
+                    return collect_at(inner, calls, true, depth + 1);
+                }
+            }
+            // A message without calls (the model answered in text) holds no calls.
+            if map.contains_key("role") || (in_list && is_other_block(map)) {
+                return Ok(());
+            }
+            Err(invalid(&format!(
+                "{} is not a tool call; send {{\"name\": \"<tool>\", \"arguments\": {{...}}}}",
+                preview(value)
+            )))
+        }
+        Value::String(text) if in_list => {
+            // A text block in a list of parts; only a string that is itself JSON is a call.
+            match serde_json::from_str::<Value>(text) {
+                Ok(inner @ Value::Object(_)) => collect_at(&inner, calls, true, depth + 1),
+                _ => Ok(()),
+            }
+        }
+        Value::String(text) => match parse_json_text(text) {
+            Some(inner @ (Value::Object(_) | Value::Array(_))) => {
+                collect_at(&inner, calls, false, depth + 1)
+            }
+            _ => Err(invalid(&format!(
+                "{} is not a tool call; send {{\"name\": \"<tool>\", \"arguments\": {{...}}}}",
+                preview(value)
+            ))),
+        },
+        other => Err(invalid(&format!(
+            "{} is not a tool call; send {{\"name\": \"<tool>\", \"arguments\": {{...}}}}",
+            preview(other)
+        ))),
+    }
+}
+
+/// The call `map` spells directly, if it is one.
+fn single_call(map: &Map<String, Value>) -> Result<Option<ToolCall>, ToolError> {
+    let kind = map.get("type").and_then(Value::as_str);
+    let id = |key: &str| map.get(key).and_then(id_text);
+
+    // OpenAI Responses: `call_id` pairs the output; `id` is the item's own id.
+    if kind == Some("function_call") {
+        let name = name_of(map, "name")?;
+        let args = arguments(map.get("arguments"));
+        return Ok(Some(make(id("call_id").or_else(|| id("id")), name, args)));
+    }
+    // Anthropic.
+    if kind == Some("tool_use") {
+        let name = name_of(map, "name")?;
+        let args = arguments(map.get("input"));
+        return Ok(Some(make(id("id"), name, args)));
+    }
+    // OpenAI Chat Completions.
+    if let Some(Value::Object(function)) = map.get("function") {
+        let name = name_of(function, "name")?;
+        let args = arguments(function.get("arguments"));
+        return Ok(Some(make(id("id"), name, args)));
+    }
+    // Gemini.
+    if let Some(Value::Object(call)) = map.get("functionCall") {
+        let name = name_of(call, "name")?;
+        let args = arguments(call.get("args").or_else(|| call.get("arguments")));
+        let call_id = call.get("id").and_then(id_text).or_else(|| id("id"));
+        return Ok(Some(make(call_id, name, args)));
+    }
+    // ReAct.
+    if map.contains_key("action") {
+        let name = name_of(map, "action")?;
+        let args = arguments(map.get("tool_input").or_else(|| map.get("action_input")));
+        return Ok(Some(make(id("id"), name, args)));
+    }
+    // DSPy and MCP `tools/call`.
+    if map.contains_key("name") && kind.is_none_or(|k| k == "function" || k == "tool_call") {
+        let args = map
+            .get("args")
+            .or_else(|| map.get("arguments"))
+            .or_else(|| map.get("input"))
+            .or_else(|| map.get("parameters"));
+        // An object with a name and other data but no arguments is something else (a message
+        // with a `name` field, say); only a bare `{"name"}` is a call without arguments.
+        if args.is_none() && map.keys().any(|k| k != "name" && k != "id") {
+            return Ok(None);
+        }
+        let name = name_of(map, "name")?;
+        return Ok(Some(make(id("id"), name, arguments(args))));
+    }
+    Ok(None)
+}
+
+fn make(id: Option<String>, name: String, args: Value) -> ToolCall {
+    ToolCall { id, name, args }
+}
+
+fn name_of(map: &Map<String, Value>, key: &str) -> Result<String, ToolError> {
+    match map.get(key) {
+        Some(Value::String(name)) if !name.trim().is_empty() => Ok(name.trim().to_owned()),
+        Some(other) => Err(invalid(&format!(
+            "the tool name must be a non-empty string, got {}",
+            preview(other)
+        ))),
+        None => Err(invalid(&format!("the call has no \"{key}\" naming the tool"))),
+    }
+}
+
+fn id_text(value: &Value) -> Option<String> {
+    match value {
+        Value::String(id) => Some(id.clone()),
+        Value::Number(n) => Some(n.to_string()),
+        _ => None,
+    }
+}
+
+/// A block that sits among calls but is not one: text, reasoning, a message without calls.
+fn is_other_block(map: &Map<String, Value>) -> bool {
+    map.get("type").is_some_and(Value::is_string)
+        || map.contains_key("text")
+        || map.contains_key("thought")
+        || map.contains_key("role")
+        || map.contains_key("functionResponse")
+        || map.contains_key("executableCode")
+        || map.contains_key("codeExecutionResult")
+        || map.contains_key("inlineData")
+        || map.is_empty()
+}
+
+/// The arguments as the proxy's pipeline takes them: an object when the intent is clear, the
+/// original string when not (the pipeline then reports it to the model).
+fn arguments(value: Option<&Value>) -> Value {
+    match value {
+        None | Some(Value::Null) => Value::Object(Map::new()),
+        Some(Value::String(text)) => repair_arguments(text),
+        Some(other) => other.clone(),
+    }
+}
+
+/// Parses an argument string, repairing what models commonly get wrong when the intent is
+/// unambiguous: code fences around the JSON, trailing commas, missing closing brackets.
+/// An empty string is `{}`. Anything else comes back as the original string.
+///
+/// ```
+/// use serde_json::json;
+/// use toolkit::parse::repair_arguments;
+///
+/// assert_eq!(repair_arguments("```json\n{\"a\": 1,}\n```"), json!({"a": 1}));
+/// assert_eq!(repair_arguments("{\"a\": [1, 2"), json!({"a": [1, 2]}));
+/// assert_eq!(repair_arguments(""), json!({}));
+/// assert_eq!(repair_arguments("a=1"), json!("a=1"));
+/// ```
+pub fn repair_arguments(text: &str) -> Value {
+    match parse_json_text(text) {
+        Some(value) => value,
+        None => Value::String(text.to_owned()),
+    }
+}
+
+fn parse_json_text(text: &str) -> Option<Value> {
+    let trimmed = strip_fences(text.trim());
+    if trimmed.is_empty() {
+        return Some(Value::Object(Map::new()));
+    }
+    if let Ok(value) = serde_json::from_str(trimmed) {
+        return Some(value);
+    }
+    let repaired = repair(trimmed)?;
+    serde_json::from_str(&repaired).ok()
+}
+
+/// "```json\n{...}\n```" -> "{...}".
+fn strip_fences(text: &str) -> &str {
+    let Some(rest) = text.strip_prefix("```") else {
+        return text;
+    };
+    // The info string ("json") runs to the end of the first line.
+    let body = match rest.find('\n') {
+        Some(newline) => &rest[newline + 1..],
+        None => rest.trim_start_matches(|c: char| c.is_ascii_alphabetic()),
+    };
+    body.trim_end()
+        .strip_suffix("```")
+        .unwrap_or(body)
+        .trim()
+}
+
+/// Removes trailing commas and closes brackets left open, outside string literals.
+/// `None` when the text ends inside a string or its brackets do not match: then the intent is
+/// not clear, and guessing could call the tool with arguments the model did not mean.
+fn repair(text: &str) -> Option<String> {
+    if !text.starts_with('{') {
+        return None;
+    }
+    let mut out = String::with_capacity(text.len() + 4);
+    let mut open: Vec<char> = Vec::new();
+    let mut in_string = false;
+    let mut escaped = false;
+    for c in text.chars() {
+        if in_string {
+            out.push(c);
+            if escaped {
+                escaped = false;
+            } else if c == '\\' {
+                escaped = true;
+            } else if c == '"' {
+                in_string = false;
+            }
+            continue;
+        }
+        match c {
+            '"' => in_string = true,
+            '{' => open.push('}'),
+            '[' => open.push(']'),
+            '}' | ']' => {
+                if open.pop() != Some(c) {
+                    return None;
+                }
+                drop_trailing_comma(&mut out);
+            }
+            _ => {}
+        }
+        out.push(c);
+    }
+    if in_string {
+        return None;
+    }
+    while let Some(close) = open.pop() {
+        drop_trailing_comma(&mut out);
+        out.push(close);
+    }
+    Some(out)
+}
+
+fn drop_trailing_comma(out: &mut String) {
+    let kept = out.trim_end().len();
+    if out[..kept].ends_with(',') {
+        out.truncate(kept - 1);
+    }
+}
+
+fn invalid(message: &str) -> ToolError {
+    ToolError::InvalidCall {
+        message: message.to_owned(),
+    }
+}
+
+/// A short rendering of what was sent, for error messages.
+fn preview(value: &Value) -> String {
+    let text = value.to_string();
+    let mut shown: String = text.chars().take(80).collect();
+    if shown.len() < text.len() {
+        shown.push_str("...");
+    }
+    shown
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn trailing_commas_inside_nested_values_are_removed() {
+        assert_eq!(
+            repair_arguments(r#"{"a": [1, 2,], "b": {"c": 3,},}"#),
+            json!({"a": [1, 2], "b": {"c": 3}})
+        );
+    }
+
+    #[test]
+    fn commas_and_brackets_inside_strings_are_left_alone() {
+        assert_eq!(
+            repair_arguments(r#"{"text": "a, b,}", "n": 1,"#),
+            json!({"text": "a, b,}", "n": 1})
+        );
+    }
+
+    #[test]
+    fn an_unterminated_string_is_not_guessed_at() {
+        assert_eq!(repair_arguments(r#"{"text": "abc"#), json!(r#"{"text": "abc"#));
+    }
+
+    #[test]
+    fn mismatched_brackets_are_not_guessed_at() {
+        assert_eq!(repair_arguments(r#"{"a": [1}"#), json!(r#"{"a": [1}"#));
+    }
+}
