@@ -32,10 +32,11 @@ pub struct ToolFn {
     pub attrs: ToolAttrs,
 }
 
+/// How a method takes `self`; the tokens are kept to point errors at the whole receiver.
 pub enum Receiver {
     Ref,
-    RefMut(Span),
-    Value(Span),
+    RefMut(TokenStream),
+    Value(TokenStream),
     Missing(Span),
 }
 
@@ -121,9 +122,9 @@ impl ToolFn {
             match input {
                 FnArg::Receiver(r) => {
                     receiver = if r.reference.is_none() {
-                        Receiver::Value(r.self_token.span)
+                        Receiver::Value(quote::ToTokens::to_token_stream(&*r))
                     } else if r.mutability.is_some() {
-                        Receiver::RefMut(r.span())
+                        Receiver::RefMut(quote::ToTokens::to_token_stream(&*r))
                     } else {
                         Receiver::Ref
                     };

@@ -10,15 +10,14 @@ pub fn doc_text(attrs: &[Attribute]) -> Option<String> {
         if !attr.path().is_ident("doc") {
             continue;
         }
-        if let Meta::NameValue(nv) = &attr.meta {
-            if let Expr::Lit(ExprLit {
+        if let Meta::NameValue(nv) = &attr.meta
+            && let Expr::Lit(ExprLit {
                 lit: Lit::Str(s), ..
             }) = &nv.value
-            {
-                let value = s.value();
-                for line in value.lines() {
-                    lines.push(line.strip_prefix(' ').unwrap_or(line).trim_end().to_owned());
-                }
+        {
+            let value = s.value();
+            for line in value.lines() {
+                lines.push(line.strip_prefix(' ').unwrap_or(line).trim_end().to_owned());
             }
         }
     }
@@ -59,7 +58,14 @@ pub fn split_arguments_section(doc: &str) -> SplitDoc {
             last.1.push_str(trimmed);
         }
     }
-    let description = description.join("\n");
+    // Removing the section can leave blank lines from both sides of it: keep one.
+    let mut kept: Vec<&str> = Vec::new();
+    for line in description {
+        if !(line.trim().is_empty() && kept.last().is_some_and(|l| l.trim().is_empty())) {
+            kept.push(line);
+        }
+    }
+    let description = kept.join("\n");
     let description = description.trim();
     SplitDoc {
         description: (!description.is_empty()).then(|| description.to_owned()),
@@ -92,7 +98,7 @@ mod tests {
         let split = split_arguments_section(doc);
         assert_eq!(
             split.description.as_deref(),
-            Some("Count words.\n\n\n# Examples\nmore")
+            Some("Count words.\n\n# Examples\nmore")
         );
         assert_eq!(
             split.arguments,

@@ -72,19 +72,19 @@ pub fn check_tool(cx: &Ctxt, tool: &ToolFn, is_method: bool) {
         );
     }
     if is_method {
-        match tool.receiver {
+        match &tool.receiver {
             Receiver::Ref => {}
-            Receiver::RefMut(span) => cx.error_at(
-                span,
+            Receiver::RefMut(tokens) => cx.error_spanned_by(
+                tokens,
                 "a tool method takes `&self`, not `&mut self`: tools may be called concurrently; \
                  keep mutable state behind a Mutex or an atomic",
             ),
-            Receiver::Value(span) => cx.error_at(
-                span,
+            Receiver::Value(tokens) => cx.error_spanned_by(
+                tokens,
                 "a tool method takes `&self`, not `self`: every call shares one instance",
             ),
             Receiver::Missing(span) => cx.error_at(
-                span,
+                *span,
                 "a tool method takes `&self`: an associated function without a receiver cannot be \
                  a method tool",
             ),
@@ -129,14 +129,14 @@ pub fn check_tool(cx: &Ctxt, tool: &ToolFn, is_method: bool) {
                 "a parameter cannot be both `default` and `required`",
             );
         }
-        if let Some(span) = arg.required {
-            if !types::is_option(&arg.ty) {
-                cx.error_at(
-                    span,
-                    "`required` is for `Option<T>` parameters (nullable but present): other \
+        if let Some(span) = arg.required
+            && !types::is_option(&arg.ty)
+        {
+            cx.error_at(
+                span,
+                "`required` is for `Option<T>` parameters (nullable but present): other \
                      parameters are required already",
-                );
-            }
+            );
         }
     }
 }
