@@ -31,19 +31,52 @@ pub fn toolset(args: TokenStream, item: ItemImpl) -> TokenStream {
     }
 }
 
-/// `#[tool]` outside a `#[toolset]` impl block.
+/// `#[tool]` outside a `#[toolset]` impl block: on a free function, it makes the function a
+/// tool and generates `<fn>_tool() -> ToolProxy` next to it.
 pub fn standalone_tool(args: TokenStream, input: TokenStream) -> TokenStream {
     let cx = Ctxt::default();
-    let _ = attr::parse_tool_args(&cx, args);
-    let message = match syn::parse2::<syn::ImplItemFn>(input.clone()) {
-        Ok(method) if method.sig.receiver().is_some() => {
-            "#[tool] on a method needs #[toolset] on its impl block"
+    let attrs = attr::parse_tool_args(&cx, args);
+    let mut item = match syn::parse2::<syn::ItemFn>(input.clone()) {
+        Ok(item) if item.sig.receiver().is_none() => item,
+        parsed => {
+            let message = if parsed.is_ok() {
+                "#[tool] on a method needs #[toolset] on its impl block"
+            } else {
+                "#[tool] goes on a function, or on a method of a #[toolset] impl block"
+            };
+            cx.error_spanned_by(&input, message);
+            let errors = cx.check().err().map(|e| e.to_compile_error());
+            return quote!(#input #errors);
         }
-        _ => "#[tool] is for methods of a #[toolset] impl block",
     };
-    cx.error_spanned_by(&input, message);
-    let errors = cx.check().err().map(|e| e.to_compile_error());
-    quote!(#input #errors)
+    let tool = ToolFn::from_sig(&cx, "", &item.attrs, &mut item.sig, attrs);
+    valid::check_tool(&cx, &tool, false);
+    match cx.check() {
+        Ok(()) => {
+            let p = quote!(::toolkit::__private);
+            let vis = &item.vis;
+            let function = &item.sig.ident;
+            let maker = format_ident!("{}_tool", function);
+            let doc = format!(
+                "The tool `{}` made by `#[tool]` from [`{function}`]: call it with \
+                 `dynamic_call`, or convert it with `to_openai()` and friends.",
+                tool.name.value
+            );
+            let builder = expand_tool(&p, &tool, None);
+            quote! {
+                #item
+                #[doc = #doc]
+                #[allow(dead_code)]
+                #vis fn #maker() -> #p::ToolProxy {
+                    #builder
+                }
+            }
+        }
+        Err(err) => {
+            let errors = err.to_compile_error();
+            quote!(#item #errors)
+        }
+    }
 }
 
 fn expand_toolset(toolset: &Toolset) -> TokenStream {
@@ -54,7 +87,8 @@ fn expand_toolset(toolset: &Toolset) -> TokenStream {
     let (impl_generics, _, where_clause) = item.generics.split_for_impl();
     let name = &toolset.name.value;
     let tool_names = toolset.tools.iter().map(|t| &t.name.value);
-    let builders = toolset.tools.iter().map(|t| expand_tool(&p, t));
+    let this = quote!(&self);
+    let builders = toolset.tools.iter().map(|t| expand_tool(&p, t, Some(&this)));
     let registration = item.generics.params.is_empty().then(|| {
         quote! {
             const _: () = {
@@ -87,7 +121,9 @@ fn expand_toolset(toolset: &Toolset) -> TokenStream {
     }
 }
 
-fn expand_tool(p: &TokenStream, tool: &ToolFn) -> TokenStream {
+/// One tool's `ToolProxy` expression. `receiver` is the `&Arc<Self>` a method is called on;
+/// `None` calls a free function by name.
+fn expand_tool(p: &TokenStream, tool: &ToolFn, receiver: Option<&TokenStream>) -> TokenStream {
     let name = &tool.name.value;
     let description = tool.description.as_deref().unwrap_or_default();
     let method = &tool.ident;
@@ -132,25 +168,35 @@ fn expand_tool(p: &TokenStream, tool: &ToolFn) -> TokenStream {
         }
     };
     let result = quote!(#p::std::result::Result<#p::serde_json::Value, #p::HandlerError>);
+    // A method's body holds its own clone of the shared instance; each async call clones again,
+    // since the future outlives the closure's borrow.
+    let (capture, recapture, callee) = match receiver {
+        Some(this) => (
+            quote!(let __toolkit_this = #p::std::sync::Arc::clone(#this);),
+            quote!(let __toolkit_this = #p::std::sync::Arc::clone(&__toolkit_this);),
+            quote!(__toolkit_this.#method),
+        ),
+        None => (quote!(), quote!(), quote!(#method)),
+    };
     if tool.asyncness {
         quote! {{
-            let __toolkit_this = #p::std::sync::Arc::clone(&self);
+            #capture
             #definition.asynchronous(move |mut __toolkit_args: #p::Arguments| {
-                let __toolkit_this = #p::std::sync::Arc::clone(&__toolkit_this);
+                #recapture
                 let __toolkit_future: #p::BoxFuture<#result> = #p::std::boxed::Box::pin(async move {
                     let __toolkit_args = &mut __toolkit_args;
                     #(#takes)*
-                    #convert(__toolkit_this.#method(#(#call_args),*).await)
+                    #convert(#callee(#(#call_args),*).await)
                 });
                 __toolkit_future
             })
         }}
     } else {
         quote! {{
-            let __toolkit_this = #p::std::sync::Arc::clone(&self);
+            #capture
             #definition.sync(move |__toolkit_args: &mut #p::Arguments| -> #result {
                 #(#takes)*
-                #convert(__toolkit_this.#method(#(#call_args),*))
+                #convert(#callee(#(#call_args),*))
             })
         }}
     }

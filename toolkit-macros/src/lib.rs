@@ -27,7 +27,11 @@ pub fn toolset(args: TokenStream, input: TokenStream) -> TokenStream {
     expand::toolset(args.into(), item).into()
 }
 
-/// Marks a method of a `#[toolset]` impl block as a tool.
+/// Marks a method of a `#[toolset]` impl block, or a free function, as a tool.
+///
+/// On a free function (sync or async), `#[tool] fn add(..)` keeps `add` as it is and generates
+/// `fn add_tool() -> ToolProxy` beside it, with the function's visibility. The tool is named
+/// after the function (no prefix) unless `name = "..."` says otherwise.
 ///
 /// Keys: `name`, `description`, `strict`, `blocking`, `read_only`, `destructive`, `idempotent`,
 /// `open_world`, `timeout_ms`, `max_input_bytes`, `max_output_bytes`. Parameters take
