@@ -129,6 +129,33 @@ impl ToolProxy {
         })
     }
 
+    /// Removes the `null`s a strict-mode model sends for parameters it leaves out, where the
+    /// parameter's own schema does not accept `null` (an `#[arg(default)]` parameter), so the
+    /// call takes the default instead of failing validation. Nested objects are walked too.
+    ///
+    /// Strict mode makes every optional parameter nullable and required, so `null` is how the
+    /// model says "not given"; apply this to arguments from a strict-mode definition before
+    /// calling.
+    ///
+    /// ```
+    /// use toolkit::prelude::*;
+    ///
+    /// /// Page through results
+    /// #[tool]
+    /// fn page(#[arg(default = 10)] size: u32) -> u32 {
+    ///     size
+    /// }
+    ///
+    /// let tool = page_tool();
+    /// let args = tool.without_strict_nulls(json!({"size": null}));
+    /// assert_eq!(args, json!({}));
+    /// assert_eq!(tool.dynamic_call(args), json!(10));
+    /// ```
+    pub fn without_strict_nulls(&self, mut args: Value) -> Value {
+        remove_strict_nulls(&mut args, self.parameters());
+        args
+    }
+
     /// The OpenAI Responses API definition:
     /// `{"type": "function", "name", "description", "parameters", "strict"}`.
     ///
@@ -481,6 +508,10 @@ fn append_description(schema: &mut Map<String, Value>, notes: &[String]) {
         .to_owned();
     for note in notes {
         if !text.is_empty() {
+            // The notes are sentences; end the description's last one first.
+            if !text.ends_with(['.', '!', '?']) {
+                text.push('.');
+            }
             text.push(' ');
         }
         text.push_str(note);
@@ -771,6 +802,33 @@ fn accepts_null(map: &Map<String, Value>) -> bool {
                         .is_some_and(|b| schema_types(b) == ["null"])
                 })
             })
+}
+
+fn remove_strict_nulls(value: &mut Value, schema: &Value) {
+    let (Value::Object(args), Some(properties)) = (
+        value,
+        schema.get("properties").and_then(Value::as_object),
+    ) else {
+        return;
+    };
+    let required: Vec<&str> = schema
+        .get("required")
+        .and_then(Value::as_array)
+        .map(|r| r.iter().filter_map(Value::as_str).collect())
+        .unwrap_or_default();
+    args.retain(|name, arg| {
+        let Some(property) = properties.get(name) else {
+            return true;
+        };
+        let optional = !required.contains(&name.as_str());
+        let takes_null = property.as_object().is_some_and(accepts_null);
+        !(arg.is_null() && optional && !takes_null)
+    });
+    for (name, arg) in args.iter_mut() {
+        if let Some(property) = properties.get(name) {
+            remove_strict_nulls(arg, property);
+        }
+    }
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -86,9 +86,18 @@ fn collect_at(
                 calls.push(call);
                 return Ok(());
             }
-            // Containers: an OpenAI message, a Responses output, an Anthropic message, a Gemini
-            // candidate or content.
-            for key in ["tool_calls", "output", "content", "parts", "candidates"] {
+            // Containers: an OpenAI response, choice or message, a Responses output, an Anthropic
+            // message, a Gemini response, candidate or content, an MCP `tools/call` request.
+            for key in [
+                "tool_calls",
+                "choices",
+                "message",
+                "output",
+                "content",
+                "parts",
+                "candidates",
+                "params",
+            ] {
                 if let Some(inner @ (Value::Array(_) | Value::Object(_))) = map.get(key) {
                     return collect_at(inner, calls, true, depth + 1);
                 }
