@@ -288,7 +288,10 @@ fn openai_responses_round_trip_pairs_the_output_by_call_id() {
     let calls = ToolCalls::parse(&golden["response"]).unwrap();
     assert_eq!(
         calls,
-        [ToolCall::new("weather_current", json!({"city": "Oslo", "unit": null})).with_id("call_oslo_1")]
+        [
+            ToolCall::new("weather_current", json!({"city": "Oslo", "unit": null}))
+                .with_id("call_oslo_1")
+        ]
     );
     let items: Value = calls
         .iter()
@@ -336,12 +339,16 @@ fn gemini_round_trip_coerces_loose_arguments_and_keeps_call_ids() {
 fn mcp_round_trip_lists_tools_and_answers_tools_call_with_structured_content() {
     let golden = fixture("mcp.json");
     let tools = golden_tools();
-    let listed = json!({"jsonrpc": "2.0", "id": 1, "result": {"tools": formats::mcp_tools(&tools)}});
+    let listed =
+        json!({"jsonrpc": "2.0", "id": 1, "result": {"tools": formats::mcp_tools(&tools)}});
     assert_same(&listed, &golden["request"], "tools/list");
 
     let request = &golden["response"];
     let calls = ToolCalls::parse(request).unwrap();
-    assert_eq!(calls, [ToolCall::new("weather_current", json!({"city": "Cairo"}))]);
+    assert_eq!(
+        calls,
+        [ToolCall::new("weather_current", json!({"city": "Cairo"}))]
+    );
     let answer = json!({
         "jsonrpc": "2.0",
         "id": request["id"],
@@ -390,7 +397,11 @@ fn strict_violations(schema: &Value, path: &str, depth: usize, out: &mut Vec<Str
             out.push(format!("{path}: keyword {key} is not allowed"));
         }
     }
-    if !(map.contains_key("type") || map.contains_key("anyOf") || map.contains_key("$ref") || map.contains_key("enum")) {
+    if !(map.contains_key("type")
+        || map.contains_key("anyOf")
+        || map.contains_key("$ref")
+        || map.contains_key("enum"))
+    {
         out.push(format!("{path}: no type"));
     }
     let is_object = match map.get("type") {
@@ -419,7 +430,9 @@ fn strict_violations(schema: &Value, path: &str, depth: usize, out: &mut Vec<Str
         names.sort();
         required.sort();
         if names != required {
-            out.push(format!("{path}: required {required:?} must list every property {names:?}"));
+            out.push(format!(
+                "{path}: required {required:?} must list every property {names:?}"
+            ));
         }
         for (name, property) in properties {
             strict_violations(property, &format!("{path}.{name}"), depth + 1, out);
@@ -447,11 +460,20 @@ fn every_strict_schema_in_the_suite_passes_the_strict_mode_rules() {
     for tool in all_tools() {
         match tool.to_openai_strict() {
             Ok(definition) => {
-                assert!(!refusals.contains_key(tool.name()), "{} should be refused", tool.name());
+                assert!(
+                    !refusals.contains_key(tool.name()),
+                    "{} should be refused",
+                    tool.name()
+                );
                 let function = &definition["function"];
                 assert_eq!(function["strict"], true);
                 let parameters = &function["parameters"];
-                assert_eq!(parameters["type"], "object", "{}: root must be an object", tool.name());
+                assert_eq!(
+                    parameters["type"],
+                    "object",
+                    "{}: root must be an object",
+                    tool.name()
+                );
                 let mut violations = Vec::new();
                 strict_violations(parameters, tool.name(), 0, &mut violations);
                 assert_eq!(violations, Vec::<String>::new(), "{}", tool.name());
@@ -512,7 +534,11 @@ fn gemini_violations(schema: &Value, path: &str, out: &mut Vec<String>) {
             "type" if !value.as_str().is_some_and(|t| GEMINI_TYPES.contains(&t)) => {
                 out.push(format!("{path}: type {value} is not a Gemini type"));
             }
-            "enum" if !value.as_array().is_some_and(|v| v.iter().all(Value::is_string)) => {
+            "enum"
+                if !value
+                    .as_array()
+                    .is_some_and(|v| v.iter().all(Value::is_string)) =>
+            {
                 out.push(format!("{path}: enum values must be strings"));
             }
             "properties" => {
@@ -617,7 +643,10 @@ fn a_strict_mode_null_for_a_defaulted_argument_takes_the_default() {
     }))
     .unwrap();
     let result = dispatch(&WeatherToolset::to_tools(), &calls[0]);
-    assert_eq!(result.to_openai(), json!({"role": "tool", "tool_call_id": "call_9", "content": "[\"rain:oslo:10\"]"}));
+    assert_eq!(
+        result.to_openai(),
+        json!({"role": "tool", "tool_call_id": "call_9", "content": "[\"rain:oslo:10\"]"})
+    );
 }
 
 #[test]
@@ -636,10 +665,13 @@ fn mcp_annotations_come_from_the_tool_attribute() {
 #[test]
 fn an_mcp_error_result_has_no_structured_content() {
     let call = ToolCall::new("fetch_title", json!({"url": "ftp://x"})).with_id("7");
-    let result = ToolCallResult::from_outcome(&call, Err(ToolError::Failed {
-        tool: "fetch_title".into(),
-        message: "ftp://x is not an https address".into(),
-    }));
+    let result = ToolCallResult::from_outcome(
+        &call,
+        Err(ToolError::Failed {
+            tool: "fetch_title".into(),
+            message: "ftp://x is not an https address".into(),
+        }),
+    );
     assert_eq!(
         result.to_mcp(),
         json!({"content": [{"type": "text", "text": "Error: ftp://x is not an https address"}], "isError": true})
@@ -668,7 +700,11 @@ fn every_documented_call_shape_parses_to_the_same_call() {
         json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {"name": "add", "arguments": {"a": 1, "b": 2}}}),
     ];
     for shape in shapes {
-        assert_eq!(ToolCalls::parse(&shape).unwrap(), [expected.clone()], "{shape}");
+        assert_eq!(
+            ToolCalls::parse(&shape).unwrap(),
+            std::slice::from_ref(&expected),
+            "{shape}"
+        );
     }
 }
 
@@ -685,7 +721,10 @@ fn ids_come_from_the_field_each_provider_pairs_results_by() {
         parsed.iter().map(|c| c.id.as_deref()).collect::<Vec<_>>(),
         [Some("call_1"), Some("toolu_2"), Some("call_3"), Some("g4")]
     );
-    assert!(parsed.iter().all(|c| c.args == json!({})), "an empty argument string means {{}}");
+    assert!(
+        parsed.iter().all(|c| c.args == json!({})),
+        "an empty argument string means {{}}"
+    );
 }
 
 #[test]
@@ -703,7 +742,11 @@ fn lists_under_tool_calls_and_whole_content_and_parts_arrays_parse() {
         {"functionCall": {"name": "b", "args": {}}}
     ]});
     for input in [tool_calls, anthropic_content, gemini_parts] {
-        let names: Vec<String> = ToolCalls::parse(&input).unwrap().into_iter().map(|c| c.name).collect();
+        let names: Vec<String> = ToolCalls::parse(&input)
+            .unwrap()
+            .into_iter()
+            .map(|c| c.name)
+            .collect();
         assert_eq!(names, ["a", "b"], "{input}");
     }
 }
@@ -719,8 +762,14 @@ fn broken_argument_strings_are_repaired_when_the_intent_is_clear() {
     let cases = [
         ("{\"a\": 1, \"b\": 2,}", json!({"a": 1, "b": 2})),
         ("{\"a\": 1, \"b\": 2", json!({"a": 1, "b": 2})),
-        ("```json\n{\"a\": 1, \"b\": 2}\n```", json!({"a": 1, "b": 2})),
-        ("```\n{\"a\": 1, \"b\": [2,],\n```", json!({"a": 1, "b": [2]})),
+        (
+            "```json\n{\"a\": 1, \"b\": 2}\n```",
+            json!({"a": 1, "b": 2}),
+        ),
+        (
+            "```\n{\"a\": 1, \"b\": [2,],\n```",
+            json!({"a": 1, "b": [2]}),
+        ),
         ("   ", json!({})),
     ];
     for (text, expected) in cases {
@@ -769,19 +818,40 @@ fn arbitrary_json() -> impl Strategy<Value = Value> {
         any::<f64>().prop_map(|f| json!(f)),
         ".{0,20}".prop_map(Value::String),
         prop_oneof![
-            Just("name"), Just("args"), Just("arguments"), Just("function"), Just("type"),
-            Just("tool_use"), Just("function_call"), Just("functionCall"), Just("parts"),
-            Just("content"), Just("tool_calls"), Just("action"), Just("{\"a\":"), Just("```"),
+            Just("name"),
+            Just("args"),
+            Just("arguments"),
+            Just("function"),
+            Just("type"),
+            Just("tool_use"),
+            Just("function_call"),
+            Just("functionCall"),
+            Just("parts"),
+            Just("content"),
+            Just("tool_calls"),
+            Just("action"),
+            Just("{\"a\":"),
+            Just("```"),
         ]
         .prop_map(|s| Value::String(s.to_owned())),
     ];
     leaf.prop_recursive(6, 64, 6, |inner| {
         let key = prop_oneof![
-            Just("name".to_owned()), Just("args".to_owned()), Just("arguments".to_owned()),
-            Just("function".to_owned()), Just("type".to_owned()), Just("input".to_owned()),
-            Just("functionCall".to_owned()), Just("parts".to_owned()), Just("content".to_owned()),
-            Just("tool_calls".to_owned()), Just("action".to_owned()), Just("call_id".to_owned()),
-            Just("id".to_owned()), Just("params".to_owned()), ".{0,6}",
+            Just("name".to_owned()),
+            Just("args".to_owned()),
+            Just("arguments".to_owned()),
+            Just("function".to_owned()),
+            Just("type".to_owned()),
+            Just("input".to_owned()),
+            Just("functionCall".to_owned()),
+            Just("parts".to_owned()),
+            Just("content".to_owned()),
+            Just("tool_calls".to_owned()),
+            Just("action".to_owned()),
+            Just("call_id".to_owned()),
+            Just("id".to_owned()),
+            Just("params".to_owned()),
+            ".{0,6}",
         ];
         prop_oneof![
             prop::collection::vec(inner.clone(), 0..6).prop_map(Value::Array),
@@ -821,7 +891,10 @@ fn free_function_tools_are_named_after_the_function_without_a_prefix() {
     assert_eq!(tool.name(), "greet");
     assert_eq!(tool.description(), "Say hello to someone");
     assert!(!tool.is_async());
-    assert_eq!(tool.dynamic_call(json!({"name": "Ada"})), json!("Hello, Ada."));
+    assert_eq!(
+        tool.dynamic_call(json!({"name": "Ada"})),
+        json!("Hello, Ada.")
+    );
     // The function itself is untouched.
     assert_eq!(greet("Bo".into(), true), "Hello, Bo!");
 }
@@ -832,11 +905,13 @@ async fn async_free_functions_become_async_tools_with_their_attribute_name() {
     assert_eq!(tool.name(), "fetch_title");
     assert!(tool.is_async());
     assert_eq!(
-        tool.dynamic_acall(json!({"url": "https://example.org"})).await,
+        tool.dynamic_acall(json!({"url": "https://example.org"}))
+            .await,
         json!("Welcome to example.org")
     );
     assert_eq!(
-        tool.dynamic_acall(json!({"url": "ftp://example.org"})).await,
+        tool.dynamic_acall(json!({"url": "ftp://example.org"}))
+            .await,
         json!("Error: ftp://example.org is not an https address")
     );
 }
@@ -903,5 +978,8 @@ fn a_builder_closure_error_reaches_the_model_as_its_text() {
         .description("Fails")
         .build(|_| Err::<(), _>("the remote API is down"))
         .unwrap();
-    assert_eq!(tool.dynamic_call(json!({})), json!("Error: the remote API is down"));
+    assert_eq!(
+        tool.dynamic_call(json!({})),
+        json!("Error: the remote API is down")
+    );
 }

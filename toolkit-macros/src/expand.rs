@@ -38,13 +38,22 @@ pub fn standalone_tool(args: TokenStream, input: TokenStream) -> TokenStream {
     let attrs = attr::parse_tool_args(&cx, args);
     let mut item = match syn::parse2::<syn::ItemFn>(input.clone()) {
         Ok(item) if item.sig.receiver().is_none() => item,
-        parsed => {
-            let message = if parsed.is_ok() {
-                "#[tool] on a method needs #[toolset] on its impl block"
-            } else {
-                "#[tool] goes on a function, or on a method of a #[toolset] impl block"
-            };
-            cx.error_spanned_by(&input, message);
+        Ok(method) => {
+            // Point at `self`: the receiver is what makes this a method.
+            if let Some(receiver) = method.sig.receiver() {
+                cx.error_spanned_by(
+                    receiver,
+                    "#[tool] on a method needs #[toolset] on its impl block",
+                );
+            }
+            let errors = cx.check().err().map(|e| e.to_compile_error());
+            return quote!(#input #errors);
+        }
+        Err(_) => {
+            cx.error_spanned_by(
+                &input,
+                "#[tool] goes on a function, or on a method of a #[toolset] impl block",
+            );
             let errors = cx.check().err().map(|e| e.to_compile_error());
             return quote!(#input #errors);
         }
@@ -88,7 +97,10 @@ fn expand_toolset(toolset: &Toolset) -> TokenStream {
     let name = &toolset.name.value;
     let tool_names = toolset.tools.iter().map(|t| &t.name.value);
     let this = quote!(&self);
-    let builders = toolset.tools.iter().map(|t| expand_tool(&p, t, Some(&this)));
+    let builders = toolset
+        .tools
+        .iter()
+        .map(|t| expand_tool(&p, t, Some(&this)));
     let registration = item.generics.params.is_empty().then(|| {
         quote! {
             const _: () = {

@@ -102,13 +102,12 @@ impl ToolBuilder {
             Some(function @ Value::Object(_)) => function,
             _ => definition,
         };
-        let name = inner
-            .get("name")
-            .and_then(Value::as_str)
-            .ok_or_else(|| ToolError::InvalidDefinition {
+        let name = inner.get("name").and_then(Value::as_str).ok_or_else(|| {
+            ToolError::InvalidDefinition {
                 tool: String::new(),
                 message: "the definition has no \"name\"".into(),
-            })?;
+            }
+        })?;
         let mut builder = ToolBuilder::new(name);
         if let Some(description) = inner.get("description").and_then(Value::as_str) {
             builder.description = description.to_owned();
@@ -151,7 +150,11 @@ impl ToolBuilder {
     }
 
     /// The description of one argument, replacing the one in the schema.
-    pub fn arg_description(mut self, arg: impl Into<String>, description: impl Into<String>) -> Self {
+    pub fn arg_description(
+        mut self,
+        arg: impl Into<String>,
+        description: impl Into<String>,
+    ) -> Self {
         self.arg_descriptions.push((arg.into(), description.into()));
         self
     }
@@ -189,7 +192,10 @@ impl ToolBuilder {
         let handler = move |arguments: &mut crate::Arguments| {
             result_output(body(std::mem::take(arguments).into_map()))
         };
-        Ok(ToolProxy::from_parts(definition, Handler::Sync(Arc::new(handler))))
+        Ok(ToolProxy::from_parts(
+            definition,
+            Handler::Sync(Arc::new(handler)),
+        ))
     }
 
     /// Builds a tool whose body is the async closure `body`.
@@ -223,7 +229,10 @@ impl ToolBuilder {
                 Box::pin(async move { result_output(future.await) });
             boxed
         };
-        Ok(ToolProxy::from_parts(definition, Handler::Async(Arc::new(handler))))
+        Ok(ToolProxy::from_parts(
+            definition,
+            Handler::Async(Arc::new(handler)),
+        ))
     }
 
     fn definition(self) -> Result<ToolDefinition, ToolError> {
@@ -267,14 +276,20 @@ impl ToolBuilder {
             .entry("properties")
             .or_insert_with(|| Value::Object(Map::new()));
         let Value::Object(properties) = properties else {
-            return Err(fail("the parameters' \"properties\" must be an object".into()));
+            return Err(fail(
+                "the parameters' \"properties\" must be an object".into(),
+            ));
         };
         for (arg, description) in self.arg_descriptions {
             let Some(property) = properties.get_mut(&arg) else {
                 let known: Vec<&str> = properties.keys().map(String::as_str).collect();
                 return Err(fail(format!(
                     "there is no parameter named \"{arg}\" to describe; parameters: {}",
-                    if known.is_empty() { "none".into() } else { known.join(", ") }
+                    if known.is_empty() {
+                        "none".into()
+                    } else {
+                        known.join(", ")
+                    }
                 )));
             };
             match property {

@@ -23,7 +23,15 @@ const STRICT_MAX_ENUM_VALUES: usize = 1000;
 
 /// String formats OpenAI strict mode accepts.
 const STRICT_FORMATS: &[&str] = &[
-    "date-time", "time", "date", "duration", "email", "hostname", "ipv4", "ipv6", "uuid",
+    "date-time",
+    "time",
+    "date",
+    "duration",
+    "email",
+    "hostname",
+    "ipv4",
+    "ipv6",
+    "uuid",
 ];
 
 /// Schema keywords Gemini's `Schema` object knows. Anything else is dropped or rewritten.
@@ -636,9 +644,19 @@ impl Strict {
         let mut out = Map::new();
         for (key, value) in map {
             match key.as_str() {
-                "not" | "if" | "then" | "else" | "dependentSchemas" | "dependentRequired"
-                | "patternProperties" | "propertyNames" | "unevaluatedProperties"
-                | "unevaluatedItems" | "contains" | "minContains" | "maxContains"
+                "not"
+                | "if"
+                | "then"
+                | "else"
+                | "dependentSchemas"
+                | "dependentRequired"
+                | "patternProperties"
+                | "propertyNames"
+                | "unevaluatedProperties"
+                | "unevaluatedItems"
+                | "contains"
+                | "minContains"
+                | "maxContains"
                 | "prefixItems" => {
                     let what = if key == "prefixItems" {
                         "tuples (`prefixItems`) are not supported by strict mode; use a struct"
@@ -797,18 +815,16 @@ fn accepts_null(map: &Map<String, Value>) -> bool {
             .get("anyOf")
             .and_then(Value::as_array)
             .is_some_and(|branches| {
-                branches.iter().any(|b| {
-                    b.as_object()
-                        .is_some_and(|b| schema_types(b) == ["null"])
-                })
+                branches
+                    .iter()
+                    .any(|b| b.as_object().is_some_and(|b| schema_types(b) == ["null"]))
             })
 }
 
 fn remove_strict_nulls(value: &mut Value, schema: &Value) {
-    let (Value::Object(args), Some(properties)) = (
-        value,
-        schema.get("properties").and_then(Value::as_object),
-    ) else {
+    let (Value::Object(args), Some(properties)) =
+        (value, schema.get("properties").and_then(Value::as_object))
+    else {
         return;
     };
     let required: Vec<&str> = schema
@@ -1007,16 +1023,18 @@ fn gemini_node(schema: &Value, defs: &Map<String, Value>, stack: &mut Vec<String
                     out.insert(key, Value::Object(converted));
                 }
             }
+            // `items: false` closes a tuple; `prefixItems` already said what it holds.
+            "items" if value == Value::Bool(false) => {}
             "items" if single_type => {
-                if value != Value::Bool(false) {
-                    out.insert(key, gemini_node(&value, defs, stack));
-                }
+                out.insert(key, gemini_node(&value, defs, stack));
             }
             "prefixItems" if single_type => {
                 // A tuple: Gemini has no positional items; describe the positions instead.
                 if let Value::Array(positions) = value {
-                    let shapes: Vec<Value> =
-                        positions.iter().map(|p| gemini_node(p, defs, stack)).collect();
+                    let shapes: Vec<Value> = positions
+                        .iter()
+                        .map(|p| gemini_node(p, defs, stack))
+                        .collect();
                     let count = shapes.len();
                     let first = shapes.first().cloned().unwrap_or_else(|| json!({}));
                     let items = if shapes.iter().all(|s| *s == first) {
@@ -1030,15 +1048,14 @@ fn gemini_node(schema: &Value, defs: &Map<String, Value>, stack: &mut Vec<String
                     notes.push(format!("A list of exactly {count} values, in order."));
                 }
             }
-            "additionalProperties" => {
-                if value.is_object() && !is_empty_false(&value) {
-                    notes.push("An object whose keys are chosen freely.".into());
-                }
+            "additionalProperties" if value.is_object() && !is_empty_false(&value) => {
+                notes.push("An object whose keys are chosen freely.".into());
             }
+            "additionalProperties" => {}
+            // An enum already set `format: enum`.
+            "format" if out.contains_key("format") => {}
             "format" => {
-                if !out.contains_key("format") {
-                    out.insert(key, value);
-                }
+                out.insert(key, value);
             }
             "description" | "title" | "required" | "default" | "example" | "minimum"
             | "maximum" | "minItems" | "maxItems" | "minLength" | "maxLength" | "pattern"

@@ -23,8 +23,8 @@ pub use async_bridge::{allow_async_to_sync, async_to_sync_allowed};
 pub use builder::ToolBuilder;
 pub use calls::{ToolCall, ToolCallResult};
 pub use error::{ArgumentProblem, ToolError};
-pub use parse::ToolCalls;
 pub use output::{ToolArgument, ToolErrorMessage, ToolOutput};
+pub use parse::ToolCalls;
 pub use proxy::{ToolAnnotations, ToolDefinition, ToolOptions, ToolProxy};
 pub use toolset::Toolset;
 

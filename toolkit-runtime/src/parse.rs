@@ -199,7 +199,9 @@ fn name_of(map: &Map<String, Value>, key: &str) -> Result<String, ToolError> {
             "the tool name must be a non-empty string, got {}",
             preview(other)
         ))),
-        None => Err(invalid(&format!("the call has no \"{key}\" naming the tool"))),
+        None => Err(invalid(&format!(
+            "the call has no \"{key}\" naming the tool"
+        ))),
     }
 }
 
@@ -276,10 +278,7 @@ fn strip_fences(text: &str) -> &str {
         Some(newline) => &rest[newline + 1..],
         None => rest.trim_start_matches(|c: char| c.is_ascii_alphabetic()),
     };
-    body.trim_end()
-        .strip_suffix("```")
-        .unwrap_or(body)
-        .trim()
+    body.trim_end().strip_suffix("```").unwrap_or(body).trim()
 }
 
 /// Removes trailing commas and closes brackets left open, outside string literals.
@@ -375,7 +374,10 @@ mod tests {
 
     #[test]
     fn an_unterminated_string_is_not_guessed_at() {
-        assert_eq!(repair_arguments(r#"{"text": "abc"#), json!(r#"{"text": "abc"#));
+        assert_eq!(
+            repair_arguments(r#"{"text": "abc"#),
+            json!(r#"{"text": "abc"#)
+        );
     }
 
     #[test]

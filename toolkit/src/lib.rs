@@ -54,7 +54,10 @@ pub use serde_json;
 
 /// Everything agent setup names: `use toolkit::prelude::*;`.
 pub mod prelude {
-    pub use crate::{ToolBuilder, ToolCall, ToolCallResult, ToolCalls, ToolError, ToolProxy, Toolset, tool, toolset};
+    pub use crate::{
+        ToolBuilder, ToolCall, ToolCallResult, ToolCalls, ToolError, ToolProxy, Toolset, tool,
+        toolset,
+    };
     pub use serde_json::{Value, json};
 }
 
