@@ -983,3 +983,31 @@ fn a_builder_closure_error_reaches_the_model_as_its_text() {
         json!("Error: the remote API is down")
     );
 }
+
+#[test]
+fn gemini_maps_travel_as_json_text_that_coercion_parses_back() {
+    let tool = total_tool();
+    assert_eq!(
+        tool.to_gemini()["parameters"]["properties"]["counts"],
+        json!({"type": "STRING", "description": "A JSON object whose keys are chosen freely, written as JSON text."})
+    );
+    let calls = ToolCalls::parse(
+        &json!({"functionCall": {"name": "total", "args": {"counts": "{\"a\": 2, \"b\": 3}"}}}),
+    )
+    .unwrap();
+    assert_eq!(dispatch(&[tool], &calls[0]).value, json!(5));
+}
+
+#[test]
+fn strict_mode_refuses_a_nested_object_without_named_properties() {
+    let tool = ToolBuilder::new("tag")
+        .description("Tag a record")
+        .parameters(json!({"type": "object", "properties": {"meta": {"type": "object"}}}))
+        .build(|_| Ok::<_, String>(()))
+        .unwrap();
+    assert_eq!(
+        tool.to_openai_strict().unwrap_err().to_string(),
+        "tool tag cannot be sent to OpenAI strict mode: at meta: an object with arbitrary keys \
+         cannot be expressed in strict mode: every key must be a named property; use a struct"
+    );
+}

@@ -690,6 +690,9 @@ impl Strict {
                     }
                 }
                 "properties" | "required" => {}
+                // Annotations for documentation tools, meaningless to the model.
+                "$schema" | "$id" | "$comment" | "readOnly" | "writeOnly" | "deprecated"
+                | "contentEncoding" | "contentMediaType" => {}
                 "items" => {
                     if value == Value::Bool(false) {
                         return Err((
@@ -731,6 +734,15 @@ impl Strict {
             }
         }
         if is_object_schema(source) {
+            let closed = source.get("additionalProperties") == Some(&Value::Bool(false));
+            if !path.is_empty() && !source.contains_key("properties") && !closed {
+                return Err((
+                    here(),
+                    "an object with arbitrary keys cannot be expressed in strict mode: every key \
+                     must be a named property; use a struct"
+                        .into(),
+                ));
+            }
             let properties = source
                 .get("properties")
                 .and_then(Value::as_object)
@@ -933,6 +945,26 @@ fn gemini_node(schema: &Value, defs: &Map<String, Value>, stack: &mut Vec<String
         return gemini_node(&Value::Object(map), defs, stack);
     }
 
+    // A map (an object whose keys are chosen freely) has no Gemini spelling: an OBJECT needs
+    // named properties. It travels as JSON text, which lax coercion parses back on arrival.
+    let types = schema_types(&map);
+    let open = !matches!(map.get("additionalProperties"), Some(Value::Bool(false)));
+    if types.contains(&"object") && !map.contains_key("properties") && open {
+        let mut text = Map::new();
+        text.insert("type".into(), "STRING".into());
+        if let Some(description) = map.get("description") {
+            text.insert("description".into(), description.clone());
+        }
+        if types.contains(&"null") {
+            text.insert("nullable".into(), true.into());
+        }
+        append_description(
+            &mut text,
+            &["A JSON object whose keys are chosen freely, written as JSON text.".into()],
+        );
+        return Value::Object(text);
+    }
+
     let mut nullable = false;
     let mut notes = Vec::new();
     let mut out = Map::new();
@@ -1047,9 +1079,6 @@ fn gemini_node(schema: &Value, defs: &Map<String, Value>, stack: &mut Vec<String
                     out.insert("maxItems".into(), count.into());
                     notes.push(format!("A list of exactly {count} values, in order."));
                 }
-            }
-            "additionalProperties" if value.is_object() && !is_empty_false(&value) => {
-                notes.push("An object whose keys are chosen freely.".into());
             }
             "additionalProperties" => {}
             // An enum already set `format: enum`.
