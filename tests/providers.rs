@@ -1011,3 +1011,12 @@ fn strict_mode_refuses_a_nested_object_without_named_properties() {
          cannot be expressed in strict mode: every key must be a named property; use a struct"
     );
 }
+
+#[test]
+fn a_legacy_openai_function_call_message_parses() {
+    let message = json!({"role": "assistant", "content": null, "function_call": {"name": "add", "arguments": "{\"a\": 1, \"b\": 2}"}});
+    assert_eq!(
+        ToolCalls::parse(&message).unwrap(),
+        [ToolCall::new("add", json!({"a": 1, "b": 2}))]
+    );
+}

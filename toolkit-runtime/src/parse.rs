@@ -86,10 +86,12 @@ fn collect_at(
                 calls.push(call);
                 return Ok(());
             }
-            // Containers: an OpenAI response, choice or message, a Responses output, an Anthropic
+            // Containers: an OpenAI response, choice or message (also the legacy single
+            // `function_call`), a Responses output, an Anthropic
             // message, a Gemini response, candidate or content, an MCP `tools/call` request.
             for key in [
                 "tool_calls",
+                "function_call",
                 "choices",
                 "message",
                 "output",
