@@ -23,7 +23,9 @@ fn call(name: &str, args: Value) -> Value {
 
 /// Compares with a file under tests/fixtures/builtin/; `TOOLKIT_BLESS=1` rewrites the file.
 fn assert_golden(file: &str, actual: &str) {
-    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures/builtin").join(file);
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../tests/fixtures/builtin")
+        .join(file);
     if std::env::var_os("TOOLKIT_BLESS").is_some() {
         std::fs::write(&path, actual).unwrap();
     }
@@ -82,7 +84,10 @@ fn the_default_toolset_is_shared_by_its_proxies_and_kept_out_of_the_registry() {
 
 #[test]
 fn every_tool_schema_matches_the_golden_file() {
-    let schemas: Vec<Value> = TextProcessingToolset::to_tools().iter().map(|t| t.schema()).collect();
+    let schemas: Vec<Value> = TextProcessingToolset::to_tools()
+        .iter()
+        .map(|t| t.schema())
+        .collect();
     let pretty = serde_json::to_string_pretty(&schemas).unwrap() + "\n";
     assert_golden("text_schemas.json", &pretty);
 }
@@ -100,7 +105,10 @@ fn grep_returns_matching_lines_ignoring_case_by_default() {
 #[test]
 fn grep_respects_case_when_asked() {
     assert_eq!(
-        call("text_grep", json!({"text": POEM, "pattern": "The", "ignore_case": false})),
+        call(
+            "text_grep",
+            json!({"text": POEM, "pattern": "The", "ignore_case": false})
+        ),
         json!("The quick brown fox\nThe dog sleeps\n")
     );
 }
@@ -108,11 +116,17 @@ fn grep_respects_case_when_asked() {
 #[test]
 fn grep_counts_matching_lines_in_the_dspy_rb_format() {
     assert_eq!(
-        call("text_grep", json!({"text": POEM, "pattern": "fox", "count_only": true})),
+        call(
+            "text_grep",
+            json!({"text": POEM, "pattern": "fox", "count_only": true})
+        ),
         json!("Found 2 matches for pattern 'fox'")
     );
     assert_eq!(
-        call("text_grep", json!({"text": POEM, "pattern": "cat", "count_only": true})),
+        call(
+            "text_grep",
+            json!({"text": POEM, "pattern": "cat", "count_only": true})
+        ),
         json!("Found 0 matches for pattern 'cat'")
     );
 }
@@ -128,7 +142,10 @@ fn grep_without_a_match_says_so_in_the_dspy_rb_format() {
 #[test]
 fn grep_accepts_string_booleans_from_a_model() {
     assert_eq!(
-        call("text_grep", json!({"text": POEM, "pattern": "fox", "count_only": "true"})),
+        call(
+            "text_grep",
+            json!({"text": POEM, "pattern": "fox", "count_only": "true"})
+        ),
         json!("Found 2 matches for pattern 'fox'")
     );
 }
@@ -138,15 +155,27 @@ fn grep_accepts_string_booleans_from_a_model() {
 #[test]
 fn wc_single_flags_give_single_counts() {
     let text = "one two\nthree";
-    assert_eq!(call("text_wc", json!({"text": text, "lines_only": true})), json!("Lines: 2"));
-    assert_eq!(call("text_wc", json!({"text": text, "words_only": true})), json!("Words: 3"));
-    assert_eq!(call("text_wc", json!({"text": text, "chars_only": true})), json!("Characters: 13"));
+    assert_eq!(
+        call("text_wc", json!({"text": text, "lines_only": true})),
+        json!("Lines: 2")
+    );
+    assert_eq!(
+        call("text_wc", json!({"text": text, "words_only": true})),
+        json!("Words: 3")
+    );
+    assert_eq!(
+        call("text_wc", json!({"text": text, "chars_only": true})),
+        json!("Characters: 13")
+    );
 }
 
 #[test]
 fn wc_with_several_flags_reports_each_in_the_usual_order() {
     assert_eq!(
-        call("text_wc", json!({"text": "one two\nthree", "chars_only": true, "lines_only": true})),
+        call(
+            "text_wc",
+            json!({"text": "one two\nthree", "chars_only": true, "lines_only": true})
+        ),
         json!("Lines: 2, Characters: 13")
     );
 }
@@ -157,7 +186,10 @@ fn wc_counts_characters_not_bytes_and_a_final_newline_adds_no_line() {
         call("text_wc", json!({"text": "héllo wörld\n"})),
         json!("Lines: 1, Words: 2, Characters: 12")
     );
-    assert_eq!(call("text_wc", json!({"text": ""})), json!("Lines: 0, Words: 0, Characters: 0"));
+    assert_eq!(
+        call("text_wc", json!({"text": ""})),
+        json!("Lines: 0, Words: 0, Characters: 0")
+    );
 }
 
 // --- text_rg ---
@@ -179,12 +211,18 @@ fn rg_context_lines_are_marked_with_a_dash_and_groups_separated() {
     let text = "a\nb\nmatch one\nc\nd\ne\nmatch two\nf\n";
     assert_golden(
         "rg_context.txt",
-        call("text_rg", json!({"text": text, "pattern": "match", "context": 1}))
-            .as_str()
-            .unwrap(),
+        call(
+            "text_rg",
+            json!({"text": text, "pattern": "match", "context": 1}),
+        )
+        .as_str()
+        .unwrap(),
     );
     assert_eq!(
-        call("text_rg", json!({"text": text, "pattern": "match", "context": 1})),
+        call(
+            "text_rg",
+            json!({"text": text, "pattern": "match", "context": 1})
+        ),
         json!("2-b\n3:match one\n4-c\n--\n6-e\n7:match two\n8-f\n")
     );
 }
@@ -193,11 +231,17 @@ fn rg_context_lines_are_marked_with_a_dash_and_groups_separated() {
 fn rg_merges_overlapping_and_touching_context_windows() {
     let text = "a\nb\nmatch one\nc\nd\nmatch two\ne\n";
     assert_eq!(
-        call("text_rg", json!({"text": text, "pattern": "match", "context": 2})),
+        call(
+            "text_rg",
+            json!({"text": text, "pattern": "match", "context": 2})
+        ),
         json!("1-a\n2-b\n3:match one\n4-c\n5-d\n6:match two\n7-e\n")
     );
     assert_eq!(
-        call("text_rg", json!({"text": "m\nx\ny\nm\n", "pattern": "m", "context": 1})),
+        call(
+            "text_rg",
+            json!({"text": "m\nx\ny\nm\n", "pattern": "m", "context": 1})
+        ),
         json!("1:m\n2-x\n3-y\n4:m\n")
     );
 }
@@ -205,7 +249,10 @@ fn rg_merges_overlapping_and_touching_context_windows() {
 #[test]
 fn rg_without_a_match_says_so() {
     assert_eq!(
-        call("text_rg", json!({"text": POEM, "pattern": "cat", "context": 3})),
+        call(
+            "text_rg",
+            json!({"text": POEM, "pattern": "cat", "context": 3})
+        ),
         json!("No matches found for pattern 'cat'")
     );
 }
@@ -213,7 +260,10 @@ fn rg_without_a_match_says_so() {
 #[test]
 fn rg_with_a_huge_context_prints_each_line_once() {
     assert_eq!(
-        call("text_rg", json!({"text": "a\nm\nb\n", "pattern": "m", "context": u64::MAX})),
+        call(
+            "text_rg",
+            json!({"text": "a\nm\nb\n", "pattern": "m", "context": u64::MAX})
+        ),
         json!("1-a\n2:m\n3-b\n")
     );
 }
@@ -223,7 +273,10 @@ fn rg_with_a_huge_context_prints_each_line_once() {
 #[test]
 fn extract_lines_returns_an_inclusive_range() {
     assert_eq!(
-        call("text_extract_lines", json!({"text": POEM, "start_line": 2, "end_line": 3})),
+        call(
+            "text_extract_lines",
+            json!({"text": POEM, "start_line": 2, "end_line": 3})
+        ),
         json!("jumps over the lazy dog\nThe dog sleeps\n")
     );
 }
@@ -239,7 +292,10 @@ fn extract_lines_without_an_end_returns_one_line() {
 #[test]
 fn extract_lines_clamps_the_start_to_one_and_the_end_to_the_last_line() {
     assert_eq!(
-        call("text_extract_lines", json!({"text": POEM, "start_line": -3, "end_line": 1})),
+        call(
+            "text_extract_lines",
+            json!({"text": POEM, "start_line": -3, "end_line": 1})
+        ),
         json!("The quick brown fox\n")
     );
     assert_eq!(
@@ -247,7 +303,10 @@ fn extract_lines_clamps_the_start_to_one_and_the_end_to_the_last_line() {
         json!("The quick brown fox\n")
     );
     assert_eq!(
-        call("text_extract_lines", json!({"text": POEM, "start_line": 3, "end_line": 99})),
+        call(
+            "text_extract_lines",
+            json!({"text": POEM, "start_line": 3, "end_line": 99})
+        ),
         json!("The dog sleeps\nA fox runs\n")
     );
 }
@@ -267,7 +326,10 @@ fn extract_lines_past_the_end_is_an_error_not_an_empty_string() {
 #[test]
 fn extract_lines_with_the_end_before_the_start_is_an_error() {
     assert_eq!(
-        call("text_extract_lines", json!({"text": POEM, "start_line": 3, "end_line": 2})),
+        call(
+            "text_extract_lines",
+            json!({"text": POEM, "start_line": 3, "end_line": 2})
+        ),
         json!("Error: end_line 2 is before start_line 3")
     );
 }
@@ -275,7 +337,10 @@ fn extract_lines_with_the_end_before_the_start_is_an_error() {
 #[test]
 fn extract_lines_rejects_a_line_number_that_is_not_a_number() {
     assert_eq!(
-        call("text_extract_lines", json!({"text": POEM, "start_line": "two"})),
+        call(
+            "text_extract_lines",
+            json!({"text": POEM, "start_line": "two"})
+        ),
         json!(
             "Error: invalid arguments for text_extract_lines: start_line: expected an integer, got \
              the string \"two\""
@@ -288,7 +353,10 @@ fn extract_lines_rejects_a_line_number_that_is_not_a_number() {
 #[test]
 fn filter_lines_keeps_matching_lines_ignoring_case() {
     assert_eq!(
-        call("text_filter_lines", json!({"text": POEM, "pattern": "^the"})),
+        call(
+            "text_filter_lines",
+            json!({"text": POEM, "pattern": "^the"})
+        ),
         json!("The quick brown fox\nThe dog sleeps\n")
     );
 }
@@ -296,14 +364,20 @@ fn filter_lines_keeps_matching_lines_ignoring_case() {
 #[test]
 fn filter_lines_inverted_keeps_the_other_lines() {
     assert_eq!(
-        call("text_filter_lines", json!({"text": POEM, "pattern": "^the", "invert": true})),
+        call(
+            "text_filter_lines",
+            json!({"text": POEM, "pattern": "^the", "invert": true})
+        ),
         json!("jumps over the lazy dog\nA fox runs\n")
     );
 }
 
 #[test]
 fn filter_lines_with_nothing_left_returns_an_empty_string() {
-    assert_eq!(call("text_filter_lines", json!({"text": POEM, "pattern": "cat"})), json!(""));
+    assert_eq!(
+        call("text_filter_lines", json!({"text": POEM, "pattern": "cat"})),
+        json!("")
+    );
 }
 
 // --- text_unique_lines ---
@@ -319,7 +393,10 @@ fn unique_lines_keeps_first_occurrences_in_order() {
 #[test]
 fn unique_lines_unordered_returns_the_distinct_lines_sorted() {
     assert_eq!(
-        call("text_unique_lines", json!({"text": "b\na\nb\nc\na", "preserve_order": false})),
+        call(
+            "text_unique_lines",
+            json!({"text": "b\na\nb\nc\na", "preserve_order": false})
+        ),
         json!("a\nb\nc\n")
     );
 }
@@ -329,11 +406,17 @@ fn unique_lines_unordered_returns_the_distinct_lines_sorted() {
 #[test]
 fn sort_lines_sorts_as_text_by_default() {
     assert_eq!(
-        call("text_sort_lines", json!({"text": "pear\nApple\nbanana\n10\n9\n"})),
+        call(
+            "text_sort_lines",
+            json!({"text": "pear\nApple\nbanana\n10\n9\n"})
+        ),
         json!("10\n9\nApple\nbanana\npear\n")
     );
     assert_eq!(
-        call("text_sort_lines", json!({"text": "pear\nApple\nbanana\n", "reverse": true})),
+        call(
+            "text_sort_lines",
+            json!({"text": "pear\nApple\nbanana\n", "reverse": true})
+        ),
         json!("pear\nbanana\nApple\n")
     );
 }
@@ -346,7 +429,10 @@ fn numeric_sort_orders_by_leading_number_and_puts_other_lines_last_in_input_orde
         json!("-1.5 debt\n9 pears\n9 plums\n10 apples\n1e2 ants\nnone\nzero\n")
     );
     assert_eq!(
-        call("text_sort_lines", json!({"text": text, "numeric": true, "reverse": true})),
+        call(
+            "text_sort_lines",
+            json!({"text": text, "numeric": true, "reverse": true})
+        ),
         json!("1e2 ants\n10 apples\n9 pears\n9 plums\n-1.5 debt\nnone\nzero\n")
     );
 }
@@ -357,7 +443,9 @@ fn numeric_sort_orders_by_leading_number_and_puts_other_lines_last_in_input_orde
 fn summarize_text_matches_the_golden_summary() {
     assert_golden(
         "summarize_text.txt",
-        call("text_summarize_text", json!({"text": POEM})).as_str().unwrap(),
+        call("text_summarize_text", json!({"text": POEM}))
+            .as_str()
+            .unwrap(),
     );
 }
 
@@ -396,15 +484,23 @@ fn an_invalid_pattern_is_an_error_never_no_matches() {
         );
     }
     assert_eq!(
-        call("text_grep", json!({"text": POEM, "pattern": "[z-a]", "count_only": true})),
-        json!("Error: invalid pattern '[z-a]': invalid character class range, the start must be <= the end")
+        call(
+            "text_grep",
+            json!({"text": POEM, "pattern": "[z-a]", "count_only": true})
+        ),
+        json!(
+            "Error: invalid pattern '[z-a]': invalid character class range, the start must be <= the end"
+        )
     );
 }
 
 #[test]
 fn a_pattern_that_compiles_too_large_is_refused() {
     assert_eq!(
-        call("text_grep", json!({"text": POEM, "pattern": r"\w{500}{500}"})),
+        call(
+            "text_grep",
+            json!({"text": POEM, "pattern": r"\w{500}{500}"})
+        ),
         json!(
             r"Error: invalid pattern '\w{500}{500}': the compiled pattern is larger than the 1048576-byte limit; use a simpler pattern"
         )
@@ -415,7 +511,10 @@ fn a_pattern_that_compiles_too_large_is_refused() {
 fn a_pattern_longer_than_the_limit_is_refused() {
     let pattern = "a".repeat(1025);
     assert_eq!(
-        call("text_filter_lines", json!({"text": POEM, "pattern": pattern})),
+        call(
+            "text_filter_lines",
+            json!({"text": POEM, "pattern": pattern})
+        ),
         json!(
             "Error: pattern is 1025 bytes, more than the 1024-byte limit of text_filter_lines; \
              send a smaller piece"
@@ -451,10 +550,15 @@ fn text_larger_than_the_default_limit_is_refused_by_every_tool() {
 fn a_configured_limit_applies_to_every_call() {
     let tools = Arc::new(TextProcessingToolset::new().with_max_input_bytes(8)).into_tools();
     let wc = tools.iter().find(|t| t.name() == "text_wc").unwrap();
-    assert_eq!(wc.dynamic_call(json!({"text": "12345678"})), json!("Lines: 1, Words: 1, Characters: 8"));
+    assert_eq!(
+        wc.dynamic_call(json!({"text": "12345678"})),
+        json!("Lines: 1, Words: 1, Characters: 8")
+    );
     assert_eq!(
         wc.dynamic_call(json!({"text": "123456789"})),
-        json!("Error: text is 9 bytes, more than the 8-byte limit of text_wc; send a smaller piece")
+        json!(
+            "Error: text is 9 bytes, more than the 8-byte limit of text_wc; send a smaller piece"
+        )
     );
 }
 
@@ -470,21 +574,35 @@ fn a_missing_pattern_is_reported_by_name() {
 fn shell_syntax_in_a_pattern_is_just_a_pattern() {
     let text = "it's $(whoami); ok\n-e flag\nplain\n";
     assert_eq!(
-        call("text_grep", json!({"text": text, "pattern": "'; rm -rf / #"})),
+        call(
+            "text_grep",
+            json!({"text": text, "pattern": "'; rm -rf / #"})
+        ),
         json!("No matches found for pattern ''; rm -rf / #'")
     );
     assert_eq!(
-        call("text_grep", json!({"text": text, "pattern": r"\$\(whoami\);"})),
+        call(
+            "text_grep",
+            json!({"text": text, "pattern": r"\$\(whoami\);"})
+        ),
         json!("it's $(whoami); ok\n")
     );
-    assert_eq!(call("text_grep", json!({"text": text, "pattern": "-e"})), json!("-e flag\n"));
+    assert_eq!(
+        call("text_grep", json!({"text": text, "pattern": "-e"})),
+        json!("-e flag\n")
+    );
 }
 
 #[test]
 fn the_direct_method_returns_a_typed_error() {
-    let err = TextProcessingToolset::new().grep("a", "(", true, false).unwrap_err();
+    let err = TextProcessingToolset::new()
+        .grep("a", "(", true, false)
+        .unwrap_err();
     assert_eq!(
         err,
-        BuiltinError::InvalidPattern { pattern: "(".into(), reason: "unclosed group".into() }
+        BuiltinError::InvalidPattern {
+            pattern: "(".into(),
+            reason: "unclosed group".into()
+        }
     );
 }

@@ -31,42 +31,41 @@ const MAX_ENDPOINT_BYTES: usize = 2048;
 const MAX_FIELDS: usize = 32;
 const MAX_LIMIT: u32 = 1000;
 
-/// Which issues to list.
+// The variants of the parameter enums below carry no doc comments on purpose: with them,
+// schemars describes the enum as a `oneOf` of consts, and a wrong value is then reported as "does
+// not match any of the allowed forms" instead of listing the allowed values.
+
+/// Which issues to list: `open` (the default), `closed`, or `all`.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
+#[allow(missing_docs)]
 pub enum IssueState {
-    /// Open issues.
     #[default]
     Open,
-    /// Closed issues.
     Closed,
-    /// Open and closed issues.
     All,
 }
 
-/// Which pull requests to list.
+/// Which pull requests to list: `open` (the default), `closed` (merged or not), `merged`, or
+/// `all`.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
+#[allow(missing_docs)]
 pub enum PrState {
-    /// Open pull requests.
     #[default]
     Open,
-    /// Closed pull requests, merged or not.
     Closed,
-    /// Merged pull requests.
     Merged,
-    /// Every pull request.
     All,
 }
 
-/// The bucket size of a traffic report.
+/// The bucket size of a traffic report: one data point per `day` (the default) or per `week`.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
+#[allow(missing_docs)]
 pub enum TrafficPeriod {
-    /// One data point per day.
     #[default]
     Day,
-    /// One data point per week.
     Week,
 }
 
@@ -312,7 +311,12 @@ impl<'builtin> GithubCliToolset {
         repo: Option<String>,
         #[arg(default = 20)] limit: u32,
     ) -> Result<String, BuiltinError> {
-        let mut args = argv(["issue", "list", "--json", "number,title,state,labels,assignees,url"]);
+        let mut args = argv([
+            "issue",
+            "list",
+            "--json",
+            "number,title,state,labels,assignees,url",
+        ]);
         args.push(format!("--state={state}"));
         args.push(format!("--limit={}", check_limit(limit)?));
         for label in &labels {
@@ -328,7 +332,10 @@ impl<'builtin> GithubCliToolset {
         }
         let mut out = vec![format!("Found {} issue(s):", issues.len())];
         for issue in issues {
-            out.push(format!("#{}: {} ({})", issue.number, issue.title, issue.state));
+            out.push(format!(
+                "#{}: {} ({})",
+                issue.number, issue.title, issue.state
+            ));
             if !issue.labels.is_empty() {
                 out.push(format!("  Labels: {}", label_names(&issue.labels)));
             }
@@ -400,7 +407,10 @@ impl<'builtin> GithubCliToolset {
     ) -> Result<String, BuiltinError> {
         let mut args = argv(["issue", "view"]);
         args.push(issue_number.to_string());
-        args.extend(argv(["--json", "number,title,state,body,labels,assignees,url"]));
+        args.extend(argv([
+            "--json",
+            "number,title,state,body,labels,assignees,url",
+        ]));
         push_repo(&mut args, repo.as_deref())?;
         let issue: IssueDetails = self.run_json("gh issue view", &args, None)?;
         let mut out = vec![
@@ -490,7 +500,10 @@ impl<'builtin> GithubCliToolset {
                     format!("'{name}' is not a field name (1 to 256 bytes, no '=')"),
                 ));
             }
-            args.push(format!("--raw-field={name}={}", check_text("fields", value)?));
+            args.push(format!(
+                "--raw-field={name}={}",
+                check_text("fields", value)?
+            ));
         }
         // `gh api` has no --repo flag: it fills {owner}/{repo} from GH_REPO.
         let repo = repo.as_deref().map(check_repo).transpose()?;
@@ -611,7 +624,10 @@ impl GithubCliToolset {
             .stdout
             .take()
             .map(|pipe| drain(pipe, self.max_output_bytes));
-        let stderr = child.stderr.take().map(|pipe| drain(pipe, MAX_STDERR_BYTES));
+        let stderr = child
+            .stderr
+            .take()
+            .map(|pipe| drain(pipe, MAX_STDERR_BYTES));
         let status = match wait_until(&mut child, Instant::now() + self.timeout) {
             Ok(Some(status)) => status,
             Ok(None) => {
@@ -740,6 +756,8 @@ fn check_repo(repo: &str) -> Result<&str, BuiltinError> {
     let segments: Vec<&str> = repo.split('/').collect();
     let valid_segment = |s: &&str| {
         !s.is_empty()
+            && *s != "."
+            && *s != ".."
             && s.len() <= 100
             && !s.starts_with('-')
             && s.bytes()
@@ -773,7 +791,10 @@ fn check_endpoint(endpoint: &str) -> Result<&str, BuiltinError> {
         Some("it starts with '-', which gh would read as an option".to_owned())
     } else if endpoint.contains("://") {
         Some("give a path on the GitHub API, not a URL".to_owned())
-    } else if endpoint.chars().any(|c| c.is_whitespace() || c.is_control()) {
+    } else if endpoint
+        .chars()
+        .any(|c| c.is_whitespace() || c.is_control())
+    {
         Some("it contains whitespace or control characters".to_owned())
     } else if endpoint
         .trim_start_matches('/')
