@@ -399,6 +399,17 @@ fn hostile_text_reaches_gh_as_plain_arguments() {
 }
 
 #[test]
+fn more_than_thirty_two_labels_are_refused_before_gh_runs() {
+    let gh = FakeGh::new("too_many_labels");
+    let labels: Vec<String> = (0..33).map(|i| format!("l{i}")).collect();
+    assert_eq!(
+        gh.call("github_list_issues", json!({"labels": labels})),
+        json!("Error: invalid labels: at most 32 values are allowed")
+    );
+    assert!(gh.runs().is_empty());
+}
+
+#[test]
 fn hostile_api_fields_and_endpoint_characters_stay_single_arguments() {
     let gh = FakeGh::new("hostile_api").set("stdout", "{}");
     gh.call(
@@ -638,7 +649,7 @@ fn the_default_program_is_gh_found_on_path() {
         &std::env::var_os("PATH").unwrap_or_default(),
     )))
     .unwrap();
-    let status = Command::new(std::env::current_exe().unwrap())
+    let child = Command::new(std::env::current_exe().unwrap())
         .args([
             "--exact",
             "the_default_program_is_gh_found_on_path",
@@ -646,9 +657,14 @@ fn the_default_program_is_gh_found_on_path() {
         ])
         .env("PATH", path)
         .env("TOOLKIT_FAKE_GH_CHILD", "1")
-        .status()
+        .output()
         .unwrap();
-    assert!(status.success(), "the child test failed");
+    assert!(
+        child.status.success(),
+        "the child test failed:\n{}{}",
+        String::from_utf8_lossy(&child.stdout),
+        String::from_utf8_lossy(&child.stderr)
+    );
     assert_eq!(
         gh.only_argv()[2],
         json!("12"),

@@ -28,6 +28,7 @@ const MAX_STDERR_BYTES: usize = 8 * 1024;
 /// The longest label, user name, branch or field value accepted.
 const MAX_ARGUMENT_BYTES: usize = 1024;
 const MAX_ENDPOINT_BYTES: usize = 2048;
+/// The most labels or API fields in one call.
 const MAX_FIELDS: usize = 32;
 const MAX_LIMIT: u32 = 1000;
 
@@ -293,6 +294,7 @@ impl GithubCliToolset {
 // `impl<'builtin>` rather than `impl`: see the same note on `TextProcessingToolset`. A program
 // that links toolkit must not find GitHub tools in `registry::all_tools()` without asking.
 #[crate::toolset(name = "github")]
+#[allow(clippy::extra_unused_lifetimes)]
 impl<'builtin> GithubCliToolset {
     /// List GitHub issues with optional filters.
     ///
@@ -319,6 +321,12 @@ impl<'builtin> GithubCliToolset {
         ]);
         args.push(format!("--state={state}"));
         args.push(format!("--limit={}", check_limit(limit)?));
+        if labels.len() > MAX_FIELDS {
+            return Err(invalid(
+                "labels",
+                format!("at most {MAX_FIELDS} values are allowed"),
+            ));
+        }
         for label in &labels {
             args.push(format!("--label={}", check_text("labels", label)?));
         }

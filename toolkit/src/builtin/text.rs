@@ -95,6 +95,7 @@ impl TextProcessingToolset {
 // `toolkit::registry`, and a built-in must not appear in every program's `all_tools()` (nor clash
 // with a user's own `text` toolset) just because the program links toolkit.
 #[crate::toolset(name = "text")]
+#[allow(clippy::extra_unused_lifetimes)]
 impl<'builtin> TextProcessingToolset {
     /// Search text for lines matching a regular expression (case-insensitive by default) and
     /// return them, or only their count.
@@ -355,7 +356,7 @@ impl<'builtin> TextProcessingToolset {
                 }
             }
         }
-        order.sort_by(|a, b| b.1.cmp(&a.1));
+        order.sort_by_key(|(_, count)| std::cmp::Reverse(*count));
 
         let mut out = String::from("Text Summary:\n");
         let _ = writeln!(out, "  Lines: {lines}");
