@@ -83,6 +83,24 @@ fn the_default_toolset_is_shared_by_its_proxies_and_kept_out_of_the_registry() {
 }
 
 #[test]
+fn every_tool_is_annotated_read_only_idempotent_and_closed_world() {
+    for tool in TextProcessingToolset::to_tools() {
+        let hints = tool.options().annotations;
+        assert_eq!(
+            (
+                hints.read_only,
+                hints.idempotent,
+                hints.destructive,
+                hints.open_world
+            ),
+            (Some(true), Some(true), None, Some(false)),
+            "{}",
+            tool.name()
+        );
+    }
+}
+
+#[test]
 fn every_tool_schema_matches_the_golden_file() {
     let schemas: Vec<Value> = TextProcessingToolset::to_tools()
         .iter()

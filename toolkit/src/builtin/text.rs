@@ -105,7 +105,7 @@ impl<'builtin> TextProcessingToolset {
     /// * `pattern` - a regular expression (Rust regex syntax, like grep -E)
     /// * `ignore_case` - match regardless of letter case
     /// * `count_only` - return "Found N matches for pattern 'P'" instead of the lines
-    #[tool]
+    #[tool(read_only, idempotent, open_world = false)]
     pub fn grep(
         &self,
         text: &str,
@@ -135,7 +135,7 @@ impl<'builtin> TextProcessingToolset {
     /// * `lines_only` - report only the line count
     /// * `words_only` - report only the word count
     /// * `chars_only` - report only the character count
-    #[tool(name = "text_wc")]
+    #[tool(name = "text_wc", read_only, idempotent, open_world = false)]
     pub fn word_count(
         &self,
         text: &str,
@@ -166,7 +166,7 @@ impl<'builtin> TextProcessingToolset {
     /// * `text` - the text to search
     /// * `pattern` - a regular expression (Rust regex syntax, like ripgrep)
     /// * `context` - how many lines to show before and after each match
-    #[tool(name = "text_rg")]
+    #[tool(name = "text_rg", read_only, idempotent, open_world = false)]
     pub fn ripgrep(
         &self,
         text: &str,
@@ -210,7 +210,7 @@ impl<'builtin> TextProcessingToolset {
     /// * `text` - the text to take lines from
     /// * `start_line` - the first line to return (1-based)
     /// * `end_line` - the last line to return (inclusive)
-    #[tool]
+    #[tool(read_only, idempotent, open_world = false)]
     pub fn extract_lines(
         &self,
         text: &str,
@@ -244,7 +244,7 @@ impl<'builtin> TextProcessingToolset {
     /// * `text` - the text to filter
     /// * `pattern` - a regular expression (Rust regex syntax), matched regardless of case
     /// * `invert` - keep the lines that do not match instead
-    #[tool]
+    #[tool(read_only, idempotent, open_world = false)]
     pub fn filter_lines(
         &self,
         text: &str,
@@ -264,7 +264,7 @@ impl<'builtin> TextProcessingToolset {
     /// # Arguments
     /// * `text` - the text to deduplicate
     /// * `preserve_order` - keep first occurrences in their original order instead of sorting
-    #[tool]
+    #[tool(read_only, idempotent, open_world = false)]
     pub fn unique_lines(
         &self,
         text: &str,
@@ -287,7 +287,7 @@ impl<'builtin> TextProcessingToolset {
     /// * `text` - the text whose lines to sort
     /// * `reverse` - sort in descending order
     /// * `numeric` - sort by the leading number of each line (like `sort -n`)
-    #[tool]
+    #[tool(read_only, idempotent, open_world = false)]
     pub fn sort_lines(
         &self,
         text: &str,
@@ -326,7 +326,7 @@ impl<'builtin> TextProcessingToolset {
     ///
     /// # Arguments
     /// * `text` - the text to summarize
-    #[tool]
+    #[tool(read_only, idempotent, open_world = false)]
     pub fn summarize_text(&self, text: &str) -> Result<String, BuiltinError> {
         self.check_text("text_summarize_text", text)?;
         let lines = text.lines().count();
