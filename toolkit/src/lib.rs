@@ -39,6 +39,8 @@
 // Generated code names `::toolkit::...`; this makes that path resolve inside this crate too.
 extern crate self as toolkit;
 
+pub mod builtin;
+
 pub use toolkit_macros::{tool, toolset};
 pub use toolkit_runtime::{
     ArgumentProblem, Arguments, ToolAnnotations, ToolArgument, ToolCall, ToolCallResult,

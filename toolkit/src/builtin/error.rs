@@ -1,0 +1,61 @@
+//! The one error type of the built-in toolsets, phrased for the model that reads it.
+
+use std::time::Duration;
+
+/// Why a built-in tool refused or failed a call.
+///
+/// Each `Display` is a sentence a model can act on; through
+/// [`ToolProxy::dynamic_call`](crate::ToolProxy::dynamic_call) it arrives as `"Error: ..."`.
+///
+/// ```
+/// use toolkit::builtin::BuiltinError;
+///
+/// let err = BuiltinError::InvalidPattern { pattern: "(".into(), reason: "unclosed group".into() };
+/// assert_eq!(err.to_string(), "invalid pattern '(': unclosed group");
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum BuiltinError {
+    /// A regular expression did not compile, or compiled past the size limit.
+    #[error("invalid pattern '{pattern}': {reason}")]
+    InvalidPattern { pattern: String, reason: String },
+    /// An argument is larger than the tool accepts.
+    #[error(
+        "{argument} is {actual} bytes, more than the {limit}-byte limit of {tool}; \
+         send a smaller piece"
+    )]
+    TooLarge {
+        tool: &'static str,
+        argument: String,
+        actual: usize,
+        limit: usize,
+    },
+    /// `text_extract_lines` was asked for a line after the last one.
+    #[error("start_line {start} is past the end of the text ({lines} lines)")]
+    StartPastEnd { start: i64, lines: usize },
+    /// `text_extract_lines` got a range that ends before it starts.
+    #[error("end_line {end} is before start_line {start}")]
+    EndBeforeStart { start: i64, end: i64 },
+    /// An argument has a value the tool does not accept.
+    #[error("invalid {argument}: {reason}")]
+    InvalidArgument { argument: String, reason: String },
+    /// The `gh` program could not be started.
+    #[error("could not run {program}: {reason}; is the GitHub CLI installed and on PATH?")]
+    Spawn { program: String, reason: String },
+    /// `gh` ran past the deadline and was stopped.
+    #[error("{command} did not finish within {timeout:?} and was stopped")]
+    Timeout { command: String, timeout: Duration },
+    /// `gh` exited with an error; its stderr is the reason.
+    #[error("{command} failed ({status}): {stderr}")]
+    CommandFailed {
+        command: String,
+        status: String,
+        stderr: String,
+    },
+    /// `gh` printed more than the toolset accepts.
+    #[error("{command} printed more than {limit} bytes; ask for less (a smaller limit or page)")]
+    OutputTooLarge { command: String, limit: usize },
+    /// `gh` printed something that is not the JSON the tool asked for.
+    #[error("{command} printed output that is not the expected JSON: {reason}")]
+    UnexpectedOutput { command: String, reason: String },
+}

@@ -1,0 +1,31 @@
+//! Ready-made toolsets, name-compatible with DSPy.rb's built-ins so prompts written for those
+//! keep working: [`TextProcessingToolset`] (`text_*`) and, with the `github` feature (on by
+//! default), [`GithubCliToolset`] (`github_*`).
+//!
+//! Neither uses a shell. The text tools are pure Rust with bounded work; the GitHub tools run the
+//! `gh` program with an argument vector and a timeout. Every refusal or failure is a
+//! [`BuiltinError`], which a model reads as `"Error: ..."`. See `docs/builtin.md`.
+//!
+//! ```
+//! use toolkit::builtin::TextProcessingToolset;
+//! use toolkit::prelude::*;
+//!
+//! let names: Vec<_> = TextProcessingToolset::to_tools().iter().map(|t| t.name().to_owned()).collect();
+//! assert_eq!(names.len(), 8);
+//! assert_eq!(names[0], "text_grep");
+//! ```
+
+mod error;
+#[cfg(feature = "github")]
+mod github;
+mod text;
+
+pub use error::BuiltinError;
+#[cfg(feature = "github")]
+pub use github::{
+    DEFAULT_GITHUB_TIMEOUT, GithubCliToolset, IssueState, IssueStatus, Mergeable, PrState,
+    PrStatus, TrafficPeriod,
+};
+pub use text::{
+    DEFAULT_MAX_INPUT_BYTES, MAX_PATTERN_BYTES, REGEX_SIZE_LIMIT, TextProcessingToolset,
+};
