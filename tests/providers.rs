@@ -176,7 +176,7 @@ fn golden_tools() -> Vec<ToolProxy> {
     tools
 }
 
-/// Every tool of this suite.
+/// Every tool of this suite, and the built-in toolsets toolkit ships.
 fn all_tools() -> Vec<ToolProxy> {
     let mut tools = vec![
         add_tool(),
@@ -187,12 +187,16 @@ fn all_tools() -> Vec<ToolProxy> {
         stock_tool(),
     ];
     tools.extend(WeatherToolset::to_tools());
+    tools.extend(toolkit::builtin::TextProcessingToolset::to_tools());
+    #[cfg(feature = "github")]
+    tools.extend(toolkit::builtin::GithubCliToolset::to_tools());
     tools
 }
 
 /// Tools whose schema strict mode cannot express, and why.
 fn strict_mode_refusals() -> BTreeMap<&'static str, &'static str> {
-    BTreeMap::from([
+    #[allow(unused_mut)]
+    let mut refusals = BTreeMap::from([
         (
             "total",
             "tool total cannot be sent to OpenAI strict mode: at counts.additionalProperties: an \
@@ -204,7 +208,17 @@ fn strict_mode_refusals() -> BTreeMap<&'static str, &'static str> {
             "tool pair cannot be sent to OpenAI strict mode: at pair.prefixItems: tuples \
              (`prefixItems`) are not supported by strict mode; use a struct",
         ),
-    ])
+    ]);
+    // Its `fields` are a map of form fields; non-strict OpenAI, Anthropic, Gemini and MCP take it.
+    #[cfg(feature = "github")]
+    refusals.insert(
+        "github_api_request",
+        "tool github_api_request cannot be sent to OpenAI strict mode: at \
+         fields.additionalProperties: an object with arbitrary keys (a map) cannot be expressed \
+         in strict mode: every key must be a named property; use a struct or a list of \
+         key/value pairs",
+    );
+    refusals
 }
 
 // ---------------------------------------------------------------------------------------------
