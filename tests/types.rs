@@ -246,109 +246,687 @@ impl Types {
     }
 }
 
-#[test]
-fn dump() {
-    let calls: &[(&str, Value)] = &[
-        ("t_string", json!({"value": "hi"})),
-        ("t_string", json!({"value": 5})),
-        ("t_str_ref", json!({"value": "héllo"})),
-        ("t_str_ref", json!({"value": null})),
-        ("t_char", json!({"value": "é"})),
-        ("t_char", json!({"value": "ab"})),
-        ("t_bool", json!({"value": true})),
-        ("t_bool", json!({"value": "yes"})),
-        ("t_i8", json!({"value": -128})),
-        ("t_i8", json!({"value": 128})),
-        ("t_i32", json!({"value": 2147483648u64})),
-        ("t_i64", json!({"value": 9223372036854775808u64})),
-        ("t_i128", json!({"value": -9223372036854775808i64})),
-        ("t_i128", json!({"value": 18446744073709551615u64})),
-        ("t_i128", json!({"value": 1e20})),
-        ("t_u64", json!({"value": -1})),
-        ("t_u64", json!({"value": 1e20})),
-        ("t_u64", json!({"value": 18446744073709551616.0})),
-        ("t_u32", json!({"value": 4294967296u64})),
-        ("t_f32", json!({"value": 2.5})),
-        ("t_f32", json!({"value": 1e39})),
-        ("t_f64", json!({"value": "abc"})),
-        ("t_vec", json!({"value": [1, -2]})),
-        ("t_vec_deque", json!({"value": "a"})),
-        ("t_hash_set", json!({"value": ["a", "a"]})),
-        ("t_btree_set", json!({"value": [3, 1]})),
-        ("t_btree_set", json!({"value": [1, 1]})),
-        ("t_array", json!({"value": [1, 2, 3]})),
-        ("t_array", json!({"value": [1, 2]})),
-        ("t_hash_map", json!({"value": {"a": 1}})),
-        ("t_hash_map", json!({"value": {"a": "x"}})),
-        ("t_btree_map", json!({"value": {"b": true, "a": false}})),
-        ("t_btree_map", json!({"value": {"a": 1}})),
-        ("t_tuple", json!({"value": ["a", 1]})),
-        ("t_tuple", json!({"value": ["a", 1, 2]})),
-        ("t_tuple", json!({"value": [1, "a"]})),
-        (
-            "t_profile",
-            json!({"value": {"fullName": "Ada", "years": 36, "city": "London"}}),
-        ),
-        (
-            "t_profile",
-            json!({"value": {"fullName": "Ada", "years": 300}}),
-        ),
-        (
-            "t_profile",
-            json!({"value": {"full_name": "Ada", "years": 3, "city": "x", "cache": "y"}}),
-        ),
-        ("t_shape", json!({"value": {"Circle": {"radius": 1.5}}})),
-        ("t_shape", json!({"value": "Empty"})),
-        ("t_shape", json!({"value": {"Square": 2}})),
-        ("t_shape", json!({"value": {"Triangle": {}}})),
-        ("t_shape", json!({"value": "empty"})),
-        (
-            "t_event",
-            json!({"value": {"kind": "click", "x": 1, "y": 2}}),
-        ),
-        ("t_event", json!({"value": {"kind": "scroll"}})),
-        ("t_command", json!({"value": {"op": "Say", "args": "hi"}})),
-        ("t_command", json!({"value": {"op": "Stop"}})),
-        (
-            "t_command",
-            json!({"value": {"op": "Move", "args": {"dx": "far"}}}),
-        ),
-        ("t_id", json!({"value": 7})),
-        ("t_id", json!({"value": "abc"})),
-        ("t_id", json!({"value": true})),
-        ("t_priority", json!({"value": "HIGH"})),
-        ("t_priority", json!({"value": "urgent"})),
-        ("t_json", json!({"value": {"a": [1, null]}})),
-        ("t_json", json!({})),
-        ("t_option", json!({})),
-        ("t_option", json!({"value": null})),
-        ("t_option", json!({"value": "x"})),
-        ("t_option", json!({"value": 1})),
-        ("t_default_trait", json!({})),
-        ("t_default_trait", json!({"value": null})),
-        ("t_default_expr", json!({})),
-        ("t_default_expr", json!({"value": 3})),
-        ("t_required_option", json!({"value": null})),
-        ("t_required_option", json!({})),
-        (
-            "t_tree",
-            json!({"value": {"name": "a", "children": [{"name": "b", "children": []}]}}),
-        ),
-        (
-            "t_tree",
-            json!({"value": {"name": "a", "children": [{"name": "b", "children": [{"name": 1, "children": []}]}]}}),
-        ),
-    ];
-    let tools = Types::to_tools();
-    for (name, args) in calls {
-        let tool = tools.iter().find(|t| t.name() == *name).unwrap();
-        println!("{name} {args} => {}", tool.dynamic_call(args.clone()));
-    }
-    for tool in Types::to_tools() {
-        println!(
-            "{} {}",
-            tool.name(),
-            serde_json::to_string(&tool.parameters()).unwrap()
+fn tool(name: &str) -> ToolProxy {
+    Types::to_tools()
+        .into_iter()
+        .find(|t| t.name() == name)
+        .expect("the tool exists")
+}
+
+/// The schema of the tool's one parameter `value`, what a successful call shows the method
+/// received (its `Debug` form), and the error a bad call gets.
+fn check(name: &str, schema: Value, ok: &[(Value, &str)], bad: &[(Value, &str)]) {
+    let tool = tool(name);
+    assert_eq!(
+        tool.parameters()["properties"]["value"],
+        schema,
+        "schema of {name}"
+    );
+    for (value, received) in ok {
+        let args = json!({ "value": value });
+        assert_eq!(
+            tool.dynamic_call(args.clone()),
+            json!(received),
+            "{name}({args})"
         );
     }
+    for (value, error) in bad {
+        let args = json!({ "value": value });
+        assert_eq!(
+            tool.dynamic_call(args.clone()),
+            json!(error),
+            "{name}({args})"
+        );
+    }
+}
+
+#[test]
+fn string_is_a_json_string() {
+    check(
+        "t_string",
+        json!({"type": "string"}),
+        &[(json!("hi"), r#""hi""#), (json!(""), r#""""#)],
+        &[(
+            json!(5),
+            "Error: invalid arguments for t_string: value: expected a string, got the number 5",
+        )],
+    );
+}
+
+#[test]
+fn str_reference_is_accepted_in_signatures_as_a_string() {
+    check(
+        "t_str_ref",
+        json!({"type": "string"}),
+        &[(json!("héllo"), r#""héllo""#)],
+        &[(
+            json!(null),
+            "Error: invalid arguments for t_str_ref: value: expected a string, got null",
+        )],
+    );
+}
+
+#[test]
+fn char_is_a_string_of_exactly_one_character() {
+    check(
+        "t_char",
+        json!({"type": "string", "minLength": 1, "maxLength": 1}),
+        &[(json!("é"), "'é'")],
+        &[
+            (
+                json!("ab"),
+                r#"Error: invalid arguments for t_char: value: must be at most 1 character long, got the string "ab""#,
+            ),
+            (
+                json!(""),
+                r#"Error: invalid arguments for t_char: value: must be at least 1 character long, got the string """#,
+            ),
+        ],
+    );
+}
+
+#[test]
+fn bool_is_a_boolean_and_accepts_the_words_true_and_false() {
+    check(
+        "t_bool",
+        json!({"type": "boolean"}),
+        &[
+            (json!(true), "true"),
+            (json!("false"), "false"),
+            (json!("True"), "true"),
+        ],
+        &[(
+            json!("yes"),
+            r#"Error: invalid arguments for t_bool: value: expected a boolean (true or false), got the string "yes""#,
+        )],
+    );
+}
+
+/// One test per integer type: the schema carries the type's range, the bounds are accepted, and
+/// one past a bound is refused by validation (never wrapped or clamped).
+macro_rules! integer_rows {
+    ($($test:ident: $tool:literal, $min:expr, $max:expr, $below:expr, $above:expr;)*) => {$(
+        #[test]
+        fn $test() {
+            let tool_name = concat!("t_", $tool);
+            check(
+                tool_name,
+                json!({"type": "integer", "minimum": $min, "maximum": $max}),
+                &[
+                    (json!($min), &format!("{}", $min)),
+                    (json!($max), &format!("{}", $max)),
+                    (json!(format!("{}", $max)), &format!("{}", $max)),
+                ],
+                &[
+                    (
+                        json!($below),
+                        &format!(
+                            "Error: invalid arguments for {tool_name}: value: must be at least {}, got the number {}",
+                            json!($min),
+                            json!($below)
+                        ),
+                    ),
+                    (
+                        json!($above),
+                        &format!(
+                            "Error: invalid arguments for {tool_name}: value: must be at most {}, got the number {}",
+                            json!($max),
+                            json!($above)
+                        ),
+                    ),
+                    (
+                        json!("abc"),
+                        &format!(
+                            "Error: invalid arguments for {tool_name}: value: expected an integer, got the string \"abc\""
+                        ),
+                    ),
+                ],
+            );
+        }
+    )*};
+}
+
+integer_rows! {
+    i8_carries_its_range: "i8", i8::MIN, i8::MAX, -129, 128;
+    i16_carries_its_range: "i16", i16::MIN, i16::MAX, -32769, 32768;
+    i32_carries_its_range: "i32", i32::MIN, i32::MAX, -2147483649i64, 2147483648i64;
+    i64_carries_its_range: "i64", i64::MIN, i64::MAX, -1e19, 9223372036854775808u64;
+    isize_carries_its_range: "isize", isize::MIN as i64, isize::MAX as i64, -1e19, 9223372036854775808u64;
+    i128_carries_the_range_json_can_bring_it: "i128", i64::MIN, u64::MAX, -1e19, 1e20;
+    u8_carries_its_range: "u8", 0, u8::MAX, -1, 256;
+    u16_carries_its_range: "u16", 0, u16::MAX, -1, 65536;
+    u32_carries_its_range: "u32", 0, u32::MAX, -1, 4294967296u64;
+    u64_carries_its_range: "u64", 0, u64::MAX, -1, 1e20;
+    usize_carries_its_range: "usize", 0, usize::MAX as u64, -1, 1e20;
+    u128_carries_the_range_json_can_bring_it: "u128", 0, u64::MAX, -1, 1e20;
+}
+
+#[test]
+fn f32_is_a_number_bounded_by_the_largest_f32() {
+    check(
+        "t_f32",
+        json!({"type": "number", "minimum": -3.4028234663852886e38, "maximum": 3.4028234663852886e38}),
+        &[
+            (json!(2.5), "2.5"),
+            (json!(3), "3.0"),
+            (json!("2.5"), "2.5"),
+        ],
+        &[(
+            json!(1e39),
+            "Error: invalid arguments for t_f32: value: must be at most 3.4028234663852886e+38, got the number 1e+39",
+        )],
+    );
+}
+
+#[test]
+fn f64_is_a_number() {
+    check(
+        "t_f64",
+        json!({"type": "number"}),
+        &[
+            (json!(-0.125), "-0.125"),
+            (json!(7), "7.0"),
+            (json!(" 2.5 "), "2.5"),
+        ],
+        &[(
+            json!("abc"),
+            r#"Error: invalid arguments for t_f64: value: expected a number, got the string "abc""#,
+        )],
+    );
+}
+
+#[test]
+fn vec_is_an_array_of_its_item_schema() {
+    check(
+        "t_vec",
+        json!({"type": "array", "items": {"type": "integer", "minimum": 0, "maximum": 4294967295u64}}),
+        &[
+            (json!([1, 2]), "[1, 2]"),
+            (json!([]), "[]"),
+            (json!("[3, \"4\"]"), "[3, 4]"),
+        ],
+        &[(
+            json!([1, -2]),
+            "Error: invalid arguments for t_vec: value[1]: must be at least 0, got the number -2",
+        )],
+    );
+}
+
+#[test]
+fn vec_deque_is_an_array() {
+    check(
+        "t_vec_deque",
+        json!({"type": "array", "items": {"type": "string"}}),
+        &[(json!(["a", "b"]), r#"["a", "b"]"#)],
+        &[(
+            json!("a"),
+            r#"Error: invalid arguments for t_vec_deque: value: expected an array, got the string "a""#,
+        )],
+    );
+}
+
+#[test]
+fn hash_set_is_an_array_of_unique_items() {
+    check(
+        "t_hash_set",
+        json!({"type": "array", "uniqueItems": true, "items": {"type": "string"}}),
+        &[(json!(["b", "a"]), r#"{"a", "b"}"#)],
+        &[(
+            json!(["a", "a"]),
+            "Error: invalid arguments for t_hash_set: value: items must be unique",
+        )],
+    );
+}
+
+#[test]
+fn btree_set_is_an_array_of_unique_items() {
+    check(
+        "t_btree_set",
+        json!({"type": "array", "uniqueItems": true, "items": {"type": "integer", "minimum": 0, "maximum": 4294967295u64}}),
+        &[(json!([3, 1]), "{1, 3}")],
+        &[(
+            json!([1, 1]),
+            "Error: invalid arguments for t_btree_set: value: items must be unique",
+        )],
+    );
+}
+
+#[test]
+fn fixed_size_array_has_exactly_n_items() {
+    check(
+        "t_array",
+        json!({"type": "array", "items": {"type": "integer", "minimum": 0, "maximum": 255}, "minItems": 3, "maxItems": 3}),
+        &[(json!([1, 2, 3]), "[1, 2, 3]")],
+        &[
+            (
+                json!([1, 2]),
+                "Error: invalid arguments for t_array: value: must have at least 3 items, got an array of 2 items",
+            ),
+            (
+                json!([1, 2, 3, 4]),
+                "Error: invalid arguments for t_array: value: must have at most 3 items, got an array of 4 items",
+            ),
+        ],
+    );
+}
+
+#[test]
+fn hash_map_with_string_keys_is_an_object_of_additional_properties() {
+    check(
+        "t_hash_map",
+        json!({"type": "object", "additionalProperties": {"type": "integer", "minimum": 0, "maximum": 4294967295u64}}),
+        &[
+            (json!({"a": 1, "b": "2"}), r#"{"a": 1, "b": 2}"#),
+            (json!({}), "{}"),
+        ],
+        &[(
+            json!({"a": "x"}),
+            r#"Error: invalid arguments for t_hash_map: value.a: expected an integer, got the string "x""#,
+        )],
+    );
+}
+
+#[test]
+fn btree_map_with_string_keys_is_an_object_of_additional_properties() {
+    check(
+        "t_btree_map",
+        json!({"type": "object", "additionalProperties": {"type": "boolean"}}),
+        &[(
+            json!({"b": true, "a": "false"}),
+            r#"{"a": false, "b": true}"#,
+        )],
+        &[(
+            json!({"a": 1}),
+            "Error: invalid arguments for t_btree_map: value.a: expected a boolean (true or false), got the number 1",
+        )],
+    );
+}
+
+#[test]
+fn tuple_is_an_array_with_one_schema_per_position() {
+    check(
+        "t_tuple",
+        json!({
+            "type": "array",
+            "prefixItems": [{"type": "string"}, {"type": "integer", "minimum": 0, "maximum": 4294967295u64}],
+            "minItems": 2,
+            "maxItems": 2
+        }),
+        &[
+            (json!(["a", 1]), r#"("a", 1)"#),
+            (json!(["a", "1"]), r#"("a", 1)"#),
+        ],
+        &[
+            (
+                json!(["a", 1, 2]),
+                "Error: invalid arguments for t_tuple: value: must have at most 2 items, got an array of 3 items",
+            ),
+            (
+                json!([1, "a"]),
+                "Error: 2 problems with the arguments for t_tuple:\n\
+                 - value[0]: expected a string, got the number 1\n\
+                 - value[1]: expected an integer, got the string \"a\"",
+            ),
+        ],
+    );
+}
+
+#[test]
+fn struct_honours_rename_rename_all_default_skip_and_flatten() {
+    check(
+        "t_profile",
+        json!({
+            "type": "object",
+            "properties": {
+                "fullName": {"type": "string", "description": "The full name"},
+                "years": {"type": "integer", "minimum": 0, "maximum": 255},
+                "loud": {"type": "boolean", "description": "Whether to shout", "default": false},
+                "city": {"type": "string", "description": "The city"},
+                "zip": {"type": ["string", "null"]}
+            },
+            "required": ["fullName", "years", "city"],
+            "description": "Someone to greet."
+        }),
+        &[
+            (
+                json!({"fullName": "Ada", "years": 36, "city": "London"}),
+                r#"Profile { full_name: "Ada", age: 36, loud: false, cache: None, address: Address { city: "London", zip: None } }"#,
+            ),
+            (
+                json!({"fullName": "Ada", "years": "36", "loud": "true", "city": "London", "zip": "N1"}),
+                r#"Profile { full_name: "Ada", age: 36, loud: true, cache: None, address: Address { city: "London", zip: Some("N1") } }"#,
+            ),
+        ],
+        &[
+            (
+                json!({"fullName": "Ada", "years": 300}),
+                "Error: 2 problems with the arguments for t_profile:\n\
+                 - value: missing required field \"city\"\n\
+                 - value.years: must be at most 255, got the number 300",
+            ),
+            (
+                json!({"full_name": "Ada", "years": 3, "city": "x"}),
+                r#"Error: invalid arguments for t_profile: value: missing required field "fullName" (got "full_name": did you mean "fullName"?)"#,
+            ),
+        ],
+    );
+}
+
+#[test]
+fn externally_tagged_enum_is_one_of_its_variant_shapes() {
+    check(
+        "t_shape",
+        json!({
+            "oneOf": [
+                {"type": "string", "enum": ["Empty"]},
+                {
+                    "type": "object",
+                    "properties": {
+                        "Circle": {"type": "object", "properties": {"radius": {"type": "number"}}, "required": ["radius"]}
+                    },
+                    "required": ["Circle"],
+                    "additionalProperties": false
+                },
+                {
+                    "type": "object",
+                    "properties": {"Square": {"type": "number"}},
+                    "required": ["Square"],
+                    "additionalProperties": false
+                }
+            ],
+            "description": "Externally tagged (serde's default)."
+        }),
+        &[
+            (json!({"Circle": {"radius": 1.5}}), "Circle { radius: 1.5 }"),
+            (json!({"Square": 2}), "Square(2.0)"),
+            (json!("Empty"), "Empty"),
+            (json!("empty"), "Empty"),
+        ],
+        &[
+            (
+                json!({"Triangle": {}}),
+                r#"Error: invalid arguments for t_shape: value: expected one of: the string "Empty", an object with the single key "Circle", an object with the single key "Square"; got an object with the key "Triangle""#,
+            ),
+            (
+                json!({"Circle": {"radius": "big"}}),
+                r#"Error: invalid arguments for t_shape: value.Circle.radius: expected a number, got the string "big""#,
+            ),
+        ],
+    );
+}
+
+#[test]
+fn internally_tagged_enum_carries_its_tag_as_a_constant() {
+    check(
+        "t_event",
+        json!({
+            "oneOf": [
+                {
+                    "type": "object",
+                    "properties": {
+                        "kind": {"type": "string", "const": "click"},
+                        "x": {"type": "integer", "minimum": -2147483648, "maximum": 2147483647},
+                        "y": {"type": "integer", "minimum": -2147483648, "maximum": 2147483647}
+                    },
+                    "required": ["kind", "x", "y"]
+                },
+                {
+                    "type": "object",
+                    "properties": {
+                        "kind": {"type": "string", "const": "key_press"},
+                        "key": {"type": "string", "minLength": 1, "maxLength": 1}
+                    },
+                    "required": ["kind", "key"]
+                }
+            ],
+            "description": "Internally tagged."
+        }),
+        &[
+            (
+                json!({"kind": "click", "x": 1, "y": "2"}),
+                "Click { x: 1, y: 2 }",
+            ),
+            (
+                json!({"kind": "key_press", "key": "q"}),
+                "KeyPress { key: 'q' }",
+            ),
+        ],
+        &[
+            (
+                json!({"kind": "scroll"}),
+                r#"Error: invalid arguments for t_event: value: expected one of: an object with "kind": "click", an object with "kind": "key_press"; got an object with the key "kind""#,
+            ),
+            (
+                json!({"kind": "click", "x": 1}),
+                r#"Error: invalid arguments for t_event: value: missing required field "y""#,
+            ),
+        ],
+    );
+}
+
+#[test]
+fn adjacently_tagged_enum_has_a_tag_and_a_content_field() {
+    check(
+        "t_command",
+        json!({
+            "oneOf": [
+                {
+                    "type": "object",
+                    "properties": {
+                        "op": {"type": "string", "const": "Move"},
+                        "args": {
+                            "type": "object",
+                            "properties": {"dx": {"type": "integer", "minimum": -2147483648, "maximum": 2147483647}},
+                            "required": ["dx"]
+                        }
+                    },
+                    "required": ["op", "args"]
+                },
+                {
+                    "type": "object",
+                    "properties": {"op": {"type": "string", "const": "Say"}, "args": {"type": "string"}},
+                    "required": ["op", "args"]
+                },
+                {
+                    "type": "object",
+                    "properties": {"op": {"type": "string", "const": "Stop"}},
+                    "required": ["op"]
+                }
+            ],
+            "description": "Adjacently tagged."
+        }),
+        &[
+            (json!({"op": "Say", "args": "hi"}), r#"Say("hi")"#),
+            (json!({"op": "Move", "args": {"dx": -3}}), "Move { dx: -3 }"),
+            (json!({"op": "Stop"}), "Stop"),
+        ],
+        &[(
+            json!({"op": "Move", "args": {"dx": "far"}}),
+            r#"Error: invalid arguments for t_command: value.args.dx: expected an integer, got the string "far""#,
+        )],
+    );
+}
+
+#[test]
+fn untagged_enum_is_any_of_its_variant_shapes() {
+    check(
+        "t_id",
+        json!({
+            "anyOf": [{"type": "integer", "minimum": 0, "maximum": 18446744073709551615u64}, {"type": "string"}],
+            "description": "Untagged."
+        }),
+        &[
+            (json!(7), "Number(7)"),
+            (json!("abc"), r#"Name("abc")"#),
+            (json!("7"), r#"Name("7")"#),
+        ],
+        &[(
+            json!(true),
+            "Error: invalid arguments for t_id: value: expected one of: an integer, a string; got the boolean true",
+        )],
+    );
+}
+
+#[test]
+fn unit_enum_is_a_string_enum_and_forgives_case() {
+    check(
+        "t_priority",
+        json!({"type": "string", "enum": ["low", "medium", "high"], "description": "How urgent something is."}),
+        &[
+            (json!("high"), "High"),
+            (json!("HIGH"), "High"),
+            (json!("Medium"), "Medium"),
+        ],
+        &[(
+            json!("urgent"),
+            r#"Error: invalid arguments for t_priority: value: expected one of "low", "medium", "high", got the string "urgent""#,
+        )],
+    );
+}
+
+#[test]
+fn json_value_accepts_any_json() {
+    check(
+        "t_json",
+        json!({}),
+        &[
+            (
+                json!({"a": [1, null]}),
+                r#"Object {"a": Array [Number(1), Null]}"#,
+            ),
+            (json!("5"), r#"String("5")"#),
+            (json!(null), "Null"),
+        ],
+        &[],
+    );
+    assert_eq!(
+        tool("t_json").dynamic_call(json!({})),
+        json!(r#"Error: missing required argument "value" for t_json"#)
+    );
+}
+
+#[test]
+fn option_is_nullable_and_may_be_left_out() {
+    let tool = tool("t_option");
+    assert_eq!(
+        tool.parameters(),
+        &json!({
+            "type": "object",
+            "properties": {"value": {"type": ["string", "null"]}},
+            "additionalProperties": false
+        })
+    );
+    assert_eq!(tool.dynamic_call(json!({})), json!("None"));
+    assert_eq!(tool.dynamic_call(json!({"value": null})), json!("None"));
+    assert_eq!(
+        tool.dynamic_call(json!({"value": ""})),
+        json!(r#"Some("")"#)
+    );
+    assert_eq!(
+        tool.dynamic_call(json!({"value": 1})),
+        json!(
+            "Error: invalid arguments for t_option: value: expected a string or null, got the number 1"
+        )
+    );
+}
+
+#[test]
+fn default_may_be_left_out_but_is_not_nullable_and_shows_its_value() {
+    let trait_default = tool("t_default_trait");
+    assert_eq!(
+        trait_default.parameters(),
+        &json!({
+            "type": "object",
+            "properties": {"value": {"type": "integer", "minimum": 0, "maximum": 4294967295u64, "default": 0}},
+            "additionalProperties": false
+        })
+    );
+    assert_eq!(trait_default.dynamic_call(json!({})), json!("0"));
+    assert_eq!(trait_default.dynamic_call(json!({"value": 3})), json!("3"));
+    assert_eq!(
+        trait_default.dynamic_call(json!({"value": null})),
+        json!("Error: invalid arguments for t_default_trait: value: expected an integer, got null")
+    );
+
+    let expr_default = tool("t_default_expr");
+    assert_eq!(
+        expr_default.parameters()["properties"]["value"],
+        json!({"type": "integer", "minimum": 0, "maximum": 4294967295u64, "default": 10})
+    );
+    assert_eq!(expr_default.dynamic_call(json!({})), json!("10"));
+    assert_eq!(expr_default.dynamic_call(json!({"value": 3})), json!("3"));
+}
+
+#[test]
+fn required_option_is_nullable_but_must_be_sent() {
+    let tool = tool("t_required_option");
+    assert_eq!(
+        tool.parameters(),
+        &json!({
+            "type": "object",
+            "properties": {"value": {"type": ["string", "null"]}},
+            "required": ["value"],
+            "additionalProperties": false
+        })
+    );
+    assert_eq!(tool.dynamic_call(json!({"value": null})), json!("None"));
+    assert_eq!(
+        tool.dynamic_call(json!({"value": "x"})),
+        json!(r#"Some("x")"#)
+    );
+    assert_eq!(
+        tool.dynamic_call(json!({})),
+        json!(r#"Error: missing required argument "value" for t_required_option"#)
+    );
+}
+
+#[test]
+fn recursive_type_keeps_one_defs_entry_and_everything_else_inline() {
+    let node = json!({
+        "type": "object",
+        "properties": {
+            "name": {"type": "string"},
+            "children": {"type": "array", "items": {"$ref": "#/$defs/Node"}}
+        },
+        "required": ["name", "children"],
+        "description": "A tree: the one truly recursive type."
+    });
+    let tool = tool("t_tree");
+    assert_eq!(
+        tool.parameters(),
+        &json!({
+            "type": "object",
+            "properties": {"value": node},
+            "required": ["value"],
+            "additionalProperties": false,
+            "$defs": {"Node": node}
+        })
+    );
+    assert_eq!(
+        tool.dynamic_call(
+            json!({"value": {"name": "a", "children": [{"name": "b", "children": []}]}})
+        ),
+        json!(r#"Node { name: "a", children: [Node { name: "b", children: [] }] }"#)
+    );
+    let deep = json!({"value": {"name": "a", "children": [{"name": "b", "children": [{"name": 1, "children": "[]"}]}]}});
+    assert_eq!(
+        tool.dynamic_call(deep),
+        json!(
+            "Error: invalid arguments for t_tree: value.children[0].children[0].name: expected a string, got the number 1"
+        )
+    );
+}
+
+#[test]
+fn an_integer_beyond_what_json_carries_exactly_is_an_error_not_a_neighbour() {
+    // serde_json reads this literal as the float nearest to it, which equals i64::MIN: passing
+    // it on would hand the tool a number the model did not write.
+    let tool = tool("t_i64");
+    assert_eq!(
+        tool.dynamic_call(r#"{"value": -9223372036854775809}"#),
+        json!(
+            "Error: invalid arguments for t_i64: value: expected an integer, got the number \
+             -9.223372036854776e+18, which is beyond the integers a JSON number carries exactly"
+        )
+    );
 }

@@ -4,7 +4,7 @@ use serde::de::{DeserializeOwned, Deserializer, Visitor};
 use serde_json::{Map, Value};
 
 use crate::error::ArgumentProblem;
-use crate::validate::readable_path;
+use crate::validate::{describe_value, readable_path};
 
 /// The named arguments of one call, already checked against the tool's schema.
 ///
@@ -70,10 +70,26 @@ impl Arguments {
 }
 
 fn deserialize<T: DeserializeOwned>(name: &str, value: Value) -> Result<T, ArgumentProblem> {
+    let inexact = inexact_integer(&value);
     T::deserialize(value).map_err(|err| ArgumentProblem::Invalid {
         path: readable_path(&format!("/{name}")),
-        message: err.to_string(),
+        message: match inexact {
+            Some(number) => format!(
+                "expected an integer, got {}, which is beyond the integers a JSON number \
+                 carries exactly",
+                describe_value(&number)
+            ),
+            None => err.to_string(),
+        },
     })
+}
+
+/// A whole float too large to be exact: JSON text like `-9223372036854775809` reads as one, and
+/// passes a schema's `integer` and range checks (JSON Schema counts `1.0` as an integer), so
+/// serde's own error, which names Rust types (`expected i64`), would otherwise reach the model.
+fn inexact_integer(value: &Value) -> Option<Value> {
+    let number = value.as_number().filter(|n| n.is_f64())?.as_f64()?;
+    (number.fract() == 0.0 && number.abs() > 9_007_199_254_740_992.0).then(|| value.clone())
 }
 
 /// The value of an argument the model did not send: `None` to an `Option`, an error to anything

@@ -169,13 +169,11 @@ fn whole_number(number: &Number) -> Option<Number> {
     if float.fract() != 0.0 || !float.is_finite() {
         return None;
     }
-    if float >= i64::MIN as f64 && float < i64::MAX as f64 {
-        Some((float as i64).into())
-    } else if float >= 0.0 && float < u64::MAX as f64 {
-        Some((float as u64).into())
-    } else {
-        None
-    }
+    // Beyond 2^53 a float is not necessarily the integer the model wrote (JSON text
+    // `-9223372036854775809` reads as the float nearest to it, which is i64::MIN): converting it
+    // would be a silent wrong value.
+    const EXACT: f64 = 9_007_199_254_740_992.0;
+    (float.abs() <= EXACT).then(|| (float as i64).into())
 }
 
 fn declared_types(schema: &Map<String, Value>) -> Vec<&str> {
@@ -242,6 +240,10 @@ mod tests {
     fn whole_floats_become_integers_and_fractions_do_not() {
         assert_eq!(coerced(json!(5.0), json!({"type": "integer"})), json!(5));
         assert_eq!(coerced(json!(5.5), json!({"type": "integer"})), json!(5.5));
+        assert_eq!(
+            coerced(json!(-1e19), json!({"type": "integer"})),
+            json!(-1e19)
+        );
     }
 
     #[test]
