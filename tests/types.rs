@@ -930,3 +930,388 @@ fn an_integer_beyond_what_json_carries_exactly_is_an_error_not_a_neighbour() {
         )
     );
 }
+
+// ---------------------------------------------------------------------------------------------
+// The schema rules, coercion and error reporting, beyond single rows.
+
+/// A new account, with constraints schemars expresses and validation enforces.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[allow(dead_code)] // read through `Debug`
+struct Signup {
+    /// Shown to other users
+    #[schemars(length(min = 3, max = 20))]
+    handle: String,
+    #[schemars(email)]
+    email: String,
+    #[schemars(range(min = 13, max = 130))]
+    age: u8,
+    #[schemars(regex(pattern = r"^[A-Z]{2}$"))]
+    country: String,
+}
+
+#[derive(Default)]
+struct Rules;
+
+#[toolset(name = "rules")]
+impl Rules {
+    /// Count the words of a text.
+    ///
+    /// # Arguments
+    ///
+    /// * `text` - the text to count
+    /// * `limit` - stop after this many
+    ///   words
+    #[tool]
+    fn count(&self, text: &str, #[arg(default = 100)] limit: usize) -> usize {
+        text.split_whitespace().take(limit).count()
+    }
+
+    /// Register an account
+    #[tool]
+    fn signup(&self, account: Signup) -> String {
+        format!("{account:?}")
+    }
+
+    /// Plan a route between two addresses
+    #[tool]
+    fn route(
+        &self,
+        /// Where to start
+        from: Address,
+        #[arg(description = "Where to end")] to: Address,
+    ) -> String {
+        format!("{} -> {}", from.city, to.city)
+    }
+
+    /// Mix every kind of value a model may send as a string
+    #[tool]
+    fn mix(
+        &self,
+        count: i64,
+        ratio: f64,
+        flag: bool,
+        items: Vec<u8>,
+        address: Address,
+        priority: Priority,
+    ) -> String {
+        format!("{count:?} {ratio:?} {flag:?} {items:?} {address:?} {priority:?}")
+    }
+
+    /// The same, without coercion
+    #[tool(strict)]
+    fn mix_strict(
+        &self,
+        count: i64,
+        ratio: f64,
+        flag: bool,
+        items: Vec<u8>,
+        address: Address,
+        priority: Priority,
+    ) -> String {
+        format!("{count:?} {ratio:?} {flag:?} {items:?} {address:?} {priority:?}")
+    }
+}
+
+fn rules_tool(name: &str) -> ToolProxy {
+    Rules::to_tools()
+        .into_iter()
+        .find(|t| t.name() == name)
+        .expect("the tool exists")
+}
+
+fn every_tool() -> Vec<ToolProxy> {
+    let mut tools = Types::to_tools();
+    tools.extend(Rules::to_tools());
+    tools
+}
+
+/// Every `$ref` in `schema`, and whether a `$schema` or schemars `title` keyword appears.
+fn walk(schema: &Value, refs: &mut Vec<String>, noise: &mut Vec<String>) {
+    match schema {
+        Value::Object(map) => {
+            for (key, value) in map {
+                match key.as_str() {
+                    "$ref" => refs.push(value.as_str().unwrap_or_default().to_owned()),
+                    "$schema" | "title" => noise.push(key.clone()),
+                    // String formats (`email`) are constraints; numeric ones are schemars noise.
+                    "format" if map.get("type") != Some(&json!("string")) => {
+                        noise.push(key.clone())
+                    }
+                    _ => {}
+                }
+                // Property names are names, not keywords.
+                if key == "properties" || key == "$defs" {
+                    if let Value::Object(children) = value {
+                        children.values().for_each(|child| walk(child, refs, noise));
+                    }
+                } else if key != "enum" && key != "const" && key != "default" {
+                    walk(value, refs, noise);
+                }
+            }
+        }
+        Value::Array(items) => items.iter().for_each(|item| walk(item, refs, noise)),
+        _ => {}
+    }
+}
+
+#[test]
+fn schemas_are_self_contained_with_refs_only_for_true_recursion() {
+    for tool in every_tool() {
+        let (mut refs, mut noise) = (Vec::new(), Vec::new());
+        walk(tool.parameters(), &mut refs, &mut noise);
+        assert_eq!(noise, Vec::<String>::new(), "noise in {}", tool.name());
+        let expected: Vec<String> = match tool.name() {
+            "t_tree" => vec!["#/$defs/Node".into(); 2],
+            _ => Vec::new(),
+        };
+        assert_eq!(refs, expected, "refs in {}", tool.name());
+        assert_eq!(
+            tool.parameters().get("$defs").is_some(),
+            tool.name() == "t_tree",
+            "$defs in {}",
+            tool.name()
+        );
+        assert_eq!(
+            tool.parameters()["type"],
+            json!("object"),
+            "{}",
+            tool.name()
+        );
+        assert_eq!(
+            tool.parameters()["additionalProperties"],
+            json!(false),
+            "additionalProperties at the root of {}",
+            tool.name()
+        );
+    }
+}
+
+#[test]
+fn a_type_used_twice_is_inlined_twice() {
+    let address = json!({
+        "type": "object",
+        "properties": {
+            "city": {"type": "string", "description": "The city"},
+            "zip": {"type": ["string", "null"]}
+        },
+        "required": ["city"]
+    });
+    let mut from = address.clone();
+    from["description"] = json!("Where to start");
+    let mut to = address;
+    to["description"] = json!("Where to end");
+    assert_eq!(
+        rules_tool("rules_route").parameters(),
+        &json!({
+            "type": "object",
+            "properties": {"from": from, "to": to},
+            "required": ["from", "to"],
+            "additionalProperties": false
+        })
+    );
+}
+
+#[test]
+fn schemas_are_the_same_bytes_every_time_and_match_the_golden_file() {
+    let render = || -> String {
+        let schemas: Vec<Value> = every_tool().iter().map(ToolProxy::schema).collect();
+        serde_json::to_string_pretty(&schemas).expect("schemas are JSON") + "\n"
+    };
+    let first = render();
+    assert_eq!(first, render());
+    let golden = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../tests/fixtures/types_schemas.json"
+    );
+    if std::env::var_os("TOOLKIT_BLESS").is_some() {
+        std::fs::write(golden, &first).expect("the fixture is writable");
+    }
+    let expected = std::fs::read_to_string(golden).expect("run once with TOOLKIT_BLESS=1");
+    assert_eq!(
+        first, expected,
+        "schemas changed: review, then rerun with TOOLKIT_BLESS=1"
+    );
+}
+
+#[test]
+fn arguments_section_describes_parameters_and_leaves_the_description() {
+    let tool = rules_tool("rules_count");
+    assert_eq!(tool.description(), "Count the words of a text.");
+    assert_eq!(
+        tool.parameters(),
+        &json!({
+            "type": "object",
+            "properties": {
+                "text": {"type": "string", "description": "the text to count"},
+                "limit": {
+                    "type": "integer",
+                    "minimum": 0,
+                    "maximum": 18446744073709551615u64,
+                    "description": "stop after this many words",
+                    "default": 100
+                }
+            },
+            "required": ["text"],
+            "additionalProperties": false
+        })
+    );
+    assert_eq!(
+        tool.dynamic_call(json!({"text": "a b c", "limit": 2})),
+        json!(2)
+    );
+}
+
+#[test]
+fn field_doc_comments_and_parameter_docs_become_descriptions() {
+    let parameters = rules_tool("rules_signup").parameters().clone();
+    assert_eq!(
+        parameters["properties"]["account"]["properties"]["handle"],
+        json!({"type": "string", "minLength": 3, "maxLength": 20, "description": "Shown to other users"})
+    );
+    assert_eq!(
+        parameters["properties"]["account"]["description"],
+        json!("A new account, with constraints schemars expresses and validation enforces.")
+    );
+    let route = rules_tool("rules_route");
+    assert_eq!(
+        route.parameters()["properties"]["from"]["description"],
+        json!("Where to start")
+    );
+}
+
+#[test]
+fn schemars_constraints_are_enforced_and_every_problem_is_named_at_once() {
+    let tool = rules_tool("rules_signup");
+    let ok = json!({"account": {"handle": "ada", "email": "ada@example.com", "age": 36, "country": "GB"}});
+    assert_eq!(
+        tool.dynamic_call(ok),
+        json!(r#"Signup { handle: "ada", email: "ada@example.com", age: 36, country: "GB" }"#)
+    );
+    let bad = json!({
+        "account": {"handle": "al", "email": "not-an-email", "age": 7, "country": "gb"},
+        "acount": 1
+    });
+    assert_eq!(
+        tool.dynamic_call(bad),
+        json!(
+            "Error: 5 problems with the arguments for rules_signup:\n\
+             - unknown argument \"acount\"\n\
+             - account.handle: must be at least 3 characters long, got the string \"al\"\n\
+             - account.email: must be a valid email, got the string \"not-an-email\"\n\
+             - account.age: must be at least 13, got the number 7\n\
+             - account.country: must match the pattern \"^[A-Z]{2}$\", got the string \"gb\""
+        )
+    );
+}
+
+#[test]
+fn missing_unknown_and_misspelled_arguments_read_as_one_line_each() {
+    let tool = rules_tool("rules_count");
+    assert_eq!(
+        tool.dynamic_call(json!({})),
+        json!(r#"Error: missing required argument "text" for rules_count"#)
+    );
+    assert_eq!(
+        tool.dynamic_call(json!({"txt": "a b"})),
+        json!(r#"Error: unknown argument "txt" for rules_count (did you mean "text"?)"#)
+    );
+    assert_eq!(
+        tool.dynamic_call(json!({"text": "a", "verbose": true})),
+        json!(r#"Error: unknown argument "verbose" for rules_count"#)
+    );
+    assert_eq!(
+        tool.dynamic_call(json!({"text": 5, "limit": "many", "extra": 1})),
+        json!(
+            "Error: 3 problems with the arguments for rules_count:\n\
+             - unknown argument \"extra\"\n\
+             - text: expected a string, got the number 5\n\
+             - limit: expected an integer, got the string \"many\""
+        )
+    );
+}
+
+#[test]
+fn coercion_repairs_what_models_commonly_send_by_default() {
+    let args = json!({
+        "count": "5",
+        "ratio": "2.5",
+        "flag": "true",
+        "items": "[1, 2]",
+        "address": "{\"city\": \"Oslo\"}",
+        "priority": "HIGH"
+    });
+    assert_eq!(
+        rules_tool("rules_mix").dynamic_call(args),
+        json!(r#"5 2.5 true [1, 2] Address { city: "Oslo", zip: None } High"#)
+    );
+    let whole_float = json!({
+        "count": 5.0, "ratio": 1, "flag": false, "items": [], "address": {"city": "Rome"}, "priority": "low"
+    });
+    assert_eq!(
+        rules_tool("rules_mix").dynamic_call(whole_float),
+        json!(r#"5 1.0 false [] Address { city: "Rome", zip: None } Low"#)
+    );
+}
+
+#[test]
+fn coercion_never_turns_garbage_into_a_value() {
+    let args = json!({
+        "count": "abc",
+        "ratio": "2.5.1",
+        "flag": "yes",
+        "items": "[1, 2",
+        "address": "Oslo",
+        "priority": "urgent"
+    });
+    assert_eq!(
+        rules_tool("rules_mix").dynamic_call(args),
+        json!(
+            "Error: 6 problems with the arguments for rules_mix:\n\
+             - count: expected an integer, got the string \"abc\"\n\
+             - ratio: expected a number, got the string \"2.5.1\"\n\
+             - flag: expected a boolean (true or false), got the string \"yes\"\n\
+             - items: expected an array, got the string \"[1, 2\"\n\
+             - address: expected an object, got the string \"Oslo\"\n\
+             - priority: expected one of \"low\", \"medium\", \"high\", got the string \"urgent\""
+        )
+    );
+    assert_eq!(
+        rules_tool("rules_mix").dynamic_call(json!({
+            "count": 2.5, "ratio": 1, "flag": true, "items": [], "address": {"city": "x"}, "priority": "low"
+        })),
+        json!("Error: invalid arguments for rules_mix: count: expected an integer, got the number 2.5")
+    );
+}
+
+#[test]
+fn strict_tools_take_arguments_exactly_as_the_schema_says() {
+    let tool = rules_tool("rules_mix_strict");
+    assert!(tool.options().strict);
+    let lax = json!({
+        "count": "5",
+        "ratio": "2.5",
+        "flag": "true",
+        "items": "[1, 2]",
+        "address": "{\"city\": \"Oslo\"}",
+        "priority": "HIGH"
+    });
+    assert_eq!(
+        tool.dynamic_call(lax),
+        json!(
+            "Error: 6 problems with the arguments for rules_mix_strict:\n\
+             - count: expected an integer, got the string \"5\"\n\
+             - ratio: expected a number, got the string \"2.5\"\n\
+             - flag: expected a boolean (true or false), got the string \"true\"\n\
+             - items: expected an array, got the string \"[1, 2]\"\n\
+             - address: expected an object, got the string \"{\\\"city\\\": \\\"Oslo\\\"}\"\n\
+             - priority: expected one of \"low\", \"medium\", \"high\", got the string \"HIGH\""
+        )
+    );
+    let exact = json!({
+        "count": 5, "ratio": 2.5, "flag": true, "items": [1, 2], "address": {"city": "Oslo"}, "priority": "high"
+    });
+    assert_eq!(
+        tool.dynamic_call(exact),
+        json!(r#"5 2.5 true [1, 2] Address { city: "Oslo", zip: None } High"#)
+    );
+}

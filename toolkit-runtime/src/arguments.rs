@@ -3,6 +3,7 @@
 use serde::de::{DeserializeOwned, Deserializer, Visitor};
 use serde_json::{Map, Value};
 
+use crate::ToolArgument;
 use crate::error::ArgumentProblem;
 use crate::validate::{describe_value, readable_path};
 
@@ -61,6 +62,23 @@ impl Arguments {
             Some(value) => deserialize(name, value),
             None => Err(ArgumentProblem::Missing { name: name.into() }),
         }
+    }
+
+    /// Takes an `Option<T>` argument: absent or `null` is `None`. (The bound is on `T`, so a
+    /// wrong `T` is reported once, where generated code also asks for its schema.)
+    pub fn take_option<T: ToolArgument>(
+        &mut self,
+        name: &str,
+    ) -> Result<Option<T>, ArgumentProblem> {
+        self.take(name)
+    }
+
+    /// Takes an `#[arg(required)] Option<T>` argument: `null` is `None`, absent is an error.
+    pub fn take_present_option<T: ToolArgument>(
+        &mut self,
+        name: &str,
+    ) -> Result<Option<T>, ArgumentProblem> {
+        self.take_present(name)
     }
 
     /// The raw arguments, for tools built at run time from a closure.

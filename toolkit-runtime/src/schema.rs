@@ -31,6 +31,11 @@ pub fn param_schema<T: crate::ToolArgument>(generator: &mut SchemaGenerator) -> 
     generator.subschema_for::<T>()
 }
 
+/// The schema of an `Option<T>` parameter, with the bound on `T` (see `param_schema`).
+pub fn param_schema_option<T: crate::ToolArgument>(generator: &mut SchemaGenerator) -> Schema {
+    generator.subschema_for::<Option<T>>()
+}
+
 /// A generator configured the way every toolkit schema is made.
 pub fn generator() -> SchemaGenerator {
     SchemaSettings::draft2020_12()
