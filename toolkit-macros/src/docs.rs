@@ -10,15 +10,14 @@ pub fn doc_text(attrs: &[Attribute]) -> Option<String> {
         if !attr.path().is_ident("doc") {
             continue;
         }
-        if let Meta::NameValue(nv) = &attr.meta {
-            if let Expr::Lit(ExprLit {
+        if let Meta::NameValue(nv) = &attr.meta
+            && let Expr::Lit(ExprLit {
                 lit: Lit::Str(s), ..
             }) = &nv.value
-            {
-                let value = s.value();
-                for line in value.lines() {
-                    lines.push(line.strip_prefix(' ').unwrap_or(line).trim_end().to_owned());
-                }
+        {
+            let value = s.value();
+            for line in value.lines() {
+                lines.push(line.strip_prefix(' ').unwrap_or(line).trim_end().to_owned());
             }
         }
     }

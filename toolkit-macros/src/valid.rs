@@ -129,14 +129,14 @@ pub fn check_tool(cx: &Ctxt, tool: &ToolFn, is_method: bool) {
                 "a parameter cannot be both `default` and `required`",
             );
         }
-        if let Some(span) = arg.required {
-            if !types::is_option(&arg.ty) {
-                cx.error_at(
-                    span,
-                    "`required` is for `Option<T>` parameters (nullable but present): other \
+        if let Some(span) = arg.required
+            && !types::is_option(&arg.ty)
+        {
+            cx.error_at(
+                span,
+                "`required` is for `Option<T>` parameters (nullable but present): other \
                      parameters are required already",
-                );
-            }
+            );
         }
     }
 }

@@ -38,10 +38,10 @@ fn coerce(value: &mut Value, schema: &Value, root: &Value, depth: usize) {
     let Some(schema_map) = schema.as_object() else {
         return;
     };
-    if let Some(target) = schema_map.get("$ref").and_then(Value::as_str) {
-        if let Some(resolved) = resolve(target, root) {
-            coerce(value, resolved, root, depth + 1);
-        }
+    if let Some(target) = schema_map.get("$ref").and_then(Value::as_str)
+        && let Some(resolved) = resolve(target, root)
+    {
+        coerce(value, resolved, root, depth + 1);
     }
     for keyword in ["anyOf", "oneOf"] {
         if let Some(Value::Array(branches)) = schema_map.get(keyword) {
@@ -59,12 +59,12 @@ fn coerce(value: &mut Value, schema: &Value, root: &Value, depth: usize) {
         if let Some(repaired) = repair_string(text, &types, schema_map) {
             *value = repaired;
         }
-    } else if let Value::Number(number) = value {
-        if types.contains(&"integer") && !types.contains(&"number") {
-            if let Some(whole) = whole_number(number) {
-                *value = Value::Number(whole);
-            }
-        }
+    } else if let Value::Number(number) = value
+        && types.contains(&"integer")
+        && !types.contains(&"number")
+        && let Some(whole) = whole_number(number)
+    {
+        *value = Value::Number(whole);
     }
 
     match value {
@@ -119,10 +119,10 @@ fn repair_string(text: &str, types: &[&str], schema: &Map<String, Value>) -> Opt
             return Some(n.into());
         }
     }
-    if types.contains(&"number") {
-        if let Some(n) = trimmed.parse::<f64>().ok().and_then(Number::from_f64) {
-            return Some(Value::Number(n));
-        }
+    if types.contains(&"number")
+        && let Some(n) = trimmed.parse::<f64>().ok().and_then(Number::from_f64)
+    {
+        return Some(Value::Number(n));
     }
     if types.contains(&"boolean") {
         match trimmed.to_ascii_lowercase().as_str() {
@@ -131,12 +131,11 @@ fn repair_string(text: &str, types: &[&str], schema: &Map<String, Value>) -> Opt
             _ => {}
         }
     }
-    if types.contains(&"array") || types.contains(&"object") {
-        if let Ok(parsed) = serde_json::from_str::<Value>(trimmed) {
-            if types.iter().any(|t| type_accepts(t, json_kind(&parsed))) {
-                return Some(parsed);
-            }
-        }
+    if (types.contains(&"array") || types.contains(&"object"))
+        && let Ok(parsed) = serde_json::from_str::<Value>(trimmed)
+        && types.iter().any(|t| type_accepts(t, json_kind(&parsed)))
+    {
+        return Some(parsed);
     }
     if types.contains(&"null") && trimmed == "null" {
         return Some(Value::Null);
