@@ -91,7 +91,7 @@ mod tests {
         let split = split_arguments_section(doc);
         assert_eq!(
             split.description.as_deref(),
-            Some("Count words.\n\n\n# Examples\nmore")
+            Some("Count words.\n\n# Examples\nmore")
         );
         assert_eq!(
             split.arguments,
