@@ -949,6 +949,14 @@ struct Signup {
     country: String,
 }
 
+/// A parameter type that is `Deserialize` but not `Serialize`: its default cannot be shown.
+#[derive(Debug, Default, Deserialize, JsonSchema)]
+enum Manner {
+    #[default]
+    Polite,
+    Blunt,
+}
+
 #[derive(Default)]
 struct Rules;
 
@@ -964,6 +972,16 @@ impl Rules {
     #[tool]
     fn count(&self, text: &str, #[arg(default = 100)] limit: usize) -> usize {
         text.split_whitespace().take(limit).count()
+    }
+
+    /// Greet someone, politely by default
+    #[tool]
+    fn greet(
+        &self,
+        #[arg(default = "Hello")] greeting: &str,
+        #[arg(default)] manner: Manner,
+    ) -> String {
+        format!("{greeting} {manner:?}")
     }
 
     /// Register an account
@@ -1313,5 +1331,30 @@ fn strict_tools_take_arguments_exactly_as_the_schema_says() {
     assert_eq!(
         tool.dynamic_call(exact),
         json!(r#"5 2.5 true [1, 2] Address { city: "Oslo", zip: None } High"#)
+    );
+}
+
+#[test]
+fn defaults_work_for_str_parameters_and_types_that_cannot_be_serialized() {
+    let tool = rules_tool("rules_greet");
+    assert_eq!(
+        tool.parameters(),
+        &json!({
+            "type": "object",
+            "properties": {
+                "greeting": {"type": "string", "default": "Hello"},
+                "manner": {
+                    "type": "string",
+                    "enum": ["Polite", "Blunt"],
+                    "description": "A parameter type that is `Deserialize` but not `Serialize`: its default cannot be shown."
+                }
+            },
+            "additionalProperties": false
+        })
+    );
+    assert_eq!(tool.dynamic_call(json!({})), json!("Hello Polite"));
+    assert_eq!(
+        tool.dynamic_call(json!({"greeting": "Hi", "manner": "blunt"})),
+        json!("Hi Blunt")
     );
 }

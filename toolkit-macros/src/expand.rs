@@ -199,7 +199,7 @@ fn param_spec(p: &TokenStream, arg: &Arg) -> TokenStream {
     let default = match &arg.default {
         None => quote!(#p::std::option::Option::None),
         Some(default) => {
-            let value = default_expr(&ty, &default.value);
+            let value = default_expr(p, arg, &ty, &default.value);
             quote! {
                 #p::std::option::Option::Some(
                     (|| {
@@ -229,9 +229,13 @@ fn param_spec(p: &TokenStream, arg: &Arg) -> TokenStream {
     }
 }
 
-fn default_expr(ty: &TokenStream, default: &ArgDefault) -> TokenStream {
+fn default_expr(p: &TokenStream, arg: &Arg, ty: &TokenStream, default: &ArgDefault) -> TokenStream {
     match default {
         ArgDefault::Trait => quote!(<#ty as ::core::default::Default>::default()),
+        // A `&str` parameter is decoded as a `String`: `#[arg(default = "x")]` must become one.
+        ArgDefault::Expr(expr) if types::is_str_ref(&arg.ty) => {
+            quote!(#p::std::string::String::from(#expr))
+        }
         ArgDefault::Expr(expr) => quote!(#expr),
     }
 }
@@ -244,7 +248,7 @@ fn take_argument(p: &TokenStream, arg: &Arg, bind: &syn::Ident) -> TokenStream {
     let span = arg.ty.span();
     let take = match (&arg.default, arg.required) {
         (Some(default), _) => {
-            let value = default_expr(&ty, &default.value);
+            let value = default_expr(p, arg, &ty, &default.value);
             quote_spanned!(span=> __toolkit_args.take_or_else::<#ty>(#key, || #value))
         }
         (None, required) => match types::option_inner(&arg.ty) {
