@@ -24,17 +24,31 @@ impl ArgumentValidator {
 
     /// Every problem with `arguments`: unknown and missing top-level names first (they are the
     /// most common and get the friendliest wording), then whatever the schema rejects.
+    ///
+    /// The arguments are borrowed mutably only to be validated as a JSON value without a copy:
+    /// they are returned unchanged.
     pub(crate) fn problems(
         &self,
         parameters: &Value,
-        arguments: &Map<String, Value>,
+        arguments: &mut Map<String, Value>,
     ) -> Vec<ArgumentProblem> {
-        let mut problems = name_problems(parameters, arguments);
-        let instance = Value::Object(arguments.clone());
-        if problems.is_empty() && self.validator.is_valid(&instance) {
+        let instance = Value::Object(std::mem::take(arguments));
+        let problems = self.collect_problems(parameters, &instance);
+        if let Value::Object(map) = instance {
+            *arguments = map;
+        }
+        problems
+    }
+
+    fn collect_problems(&self, parameters: &Value, instance: &Value) -> Vec<ArgumentProblem> {
+        let mut problems = match instance {
+            Value::Object(arguments) => name_problems(parameters, arguments),
+            _ => Vec::new(),
+        };
+        if problems.is_empty() && self.validator.is_valid(instance) {
             return problems;
         }
-        for error in self.validator.iter_errors(&instance) {
+        for error in self.validator.iter_errors(instance) {
             let at_root = error.instance_path().as_str().is_empty();
             match error.kind() {
                 // Already reported by name_problems, with suggestions.
