@@ -1358,3 +1358,16 @@ fn defaults_work_for_str_parameters_and_types_that_cannot_be_serialized() {
         json!("Hi Blunt")
     );
 }
+
+#[test]
+fn whole_floats_reach_integer_parameters_even_in_strict_mode() {
+    // JSON Schema counts 5.0 as an integer, so strict validation lets it through; it must then
+    // arrive as 5, not as a deserialization error that names a Rust type.
+    let exact = json!({
+        "count": 5.0, "ratio": 2.0, "flag": true, "items": [1.0, 2], "address": {"city": "Oslo"}, "priority": "high"
+    });
+    assert_eq!(
+        rules_tool("rules_mix_strict").dynamic_call(exact),
+        json!(r#"5 2.0 true [1, 2] Address { city: "Oslo", zip: None } High"#)
+    );
+}

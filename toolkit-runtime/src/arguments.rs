@@ -89,7 +89,22 @@ impl Arguments {
 
 fn deserialize<T: DeserializeOwned>(name: &str, value: Value) -> Result<T, ArgumentProblem> {
     let inexact = inexact_integer(&value);
-    T::deserialize(value).map_err(|err| ArgumentProblem::Invalid {
+    // JSON Schema counts `5.0` as an integer, so it passes validation even in strict mode, but
+    // serde refuses it for an integer type. Written as integers, whole floats read the same to
+    // every numeric type: on failure, try once more that way. (Only then: a `Value` parameter
+    // receives exactly what was sent.)
+    let mut retry = has_whole_float(&value).then(|| value.clone());
+    let err = match T::deserialize(value) {
+        Ok(typed) => return Ok(typed),
+        Err(err) => err,
+    };
+    if let Some(whole) = &mut retry {
+        integers_for_whole_floats(whole);
+        if let Some(Ok(typed)) = retry.map(T::deserialize) {
+            return Ok(typed);
+        }
+    }
+    Err(err).map_err(|err: serde_json::Error| ArgumentProblem::Invalid {
         path: readable_path(&format!("/{name}")),
         message: match inexact {
             Some(number) => format!(
@@ -100,6 +115,35 @@ fn deserialize<T: DeserializeOwned>(name: &str, value: Value) -> Result<T, Argum
             None => err.to_string(),
         },
     })
+}
+
+/// A float that is exactly a whole number (within 2^53, where floats are exact).
+fn exact_whole(value: &Value) -> Option<i64> {
+    let float = value.as_number().filter(|n| n.is_f64())?.as_f64()?;
+    (float.fract() == 0.0 && float.abs() <= 9_007_199_254_740_992.0).then_some(float as i64)
+}
+
+fn has_whole_float(value: &Value) -> bool {
+    match value {
+        Value::Number(_) => exact_whole(value).is_some(),
+        Value::Array(items) => items.iter().any(has_whole_float),
+        Value::Object(map) => map.values().any(has_whole_float),
+        _ => false,
+    }
+}
+
+/// Rewrites every exactly whole float as an integer.
+fn integers_for_whole_floats(value: &mut Value) {
+    match value {
+        Value::Number(_) => {
+            if let Some(whole) = exact_whole(value) {
+                *value = Value::from(whole);
+            }
+        }
+        Value::Array(items) => items.iter_mut().for_each(integers_for_whole_floats),
+        Value::Object(map) => map.values_mut().for_each(integers_for_whole_floats),
+        _ => {}
+    }
 }
 
 /// A whole float too large to be exact: JSON text like `-9223372036854775809` reads as one, and
