@@ -1371,3 +1371,86 @@ fn whole_floats_reach_integer_parameters_even_in_strict_mode() {
         json!(r#"5 2.0 true [1, 2] Address { city: "Oslo", zip: None } High"#)
     );
 }
+
+/// Mutually recursive: a department has teams, a team has sub-departments.
+#[derive(Debug, Deserialize, JsonSchema)]
+struct Department {
+    name: String,
+    teams: Vec<Team>,
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+struct Team {
+    lead: String,
+    departments: Vec<Department>,
+}
+
+#[derive(Default)]
+struct Org;
+
+#[toolset(name = "org")]
+impl Org {
+    /// Count the departments of an organisation
+    #[tool]
+    fn count(&self, root: Department) -> usize {
+        fn count(department: &Department) -> usize {
+            1 + department
+                .teams
+                .iter()
+                .flat_map(|team| &team.departments)
+                .map(count)
+                .sum::<usize>()
+        }
+        count(&root)
+    }
+}
+
+#[test]
+fn mutual_recursion_keeps_one_defs_entry_and_inlines_the_rest() {
+    let tool = Org::to_tools().remove(0);
+    let department = json!({
+        "type": "object",
+        "properties": {
+            "name": {"type": "string"},
+            "teams": {
+                "type": "array",
+                "items": {
+                    "type": "object",
+                    "properties": {
+                        "lead": {"type": "string"},
+                        "departments": {"type": "array", "items": {"$ref": "#/$defs/Department"}}
+                    },
+                    "required": ["lead", "departments"]
+                }
+            }
+        },
+        "required": ["name", "teams"]
+    });
+    let mut root = department.clone();
+    root["description"] =
+        json!("Mutually recursive: a department has teams, a team has sub-departments.");
+    let mut defined = department;
+    defined["description"] = root["description"].clone();
+    assert_eq!(
+        tool.parameters(),
+        &json!({
+            "type": "object",
+            "properties": {"root": root},
+            "required": ["root"],
+            "additionalProperties": false,
+            "$defs": {"Department": defined}
+        })
+    );
+    let org = json!({"root": {"name": "a", "teams": [{"lead": "x", "departments": [
+        {"name": "b", "teams": []},
+        {"name": "c", "teams": [{"lead": "y", "departments": [{"name": "d", "teams": "[]"}]}]}
+    ]}]}});
+    assert_eq!(tool.dynamic_call(org), json!(4));
+    let bad = json!({"root": {"name": "a", "teams": [{"lead": "x", "departments": [{"name": 7, "teams": []}]}]}});
+    assert_eq!(
+        tool.dynamic_call(bad),
+        json!(
+            "Error: invalid arguments for org_count: root.teams[0].departments[0].name: expected a string, got the number 7"
+        )
+    );
+}
