@@ -694,7 +694,7 @@ fn internally_tagged_enum_carries_its_tag_as_a_constant() {
         &[
             (
                 json!({"kind": "scroll"}),
-                r#"Error: invalid arguments for t_event: value: expected one of: an object with "kind": "click", an object with "kind": "key_press"; got an object with the key "kind""#,
+                r#"Error: invalid arguments for t_event: value: expected one of: an object with "kind": "click", an object with "kind": "key_press"; got an object with "kind": "scroll""#,
             ),
             (
                 json!({"kind": "click", "x": 1}),

@@ -125,13 +125,20 @@ fn union_problems(
         }
         return;
     }
-    let got = describe_value(instance);
     let message = match branches {
         Some(branches) => {
+            let got = match tag_of(branches).and_then(|tag| Some((tag, instance.get(tag)?))) {
+                // The tag is what the model chose: show it, not just the keys.
+                Some((tag, value)) => format!("an object with \"{tag}\": {value}"),
+                None => describe_value(instance),
+            };
             let forms: Vec<String> = branches.iter().map(form_phrase).collect();
             format!("expected one of: {}; got {got}", forms.join(", "))
         }
-        None => format!("{got} does not match any of the allowed forms"),
+        None => format!(
+            "{} does not match any of the allowed forms",
+            describe_value(instance)
+        ),
     };
     out.push(ArgumentProblem::Invalid {
         path: readable_path(pointer),
@@ -160,6 +167,19 @@ fn rules_out_branch(error: &ValidationError<'_>, union_depth: usize) -> bool {
 
 fn pointer_depth(pointer: &str) -> usize {
     pointer.split('/').skip(1).count()
+}
+
+/// The property holding a `const` in a union's branches: an internally or adjacently tagged
+/// enum's tag.
+fn tag_of(branches: &[Value]) -> Option<&str> {
+    branches.iter().find_map(|branch| {
+        branch
+            .get("properties")?
+            .as_object()?
+            .iter()
+            .find(|(_, schema)| schema.get("const").is_some())
+            .map(|(name, _)| name.as_str())
+    })
 }
 
 /// How one branch of a union reads in a list of allowed forms.
