@@ -3,6 +3,7 @@
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
+use toolkit::ArgumentProblem;
 use toolkit::prelude::*;
 
 #[derive(Default)]
@@ -257,7 +258,14 @@ fn call_returns_typed_errors_and_dynamic_call_their_model_strings() {
         panic!("expected InvalidArguments, got {err:?}");
     };
     assert_eq!(name, "stats_word_count");
-    assert_eq!(problems.len(), 2);
+    // A typo for a missing argument is one problem, not "missing" plus "unknown".
+    assert_eq!(
+        problems,
+        &[ArgumentProblem::Unknown {
+            name: "txt".into(),
+            suggestion: Some("text".into())
+        }]
+    );
     assert_eq!(
         tool.dynamic_call(json!({"txt": "a"})),
         json!(err.to_model_string())

@@ -154,10 +154,7 @@ fn expand_tool(p: &TokenStream, tool: &ToolFn, receiver: Option<&TokenStream>) -
         }
     });
     let output_ty = &tool.output;
-    let (convert, schema_ty) = match types::result_ok_type(output_ty) {
-        Some(ok) => (quote_spanned!(output_ty.span()=> #p::result_output), ok),
-        None => (quote_spanned!(output_ty.span()=> #p::output), output_ty),
-    };
+    let (convert, schema_ty) = convert_output(p, output_ty);
     let output_schema = if types::contains_impl_trait(schema_ty) {
         quote!(|| #p::std::option::Option::None)
     } else {
@@ -214,6 +211,27 @@ fn expand_tool(p: &TokenStream, tool: &ToolFn, receiver: Option<&TokenStream>) -
     }
 }
 
+/// The function that turns the method's return value into JSON, with its type arguments
+/// written out: an unmet bound (`ToolOutput`, `ToolErrorMessage`) is then reported at the user's
+/// return type (or the `Result`'s error type), not at the `#[toolset]` attribute. `impl Trait`
+/// cannot be written there, so such returns are left to inference.
+fn convert_output<'a>(p: &TokenStream, output_ty: &'a syn::Type) -> (TokenStream, &'a syn::Type) {
+    let span = output_ty.span();
+    let inferred = types::contains_impl_trait(output_ty);
+    match types::result_ok_type(output_ty) {
+        Some(ok) if inferred => (quote_spanned!(span=> #p::result_output), ok),
+        Some(ok) => {
+            let err = match types::result_err_type(output_ty) {
+                Some(err) => quote!(#err),
+                None => quote_spanned!(span=> _),
+            };
+            (quote_spanned!(span=> #p::result_output::<#ok, #err>), ok)
+        }
+        None if inferred => (quote_spanned!(span=> #p::output), output_ty),
+        None => (quote_spanned!(span=> #p::output::<#output_ty>), output_ty),
+    }
+}
+
 fn binding(arg: &Arg) -> syn::Ident {
     format_ident!("__toolkit_arg_{}", arg.key())
 }
@@ -239,15 +257,25 @@ fn param_spec(p: &TokenStream, arg: &Arg) -> TokenStream {
     let default = match &arg.default {
         None => quote!(#p::std::option::Option::None),
         Some(default) => {
-            let value = default_expr(&ty, &default.value);
+            let value = default_expr(p, arg, &ty, &default.value);
             quote! {
                 #p::std::option::Option::Some(
-                    (|| #p::default_value::<#ty>(#value)) as fn() -> #p::std::option::Option<#p::serde_json::Value>
+                    (|| {
+                        #[allow(unused_imports)]
+                        use #p::{DefaultShown as _, DefaultHidden as _};
+                        let __toolkit_default: #ty = #value;
+                        (&&#p::DefaultValue(__toolkit_default)).to_json()
+                    }) as fn() -> #p::std::option::Option<#p::serde_json::Value>
                 )
             }
         }
     };
-    let schema = quote_spanned!(arg.ty.span()=> #p::param_schema::<#ty>);
+    // For `Option<T>` the bound is put on `T` itself: a `T` that is not a tool type is then
+    // reported with our message at `T`, instead of rustc's generic one about `Option<T>`.
+    let schema = match types::option_inner(&arg.ty) {
+        Some(inner) => quote_spanned!(inner.span()=> #p::param_schema_option::<#inner>),
+        None => quote_spanned!(arg.ty.span()=> #p::param_schema::<#ty>),
+    };
     quote! {
         #p::ParamSpec {
             name: #key,
@@ -259,9 +287,13 @@ fn param_spec(p: &TokenStream, arg: &Arg) -> TokenStream {
     }
 }
 
-fn default_expr(ty: &TokenStream, default: &ArgDefault) -> TokenStream {
+fn default_expr(p: &TokenStream, arg: &Arg, ty: &TokenStream, default: &ArgDefault) -> TokenStream {
     match default {
         ArgDefault::Trait => quote!(<#ty as ::core::default::Default>::default()),
+        // A `&str` parameter is decoded as a `String`: `#[arg(default = "x")]` must become one.
+        ArgDefault::Expr(expr) if types::is_str_ref(&arg.ty) => {
+            quote!(#p::std::string::String::from(#expr))
+        }
         ArgDefault::Expr(expr) => quote!(#expr),
     }
 }
@@ -269,13 +301,27 @@ fn default_expr(ty: &TokenStream, default: &ArgDefault) -> TokenStream {
 fn take_argument(p: &TokenStream, arg: &Arg, bind: &syn::Ident) -> TokenStream {
     let key = arg.key();
     let ty = decoded_type(p, arg);
+    // Spanned at the parameter's type, like `param_schema::<T>`: rustc then reports the unmet
+    // `Deserialize` bound once, under `param_schema`'s `ToolArgument` message, which implies it.
+    let span = arg.ty.span();
     let take = match (&arg.default, arg.required) {
         (Some(default), _) => {
-            let value = default_expr(&ty, &default.value);
-            quote!(__toolkit_args.take_or_else::<#ty>(#key, || #value))
+            let value = default_expr(p, arg, &ty, &default.value);
+            quote_spanned!(span=> __toolkit_args.take_or_else::<#ty>(#key, || #value))
         }
-        (None, Some(_)) => quote!(__toolkit_args.take_present::<#ty>(#key)),
-        (None, None) => quote_spanned!(arg.ty.span()=> __toolkit_args.take::<#ty>(#key)),
+        (None, required) => match types::option_inner(&arg.ty) {
+            // The same bound at the same span as `param_schema_option::<T>`: reported once.
+            Some(inner) if required.is_some() => {
+                quote_spanned!(inner.span()=> __toolkit_args.take_present_option::<#inner>(#key))
+            }
+            Some(inner) => {
+                quote_spanned!(inner.span()=> __toolkit_args.take_option::<#inner>(#key))
+            }
+            None if required.is_some() => {
+                quote_spanned!(span=> __toolkit_args.take_present::<#ty>(#key))
+            }
+            None => quote_spanned!(span=> __toolkit_args.take::<#ty>(#key)),
+        },
     };
     quote!(let #bind: #ty = #take?;)
 }

@@ -27,12 +27,25 @@ fn last_segment_args<'a>(ty: &'a Type, ident: &str) -> Option<Vec<&'a Type>> {
 }
 
 pub fn is_option(ty: &Type) -> bool {
-    last_segment_args(ty, "Option").is_some_and(|args| args.len() == 1)
+    option_inner(ty).is_some()
+}
+
+/// The `T` of `Option<T>`.
+pub fn option_inner(ty: &Type) -> Option<&Type> {
+    match last_segment_args(ty, "Option")?.as_slice() {
+        [inner] => Some(inner),
+        _ => None,
+    }
 }
 
 /// The `T` of `Result<T, E>` (also `io::Result<T>` and `anyhow::Result<T>`).
 pub fn result_ok_type(ty: &Type) -> Option<&Type> {
     last_segment_args(ty, "Result").and_then(|args| args.first().copied())
+}
+
+/// The `E` of `Result<T, E>`; `None` for `io::Result<T>`-style aliases that fix it.
+pub fn result_err_type(ty: &Type) -> Option<&Type> {
+    last_segment_args(ty, "Result").and_then(|args| args.get(1).copied())
 }
 
 pub fn is_str_ref(ty: &Type) -> bool {

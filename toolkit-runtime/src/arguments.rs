@@ -3,8 +3,9 @@
 use serde::de::{DeserializeOwned, Deserializer, Visitor};
 use serde_json::{Map, Value};
 
+use crate::ToolArgument;
 use crate::error::ArgumentProblem;
-use crate::validate::readable_path;
+use crate::validate::{describe_value, readable_path};
 
 /// The named arguments of one call, already checked against the tool's schema.
 ///
@@ -63,6 +64,23 @@ impl Arguments {
         }
     }
 
+    /// Takes an `Option<T>` argument: absent or `null` is `None`. (The bound is on `T`, so a
+    /// wrong `T` is reported once, where generated code also asks for its schema.)
+    pub fn take_option<T: ToolArgument>(
+        &mut self,
+        name: &str,
+    ) -> Result<Option<T>, ArgumentProblem> {
+        self.take(name)
+    }
+
+    /// Takes an `#[arg(required)] Option<T>` argument: `null` is `None`, absent is an error.
+    pub fn take_present_option<T: ToolArgument>(
+        &mut self,
+        name: &str,
+    ) -> Result<Option<T>, ArgumentProblem> {
+        self.take_present(name)
+    }
+
     /// The raw arguments, for tools built at run time from a closure.
     pub fn into_map(self) -> Map<String, Value> {
         self.values
@@ -70,10 +88,70 @@ impl Arguments {
 }
 
 fn deserialize<T: DeserializeOwned>(name: &str, value: Value) -> Result<T, ArgumentProblem> {
-    T::deserialize(value).map_err(|err| ArgumentProblem::Invalid {
+    let inexact = inexact_integer(&value);
+    // JSON Schema counts `5.0` as an integer, so it passes validation even in strict mode, but
+    // serde refuses it for an integer type. Written as integers, whole floats read the same to
+    // every numeric type: on failure, try once more that way. (Only then: a `Value` parameter
+    // receives exactly what was sent.)
+    let mut retry = has_whole_float(&value).then(|| value.clone());
+    let err = match T::deserialize(value) {
+        Ok(typed) => return Ok(typed),
+        Err(err) => err,
+    };
+    if let Some(whole) = &mut retry {
+        integers_for_whole_floats(whole);
+        if let Some(Ok(typed)) = retry.map(T::deserialize) {
+            return Ok(typed);
+        }
+    }
+    Err(err).map_err(|err: serde_json::Error| ArgumentProblem::Invalid {
         path: readable_path(&format!("/{name}")),
-        message: err.to_string(),
+        message: match inexact {
+            Some(number) => format!(
+                "expected an integer, got {}, which is beyond the integers a JSON number \
+                 carries exactly",
+                describe_value(&number)
+            ),
+            None => err.to_string(),
+        },
     })
+}
+
+/// A float that is exactly a whole number (within 2^53, where floats are exact).
+fn exact_whole(value: &Value) -> Option<i64> {
+    let float = value.as_number().filter(|n| n.is_f64())?.as_f64()?;
+    (float.fract() == 0.0 && float.abs() <= 9_007_199_254_740_992.0).then_some(float as i64)
+}
+
+fn has_whole_float(value: &Value) -> bool {
+    match value {
+        Value::Number(_) => exact_whole(value).is_some(),
+        Value::Array(items) => items.iter().any(has_whole_float),
+        Value::Object(map) => map.values().any(has_whole_float),
+        _ => false,
+    }
+}
+
+/// Rewrites every exactly whole float as an integer.
+fn integers_for_whole_floats(value: &mut Value) {
+    match value {
+        Value::Number(_) => {
+            if let Some(whole) = exact_whole(value) {
+                *value = Value::from(whole);
+            }
+        }
+        Value::Array(items) => items.iter_mut().for_each(integers_for_whole_floats),
+        Value::Object(map) => map.values_mut().for_each(integers_for_whole_floats),
+        _ => {}
+    }
+}
+
+/// A whole float too large to be exact: JSON text like `-9223372036854775809` reads as one, and
+/// passes a schema's `integer` and range checks (JSON Schema counts `1.0` as an integer), so
+/// serde's own error, which names Rust types (`expected i64`), would otherwise reach the model.
+fn inexact_integer(value: &Value) -> Option<Value> {
+    let number = value.as_number().filter(|n| n.is_f64())?.as_f64()?;
+    (number.fract() == 0.0 && number.abs() > 9_007_199_254_740_992.0).then(|| value.clone())
 }
 
 /// The value of an argument the model did not send: `None` to an `Option`, an error to anything

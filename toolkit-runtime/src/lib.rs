@@ -31,12 +31,13 @@ pub use toolset::Toolset;
 /// What generated code uses. Not a public API: it changes without notice.
 #[doc(hidden)]
 pub mod __private {
+    pub use crate::output::{DefaultHidden, DefaultShown, DefaultValue};
     pub use crate::output::{
         HandlerError, HasOutputSchema, NoOutputSchema, OutputSchemaProbe, output, result_output,
     };
     pub use crate::proxy::{BoxFuture, Handler};
     pub use crate::registry::{DefaultProbe, NoDefault, ToolsetRegistration, ViaDefault};
-    pub use crate::schema::{ParamSpec, param_schema, parameters_schema};
+    pub use crate::schema::{ParamSpec, param_schema, param_schema_option, parameters_schema};
     pub use crate::{
         Arguments, ToolAnnotations, ToolArgument, ToolDefinition, ToolErrorMessage, ToolOptions,
         ToolOutput, ToolProxy, Toolset,
@@ -103,10 +104,5 @@ pub mod __private {
             max_input_bytes,
             max_output_bytes,
         }
-    }
-
-    /// The schema default of an `#[arg(default)]` parameter.
-    pub fn default_value<T: serde::Serialize>(value: T) -> Option<Value> {
-        serde_json::to_value(value).ok()
     }
 }

@@ -110,3 +110,31 @@ impl<T: ?Sized> NoOutputSchema for OutputSchemaProbe<T> {
         None
     }
 }
+
+/// The value of an `#[arg(default)]` parameter as the schema's `"default"`, through autoref
+/// specialization like [`OutputSchemaProbe`]: shown when the type is `Serialize`, left out
+/// otherwise, so a parameter type need only be `Deserialize` to have a default.
+#[doc(hidden)]
+pub struct DefaultValue<T>(pub T);
+
+#[doc(hidden)]
+pub trait DefaultShown {
+    fn to_json(&self) -> Option<Value>;
+}
+
+impl<T: Serialize> DefaultShown for &DefaultValue<T> {
+    fn to_json(&self) -> Option<Value> {
+        serde_json::to_value(&self.0).ok()
+    }
+}
+
+#[doc(hidden)]
+pub trait DefaultHidden {
+    fn to_json(&self) -> Option<Value>;
+}
+
+impl<T> DefaultHidden for DefaultValue<T> {
+    fn to_json(&self) -> Option<Value> {
+        None
+    }
+}

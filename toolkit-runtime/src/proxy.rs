@@ -288,7 +288,7 @@ impl ToolProxy {
                 tool: tool.into(),
                 message: message.clone(),
             })?;
-        let problems = validator.problems(parameters, &arguments);
+        let problems = validator.problems(parameters, &mut arguments);
         if !problems.is_empty() {
             return Err(ToolError::InvalidArguments {
                 tool: tool.into(),

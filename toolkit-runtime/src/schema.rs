@@ -31,6 +31,11 @@ pub fn param_schema<T: crate::ToolArgument>(generator: &mut SchemaGenerator) -> 
     generator.subschema_for::<T>()
 }
 
+/// The schema of an `Option<T>` parameter, with the bound on `T` (see `param_schema`).
+pub fn param_schema_option<T: crate::ToolArgument>(generator: &mut SchemaGenerator) -> Schema {
+    generator.subschema_for::<Option<T>>()
+}
+
 /// A generator configured the way every toolkit schema is made.
 pub fn generator() -> SchemaGenerator {
     SchemaSettings::draft2020_12()
@@ -67,6 +72,11 @@ pub fn parameters_schema(params: &[ParamSpec]) -> Value {
     let mut required = Vec::new();
     for param in params {
         let mut schema = (param.schema)(&mut generator).to_value();
+        // `serde_json::Value` is the schema `true` (anything); an empty object means the same
+        // and can carry the parameter's description.
+        if schema == Value::Bool(true) {
+            schema = Value::Object(Map::new());
+        }
         if let Value::Object(map) = &mut schema {
             if let Some(description) = param.description {
                 map.insert("description".into(), Value::String(description.into()));
@@ -217,25 +227,19 @@ fn decode_pointer_segment(segment: &str) -> String {
 }
 
 /// Removes what schemars adds for documentation tools but a model or provider only trips over:
-/// `$schema`, `title`, and the non-standard numeric formats (`uint8`, `double`), whose meaning the
-/// `minimum`/`maximum` keywords already carry.
+/// `$schema`, `title`, and the non-standard numeric formats (`uint8`, `double`), whose meaning
+/// the `minimum`/`maximum` keywords carry instead.
 fn strip_noise(value: &mut Value) {
     match value {
         Value::Object(map) => {
-            map.remove("$schema");
+            // `shift_remove` keeps the order of the remaining keys: the bytes a model sees
+            // read in the order schemars wrote them.
+            map.shift_remove("$schema");
             if matches!(map.get("title"), Some(Value::String(_))) {
-                map.remove("title");
+                map.shift_remove("title");
             }
-            let numeric = matches!(
-                map.get("type"),
-                Some(Value::String(t)) if t == "integer" || t == "number"
-            ) || matches!(
-                map.get("type"),
-                Some(Value::Array(types)) if types.iter().any(|t| t == "integer" || t == "number")
-            );
-            if numeric {
-                add_integer_range(map);
-                map.remove("format");
+            if is_numeric(map) {
+                replace_format_with_range(map);
             }
             for (key, child) in map.iter_mut() {
                 // `properties` and `$defs` hold names, not schemas: a property named "title"
@@ -254,18 +258,58 @@ fn strip_noise(value: &mut Value) {
     }
 }
 
-/// schemars states the range of the small integer types but not of `i64`/`u64`; a model should
-/// see the bounds of every integer type.
-fn add_integer_range(map: &mut Map<String, Value>) {
+fn is_numeric(map: &Map<String, Value>) -> bool {
+    match map.get("type") {
+        Some(Value::String(t)) => t == "integer" || t == "number",
+        Some(Value::Array(types)) => types.iter().any(|t| t == "integer" || t == "number"),
+        _ => false,
+    }
+}
+
+/// Puts `minimum` and `maximum` where schemars wrote its `format`, so every integer type shows
+/// its whole range (schemars states it only for the 8- and 16-bit types) and `f32` shows the
+/// largest value it can hold instead of silently becoming infinity.
+///
+/// 128-bit integers get the range a JSON number can carry into them: serde_json reads an integer
+/// beyond `i64`/`u64` as a float, which no integer type accepts.
+fn replace_format_with_range(map: &mut Map<String, Value>) {
     let Some(Value::String(format)) = map.get("format") else {
         return;
     };
-    let (min, max): (Value, Value) = match format.as_str() {
-        "int64" => (i64::MIN.into(), i64::MAX.into()),
-        "uint64" | "uint" => (0.into(), u64::MAX.into()),
-        "int" => ((isize::MIN as i64).into(), (isize::MAX as i64).into()),
-        _ => return,
+    let range: Option<(Value, Value)> = match format.as_str() {
+        "int8" => Some((i8::MIN.into(), i8::MAX.into())),
+        "int16" => Some((i16::MIN.into(), i16::MAX.into())),
+        "int32" => Some((i32::MIN.into(), i32::MAX.into())),
+        "int64" => Some((i64::MIN.into(), i64::MAX.into())),
+        "int128" => Some((i64::MIN.into(), u64::MAX.into())),
+        "int" => Some(((isize::MIN as i64).into(), (isize::MAX as i64).into())),
+        "uint8" => Some((0.into(), u8::MAX.into())),
+        "uint16" => Some((0.into(), u16::MAX.into())),
+        "uint32" => Some((0.into(), u32::MAX.into())),
+        "uint64" | "uint128" => Some((0.into(), u64::MAX.into())),
+        "uint" => Some((0.into(), (usize::MAX as u64).into())),
+        "float" => Some((f64::from(-f32::MAX).into(), f64::from(f32::MAX).into())),
+        _ => None,
     };
-    map.entry("minimum").or_insert(min);
-    map.entry("maximum").or_insert(max);
+    let Some((min, max)) = range else {
+        map.shift_remove("format");
+        return;
+    };
+    // A bound already written (`#[schemars(range(...))]`) is narrower than the type's: keep it.
+    let minimum = map.get("minimum").cloned().unwrap_or(min);
+    let maximum = map.get("maximum").cloned().unwrap_or(max);
+    for (key, value) in std::mem::take(map) {
+        match key.as_str() {
+            "format" => {
+                map.insert("minimum".into(), minimum.clone());
+                map.insert("maximum".into(), maximum.clone());
+            }
+            "minimum" | "maximum" => {
+                map.entry(key).or_insert(value);
+            }
+            _ => {
+                map.insert(key, value);
+            }
+        }
+    }
 }

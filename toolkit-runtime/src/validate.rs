@@ -1,5 +1,6 @@
 //! Checks a call's arguments against the tool's schema and phrases each problem for a model.
 
+use jsonschema::ValidationError;
 use jsonschema::error::{TypeKind, ValidationErrorKind};
 use serde_json::{Map, Value};
 
@@ -23,31 +24,201 @@ impl ArgumentValidator {
 
     /// Every problem with `arguments`: unknown and missing top-level names first (they are the
     /// most common and get the friendliest wording), then whatever the schema rejects.
+    ///
+    /// The arguments are borrowed mutably only to be validated as a JSON value without a copy:
+    /// they are returned unchanged.
     pub(crate) fn problems(
         &self,
         parameters: &Value,
-        arguments: &Map<String, Value>,
+        arguments: &mut Map<String, Value>,
     ) -> Vec<ArgumentProblem> {
-        let mut problems = name_problems(parameters, arguments);
-        let instance = Value::Object(arguments.clone());
-        if problems.is_empty() && self.validator.is_valid(&instance) {
+        let instance = Value::Object(std::mem::take(arguments));
+        let problems = self.collect_problems(parameters, &instance);
+        if let Value::Object(map) = instance {
+            *arguments = map;
+        }
+        problems
+    }
+
+    fn collect_problems(&self, parameters: &Value, instance: &Value) -> Vec<ArgumentProblem> {
+        let mut problems = match instance {
+            Value::Object(arguments) => name_problems(parameters, arguments),
+            _ => Vec::new(),
+        };
+        if problems.is_empty() && self.validator.is_valid(instance) {
             return problems;
         }
-        for error in self.validator.iter_errors(&instance) {
-            let pointer = error.instance_path().as_str().to_owned();
-            let at_root = pointer.is_empty();
+        for error in self.validator.iter_errors(instance) {
+            let at_root = error.instance_path().as_str().is_empty();
             match error.kind() {
                 // Already reported by name_problems, with suggestions.
                 ValidationErrorKind::Required { .. }
                 | ValidationErrorKind::AdditionalProperties { .. }
                     if at_root => {}
-                kind => problems.push(ArgumentProblem::Invalid {
-                    path: readable_path(&pointer),
-                    message: describe(kind, error.instance()),
-                }),
+                _ => push_problems(&error, parameters, &mut problems),
             }
         }
         problems
+    }
+}
+
+/// One schema error as problems a model can act on. A value matching no branch of a union (an
+/// enum with data) is the subtle case: see [`union_problems`].
+fn push_problems(error: &ValidationError<'_>, parameters: &Value, out: &mut Vec<ArgumentProblem>) {
+    let pointer = error.instance_path().as_str();
+    let context = match error.kind() {
+        ValidationErrorKind::AnyOf { context } | ValidationErrorKind::OneOfNotValid { context } => {
+            context
+        }
+        ValidationErrorKind::Required { property } => {
+            out.push(ArgumentProblem::Invalid {
+                path: readable_path(pointer),
+                message: missing_field(property, error, parameters),
+            });
+            return;
+        }
+        kind => {
+            out.push(ArgumentProblem::Invalid {
+                path: readable_path(pointer),
+                message: describe(kind, error.instance()),
+            });
+            return;
+        }
+    };
+    let branches = parameters
+        .pointer(error.schema_path().as_str())
+        .and_then(Value::as_array);
+    union_problems(
+        pointer,
+        error.instance(),
+        context,
+        branches,
+        parameters,
+        out,
+    );
+}
+
+/// A value that matches no branch of a union. When exactly one branch is what the model
+/// evidently meant (its tag matches, its shape fits), that branch's own problems are reported,
+/// each at its path: `value.args.dx: expected an integer`. Otherwise the message lists the forms
+/// the value may take, so the model can pick one.
+fn union_problems(
+    pointer: &str,
+    instance: &Value,
+    context: &[Vec<ValidationError<'static>>],
+    branches: Option<&Vec<Value>>,
+    parameters: &Value,
+    out: &mut Vec<ArgumentProblem>,
+) {
+    let depth = pointer_depth(pointer);
+    let plausible: Vec<&Vec<ValidationError<'static>>> = context
+        .iter()
+        .filter(|errors| errors.iter().all(|e| !rules_out_branch(e, depth)))
+        .collect();
+    let fewest = plausible.iter().map(|errors| errors.len()).min();
+    let mut best = plausible
+        .iter()
+        .filter(|errors| Some(errors.len()) == fewest);
+    if let (Some(errors), None) = (best.next(), best.next()) {
+        for error in errors.iter() {
+            push_problems(error, parameters, out);
+        }
+        return;
+    }
+    let message = match branches {
+        Some(branches) => {
+            let got = match tag_of(branches).and_then(|tag| Some((tag, instance.get(tag)?))) {
+                // The tag is what the model chose: show it, not just the keys.
+                Some((tag, value)) => format!("an object with \"{tag}\": {value}"),
+                None => describe_value(instance),
+            };
+            let forms: Vec<String> = branches.iter().map(form_phrase).collect();
+            format!("expected one of: {}; got {got}", forms.join(", "))
+        }
+        None => format!(
+            "{} does not match any of the allowed forms",
+            describe_value(instance)
+        ),
+    };
+    out.push(ArgumentProblem::Invalid {
+        path: readable_path(pointer),
+        message,
+    });
+}
+
+/// Whether an error inside a union branch shows the model did not mean that branch: the wrong
+/// tag (`const`/`enum`) or the wrong kind of value at the union itself or its direct fields, or
+/// a key the branch does not have.
+fn rules_out_branch(error: &ValidationError<'_>, union_depth: usize) -> bool {
+    let depth = pointer_depth(error.instance_path().as_str());
+    match error.kind() {
+        ValidationErrorKind::Constant { .. } | ValidationErrorKind::Enum { .. } => {
+            depth <= union_depth + 1
+        }
+        ValidationErrorKind::Type { .. } | ValidationErrorKind::AdditionalProperties { .. } => {
+            depth == union_depth
+        }
+        ValidationErrorKind::AnyOf { .. } | ValidationErrorKind::OneOfNotValid { .. } => {
+            depth == union_depth
+        }
+        _ => false,
+    }
+}
+
+fn pointer_depth(pointer: &str) -> usize {
+    pointer.split('/').skip(1).count()
+}
+
+/// The property holding a `const` in a union's branches: an internally or adjacently tagged
+/// enum's tag.
+fn tag_of(branches: &[Value]) -> Option<&str> {
+    branches.iter().find_map(|branch| {
+        branch
+            .get("properties")?
+            .as_object()?
+            .iter()
+            .find(|(_, schema)| schema.get("const").is_some())
+            .map(|(name, _)| name.as_str())
+    })
+}
+
+/// How one branch of a union reads in a list of allowed forms.
+fn form_phrase(branch: &Value) -> String {
+    if let Some(Value::Array(options)) = branch.get("enum") {
+        let noun = if options.iter().all(Value::is_string) {
+            "the string"
+        } else {
+            "the value"
+        };
+        return format!("{noun} {}", list_values(&Value::Array(options.clone())));
+    }
+    if let Some(value) = branch.get("const") {
+        return format!("the value {value}");
+    }
+    let properties = branch.get("properties").and_then(Value::as_object);
+    if let Some((tag, value)) = properties.and_then(|properties| {
+        properties
+            .iter()
+            .find_map(|(name, schema)| schema.get("const").map(|value| (name, value)))
+    }) {
+        return format!("an object with \"{tag}\": {value}");
+    }
+    let required = branch.get("required").and_then(Value::as_array);
+    if let (Some([Value::String(key)]), Some(Value::Bool(false))) = (
+        required.map(Vec::as_slice),
+        branch.get("additionalProperties"),
+    ) {
+        return format!("an object with the single key \"{key}\"");
+    }
+    match branch.get("type") {
+        Some(Value::String(t)) => type_phrase(t).to_owned(),
+        Some(Value::Array(types)) => types
+            .iter()
+            .filter_map(Value::as_str)
+            .map(type_phrase)
+            .collect::<Vec<_>>()
+            .join(" or "),
+        _ => "another form".to_owned(),
     }
 }
 
@@ -76,6 +247,19 @@ fn name_problems(parameters: &Value, arguments: &Map<String, Value>) -> Vec<Argu
             });
         }
     }
+    // `{"txt": ...}` for a required `text`: one problem ("did you mean"), not two.
+    let suggested: Vec<String> = problems
+        .iter()
+        .filter_map(|p| match p {
+            ArgumentProblem::Unknown {
+                suggestion: Some(s),
+                ..
+            } => Some(s.clone()),
+            _ => None,
+        })
+        .collect();
+    problems
+        .retain(|p| !matches!(p, ArgumentProblem::Missing { name } if suggested.contains(name)));
     problems
 }
 
@@ -92,6 +276,53 @@ fn closest<'a>(name: &str, candidates: impl Iterator<Item = &'a str>) -> Option<
         .filter(|(distance, candidate)| *distance <= (candidate.len().max(name.len()) / 3).max(1))
         .min_by_key(|(distance, _)| *distance)
         .map(|(_, candidate)| candidate)
+}
+
+/// `missing required field "fullName"`, with the near-miss the model sent instead, if any: a
+/// field under another case style (`full_name`) is silently ignored by serde otherwise.
+fn missing_field(property: &Value, error: &ValidationError<'_>, parameters: &Value) -> String {
+    let Some(name) = property.as_str() else {
+        return format!("missing required field {property}");
+    };
+    // The schema path ends in `/required`; its parent is the object schema.
+    let schema_path = error.schema_path().as_str();
+    let object_schema = schema_path
+        .strip_suffix("/required")
+        .and_then(|parent| parameters.pointer(parent));
+    let known = object_schema
+        .and_then(|schema| schema.get("properties"))
+        .and_then(Value::as_object);
+    let sent: Vec<&str> = error
+        .instance()
+        .as_object()
+        .map(|object| object.keys().map(String::as_str).collect())
+        .unwrap_or_default();
+    let unknown: Vec<&str> = sent
+        .into_iter()
+        .filter(|key| known.is_none_or(|known| !known.contains_key(*key)))
+        .collect();
+    match closest_key(name, &unknown) {
+        Some(key) => {
+            format!("missing required field \"{name}\" (got \"{key}\": did you mean \"{name}\"?)")
+        }
+        None => format!("missing required field \"{name}\""),
+    }
+}
+
+/// Like [`closest`], but also matches names that differ only in case style
+/// (`full_name`, `FullName`, `full-name` for `fullName`).
+fn closest_key<'a>(name: &str, sent: &[&'a str]) -> Option<&'a str> {
+    let squash = |s: &str| -> String {
+        s.chars()
+            .filter(|c| *c != '_' && *c != '-')
+            .flat_map(char::to_lowercase)
+            .collect()
+    };
+    let wanted = squash(name);
+    sent.iter()
+        .copied()
+        .find(|key| *key != name && squash(key) == wanted)
+        .or_else(|| closest(name, sent.iter().copied().filter(|key| *key != name)))
 }
 
 fn edit_distance(a: &str, b: &str) -> usize {
@@ -139,6 +370,10 @@ fn describe(kind: &ValidationErrorKind, instance: &Value) -> String {
                 TypeKind::Single(t) => vec![t.as_str()],
                 TypeKind::Multiple(set) => set.iter().map(|t| t.as_str()).collect(),
             };
+            // "a string or null" reads better than the validator's fixed order.
+            let (null, mut expected): (Vec<&str>, Vec<&str>) =
+                expected.into_iter().partition(|t| *t == "null");
+            expected.extend(null);
             let expected: Vec<&str> = expected.into_iter().map(type_phrase).collect();
             format!("expected {}, got {got}", expected.join(" or "))
         }
@@ -263,7 +498,17 @@ pub(crate) fn describe_value(value: &Value) -> String {
             items.len(),
             plural(items.len() as u64)
         ),
-        Value::Object(_) => "an object".into(),
+        Value::Object(object) if object.is_empty() => "an empty object".into(),
+        Value::Object(object) => {
+            const KEYS: usize = 3;
+            let mut keys: Vec<String> =
+                object.keys().take(KEYS).map(|k| format!("{k:?}")).collect();
+            if object.len() > KEYS {
+                keys.push("...".into());
+            }
+            let noun = if object.len() == 1 { "key" } else { "keys" };
+            format!("an object with the {noun} {}", keys.join(", "))
+        }
     }
 }
 

@@ -4,8 +4,10 @@
 //! Report ratios between these, measured in the same run: the machine is shared and noisy.
 
 use criterion::{Criterion, criterion_group, criterion_main};
+use serde::{Deserialize, Serialize};
 use std::hint::black_box;
 use toolkit::prelude::*;
+use toolkit::schemars::{self, JsonSchema};
 
 #[derive(Default)]
 struct TextStatsToolset;
@@ -18,6 +20,82 @@ impl TextStatsToolset {
         text.split_whitespace().count()
     }
 }
+
+/// An order: nested structs, a list, an enum and an option, as agents typically pass.
+#[derive(Serialize, Deserialize, JsonSchema)]
+struct Order {
+    id: u32,
+    customer: Customer,
+    lines: Vec<Line>,
+    priority: Priority,
+    note: Option<String>,
+}
+
+#[derive(Serialize, Deserialize, JsonSchema)]
+struct Customer {
+    name: String,
+    email: String,
+    vip: bool,
+}
+
+#[derive(Serialize, Deserialize, JsonSchema)]
+struct Line {
+    sku: String,
+    quantity: u16,
+    unit_cents: u32,
+}
+
+#[derive(Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+enum Priority {
+    Low,
+    High,
+}
+
+#[derive(Serialize)]
+struct Summary {
+    lines: usize,
+    items: u32,
+    total_cents: u64,
+}
+
+#[derive(Default)]
+struct Shop;
+
+#[toolset(name = "shop")]
+impl Shop {
+    /// Total an order
+    #[tool]
+    fn total(&self, order: Order) -> Summary {
+        Summary {
+            lines: order.lines.len(),
+            items: order.lines.iter().map(|l| u32::from(l.quantity)).sum(),
+            total_cents: order
+                .lines
+                .iter()
+                .map(|l| u64::from(l.quantity) * u64::from(l.unit_cents))
+                .sum(),
+        }
+    }
+}
+
+/// What a hand-written tool layer would deserialize: the floor for the nested tool.
+#[derive(Deserialize)]
+struct TotalArgs {
+    order: Order,
+}
+
+const ORDER_ARGS: &str = r#"{"order": {
+    "id": 42,
+    "customer": {"name": "Ada Lovelace", "email": "ada@example.com", "vip": true},
+    "lines": [
+        {"sku": "PEN-1", "quantity": 3, "unit_cents": 150},
+        {"sku": "INK-7", "quantity": 1, "unit_cents": 899},
+        {"sku": "PAD-2", "quantity": 2, "unit_cents": 420}
+    ],
+    "priority": "high",
+    "note": "leave at the door"
+}}"#;
 
 const ARGS: &str = r#"{"text": "the quick brown fox jumps over the lazy dog"}"#;
 
@@ -43,6 +121,26 @@ fn dispatch(c: &mut Criterion) {
     });
     group.bench_function("word_count/dynamic_call_str", |b| {
         b.iter(|| tool.dynamic_call(black_box(ARGS)))
+    });
+
+    let shop = Shop;
+    let total = Shop::to_tools().remove(0);
+    let order_args: Value = serde_json::from_str(ORDER_ARGS).unwrap();
+    assert_eq!(
+        total.dynamic_call(order_args.clone()),
+        json!({"lines": 3, "items": 6, "total_cents": 2189})
+    );
+    group.bench_function("nested_order/serde_floor", |b| {
+        b.iter(|| {
+            let args: TotalArgs = serde_json::from_str(black_box(ORDER_ARGS)).unwrap();
+            serde_json::to_value(shop.total(args.order)).unwrap()
+        })
+    });
+    group.bench_function("nested_order/dynamic_call_value", |b| {
+        b.iter(|| total.dynamic_call(black_box(order_args.clone())))
+    });
+    group.bench_function("nested_order/dynamic_call_str", |b| {
+        b.iter(|| total.dynamic_call(black_box(ORDER_ARGS)))
     });
     group.finish();
 }
