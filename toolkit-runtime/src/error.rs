@@ -61,6 +61,31 @@ pub enum ToolError {
     /// The result could not be turned into JSON.
     #[error("the result of {tool} could not be converted to JSON: {message}")]
     UnserializableResult { tool: String, message: String },
+    /// The arguments were larger than the tool accepts; nothing was parsed.
+    #[error(
+        "the arguments for {tool} are larger than its limit of {limit} bytes; \
+         send less data, for example a shorter text or fewer items"
+    )]
+    InputTooLarge { tool: String, limit: usize },
+    /// The arguments nest arrays or objects more deeply than the tool accepts.
+    #[error(
+        "the arguments for {tool} nest arrays or objects more than {limit} levels deep; \
+         send a flatter structure"
+    )]
+    TooDeeplyNested { tool: String, limit: usize },
+    /// The call ran past its deadline and its result was abandoned.
+    #[error(
+        "tool {tool} did not finish within its time limit of {} ms and the call was abandoned; \
+         try a smaller request or a different approach",
+        timeout.as_millis()
+    )]
+    TimedOut {
+        tool: String,
+        timeout: std::time::Duration,
+    },
+    /// The application's policy refused the call before it ran.
+    #[error("the call to {tool} was refused: {reason}")]
+    Rejected { tool: String, reason: String },
 }
 
 impl ToolError {
@@ -82,7 +107,11 @@ impl ToolError {
             | ToolError::AsyncToolCalledSync { tool }
             | ToolError::AsyncConversionUnavailable { tool, .. }
             | ToolError::InvalidSchema { tool, .. }
-            | ToolError::UnserializableResult { tool, .. } => tool,
+            | ToolError::UnserializableResult { tool, .. }
+            | ToolError::InputTooLarge { tool, .. }
+            | ToolError::TooDeeplyNested { tool, .. }
+            | ToolError::TimedOut { tool, .. }
+            | ToolError::Rejected { tool, .. } => tool,
             ToolError::UnknownTool { name, .. } => name,
         }
     }

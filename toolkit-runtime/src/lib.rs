@@ -8,19 +8,24 @@ mod async_bridge;
 mod calls;
 mod coerce;
 mod error;
+mod limits;
 mod output;
 mod proxy;
 pub mod registry;
 pub mod schema;
+mod toolbox;
 mod toolset;
+mod trace;
 mod validate;
 
 pub use arguments::Arguments;
 pub use async_bridge::{allow_async_to_sync, async_to_sync_allowed};
 pub use calls::{ToolCall, ToolCallResult};
 pub use error::{ArgumentProblem, ToolError};
+pub use limits::Limits;
 pub use output::{ToolArgument, ToolErrorMessage, ToolOutput};
 pub use proxy::{ToolAnnotations, ToolDefinition, ToolOptions, ToolProxy};
+pub use toolbox::{Toolbox, ToolboxBuilder, ToolboxError};
 pub use toolset::Toolset;
 
 /// What generated code uses. Not a public API: it changes without notice.
@@ -97,6 +102,7 @@ pub mod __private {
             timeout: timeout_ms.map(std::time::Duration::from_millis),
             max_input_bytes,
             max_output_bytes,
+            max_depth: None,
         }
     }
 

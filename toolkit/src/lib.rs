@@ -45,6 +45,7 @@ pub use toolkit_runtime::{
     ToolErrorMessage, ToolOptions, ToolOutput, ToolProxy, Toolset, allow_async_to_sync,
     async_to_sync_allowed, registry, schema,
 };
+pub use toolkit_runtime::{Limits, Toolbox, ToolboxBuilder, ToolboxError};
 
 /// schemars, re-exported so users derive `JsonSchema` with the major version toolkit uses.
 pub use schemars;
@@ -54,6 +55,7 @@ pub use serde_json;
 /// Everything agent setup names: `use toolkit::prelude::*;`.
 pub mod prelude {
     pub use crate::{ToolCall, ToolCallResult, ToolError, ToolProxy, Toolset, tool, toolset};
+    pub use crate::Toolbox;
     pub use serde_json::{Value, json};
 }
 
