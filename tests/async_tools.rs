@@ -58,9 +58,7 @@ async fn a_panic_in_an_async_tool_is_an_error_and_the_runtime_keeps_running() {
         json!("Error: tool weather_broken panicked: the station is on fire")
     );
     assert_eq!(
-        Weather::to_tools()[0]
-            .acall(json!({"city": "Oslo"}))
-            .await,
+        Weather::to_tools()[0].acall(json!({"city": "Oslo"})).await,
         Ok(json!(-3.5))
     );
 }
@@ -82,7 +80,10 @@ fn the_opt_in_runs_an_async_tool_outside_any_runtime() {
     let temperature = Weather::to_tools().remove(0);
     let result = toolkit::allow_async_to_sync(|| temperature.call(json!({"city": "Oslo"})));
     assert_eq!(result, Ok(json!(-3.5)));
-    assert!(!toolkit::async_to_sync_allowed(), "the opt-in ends with its scope");
+    assert!(
+        !toolkit::async_to_sync_allowed(),
+        "the opt-in ends with its scope"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -148,7 +149,12 @@ impl Gate {
     /// Block the runtime thread until released unless run off it
     #[tool(blocking)]
     fn off_the_runtime(&self) -> String {
-        match self.release.lock().unwrap().recv_timeout(Duration::from_secs(10)) {
+        match self
+            .release
+            .lock()
+            .unwrap()
+            .recv_timeout(Duration::from_secs(10))
+        {
             Ok(()) => "released".into(),
             Err(_) => "starved: the body ran on the runtime thread".into(),
         }
@@ -236,7 +242,10 @@ async fn an_async_tool_is_cancelled_at_its_deadline() {
             timeout: Duration::from_millis(50)
         })
     );
-    assert!(dropped.load(Ordering::SeqCst), "the tool's future was dropped");
+    assert!(
+        dropped.load(Ordering::SeqCst),
+        "the tool's future was dropped"
+    );
 }
 
 #[test]

@@ -240,9 +240,15 @@ fn a_tools_own_limits_win_over_the_toolbox_defaults() {
         .build()
         .unwrap();
     // echo_small says 32 bytes; echo_data takes the toolbox's 30.
-    let small = toolbox.call(&ToolCall::new("echo_small", json!({"text": "twenty-one characters"})));
+    let small = toolbox.call(&ToolCall::new(
+        "echo_small",
+        json!({"text": "twenty-one characters"}),
+    ));
     assert_eq!(small.value, json!("twenty-one characters"));
-    let data = toolbox.call(&ToolCall::new("echo_data", json!({"data": "twenty characters!!!"})));
+    let data = toolbox.call(&ToolCall::new(
+        "echo_data",
+        json!({"data": "twenty characters!!!"}),
+    ));
     assert_eq!(
         data.value,
         json!(
@@ -251,14 +257,23 @@ fn a_tools_own_limits_win_over_the_toolbox_defaults() {
         )
     );
     // echo_repeat's own 64-byte output limit wins over the toolbox's 1000.
-    let repeat = toolbox.call(&ToolCall::new("echo_repeat", json!({"letter": "x", "times": 100})));
+    let repeat = toolbox.call(&ToolCall::new(
+        "echo_repeat",
+        json!({"letter": "x", "times": 100}),
+    ));
     assert_eq!(
         repeat.value,
         json!("xxxxxxxxxxxxxxxxx... [output truncated: showing 17 of 100 bytes]")
     );
-    let resolved = toolbox.limits().for_tool(toolbox.get("echo_small").unwrap().options());
+    let resolved = toolbox
+        .limits()
+        .for_tool(toolbox.get("echo_small").unwrap().options());
     assert_eq!(
-        (resolved.max_input_bytes, resolved.max_output_bytes, resolved.timeout),
+        (
+            resolved.max_input_bytes,
+            resolved.max_output_bytes,
+            resolved.timeout
+        ),
         (32, Some(1000), Some(Duration::from_secs(5)))
     );
 }

@@ -72,7 +72,12 @@ fn a_toolbox_holds_toolsets_and_single_tools_in_order() {
         .unwrap();
     assert_eq!(
         toolbox.names().collect::<Vec<_>>(),
-        ["maths_double", "maths_hang", "maths_divide", "stats_word_count"]
+        [
+            "maths_double",
+            "maths_hang",
+            "maths_divide",
+            "stats_word_count"
+        ]
     );
     assert_eq!(toolbox.len(), 4);
     assert_eq!(
@@ -320,7 +325,9 @@ async fn before_hooks_refuse_calls_and_after_hooks_see_every_result() {
     assert_eq!(results[0].value, json!(2));
     assert_eq!(
         results[1].value,
-        json!("Error: Unknown tool: [redacted]_tool. Available: stats_word_count, stats_line_count")
+        json!(
+            "Error: Unknown tool: [redacted]_tool. Available: stats_word_count, stats_line_count"
+        )
     );
     assert_eq!(
         *audit.lock().unwrap(),
@@ -454,7 +461,11 @@ fn every_call_emits_a_span_with_tool_name_duration_and_outcome() {
         described,
         [
             (Some("stats_word_count"), Some("c1"), Some("ok")),
-            (Some("stats_word_count"), Some("c2"), Some("invalid_arguments")),
+            (
+                Some("stats_word_count"),
+                Some("c2"),
+                Some("invalid_arguments")
+            ),
             (Some("nope"), None, Some("unknown_tool")),
             (Some("stats_line_count"), None, Some("ok")),
         ]

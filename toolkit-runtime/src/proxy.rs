@@ -405,12 +405,14 @@ async fn with_deadline<F: Future>(
 ) -> Result<F::Output, ToolError> {
     match timeout {
         None => Ok(future.await),
-        Some(timeout) => tokio::time::timeout(timeout, future)
-            .await
-            .map_err(|_| ToolError::TimedOut {
-                tool: tool.into(),
-                timeout,
-            }),
+        Some(timeout) => {
+            tokio::time::timeout(timeout, future)
+                .await
+                .map_err(|_| ToolError::TimedOut {
+                    tool: tool.into(),
+                    timeout,
+                })
+        }
     }
 }
 

@@ -75,7 +75,10 @@ struct Entry {
 /// Where a tool came from, to name both sides of a duplicate.
 #[derive(Debug, Clone, PartialEq, Eq)]
 enum Source {
-    Toolset { name: &'static str, rust_type: &'static str },
+    Toolset {
+        name: &'static str,
+        rust_type: &'static str,
+    },
     Group(String),
     Single,
 }
@@ -165,10 +168,11 @@ impl ToolboxBuilder {
             name: T::NAME,
             rust_type: std::any::type_name::<T>(),
         };
-        self.entries.extend(instance.into_tools().into_iter().map(|tool| Entry {
-            tool,
-            source: source.clone(),
-        }));
+        self.entries
+            .extend(instance.into_tools().into_iter().map(|tool| Entry {
+                tool,
+                source: source.clone(),
+            }));
         self
     }
 
@@ -492,9 +496,8 @@ impl Toolbox {
                 };
                 let calls = Arc::clone(&calls);
                 let hooks = Arc::clone(&self.hooks);
-                let task = tasks.spawn(async move {
-                    dispatch(&tool, limits, &hooks, &calls[position]).await
-                });
+                let task = tasks
+                    .spawn(async move { dispatch(&tool, limits, &hooks, &calls[position]).await });
                 positions.insert(task.id(), position);
             }
             let Some(joined) = tasks.join_next_with_id().await else {
@@ -510,7 +513,10 @@ impl Toolbox {
                         tool: calls[position].name.clone(),
                         message: format!("the call could not complete: {err}"),
                     };
-                    (position, ToolCallResult::from_outcome(&calls[position], Err(failure)))
+                    (
+                        position,
+                        ToolCallResult::from_outcome(&calls[position], Err(failure)),
+                    )
                 }
             };
             results[position] = Some(result);

@@ -39,7 +39,8 @@ impl CallSpan {
         self.span.record("duration_us", micros);
         self.span.record("outcome", outcome(result));
         if let Err(err) = result {
-            self.span.in_scope(|| tracing::debug!(error = %err, "tool call failed"));
+            self.span
+                .in_scope(|| tracing::debug!(error = %err, "tool call failed"));
         }
     }
 }

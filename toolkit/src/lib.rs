@@ -41,9 +41,9 @@ extern crate self as toolkit;
 
 pub use toolkit_macros::{tool, toolset};
 pub use toolkit_runtime::{
-    ArgumentProblem, Arguments, ToolCall, ToolCallResult, ToolAnnotations, ToolArgument, ToolDefinition, ToolError,
-    ToolErrorMessage, ToolOptions, ToolOutput, ToolProxy, Toolset, allow_async_to_sync,
-    async_to_sync_allowed, registry, schema,
+    ArgumentProblem, Arguments, ToolAnnotations, ToolArgument, ToolCall, ToolCallResult,
+    ToolDefinition, ToolError, ToolErrorMessage, ToolOptions, ToolOutput, ToolProxy, Toolset,
+    allow_async_to_sync, async_to_sync_allowed, registry, schema,
 };
 pub use toolkit_runtime::{Limits, Toolbox, ToolboxBuilder, ToolboxError};
 
@@ -54,8 +54,8 @@ pub use serde_json;
 
 /// Everything agent setup names: `use toolkit::prelude::*;`.
 pub mod prelude {
-    pub use crate::{ToolCall, ToolCallResult, ToolError, ToolProxy, Toolset, tool, toolset};
     pub use crate::Toolbox;
+    pub use crate::{ToolCall, ToolCallResult, ToolError, ToolProxy, Toolset, tool, toolset};
     pub use serde_json::{Value, json};
 }
 
