@@ -202,21 +202,26 @@ fn text_nesting_exceeds(text: &str, max: usize) -> bool {
 
 /// Whether a `Value` nests more than `max` arrays or objects, walked with an explicit stack.
 fn value_nesting_exceeds(value: &Value, max: usize) -> bool {
-    let is_container = |value: &Value| matches!(value, Value::Array(_) | Value::Object(_));
-    if !is_container(value) {
-        return false;
+    fn push_containers<'a>(
+        stack: &mut Vec<(&'a Value, usize)>,
+        children: impl Iterator<Item = &'a Value>,
+        depth: usize,
+    ) {
+        let containers =
+            children.filter(|child| matches!(child, Value::Array(_) | Value::Object(_)));
+        stack.extend(containers.map(|child| (child, depth)));
     }
-    let mut stack = vec![(value, 1usize)];
+    let mut stack = Vec::new();
+    push_containers(&mut stack, std::iter::once(value), 1);
     while let Some((value, depth)) = stack.pop() {
         if depth > max {
             return true;
         }
-        let children: Box<dyn Iterator<Item = &Value>> = match value {
-            Value::Array(items) => Box::new(items.iter()),
-            Value::Object(map) => Box::new(map.values()),
-            _ => continue,
-        };
-        stack.extend(children.filter(|v| is_container(v)).map(|v| (v, depth + 1)));
+        match value {
+            Value::Array(items) => push_containers(&mut stack, items.iter(), depth + 1),
+            Value::Object(map) => push_containers(&mut stack, map.values(), depth + 1),
+            _ => {}
+        }
     }
     false
 }

@@ -6,6 +6,7 @@ use std::collections::HashMap;
 use std::fmt;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 use serde_json::Value;
 use tokio::task::JoinSet;
@@ -116,12 +117,16 @@ struct Hooks {
 ///     }
 /// }
 ///
-/// let err = Toolbox::builder().toolset::<Stats>().toolset::<Stats>().build().unwrap_err();
+/// let err = Toolbox::builder()
+///     .tools("local copy", Stats::to_tools())
+///     .tools("remote copy", Stats::to_tools())
+///     .build()
+///     .unwrap_err();
 /// assert_eq!(
 ///     err.to_string(),
-///     "tool \"stats_word_count\" is defined twice: by toolset \"stats\" (rust_out::Stats) \
-///      and by toolset \"stats\" (rust_out::Stats)"
+///     "tool \"stats_word_count\" is defined twice: by \"local copy\" and by \"remote copy\""
 /// );
+/// // A toolset names itself and its Rust type: `toolset "stats" (my_crate::Stats)`.
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
@@ -379,13 +384,14 @@ impl Toolbox {
     /// }
     ///
     /// let words = Stats::to_tools().remove(0);
-    /// let base = Toolbox::builder().toolset::<Stats>().build().unwrap();
+    /// let base = Toolbox::builder().tools("base", Stats::to_tools()).build().unwrap();
     /// let extra = Toolbox::builder().tool(words).build().unwrap();
     /// assert_eq!(
-    ///     base.merge(extra).unwrap_err().to_string(),
-    ///     "tool \"stats_words\" is defined twice: by toolset \"stats\" (rust_out::Stats) \
-    ///      and by a tool added on its own"
+    ///     base.clone().merge(extra).unwrap_err().to_string(),
+    ///     "tool \"stats_words\" is defined twice: by \"base\" and by a tool added on its own"
     /// );
+    /// let empty = Toolbox::builder().build().unwrap();
+    /// assert_eq!(base.merge(empty).unwrap().names().collect::<Vec<_>>(), ["stats_words"]);
     /// ```
     pub fn merge(mut self, other: Toolbox) -> Result<Toolbox, ToolboxError> {
         self.extend(other.entries)?;
@@ -451,7 +457,8 @@ impl Toolbox {
     /// returns their results in the order of `calls`. Each call is independent: one that fails,
     /// panics or times out is an error result and the others run on.
     ///
-    /// Each call is a tokio task, so calls spread over a multi-thread runtime's workers.
+    /// The calls run on `concurrency` tokio tasks, so they spread over a multi-thread runtime's
+    /// worker threads; `call_all` must run inside a tokio runtime.
     ///
     /// ```
     /// use toolkit::prelude::*;
@@ -477,51 +484,59 @@ impl Toolbox {
     /// # });
     /// ```
     pub async fn call_all(&self, calls: Vec<ToolCall>) -> Vec<ToolCallResult> {
-        let calls: Arc<[ToolCall]> = calls.into();
         let mut results: Vec<Option<ToolCallResult>> = vec![None; calls.len()];
-        let mut tasks = JoinSet::new();
-        let mut positions = HashMap::new();
-        let mut next = 0;
-        loop {
-            while tasks.len() < self.concurrency && next < calls.len() {
-                let position = next;
-                next += 1;
-                let call = &calls[position];
-                let (tool, limits) = match self.resolve(&call.name) {
-                    Ok((tool, limits)) => (tool.clone(), limits),
-                    Err(unknown) => {
-                        results[position] = Some(self.unknown(call, unknown));
-                        continue;
-                    }
-                };
-                let calls = Arc::clone(&calls);
-                let hooks = Arc::clone(&self.hooks);
-                let task = tasks
-                    .spawn(async move { dispatch(&tool, limits, &hooks, &calls[position]).await });
-                positions.insert(task.id(), position);
-            }
-            let Some(joined) = tasks.join_next_with_id().await else {
-                break;
-            };
-            let (position, result) = match joined {
-                Ok((id, result)) => (positions[&id], result),
-                // Tool and hook panics are caught inside the task; this is a runtime that is
-                // shutting down and cancelled it.
-                Err(err) => {
-                    let position = positions[&err.id()];
-                    let failure = ToolError::Failed {
-                        tool: calls[position].name.clone(),
-                        message: format!("the call could not complete: {err}"),
-                    };
-                    (
-                        position,
-                        ToolCallResult::from_outcome(&calls[position], Err(failure)),
-                    )
+        // Resolved up front, so that the tasks need none of the toolbox but the tools they run.
+        let mut targets = Vec::with_capacity(calls.len());
+        for (position, call) in calls.iter().enumerate() {
+            match self.resolve(&call.name) {
+                Ok((tool, limits)) => targets.push(Some((tool.clone(), limits))),
+                Err(unknown) => {
+                    results[position] = Some(self.unknown(call, unknown));
+                    targets.push(None);
                 }
-            };
-            results[position] = Some(result);
+            }
         }
-        results.into_iter().flatten().collect()
+        let work = Arc::new(Batch {
+            calls,
+            targets,
+            next: AtomicUsize::new(0),
+        });
+        // A few long-lived workers that each take the next call, rather than a task per call:
+        // the bound holds by construction, and cheap calls do not pay a spawn and a cross-thread
+        // wake-up each.
+        let workers = self.concurrency.min(work.calls.len());
+        let mut tasks = JoinSet::new();
+        for _ in 0..workers {
+            let work = Arc::clone(&work);
+            let hooks = Arc::clone(&self.hooks);
+            tasks.spawn(async move {
+                let mut done = Vec::new();
+                while let Some((position, call, (tool, limits))) = work.claim() {
+                    done.push((position, dispatch(tool, *limits, &hooks, call).await));
+                }
+                done
+            });
+        }
+        while let Some(joined) = tasks.join_next().await {
+            // Tool and hook panics are caught inside `dispatch`; a worker only fails when the
+            // runtime shuts down under it, and its unfinished calls are answered below.
+            for (position, result) in joined.into_iter().flatten() {
+                results[position] = Some(result);
+            }
+        }
+        results
+            .into_iter()
+            .zip(work.calls.iter())
+            .map(|(result, call)| {
+                result.unwrap_or_else(|| {
+                    let failure = ToolError::Failed {
+                        tool: call.name.clone(),
+                        message: "the call could not complete: the async runtime shut down".into(),
+                    };
+                    ToolCallResult::from_outcome(call, Err(failure))
+                })
+            })
+            .collect()
     }
 
     /// The tool called `name` and its limits, or the error the model reads.
@@ -557,6 +572,27 @@ impl Toolbox {
             self.entries.push(entry);
         }
         Ok(())
+    }
+}
+
+/// The calls of one `call_all`, shared by its workers.
+struct Batch {
+    calls: Vec<ToolCall>,
+    /// The tool and limits of each call; `None` for an unknown tool, already answered.
+    targets: Vec<Option<(ToolProxy, Limits)>>,
+    next: AtomicUsize,
+}
+
+impl Batch {
+    /// The next call to a known tool that no worker has taken yet.
+    fn claim(&self) -> Option<(usize, &ToolCall, &(ToolProxy, Limits))> {
+        loop {
+            let position = self.next.fetch_add(1, Ordering::Relaxed);
+            let call = self.calls.get(position)?;
+            if let Some(target) = &self.targets[position] {
+                return Some((position, call, target));
+            }
+        }
     }
 }
 
