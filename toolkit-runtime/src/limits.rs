@@ -171,6 +171,16 @@ impl Limits {
 /// Whether JSON text opens more than `max` arrays or objects inside each other. A linear scan
 /// that skips string contents; malformed text is left for the parser to report.
 fn text_nesting_exceeds(text: &str, max: usize) -> bool {
+    // Fast path, and the common case: too few openers to nest that deep at all. This count
+    // vectorizes; the exact scan below does not.
+    let openers: usize = text
+        .as_bytes()
+        .iter()
+        .map(|&b| usize::from((b == b'[') | (b == b'{')))
+        .sum();
+    if openers <= max {
+        return false;
+    }
     let mut depth = 0usize;
     let mut in_string = false;
     let mut escaped = false;

@@ -15,7 +15,8 @@ use crate::error::ToolError;
 /// A call's span and when the call began.
 pub(crate) struct CallSpan {
     pub(crate) span: Span,
-    started: Instant,
+    /// `None` when no subscriber wants the span: then the clock is not read at all.
+    started: Option<Instant>,
 }
 
 impl CallSpan {
@@ -27,15 +28,16 @@ impl CallSpan {
             outcome = Empty,
             duration_us = Empty
         );
-        CallSpan {
-            span,
-            started: Instant::now(),
-        }
+        let started = (!span.is_disabled()).then(Instant::now);
+        CallSpan { span, started }
     }
 
     /// Records how the call ended.
     pub(crate) fn finish(&self, result: &Result<Value, ToolError>) {
-        let micros = u64::try_from(self.started.elapsed().as_micros()).unwrap_or(u64::MAX);
+        let Some(started) = self.started else {
+            return;
+        };
+        let micros = u64::try_from(started.elapsed().as_micros()).unwrap_or(u64::MAX);
         self.span.record("duration_us", micros);
         self.span.record("outcome", outcome(result));
         if let Err(err) = result {

@@ -3,6 +3,7 @@
 //! - `call_all/*`: 10,000 cheap async calls through `Toolbox::call_all` on a 2-worker runtime,
 //!   against the same calls awaited one after another through `Toolbox::acall`, and against
 //!   10,000 direct awaits of the method itself.
+//! - `waiting/*`: 200 calls that each wait 1 ms, concurrently and one after another.
 //! - `overhead/*`: one call of the same tool through `ToolProxy::call` and `ToolProxy::acall`,
 //!   with an async twin of the tool and the toolbox's dispatch for comparison.
 //!
@@ -37,10 +38,18 @@ impl Cheap {
     async fn double(&self, n: u64) -> u64 {
         n * 2
     }
+
+    /// Wait a millisecond, as a call to another service would
+    #[tool]
+    async fn wait(&self, n: u64) -> u64 {
+        tokio::time::sleep(Duration::from_millis(1)).await;
+        n
+    }
 }
 
 const TEXT: &str = "the quick brown fox jumps over the lazy dog";
 const CALLS: u64 = 10_000;
+const WAITING_CALLS: u64 = 200;
 
 fn runtime() -> Runtime {
     Builder::new_multi_thread()
@@ -92,6 +101,25 @@ fn call_all(c: &mut Criterion) {
             total
         })
     });
+    let two_workers = Toolbox::builder()
+        .toolset::<Cheap>()
+        .concurrency(2)
+        .build()
+        .unwrap();
+    group.bench_function("10k/call_all_concurrency_2", |b| {
+        b.iter_custom(|iters| {
+            let mut total = Duration::ZERO;
+            for _ in 0..iters {
+                let batch = calls.clone();
+                total += rt.block_on(async {
+                    let start = Instant::now();
+                    black_box(two_workers.call_all(batch).await);
+                    start.elapsed()
+                });
+            }
+            total
+        })
+    });
     group.bench_function("10k/acall_one_after_another", |b| {
         b.iter_custom(|iters| {
             timed_async(&rt, iters, || async {
@@ -107,6 +135,38 @@ fn call_all(c: &mut Criterion) {
             timed_async(&rt, iters, || async {
                 for n in 0..CALLS {
                     black_box(cheap.double(black_box(n)).await);
+                }
+            })
+        })
+    });
+    group.finish();
+
+    // Where concurrency is for: calls that wait.
+    let waits: Vec<ToolCall> = (0..WAITING_CALLS)
+        .map(|n| ToolCall::new("cheap_wait", json!({ "n": n })))
+        .collect();
+    let mut group = c.benchmark_group("waiting");
+    group.sample_size(10);
+    group.throughput(Throughput::Elements(WAITING_CALLS));
+    group.bench_function("200x1ms/call_all_concurrency_64", |b| {
+        b.iter_custom(|iters| {
+            let mut total = Duration::ZERO;
+            for _ in 0..iters {
+                let batch = waits.clone();
+                total += rt.block_on(async {
+                    let start = Instant::now();
+                    black_box(toolbox.call_all(batch).await);
+                    start.elapsed()
+                });
+            }
+            total
+        })
+    });
+    group.bench_function("200x1ms/acall_one_after_another", |b| {
+        b.iter_custom(|iters| {
+            timed_async(&rt, iters, || async {
+                for call in &waits {
+                    black_box(toolbox.acall(call).await);
                 }
             })
         })
