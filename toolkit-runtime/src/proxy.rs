@@ -279,7 +279,7 @@ impl ToolProxy {
     ///
     /// let say = Echo::to_tools().remove(0).with_options(|o| o.max_output_bytes = Some(50));
     /// let long = say.dynamic_call(json!({"text": "a".repeat(100)}));
-    /// assert_eq!(long, json!("aa... [output truncated: showing 2 of 100 bytes]"));
+    /// assert_eq!(long, json!("aaa... [output truncated: showing 3 of 100 bytes]"));
     /// ```
     pub fn with_options(self, change: impl FnOnce(&mut ToolOptions)) -> ToolProxy {
         let mut definition = self.inner.definition.clone();
