@@ -23,8 +23,10 @@ use crate::proxy::ToolOptions;
 ///
 /// - `max_input_bytes` (default 1 MiB): arguments sent as JSON text are measured by their length
 ///   before they are parsed. Arguments already parsed into a `Value` are measured by the length
-///   of their compact JSON serialization, counted without allocating and abandoned as soon as it
-///   passes the limit, so the check costs at most `max_input_bytes` bytes of work.
+///   of their compact JSON serialization: the depth walk also sums a cheap upper bound of it
+///   (every string byte escaped, every number 24 characters), and only when that bound is over
+///   the limit is the exact length counted, without allocating and abandoned as soon as it
+///   passes the limit.
 /// - `max_depth` (default 64): how deeply arrays and objects may nest; the arguments object
 ///   itself is level 1. JSON text is scanned without recursion before it is parsed. serde_json's
 ///   parser stops at 128 levels of its own accord, so a limit above 127 reports such input as
@@ -142,11 +144,14 @@ impl Limits {
                 }
             }
             value => {
-                // Depth first: serializing (to measure the size) recurses.
-                if value_nesting_exceeds(value, self.max_depth) {
+                // Depth first: serializing (to measure the size exactly) recurses.
+                let Some(bound) = measure(value, self.max_depth) else {
                     return Err(too_deep());
-                }
-                if serialized_len_exceeds(value, self.max_input_bytes) {
+                };
+                // The bound is loose; serialize only when it cannot settle the question.
+                if bound > self.max_input_bytes
+                    && serialized_len_exceeds(value, self.max_input_bytes)
+                {
                     return Err(too_large());
                 }
             }
@@ -210,30 +215,40 @@ fn text_nesting_exceeds(text: &str, max: usize) -> bool {
     false
 }
 
-/// Whether a `Value` nests more than `max` arrays or objects, walked with an explicit stack.
-fn value_nesting_exceeds(value: &Value, max: usize) -> bool {
-    fn push_containers<'a>(
-        stack: &mut Vec<(&'a Value, usize)>,
-        children: impl Iterator<Item = &'a Value>,
-        depth: usize,
-    ) {
-        let containers =
-            children.filter(|child| matches!(child, Value::Array(_) | Value::Object(_)));
-        stack.extend(containers.map(|child| (child, depth)));
-    }
-    let mut stack = Vec::new();
-    push_containers(&mut stack, std::iter::once(value), 1);
+/// An upper bound on the length of `value`'s compact JSON, or `None` when it nests arrays or
+/// objects more than `max_depth` deep. One walk with an explicit stack, no recursion.
+fn measure(value: &Value, max_depth: usize) -> Option<usize> {
+    // The longest compact forms: a number such as -1.7976931348623157e308, and a string whose
+    // every byte is escaped as \u00XX.
+    const NUMBER: usize = 24;
+    let string = |text: &str| text.len().saturating_mul(6).saturating_add(2);
+    let mut bound = 0usize;
+    let mut stack = vec![(value, 1usize)];
     while let Some((value, depth)) = stack.pop() {
-        if depth > max {
-            return true;
-        }
-        match value {
-            Value::Array(items) => push_containers(&mut stack, items.iter(), depth + 1),
-            Value::Object(map) => push_containers(&mut stack, map.values(), depth + 1),
-            _ => {}
-        }
+        let size = match value {
+            Value::Null => 4,
+            Value::Bool(_) => 5,
+            Value::Number(_) => NUMBER,
+            Value::String(text) => string(text),
+            Value::Array(_) | Value::Object(_) if depth > max_depth => return None,
+            // Brackets, and a comma per item.
+            Value::Array(items) => {
+                stack.extend(items.iter().map(|item| (item, depth + 1)));
+                items.len().saturating_add(2)
+            }
+            // Braces, and per entry its key, a colon and a comma.
+            Value::Object(map) => {
+                let mut size = 2usize;
+                for (key, item) in map {
+                    size = size.saturating_add(string(key)).saturating_add(2);
+                    stack.push((item, depth + 1));
+                }
+                size
+            }
+        };
+        bound = bound.saturating_add(size);
     }
-    false
+    Some(bound)
 }
 
 /// Whether the compact JSON of `value` is longer than `max` bytes. Counts without allocating and
@@ -289,9 +304,26 @@ mod tests {
     #[test]
     fn value_nesting_counts_the_arguments_object_as_level_one() {
         let value = json!({"a": [{"b": 1}]});
-        assert!(!value_nesting_exceeds(&value, 3));
-        assert!(value_nesting_exceeds(&value, 2));
-        assert!(!value_nesting_exceeds(&json!(5), 0));
+        assert!(measure(&value, 3).is_some());
+        assert_eq!(measure(&value, 2), None);
+        assert!(measure(&json!(5), 0).is_some());
+    }
+
+    #[test]
+    fn the_size_bound_is_never_below_the_compact_json_length() {
+        let samples = [
+            json!(null),
+            json!({}),
+            json!([]),
+            json!({"text": "a \"quoted\"\n line\u{1}", "n": -1.7976931348623157e308}),
+            json!({"list": [1, 2, [true, false, null]], "é": {"deeper": [u64::MAX, i64::MIN]}}),
+            json!(["\\\\", "", {"": ""}]),
+        ];
+        for sample in samples {
+            let exact = sample.to_string().len();
+            let bound = measure(&sample, 64).unwrap();
+            assert!(bound >= exact, "{sample}: bound {bound} < {exact}");
+        }
     }
 
     #[test]
