@@ -120,6 +120,41 @@ fn call_all(c: &mut Criterion) {
             total
         })
     });
+    let current_thread = Builder::new_current_thread().enable_all().build().unwrap();
+    group.bench_function("10k/call_all_concurrency_64_current_thread", |b| {
+        b.iter_custom(|iters| {
+            let mut total = Duration::ZERO;
+            for _ in 0..iters {
+                let batch = calls.clone();
+                total += current_thread.block_on(async {
+                    let start = Instant::now();
+                    black_box(toolbox.call_all(batch).await);
+                    start.elapsed()
+                });
+            }
+            total
+        })
+    });
+    // The same work as one call_all: the batch is consumed, so dropping it is timed too.
+    group.bench_function("10k/acall_one_after_another_consuming_the_batch", |b| {
+        b.iter_custom(|iters| {
+            let mut total = Duration::ZERO;
+            for _ in 0..iters {
+                let batch = calls.clone();
+                total += rt.block_on(async {
+                    let start = Instant::now();
+                    let mut results = Vec::with_capacity(batch.len());
+                    for call in &batch {
+                        results.push(toolbox.acall(call).await);
+                    }
+                    drop(batch);
+                    black_box(results);
+                    start.elapsed()
+                });
+            }
+            total
+        })
+    });
     group.bench_function("10k/acall_one_after_another", |b| {
         b.iter_custom(|iters| {
             timed_async(&rt, iters, || async {
