@@ -556,9 +556,10 @@ fn text_larger_than_the_default_limit_is_refused_by_every_tool() {
     for (name, args) in args {
         assert_eq!(
             call(name, args),
+            // The call pipeline's own 1 MiB input limit refuses it before the tool runs.
             json!(format!(
-                "Error: text is 1048577 bytes, more than the 1048576-byte limit of {name}; send a \
-                 smaller piece"
+                "Error: the arguments for {name} are larger than its limit of 1048576 bytes; send \
+                 less data, for example a shorter text or fewer items"
             ))
         );
     }

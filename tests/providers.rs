@@ -222,20 +222,14 @@ fn strict_mode_refusals() -> BTreeMap<&'static str, &'static str> {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Dispatch, as a toolbox does it
+// Dispatch through a toolbox
 
 fn dispatch(tools: &[ToolProxy], call: &ToolCall) -> ToolCallResult {
-    let outcome = match tools.iter().find(|t| t.name() == call.name) {
-        Some(tool) => {
-            let args = tool.without_strict_nulls(call.args.clone());
-            tool.call(args)
-        }
-        None => Err(ToolError::UnknownTool {
-            name: call.name.clone(),
-            available: tools.iter().map(|t| t.name().to_owned()).collect(),
-        }),
-    };
-    ToolCallResult::from_outcome(call, outcome)
+    let toolbox = Toolbox::builder()
+        .tools("test tools", tools.iter().cloned())
+        .build()
+        .expect("tool names are unique");
+    toolbox.call(call)
 }
 
 fn fixture(name: &str) -> Value {

@@ -84,7 +84,7 @@ pub(crate) fn block_on<F: Future>(tool: &str, future: F) -> Result<F::Output, To
 }
 
 /// One small runtime, made on first use, for async tools called from plain sync code.
-fn fallback_runtime() -> &'static Runtime {
+pub(crate) fn fallback_runtime() -> &'static Runtime {
     static RUNTIME: OnceLock<Runtime> = OnceLock::new();
     RUNTIME.get_or_init(|| {
         tokio::runtime::Builder::new_multi_thread()

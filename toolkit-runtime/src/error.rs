@@ -76,6 +76,31 @@ pub enum ToolError {
     /// A tool built at run time has a name, description or schema that cannot work.
     #[error("tool {tool} cannot be built: {message}")]
     InvalidDefinition { tool: String, message: String },
+    /// The arguments were larger than the tool accepts; nothing was parsed.
+    #[error(
+        "the arguments for {tool} are larger than its limit of {limit} bytes; \
+         send less data, for example a shorter text or fewer items"
+    )]
+    InputTooLarge { tool: String, limit: usize },
+    /// The arguments nest arrays or objects more deeply than the tool accepts.
+    #[error(
+        "the arguments for {tool} nest arrays or objects more than {limit} levels deep; \
+         send a flatter structure"
+    )]
+    TooDeeplyNested { tool: String, limit: usize },
+    /// The call ran past its deadline and its result was abandoned.
+    #[error(
+        "tool {tool} did not finish within its time limit of {} ms and the call was abandoned; \
+         try a smaller request or a different approach",
+        timeout.as_millis()
+    )]
+    TimedOut {
+        tool: String,
+        timeout: std::time::Duration,
+    },
+    /// The application's policy refused the call before it ran.
+    #[error("the call to {tool} was refused: {reason}")]
+    Rejected { tool: String, reason: String },
 }
 
 impl ToolError {
@@ -100,7 +125,11 @@ impl ToolError {
             | ToolError::InvalidSchema { tool, .. }
             | ToolError::UnserializableResult { tool, .. }
             | ToolError::UnsupportedSchema { tool, .. }
-            | ToolError::InvalidDefinition { tool, .. } => tool,
+            | ToolError::InvalidDefinition { tool, .. }
+            | ToolError::InputTooLarge { tool, .. }
+            | ToolError::TooDeeplyNested { tool, .. }
+            | ToolError::TimedOut { tool, .. }
+            | ToolError::Rejected { tool, .. } => tool,
             ToolError::InvalidCall { .. } => "",
             ToolError::UnknownTool { name, .. } => name,
         }

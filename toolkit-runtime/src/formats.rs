@@ -142,8 +142,8 @@ impl ToolProxy {
     /// call takes the default instead of failing validation. Nested objects are walked too.
     ///
     /// Strict mode makes every optional parameter nullable and required, so `null` is how the
-    /// model says "not given"; apply this to arguments from a strict-mode definition before
-    /// calling.
+    /// model says "not given". Every call already does this; use it to see or log the arguments
+    /// as the tool will read them.
     ///
     /// ```
     /// use toolkit::prelude::*;
@@ -834,9 +834,17 @@ fn accepts_null(map: &Map<String, Value>) -> bool {
 }
 
 fn remove_strict_nulls(value: &mut Value, schema: &Value) {
-    let (Value::Object(args), Some(properties)) =
-        (value, schema.get("properties").and_then(Value::as_object))
-    else {
+    if let Value::Object(args) = value {
+        drop_omitted_nulls(args, schema);
+    }
+}
+
+/// Removes `null`s sent for optional properties whose schema rejects `null` (an
+/// `#[arg(default)]` parameter, a `#[serde(default)]` field), at every level: OpenAI strict mode
+/// makes such properties nullable and required, so `null` is how a model says "not given".
+/// The call pipeline applies this to every call, so the default is used instead of failing.
+pub(crate) fn drop_omitted_nulls(args: &mut Map<String, Value>, schema: &Value) {
+    let Some(properties) = schema.get("properties").and_then(Value::as_object) else {
         return;
     };
     let required: Vec<&str> = schema
@@ -853,8 +861,8 @@ fn remove_strict_nulls(value: &mut Value, schema: &Value) {
         !(arg.is_null() && optional && !takes_null)
     });
     for (name, arg) in args.iter_mut() {
-        if let Some(property) = properties.get(name) {
-            remove_strict_nulls(arg, property);
+        if let (Some(property), Value::Object(nested)) = (properties.get(name), arg) {
+            drop_omitted_nulls(nested, property);
         }
     }
 }
@@ -1105,6 +1113,62 @@ fn gemini_node(schema: &Value, defs: &Map<String, Value>, stack: &mut Vec<String
     }
     append_description(&mut out, &notes);
     Value::Object(out)
+}
+
+// ---------------------------------------------------------------------------------------------
+// Whole toolboxes
+
+/// Every tool of a toolbox in each provider's format: the array (or, for Gemini, the one
+/// `{"functionDeclarations": [...]}` object) a request carries.
+///
+/// ```
+/// use toolkit::prelude::*;
+///
+/// /// Add two numbers
+/// #[tool]
+/// fn add(a: i64, b: i64) -> i64 {
+///     a + b
+/// }
+///
+/// let toolbox = Toolbox::builder().tool(add_tool()).build().unwrap();
+/// assert_eq!(toolbox.to_openai()[0]["function"]["name"], "add");
+/// assert_eq!(toolbox.to_anthropic()[0]["input_schema"]["required"], json!(["a", "b"]));
+/// assert_eq!(toolbox.to_gemini()["functionDeclarations"][0]["name"], "add");
+/// ```
+impl crate::Toolbox {
+    fn proxies(&self) -> Vec<ToolProxy> {
+        self.iter().cloned().collect()
+    }
+
+    /// OpenAI Chat Completions `tools`.
+    pub fn to_openai(&self) -> Value {
+        openai_tools(&self.proxies())
+    }
+
+    /// OpenAI Chat Completions `tools` in strict mode, or the first tool that cannot be.
+    pub fn to_openai_strict(&self) -> Result<Value, ToolError> {
+        openai_strict_tools(&self.proxies())
+    }
+
+    /// OpenAI Responses API `tools`.
+    pub fn to_openai_responses(&self) -> Value {
+        openai_responses_tools(&self.proxies())
+    }
+
+    /// Anthropic Messages `tools`.
+    pub fn to_anthropic(&self) -> Value {
+        anthropic_tools(&self.proxies())
+    }
+
+    /// Gemini: one `{"functionDeclarations": [...]}` object.
+    pub fn to_gemini(&self) -> Value {
+        gemini_tools(&self.proxies())
+    }
+
+    /// MCP `tools/list` entries.
+    pub fn to_mcp(&self) -> Value {
+        mcp_tools(&self.proxies())
+    }
 }
 
 #[cfg(test)]

@@ -10,12 +10,15 @@ mod calls;
 mod coerce;
 mod error;
 pub mod formats;
+mod limits;
 mod output;
 pub mod parse;
 mod proxy;
 pub mod registry;
 pub mod schema;
+mod toolbox;
 mod toolset;
+mod trace;
 mod validate;
 
 pub use arguments::Arguments;
@@ -23,9 +26,11 @@ pub use async_bridge::{allow_async_to_sync, async_to_sync_allowed};
 pub use builder::ToolBuilder;
 pub use calls::{ToolCall, ToolCallResult};
 pub use error::{ArgumentProblem, ToolError};
+pub use limits::Limits;
 pub use output::{ToolArgument, ToolErrorMessage, ToolOutput};
 pub use parse::ToolCalls;
 pub use proxy::{ToolAnnotations, ToolDefinition, ToolOptions, ToolProxy};
+pub use toolbox::{Toolbox, ToolboxBuilder, ToolboxError};
 pub use toolset::Toolset;
 
 /// What generated code uses. Not a public API: it changes without notice.
@@ -103,6 +108,7 @@ pub mod __private {
             timeout: timeout_ms.map(std::time::Duration::from_millis),
             max_input_bytes,
             max_output_bytes,
+            max_depth: None,
         }
     }
 }

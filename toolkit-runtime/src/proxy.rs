@@ -2,21 +2,27 @@
 //!
 //! Every call runs the same pipeline, top to bottom, whether sync or async:
 //! input -> JSON -> coerce -> validate -> typed arguments -> call -> JSON result.
-//! Only the call itself differs between `call` and `acall`.
+//! Only the call itself differs between `call` and `acall`. [`Limits`] are checked before the
+//! input is parsed and applied to the result; every call runs in a `tracing` span.
 
 use std::any::Any;
+use std::borrow::Cow;
 use std::future::Future;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::pin::Pin;
+use std::sync::mpsc::RecvTimeoutError;
 use std::sync::{Arc, OnceLock};
 use std::task::{Context, Poll};
 use std::time::Duration;
 
 use serde_json::{Map, Value, json};
+use tracing::Instrument;
 
 use crate::arguments::Arguments;
 use crate::error::ToolError;
+use crate::limits::Limits;
 use crate::output::HandlerError;
+use crate::trace::CallSpan;
 use crate::validate::{ArgumentValidator, describe_value};
 use crate::{async_bridge, coerce};
 
@@ -65,6 +71,8 @@ pub struct ToolOptions {
     pub max_input_bytes: Option<usize>,
     /// The largest result returned before it is truncated, in bytes.
     pub max_output_bytes: Option<usize>,
+    /// How deeply arrays and objects may nest in the arguments (see [`Limits`]).
+    pub max_depth: Option<usize>,
 }
 
 /// Everything about a tool but its body.
@@ -213,17 +221,17 @@ impl ToolProxy {
     /// Calls the tool with a JSON object of arguments, or a string holding one.
     ///
     /// An async tool is an error here unless the call runs inside
-    /// [`allow_async_to_sync`](crate::allow_async_to_sync).
+    /// [`allow_async_to_sync`](crate::allow_async_to_sync). The tool's own limits apply, over
+    /// [`Limits::default()`]; a sync tool with a timeout runs on a blocking-pool thread so the
+    /// deadline can be kept (see [`Limits`]).
     pub fn call(&self, args: impl Into<Value>) -> Result<Value, ToolError> {
-        let mut arguments = self.prepare(args.into())?;
-        let result = match &self.inner.handler {
-            Handler::Sync(handler) => run_catching(|| handler(&mut arguments)),
-            Handler::Async(handler) => {
-                let future = handler(arguments);
-                async_bridge::block_on(self.name(), CatchUnwind(future))?
-            }
-        };
-        self.finish(result)
+        let limits = Limits::default().for_tool(self.options());
+        let span = CallSpan::new(self.name(), None);
+        let result = span
+            .span
+            .in_scope(|| self.run(Cow::Owned(args.into()), &limits));
+        span.finish(&result);
+        result
     }
 
     /// Like [`call`](Self::call), but never fails: the result as JSON, or
@@ -233,13 +241,82 @@ impl ToolProxy {
     }
 
     /// Calls the tool from async code. Sync tools run inline, or on tokio's blocking pool when
-    /// marked `#[tool(blocking)]`.
+    /// marked `#[tool(blocking)]` or given a timeout. An async tool is cancelled at its deadline.
     pub async fn acall(&self, args: impl Into<Value>) -> Result<Value, ToolError> {
-        let mut arguments = self.prepare(args.into())?;
+        let limits = Limits::default().for_tool(self.options());
+        let span = CallSpan::new(self.name(), None);
+        let result = self
+            .arun(Cow::Owned(args.into()), &limits)
+            .instrument(span.span.clone())
+            .await;
+        span.finish(&result);
+        result
+    }
+
+    /// Like [`acall`](Self::acall), but never fails (the `"Error: ..."` contract).
+    pub async fn dynamic_acall(&self, args: impl Into<Value>) -> Value {
+        into_model_value(self.acall(args).await)
+    }
+
+    /// The same tool with changed options (limits, strictness, annotations), for tools whose
+    /// `#[tool]` attribute the caller does not control.
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use toolkit::prelude::*;
+    ///
+    /// #[derive(Default)]
+    /// struct Echo;
+    ///
+    /// #[toolset]
+    /// impl Echo {
+    ///     /// Repeat the text
+    ///     #[tool]
+    ///     fn say(&self, text: String) -> String {
+    ///         text
+    ///     }
+    /// }
+    ///
+    /// let say = Echo::to_tools().remove(0).with_options(|o| o.max_output_bytes = Some(50));
+    /// let long = say.dynamic_call(json!({"text": "a".repeat(100)}));
+    /// assert_eq!(long, json!("aaa... [output truncated: showing 3 of 100 bytes]"));
+    /// ```
+    pub fn with_options(self, change: impl FnOnce(&mut ToolOptions)) -> ToolProxy {
+        let mut definition = self.inner.definition.clone();
+        change(&mut definition.options);
+        ToolProxy::from_parts(definition, self.inner.handler.clone())
+    }
+
+    /// The sync pipeline under the given limits, without a span of its own.
+    pub(crate) fn run(&self, input: Cow<'_, Value>, limits: &Limits) -> Result<Value, ToolError> {
+        let mut arguments = self.prepare(input, limits)?;
         let result = match &self.inner.handler {
-            Handler::Sync(handler) if self.options().blocking => {
+            Handler::Sync(handler) => match limits.timeout {
+                None => run_catching(|| handler(&mut arguments)),
+                Some(timeout) => run_with_deadline(self.name(), handler, arguments, timeout)?,
+            },
+            Handler::Async(handler) => {
+                let future = CatchUnwind(handler(arguments));
+                let deadline = with_deadline(self.name(), future, limits.timeout);
+                async_bridge::block_on(self.name(), deadline)??
+            }
+        };
+        self.finish(result, limits)
+    }
+
+    /// The async pipeline under the given limits, without a span of its own.
+    pub(crate) async fn arun(
+        &self,
+        input: Cow<'_, Value>,
+        limits: &Limits,
+    ) -> Result<Value, ToolError> {
+        let mut arguments = self.prepare(input, limits)?;
+        let result = match &self.inner.handler {
+            // A deadline can only be kept for a sync body that runs on a thread of its own.
+            Handler::Sync(handler) if self.options().blocking || limits.timeout.is_some() => {
                 let handler = Arc::clone(handler);
-                match tokio::task::spawn_blocking(move || handler(&mut arguments)).await {
+                let task = tokio::task::spawn_blocking(move || handler(&mut arguments));
+                match with_deadline(self.name(), task, limits.timeout).await? {
                     Ok(result) => result,
                     Err(join) if join.is_panic() => {
                         Err(HandlerError::Panicked(panic_message(&*join.into_panic())))
@@ -248,22 +325,23 @@ impl ToolProxy {
                 }
             }
             Handler::Sync(handler) => run_catching(|| handler(&mut arguments)),
-            Handler::Async(handler) => CatchUnwind(handler(arguments)).await,
+            Handler::Async(handler) => {
+                let future = CatchUnwind(handler(arguments));
+                with_deadline(self.name(), future, limits.timeout).await?
+            }
         };
-        self.finish(result)
+        self.finish(result, limits)
     }
 
-    /// Like [`acall`](Self::acall), but never fails (the `"Error: ..."` contract).
-    pub async fn dynamic_acall(&self, args: impl Into<Value>) -> Value {
-        into_model_value(self.acall(args).await)
-    }
-
-    /// input -> JSON object -> coerced -> validated arguments.
-    fn prepare(&self, input: Value) -> Result<Arguments, ToolError> {
+    /// input -> (size and depth checked) -> JSON object -> coerced -> validated arguments.
+    fn prepare(&self, input: Cow<'_, Value>, limits: &Limits) -> Result<Arguments, ToolError> {
         let tool = self.name();
+        limits.check_input(tool, &input)?;
         let value = match input {
-            Value::String(text) => parse_arguments(tool, &text)?,
-            other => other,
+            Cow::Borrowed(Value::String(text)) => parse_arguments(tool, text)?,
+            Cow::Owned(Value::String(text)) => parse_arguments(tool, &text)?,
+            // Cloned only now that it is known to be small and shallow.
+            other => other.into_owned(),
         };
         let mut arguments = match value {
             Value::Object(map) => map,
@@ -276,6 +354,9 @@ impl ToolProxy {
             }
         };
         let parameters = self.parameters();
+        // Even a strict tool takes `null` as "not given" for a defaulted parameter: that is
+        // what OpenAI strict mode, whose schemas we advertise, makes the model send.
+        crate::formats::drop_omitted_nulls(&mut arguments, parameters);
         if !self.options().strict {
             coerce::coerce_arguments(&mut arguments, parameters);
         }
@@ -298,19 +379,73 @@ impl ToolProxy {
         Ok(Arguments::new(arguments))
     }
 
-    fn finish(&self, result: Result<Value, HandlerError>) -> Result<Value, ToolError> {
+    fn finish(
+        &self,
+        result: Result<Value, HandlerError>,
+        limits: &Limits,
+    ) -> Result<Value, ToolError> {
         let tool = self.name().to_owned();
-        result.map_err(|err| match err {
-            HandlerError::Argument(problem) => ToolError::InvalidArguments {
+        match result {
+            Ok(value) => Ok(limits.bound_output(value)),
+            Err(HandlerError::Argument(problem)) => Err(ToolError::InvalidArguments {
                 tool,
                 problems: vec![problem],
-            },
-            HandlerError::Failed(message) => ToolError::Failed { tool, message },
-            HandlerError::Unserializable(message) => {
-                ToolError::UnserializableResult { tool, message }
+            }),
+            Err(HandlerError::Failed(message)) => Err(ToolError::Failed { tool, message }),
+            Err(HandlerError::Unserializable(message)) => {
+                Err(ToolError::UnserializableResult { tool, message })
             }
-            HandlerError::Panicked(message) => ToolError::Panicked { tool, message },
-        })
+            Err(HandlerError::Panicked(message)) => Err(ToolError::Panicked { tool, message }),
+        }
+    }
+}
+
+/// Awaits `future`, giving up at `timeout`; dropping it there cancels an async body.
+async fn with_deadline<F: Future>(
+    tool: &str,
+    future: F,
+    timeout: Option<Duration>,
+) -> Result<F::Output, ToolError> {
+    match timeout {
+        None => Ok(future.await),
+        Some(timeout) => {
+            tokio::time::timeout(timeout, future)
+                .await
+                .map_err(|_| ToolError::TimedOut {
+                    tool: tool.into(),
+                    timeout,
+                })
+        }
+    }
+}
+
+/// Runs a sync body on a blocking-pool thread and waits for it until `timeout`. At the deadline
+/// the caller gets its error and the thread runs on to the end of the body, its result dropped.
+fn run_with_deadline(
+    tool: &str,
+    handler: &Arc<SyncHandler>,
+    mut arguments: Arguments,
+    timeout: Duration,
+) -> Result<Result<Value, HandlerError>, ToolError> {
+    let handler = Arc::clone(handler);
+    let (sender, receiver) = std::sync::mpsc::sync_channel(1);
+    let job = move || {
+        // The caller may have stopped waiting; then nobody needs the result.
+        let _ = sender.send(run_catching(|| handler(&mut arguments)));
+    };
+    match tokio::runtime::Handle::try_current() {
+        Ok(handle) => drop(handle.spawn_blocking(job)),
+        Err(_) => drop(async_bridge::fallback_runtime().spawn_blocking(job)),
+    }
+    match receiver.recv_timeout(timeout) {
+        Ok(result) => Ok(result),
+        Err(RecvTimeoutError::Timeout) => Err(ToolError::TimedOut {
+            tool: tool.into(),
+            timeout,
+        }),
+        Err(RecvTimeoutError::Disconnected) => Ok(Err(HandlerError::Failed(
+            "the tool's thread stopped before it answered".into(),
+        ))),
     }
 }
 

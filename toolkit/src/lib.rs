@@ -47,6 +47,7 @@ pub use toolkit_runtime::{
     ToolDefinition, ToolError, ToolErrorMessage, ToolOptions, ToolOutput, ToolProxy, Toolset,
     allow_async_to_sync, async_to_sync_allowed, registry, schema,
 };
+pub use toolkit_runtime::{Limits, Toolbox, ToolboxBuilder, ToolboxError};
 pub use toolkit_runtime::{ToolBuilder, ToolCalls, formats, parse};
 
 /// schemars, re-exported so users derive `JsonSchema` with the major version toolkit uses.
@@ -57,8 +58,8 @@ pub use serde_json;
 /// Everything agent setup names: `use toolkit::prelude::*;`.
 pub mod prelude {
     pub use crate::{
-        ToolBuilder, ToolCall, ToolCallResult, ToolCalls, ToolError, ToolProxy, Toolset, tool,
-        toolset,
+        ToolBuilder, ToolCall, ToolCallResult, ToolCalls, ToolError, ToolProxy, Toolbox, Toolset,
+        tool, toolset,
     };
     pub use serde_json::{Value, json};
 }

@@ -1,0 +1,351 @@
+//! Bounds on one tool call that a JSON Schema cannot express: time, input size, nesting depth
+//! and output size.
+//!
+//! Everything a model sends is untrusted. These checks run before the arguments are parsed or
+//! walked by anything recursive, so a megabyte of junk or a million open brackets costs one
+//! linear scan and never the stack.
+
+use std::io;
+use std::time::Duration;
+
+use serde_json::Value;
+
+use crate::error::ToolError;
+use crate::proxy::ToolOptions;
+
+/// Bounds on one tool call: a deadline, the largest and deepest input accepted, and the largest
+/// output returned whole.
+///
+/// A [`Toolbox`](crate::Toolbox) holds defaults; a tool's own settings
+/// (`#[tool(timeout_ms = 500, max_input_bytes = 4096, max_output_bytes = 10_000)]`, or
+/// [`ToolOptions`]) win over them. [`ToolProxy::call`](crate::ToolProxy::call) uses
+/// `Limits::default()` under the tool's own settings.
+///
+/// - `max_input_bytes` (default 1 MiB): arguments sent as JSON text are measured by their length
+///   before they are parsed. Arguments already parsed into a `Value` are measured by the length
+///   of their compact JSON serialization: the depth walk also sums a cheap upper bound of it
+///   (every string byte escaped, every number 24 characters), and only when that bound is over
+///   the limit is the exact length counted, without allocating and abandoned as soon as it
+///   passes the limit.
+/// - `max_depth` (default 64): how deeply arrays and objects may nest; the arguments object
+///   itself is level 1. JSON text is scanned without recursion before it is parsed. serde_json's
+///   parser stops at 128 levels of its own accord, so a limit above 127 reports such input as
+///   invalid JSON instead.
+/// - `max_output_bytes` (default none): a longer result is cut to fit, with a marker saying so.
+///   A string result is measured by its length; any other result by its compact JSON, and is
+///   returned as the cut JSON text.
+/// - `timeout` (default none): an async tool is cancelled at its deadline. A sync tool with a
+///   deadline runs on a tokio blocking-pool thread; at the deadline the caller gets
+///   [`ToolError::TimedOut`], and that thread runs the body to its end on its own (Rust cannot
+///   stop a thread), its result dropped. Timeouts need a tokio runtime with its timer enabled
+///   (`#[tokio::main]` enables it).
+///
+/// ```
+/// use std::time::Duration;
+/// use toolkit_runtime::Limits;
+///
+/// let limits = Limits::default().with_timeout(Duration::from_secs(30)).with_max_depth(16);
+/// assert_eq!(limits.max_input_bytes, 1 << 20);
+/// assert_eq!(limits.max_depth, 16);
+/// assert_eq!(limits.timeout, Some(Duration::from_secs(30)));
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Limits {
+    /// The longest a call may take.
+    pub timeout: Option<Duration>,
+    /// The largest argument payload accepted, in bytes.
+    pub max_input_bytes: usize,
+    /// How deeply arrays and objects may nest in the arguments (the arguments object is level 1).
+    pub max_depth: usize,
+    /// The largest result returned whole, in bytes.
+    pub max_output_bytes: Option<usize>,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits {
+            timeout: None,
+            max_input_bytes: Limits::DEFAULT_MAX_INPUT_BYTES,
+            max_depth: Limits::DEFAULT_MAX_DEPTH,
+            max_output_bytes: None,
+        }
+    }
+}
+
+impl Limits {
+    /// 1 MiB.
+    pub const DEFAULT_MAX_INPUT_BYTES: usize = 1 << 20;
+    /// Deep enough for any argument structure a person would design, shallow enough that every
+    /// later step may recurse freely.
+    pub const DEFAULT_MAX_DEPTH: usize = 64;
+
+    /// The same limits with a deadline.
+    pub fn with_timeout(mut self, timeout: Duration) -> Self {
+        self.timeout = Some(timeout);
+        self
+    }
+
+    /// The same limits with another input size bound.
+    pub fn with_max_input_bytes(mut self, bytes: usize) -> Self {
+        self.max_input_bytes = bytes;
+        self
+    }
+
+    /// The same limits with another nesting bound.
+    pub fn with_max_depth(mut self, depth: usize) -> Self {
+        self.max_depth = depth;
+        self
+    }
+
+    /// The same limits with an output size bound.
+    pub fn with_max_output_bytes(mut self, bytes: usize) -> Self {
+        self.max_output_bytes = Some(bytes);
+        self
+    }
+
+    /// These limits as defaults under a tool's own settings, which win.
+    ///
+    /// ```
+    /// use toolkit_runtime::{Limits, ToolOptions};
+    ///
+    /// let mut options = ToolOptions::default();
+    /// options.max_input_bytes = Some(100);
+    /// let limits = Limits::default().with_max_depth(8).for_tool(&options);
+    /// assert_eq!((limits.max_input_bytes, limits.max_depth), (100, 8));
+    /// ```
+    pub fn for_tool(&self, options: &ToolOptions) -> Limits {
+        Limits {
+            timeout: options.timeout.or(self.timeout),
+            max_input_bytes: options.max_input_bytes.unwrap_or(self.max_input_bytes),
+            max_depth: options.max_depth.unwrap_or(self.max_depth),
+            max_output_bytes: options.max_output_bytes.or(self.max_output_bytes),
+        }
+    }
+
+    /// Rejects input that is too large or too deeply nested, before anything parses or recurses
+    /// into it.
+    pub(crate) fn check_input(&self, tool: &str, input: &Value) -> Result<(), ToolError> {
+        let too_large = || ToolError::InputTooLarge {
+            tool: tool.into(),
+            limit: self.max_input_bytes,
+        };
+        let too_deep = || ToolError::TooDeeplyNested {
+            tool: tool.into(),
+            limit: self.max_depth,
+        };
+        match input {
+            Value::String(text) => {
+                if text.len() > self.max_input_bytes {
+                    return Err(too_large());
+                }
+                if text_nesting_exceeds(text, self.max_depth) {
+                    return Err(too_deep());
+                }
+            }
+            value => {
+                // Depth first: serializing (to measure the size exactly) recurses.
+                let Some(bound) = measure(value, self.max_depth) else {
+                    return Err(too_deep());
+                };
+                // The bound is loose; serialize only when it cannot settle the question.
+                if bound > self.max_input_bytes
+                    && serialized_len_exceeds(value, self.max_input_bytes)
+                {
+                    return Err(too_large());
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Cuts a result longer than `max_output_bytes`, marking the cut.
+    pub(crate) fn bound_output(&self, value: Value) -> Value {
+        let Some(max) = self.max_output_bytes else {
+            return value;
+        };
+        match value {
+            Value::String(text) if text.len() > max => Value::String(truncate(text, max)),
+            Value::String(_) => value,
+            other if !serialized_len_exceeds(&other, max) => other,
+            other => Value::String(truncate(other.to_string(), max)),
+        }
+    }
+}
+
+/// Whether JSON text opens more than `max` arrays or objects inside each other. A linear scan
+/// that skips string contents; malformed text is left for the parser to report.
+fn text_nesting_exceeds(text: &str, max: usize) -> bool {
+    // Fast path, and the common case: too few openers to nest that deep at all. This count
+    // vectorizes; the exact scan below does not.
+    let openers: usize = text
+        .as_bytes()
+        .iter()
+        .map(|&b| usize::from((b == b'[') | (b == b'{')))
+        .sum();
+    if openers <= max {
+        return false;
+    }
+    let mut depth = 0usize;
+    let mut in_string = false;
+    let mut escaped = false;
+    for &byte in text.as_bytes() {
+        if in_string {
+            if escaped {
+                escaped = false;
+            } else if byte == b'\\' {
+                escaped = true;
+            } else if byte == b'"' {
+                in_string = false;
+            }
+            continue;
+        }
+        match byte {
+            b'"' => in_string = true,
+            b'[' | b'{' => {
+                depth += 1;
+                if depth > max {
+                    return true;
+                }
+            }
+            b']' | b'}' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+    }
+    false
+}
+
+/// An upper bound on the length of `value`'s compact JSON, or `None` when it nests arrays or
+/// objects more than `max_depth` deep. One walk with an explicit stack, no recursion.
+fn measure(value: &Value, max_depth: usize) -> Option<usize> {
+    // The longest compact forms: a number such as -1.7976931348623157e308, and a string whose
+    // every byte is escaped as \u00XX.
+    const NUMBER: usize = 24;
+    let string = |text: &str| text.len().saturating_mul(6).saturating_add(2);
+    let mut bound = 0usize;
+    let mut stack = vec![(value, 1usize)];
+    while let Some((value, depth)) = stack.pop() {
+        let size = match value {
+            Value::Null => 4,
+            Value::Bool(_) => 5,
+            Value::Number(_) => NUMBER,
+            Value::String(text) => string(text),
+            Value::Array(_) | Value::Object(_) if depth > max_depth => return None,
+            // Brackets, and a comma per item.
+            Value::Array(items) => {
+                stack.extend(items.iter().map(|item| (item, depth + 1)));
+                items.len().saturating_add(2)
+            }
+            // Braces, and per entry its key, a colon and a comma.
+            Value::Object(map) => {
+                let mut size = 2usize;
+                for (key, item) in map {
+                    size = size.saturating_add(string(key)).saturating_add(2);
+                    stack.push((item, depth + 1));
+                }
+                size
+            }
+        };
+        bound = bound.saturating_add(size);
+    }
+    Some(bound)
+}
+
+/// Whether the compact JSON of `value` is longer than `max` bytes. Counts without allocating and
+/// stops as soon as the answer is known. Call only on values already known to be shallow.
+fn serialized_len_exceeds(value: &Value, max: usize) -> bool {
+    struct Counter {
+        len: usize,
+        max: usize,
+    }
+    impl io::Write for Counter {
+        fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+            self.len += buf.len();
+            if self.len > self.max {
+                // Abandons the serialization: the answer is known.
+                return Err(io::Error::other("over the limit"));
+            }
+            Ok(buf.len())
+        }
+        fn flush(&mut self) -> io::Result<()> {
+            Ok(())
+        }
+    }
+    let mut counter = Counter { len: 0, max };
+    serde_json::to_writer(&mut counter, value).is_err()
+}
+
+/// Cuts `text` to at most `max` bytes, marker included, on a character boundary.
+fn truncate(mut text: String, max: usize) -> String {
+    let total = text.len();
+    let marker = |kept: usize| format!("... [output truncated: showing {kept} of {total} bytes]");
+    // The marker for `max` is at least as long as the one for any smaller `kept`.
+    let mut kept = max.saturating_sub(marker(max).len());
+    while !text.is_char_boundary(kept) {
+        kept -= 1;
+    }
+    text.truncate(kept);
+    text.push_str(&marker(kept));
+    text
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn brackets_inside_strings_do_not_count_as_nesting() {
+        assert!(!text_nesting_exceeds(r#"{"a": "[[[[\"[[[["}"#, 1));
+        assert!(text_nesting_exceeds(r#"{"a": [[1]]}"#, 2));
+        assert!(!text_nesting_exceeds(r#"{"a": [[1]]}"#, 3));
+    }
+
+    #[test]
+    fn value_nesting_counts_the_arguments_object_as_level_one() {
+        let value = json!({"a": [{"b": 1}]});
+        assert!(measure(&value, 3).is_some());
+        assert_eq!(measure(&value, 2), None);
+        assert!(measure(&json!(5), 0).is_some());
+    }
+
+    #[test]
+    fn the_size_bound_is_never_below_the_compact_json_length() {
+        let samples = [
+            json!(null),
+            json!({}),
+            json!([]),
+            json!({"text": "a \"quoted\"\n line\u{1}", "n": -1.7976931348623157e308}),
+            json!({"list": [1, 2, [true, false, null]], "é": {"deeper": [u64::MAX, i64::MIN]}}),
+            json!(["\\\\", "", {"": ""}]),
+        ];
+        for sample in samples {
+            let exact = sample.to_string().len();
+            let bound = measure(&sample, 64).unwrap();
+            assert!(bound >= exact, "{sample}: bound {bound} < {exact}");
+        }
+    }
+
+    #[test]
+    fn serialized_length_is_exact_at_the_boundary() {
+        let value = json!({"a": "x\n"}); // {"a":"x\n"} is 11 bytes
+        assert!(!serialized_len_exceeds(&value, 11));
+        assert!(serialized_len_exceeds(&value, 10));
+    }
+
+    #[test]
+    fn a_truncated_result_fits_the_limit_with_its_marker() {
+        let limits = Limits::default().with_max_output_bytes(60);
+        let cut = limits.bound_output(Value::String("é".repeat(100)));
+        let text = cut.as_str().unwrap();
+        assert_eq!(
+            text,
+            "éééééé... [output truncated: showing 12 of 200 bytes]"
+        );
+        assert!(text.len() <= 60, "{} bytes", text.len());
+        assert_eq!(
+            limits.bound_output(json!({"short": true})),
+            json!({"short": true})
+        );
+    }
+}

@@ -1,0 +1,74 @@
+//! The `tracing` span every tool call runs in.
+//!
+//! One span per call, named `tool_call`, with the fields `tool`, `call_id` (when the call came
+//! through a [`Toolbox`](crate::Toolbox) with a provider id), and, recorded when the call ends,
+//! `outcome` (`ok`, or the kind of error such as `timed_out`) and `duration_us`.
+
+use std::time::Instant;
+
+use serde_json::Value;
+use tracing::Span;
+use tracing::field::Empty;
+
+use crate::error::ToolError;
+
+/// A call's span and when the call began.
+pub(crate) struct CallSpan {
+    pub(crate) span: Span,
+    /// `None` when no subscriber wants the span: then the clock is not read at all.
+    started: Option<Instant>,
+}
+
+impl CallSpan {
+    pub(crate) fn new(tool: &str, call_id: Option<&str>) -> Self {
+        let span = tracing::info_span!(
+            "tool_call",
+            tool,
+            call_id,
+            outcome = Empty,
+            duration_us = Empty
+        );
+        let started = (!span.is_disabled()).then(Instant::now);
+        CallSpan { span, started }
+    }
+
+    /// Records how the call ended.
+    pub(crate) fn finish(&self, result: &Result<Value, ToolError>) {
+        let Some(started) = self.started else {
+            return;
+        };
+        let micros = u64::try_from(started.elapsed().as_micros()).unwrap_or(u64::MAX);
+        self.span.record("duration_us", micros);
+        self.span.record("outcome", outcome(result));
+        if let Err(err) = result {
+            self.span
+                .in_scope(|| tracing::debug!(error = %err, "tool call failed"));
+        }
+    }
+}
+
+/// A short, stable name for how a call ended, for dashboards and filters.
+pub(crate) fn outcome(result: &Result<Value, ToolError>) -> &'static str {
+    match result {
+        Ok(_) => "ok",
+        Err(err) => match err {
+            ToolError::InvalidJson { .. } => "invalid_json",
+            ToolError::NotAnObject { .. } => "not_an_object",
+            ToolError::InvalidArguments { .. } => "invalid_arguments",
+            ToolError::Failed { .. } => "failed",
+            ToolError::Panicked { .. } => "panicked",
+            ToolError::UnknownTool { .. } => "unknown_tool",
+            ToolError::AsyncToolCalledSync { .. } => "async_tool_called_sync",
+            ToolError::AsyncConversionUnavailable { .. } => "async_conversion_unavailable",
+            ToolError::InvalidSchema { .. } => "invalid_schema",
+            ToolError::UnserializableResult { .. } => "unserializable_result",
+            ToolError::InputTooLarge { .. } => "input_too_large",
+            ToolError::TooDeeplyNested { .. } => "too_deeply_nested",
+            ToolError::TimedOut { .. } => "timed_out",
+            ToolError::Rejected { .. } => "rejected",
+            // Variants other modules add later still get a span outcome.
+            #[allow(unreachable_patterns)]
+            _ => "error",
+        },
+    }
+}

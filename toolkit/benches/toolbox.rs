@@ -1,0 +1,255 @@
+//! What dispatch through a toolbox costs.
+//!
+//! - `call_all/*`: 10,000 cheap async calls through `Toolbox::call_all` on a 2-worker runtime,
+//!   against the same calls awaited one after another through `Toolbox::acall`, and against
+//!   10,000 direct awaits of the method itself.
+//! - `waiting/*`: 200 calls that each wait 1 ms, concurrently and one after another.
+//! - `overhead/*`: one call of the same tool through `ToolProxy::call` and `ToolProxy::acall`,
+//!   with an async twin of the tool and the toolbox's dispatch for comparison.
+//!
+//! Report ratios between results of one run: the machine is shared and noisy.
+
+use std::hint::black_box;
+use std::time::{Duration, Instant};
+
+use criterion::{Criterion, Throughput, criterion_group, criterion_main};
+use tokio::runtime::{Builder, Runtime};
+use toolkit::prelude::*;
+
+#[derive(Default)]
+struct Cheap;
+
+#[toolset(name = "cheap")]
+impl Cheap {
+    /// Count whitespace-separated words
+    #[tool]
+    fn word_count(&self, text: String) -> usize {
+        text.split_whitespace().count()
+    }
+
+    /// Count whitespace-separated words, as an async tool
+    #[tool]
+    async fn word_count_async(&self, text: String) -> usize {
+        text.split_whitespace().count()
+    }
+
+    /// Double a number
+    #[tool]
+    async fn double(&self, n: u64) -> u64 {
+        n * 2
+    }
+
+    /// Wait a millisecond, as a call to another service would
+    #[tool]
+    async fn wait(&self, n: u64) -> u64 {
+        tokio::time::sleep(Duration::from_millis(1)).await;
+        n
+    }
+}
+
+const TEXT: &str = "the quick brown fox jumps over the lazy dog";
+const CALLS: u64 = 10_000;
+const WAITING_CALLS: u64 = 200;
+
+fn runtime() -> Runtime {
+    Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap()
+}
+
+/// Times `body` `iters` times inside one `block_on`, so the runtime's entry is not measured.
+fn timed_async<F: Future<Output = ()>>(
+    rt: &Runtime,
+    iters: u64,
+    mut body: impl FnMut() -> F,
+) -> Duration {
+    rt.block_on(async {
+        let start = Instant::now();
+        for _ in 0..iters {
+            body().await;
+        }
+        start.elapsed()
+    })
+}
+
+fn call_all(c: &mut Criterion) {
+    let rt = runtime();
+    let toolbox = Toolbox::builder()
+        .toolset::<Cheap>()
+        .concurrency(64)
+        .build()
+        .unwrap();
+    let calls: Vec<ToolCall> = (0..CALLS)
+        .map(|n| ToolCall::new("cheap_double", json!({ "n": n })).with_id(format!("call_{n}")))
+        .collect();
+    let mut group = c.benchmark_group("call_all");
+    group.sample_size(10);
+    group.throughput(Throughput::Elements(CALLS));
+    group.bench_function("10k/call_all_concurrency_64", |b| {
+        b.iter_custom(|iters| {
+            let mut total = Duration::ZERO;
+            for _ in 0..iters {
+                let batch = calls.clone();
+                total += rt.block_on(async {
+                    let start = Instant::now();
+                    black_box(toolbox.call_all(batch).await);
+                    start.elapsed()
+                });
+            }
+            total
+        })
+    });
+    let two_workers = Toolbox::builder()
+        .toolset::<Cheap>()
+        .concurrency(2)
+        .build()
+        .unwrap();
+    group.bench_function("10k/call_all_concurrency_2", |b| {
+        b.iter_custom(|iters| {
+            let mut total = Duration::ZERO;
+            for _ in 0..iters {
+                let batch = calls.clone();
+                total += rt.block_on(async {
+                    let start = Instant::now();
+                    black_box(two_workers.call_all(batch).await);
+                    start.elapsed()
+                });
+            }
+            total
+        })
+    });
+    let current_thread = Builder::new_current_thread().enable_all().build().unwrap();
+    group.bench_function("10k/call_all_concurrency_64_current_thread", |b| {
+        b.iter_custom(|iters| {
+            let mut total = Duration::ZERO;
+            for _ in 0..iters {
+                let batch = calls.clone();
+                total += current_thread.block_on(async {
+                    let start = Instant::now();
+                    black_box(toolbox.call_all(batch).await);
+                    start.elapsed()
+                });
+            }
+            total
+        })
+    });
+    // The same work as one call_all: the batch is consumed, so dropping it is timed too.
+    group.bench_function("10k/acall_one_after_another_consuming_the_batch", |b| {
+        b.iter_custom(|iters| {
+            let mut total = Duration::ZERO;
+            for _ in 0..iters {
+                let batch = calls.clone();
+                total += rt.block_on(async {
+                    let start = Instant::now();
+                    let mut results = Vec::with_capacity(batch.len());
+                    for call in &batch {
+                        results.push(toolbox.acall(call).await);
+                    }
+                    drop(batch);
+                    black_box(results);
+                    start.elapsed()
+                });
+            }
+            total
+        })
+    });
+    group.bench_function("10k/acall_one_after_another", |b| {
+        b.iter_custom(|iters| {
+            timed_async(&rt, iters, || async {
+                for call in &calls {
+                    black_box(toolbox.acall(call).await);
+                }
+            })
+        })
+    });
+    let cheap = Cheap;
+    group.bench_function("10k/direct_method", |b| {
+        b.iter_custom(|iters| {
+            timed_async(&rt, iters, || async {
+                for n in 0..CALLS {
+                    black_box(cheap.double(black_box(n)).await);
+                }
+            })
+        })
+    });
+    group.finish();
+
+    // Where concurrency is for: calls that wait.
+    let waits: Vec<ToolCall> = (0..WAITING_CALLS)
+        .map(|n| ToolCall::new("cheap_wait", json!({ "n": n })))
+        .collect();
+    let mut group = c.benchmark_group("waiting");
+    group.sample_size(10);
+    group.throughput(Throughput::Elements(WAITING_CALLS));
+    group.bench_function("200x1ms/call_all_concurrency_64", |b| {
+        b.iter_custom(|iters| {
+            let mut total = Duration::ZERO;
+            for _ in 0..iters {
+                let batch = waits.clone();
+                total += rt.block_on(async {
+                    let start = Instant::now();
+                    black_box(toolbox.call_all(batch).await);
+                    start.elapsed()
+                });
+            }
+            total
+        })
+    });
+    group.bench_function("200x1ms/acall_one_after_another", |b| {
+        b.iter_custom(|iters| {
+            timed_async(&rt, iters, || async {
+                for call in &waits {
+                    black_box(toolbox.acall(call).await);
+                }
+            })
+        })
+    });
+    group.finish();
+}
+
+fn overhead(c: &mut Criterion) {
+    let rt = runtime();
+    let tools = Cheap::to_tools();
+    let (sync_tool, async_tool) = (&tools[0], &tools[1]);
+    let args = json!({ "text": TEXT });
+    let toolbox = Toolbox::builder().toolset::<Cheap>().build().unwrap();
+    let call = ToolCall::new("cheap_word_count", args.clone());
+
+    let mut group = c.benchmark_group("overhead");
+    group.bench_function("word_count/call", |b| {
+        b.iter(|| sync_tool.call(black_box(args.clone())))
+    });
+    group.bench_function("word_count/acall", |b| {
+        b.iter_custom(|iters| {
+            timed_async(&rt, iters, || async {
+                black_box(sync_tool.acall(black_box(args.clone())).await.unwrap());
+            })
+        })
+    });
+    group.bench_function("word_count_async/acall", |b| {
+        b.iter_custom(|iters| {
+            timed_async(&rt, iters, || async {
+                black_box(async_tool.acall(black_box(args.clone())).await.unwrap());
+            })
+        })
+    });
+    group.bench_function("word_count_async/call_with_opt_in", |b| {
+        b.iter(|| toolkit::allow_async_to_sync(|| async_tool.call(black_box(args.clone()))))
+    });
+    group.bench_function("word_count/toolbox_call", |b| {
+        b.iter(|| toolbox.call(black_box(&call)))
+    });
+    group.bench_function("word_count/toolbox_acall", |b| {
+        b.iter_custom(|iters| {
+            timed_async(&rt, iters, || async {
+                black_box(toolbox.acall(black_box(&call)).await);
+            })
+        })
+    });
+    group.finish();
+}
+
+criterion_group!(benches, call_all, overhead);
+criterion_main!(benches);
