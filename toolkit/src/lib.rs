@@ -46,6 +46,9 @@ pub use toolkit_runtime::{
     async_to_sync_allowed, registry, schema,
 };
 
+#[cfg(feature = "mcp")]
+pub mod mcp;
+
 /// schemars, re-exported so users derive `JsonSchema` with the major version toolkit uses.
 pub use schemars;
 /// serde_json, re-exported for `json!` and `Value`.
