@@ -174,20 +174,32 @@ pub fn python_server(transport: &str, port: u16) -> Process {
     process
 }
 
-/// `examples/mcp_server.rs`, built if needed.
+/// `examples/mcp_server.rs`, built (debug) if needed.
 pub fn example_server() -> String {
     static BUILT: OnceLock<String> = OnceLock::new();
-    BUILT
-        .get_or_init(|| {
-            run(Command::new(env!("CARGO"))
-                .current_dir(root())
-                .args(["build", "--quiet", "-p", "toolkit", "--example", "mcp_server"]));
-            target_dir()
-                .join("debug/examples/mcp_server")
-                .to_string_lossy()
-                .into_owned()
-        })
-        .clone()
+    BUILT.get_or_init(|| build_example(false)).clone()
+}
+
+/// `examples/mcp_server.rs`, built with optimizations (for measurements).
+pub fn example_server_release() -> String {
+    static BUILT: OnceLock<String> = OnceLock::new();
+    BUILT.get_or_init(|| build_example(true)).clone()
+}
+
+fn build_example(release: bool) -> String {
+    let mut command = Command::new(env!("CARGO"));
+    command
+        .current_dir(root())
+        .args(["build", "--quiet", "-p", "toolkit", "--example", "mcp_server"]);
+    if release {
+        command.arg("--release");
+    }
+    run(&mut command);
+    target_dir()
+        .join(if release { "release" } else { "debug" })
+        .join("examples/mcp_server")
+        .to_string_lossy()
+        .into_owned()
 }
 
 /// Starts the example server over HTTP on a free port; returns it and its MCP URL.
