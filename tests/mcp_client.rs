@@ -40,14 +40,23 @@ async fn exercise(transport: McpTransport) {
     assert_eq!(
         client.tool_names(),
         [
-            "py_add", "py_greet", "py_pixel", "py_chart", "py_fail", "py_mirror", "py_grow",
+            "py_add",
+            "py_greet",
+            "py_pixel",
+            "py_chart",
+            "py_fail",
+            "py_mirror",
+            "py_grow",
             "py_sleep"
         ]
     );
 
     let greet = tool(&tools, "py_greet");
     assert!(greet.is_async());
-    assert_eq!(greet.description(), "Greet someone; greeting and punctuation are optional.");
+    assert_eq!(
+        greet.description(),
+        "Greet someone; greeting and punctuation are optional."
+    );
     assert_eq!(greet.parameters()["required"], json!(["name"]));
     assert_eq!(
         greet.acall(json!({"name": "Ada"})).await.unwrap(),
@@ -63,7 +72,10 @@ async fn exercise(transport: McpTransport) {
 
     let add = tool(&tools, "py_add");
     assert_eq!(add.parameters()["required"], json!(["a", "b"]));
-    assert_eq!(add.acall(json!({"a": 2, "b": 3})).await.unwrap(), json!("5"));
+    assert_eq!(
+        add.acall(json!({"a": 2, "b": 3})).await.unwrap(),
+        json!("5")
+    );
     assert_eq!(
         add.dynamic_acall(json!({"a": 2})).await,
         json!(r#"Error: missing required argument "b" for py_add"#)
@@ -140,7 +152,10 @@ async fn structured_content_is_returned_when_asked_for() {
         json!({"x": 2, "y": 1})
     );
     assert_eq!(
-        tool(&tools, "add").acall(json!({"a": 1, "b": 1})).await.unwrap(),
+        tool(&tools, "add")
+            .acall(json!({"a": 1, "b": 1}))
+            .await
+            .unwrap(),
         json!({"result": 2})
     );
 }
@@ -160,7 +175,10 @@ async fn a_slow_call_fails_after_the_timeout_and_the_session_stays_usable() {
         json!("Error: the MCP server did not answer within 300 ms")
     );
     assert_eq!(
-        tool(&tools, "add").acall(json!({"a": 1, "b": 1})).await.unwrap(),
+        tool(&tools, "add")
+            .acall(json!({"a": 1, "b": 1}))
+            .await
+            .unwrap(),
         json!("2")
     );
 }
@@ -169,7 +187,11 @@ async fn a_slow_call_fails_after_the_timeout_and_the_session_stays_usable() {
 async fn wait_for_tool(client: &McpClient, name: &str) {
     let deadline = Instant::now() + Duration::from_secs(30);
     while !client.tool_names().iter().any(|tool| tool == name) {
-        assert!(Instant::now() < deadline, "{name} never appeared: {:?}", client.tool_names());
+        assert!(
+            Instant::now() < deadline,
+            "{name} never appeared: {:?}",
+            client.tool_names()
+        );
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
 }
@@ -182,7 +204,10 @@ async fn the_tool_list_refreshes_on_list_changed() {
     assert_eq!(grow.acall(json!({})).await.unwrap(), json!("grown"));
     wait_for_tool(&client, "late").await;
     assert_eq!(
-        tool(&client.tools(), "late").acall(json!({})).await.unwrap(),
+        tool(&client.tools(), "late")
+            .acall(json!({}))
+            .await
+            .unwrap(),
         json!("late tool")
     );
 }
@@ -197,11 +222,17 @@ async fn the_client_reconnects_after_the_http_server_restarts() {
         .await
         .expect("connect");
     let add = tool(&client.tools(), "add");
-    assert_eq!(add.acall(json!({"a": 1, "b": 2})).await.unwrap(), json!("3"));
+    assert_eq!(
+        add.acall(json!({"a": 1, "b": 2})).await.unwrap(),
+        json!("3")
+    );
 
     server.stop();
     let _server = python_server("streamable-http", port);
-    assert_eq!(add.acall(json!({"a": 2, "b": 2})).await.unwrap(), json!("4"));
+    assert_eq!(
+        add.acall(json!({"a": 2, "b": 2})).await.unwrap(),
+        json!("4")
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -209,5 +240,8 @@ async fn the_proxies_keep_the_session_after_the_client_is_dropped() {
     let client = McpClient::connect(stdio()).await.expect("connect");
     let add = tool(&client.tools(), "add");
     drop(client);
-    assert_eq!(add.acall(json!({"a": 20, "b": 22})).await.unwrap(), json!("42"));
+    assert_eq!(
+        add.acall(json!({"a": 20, "b": 22})).await.unwrap(),
+        json!("42")
+    );
 }

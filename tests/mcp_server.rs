@@ -49,8 +49,13 @@ fn python_client(args: &[&str]) -> Value {
         .write_all(python_calls().to_string().as_bytes())
         .expect("send the calls");
     drop(stdin);
-    let output = child.wait_with_output().expect("the Python client finishes");
-    assert!(output.status.success(), "the Python client failed: {output:?}");
+    let output = child
+        .wait_with_output()
+        .expect("the Python client finishes");
+    assert!(
+        output.status.success(),
+        "the Python client failed: {output:?}"
+    );
     serde_json::from_slice(&output.stdout).expect("the report is JSON")
 }
 
@@ -65,7 +70,9 @@ fn assert_matches_golden(report: &Value) {
     if let Some(message) = report.pointer_mut("/calls/6/error/message") {
         let text = message.as_str().unwrap_or_default();
         assert!(
-            text.starts_with("Unknown tool: nope. Available: stats_word_count, stats_line_count, task_assign"),
+            text.starts_with(
+                "Unknown tool: nope. Available: stats_word_count, stats_line_count, task_assign"
+            ),
             "{text}"
         );
         *message = json!("Unknown tool: nope. Available: ...");
@@ -77,7 +84,8 @@ fn assert_matches_golden(report: &Value) {
         std::fs::write(&path, pretty + "\n").expect("write the golden file");
     }
     let golden: Value = serde_json::from_str(
-        &std::fs::read_to_string(&path).expect("the golden file exists (TOOLKIT_BLESS=1 writes it)"),
+        &std::fs::read_to_string(&path)
+            .expect("the golden file exists (TOOLKIT_BLESS=1 writes it)"),
     )
     .expect("the golden file is JSON");
     assert_eq!(report, &golden);
@@ -207,7 +215,10 @@ async fn exercise_with_rmcp(client: &rmcp::service::RunningService<rmcp::RoleCli
 
     let read = call("probe_read", json!({"sensor": "abc"})).await.unwrap();
     assert_eq!(read.is_error, Some(false));
-    assert_eq!(read.structured_content, Some(json!({"value": 3.0, "unit": "chars"})));
+    assert_eq!(
+        read.structured_content,
+        Some(json!({"value": 3.0, "unit": "chars"}))
+    );
     assert_eq!(text(&read), [r#"{"value":3.0,"unit":"chars"}"#]);
 
     let panicked = call("probe_explode", json!({})).await.unwrap();
@@ -221,7 +232,9 @@ async fn exercise_with_rmcp(client: &rmcp::service::RunningService<rmcp::RoleCli
     assert_eq!(bad.is_error, Some(true));
     assert_eq!(
         text(&bad),
-        ["2 problems with the arguments for probe_read:\n- missing required argument \"sensor\"\n- unknown argument \"sensr\" (did you mean \"sensor\"?)"]
+        [
+            "2 problems with the arguments for probe_read:\n- missing required argument \"sensor\"\n- unknown argument \"sensr\" (did you mean \"sensor\"?)"
+        ]
     );
 
     match call("probe_missing", json!({})).await {
@@ -236,7 +249,9 @@ async fn exercise_with_rmcp(client: &rmcp::service::RunningService<rmcp::RoleCli
     }
 
     // The server survived the panic.
-    let echo = call("probe_echo", json!({"text": "still here"})).await.unwrap();
+    let echo = call("probe_echo", json!({"text": "still here"}))
+        .await
+        .unwrap();
     assert_eq!(text(&echo), ["still here"]);
 }
 
@@ -248,7 +263,10 @@ async fn rmcp_client_uses_our_server_in_process() {
     let client = ().serve(client_io).await.expect("initialize");
     exercise_with_rmcp(&client).await;
     client.cancel().await.expect("close the client");
-    server.await.expect("the server task").expect("the server ends cleanly");
+    server
+        .await
+        .expect("the server task")
+        .expect("the server ends cleanly");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -302,7 +320,10 @@ async fn a_body_over_the_limit_gets_413() {
         "x".repeat(2000)
     );
     let statuses = tokio::task::spawn_blocking(move || {
-        [http_status(addr, "", &padded), http_status(addr, "", INITIALIZE)]
+        [
+            http_status(addr, "", &padded),
+            http_status(addr, "", INITIALIZE),
+        ]
     })
     .await
     .unwrap();

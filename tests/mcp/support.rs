@@ -188,9 +188,14 @@ pub fn example_server_release() -> String {
 
 fn build_example(release: bool) -> String {
     let mut command = Command::new(env!("CARGO"));
-    command
-        .current_dir(root())
-        .args(["build", "--quiet", "-p", "toolkit", "--example", "mcp_server"]);
+    command.current_dir(root()).args([
+        "build",
+        "--quiet",
+        "-p",
+        "toolkit",
+        "--example",
+        "mcp_server",
+    ]);
     if release {
         command.arg("--release");
     }

@@ -48,7 +48,9 @@ fn round_trip(c: &mut Criterion) {
         .with_arguments(arguments.as_object().cloned().unwrap_or_default());
 
     let mut group = c.benchmark_group("mcp_stdio_round_trip");
-    group.sample_size(50).measurement_time(Duration::from_secs(5));
+    group
+        .sample_size(50)
+        .measurement_time(Duration::from_secs(5));
     for (name, client) in [("toolkit", &ours), ("python_sdk", &python)] {
         group.bench_function(name, |b| {
             b.iter(|| {

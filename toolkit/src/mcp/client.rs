@@ -240,7 +240,13 @@ impl McpClientBuilder {
     /// Connects, initializes the session and lists the server's tools.
     pub async fn connect(self) -> Result<McpClient, McpError> {
         let (changed, mut changes) = mpsc::unbounded_channel();
-        let service = open(&self.transport, Listener { changed: changed.clone() }).await?;
+        let service = open(
+            &self.transport,
+            Listener {
+                changed: changed.clone(),
+            },
+        )
+        .await?;
         let session = Arc::new(Session {
             transport: self.transport,
             reconnect_attempts: self.options.reconnect_attempts,
@@ -259,7 +265,8 @@ impl McpClientBuilder {
         let (weak_session, weak_catalog) = (Arc::downgrade(&session), Arc::downgrade(&catalog));
         tokio::spawn(async move {
             while changes.recv().await.is_some() {
-                let (Some(session), Some(catalog)) = (weak_session.upgrade(), weak_catalog.upgrade())
+                let (Some(session), Some(catalog)) =
+                    (weak_session.upgrade(), weak_catalog.upgrade())
                 else {
                     break;
                 };
@@ -660,12 +667,13 @@ async fn open(
                 })?;
                 headers.insert(AUTHORIZATION, value);
             }
-            let sse = SseTransport::connect(url, headers)
-                .await
-                .map_err(|err| McpError::Connect {
-                    server: server.clone(),
-                    message: err.to_string(),
-                })?;
+            let sse =
+                SseTransport::connect(url, headers)
+                    .await
+                    .map_err(|err| McpError::Connect {
+                        server: server.clone(),
+                        message: err.to_string(),
+                    })?;
             listener.serve(sse).await.map_err(initialize)
         }
     }
@@ -713,21 +721,27 @@ fn inline_refs(mut schema: Value) -> Value {
     let Some(object) = schema.as_object_mut() else {
         return schema;
     };
-    let definitions: Map<String, Value> = ["$defs", "definitions"]
-        .iter()
-        .filter_map(|key| {
-            let defs = object.get(*key)?.as_object()?;
-            Some(defs.iter().map(move |(name, def)| {
-                (format!("#/{key}/{}", escape_pointer(name)), def.clone())
-            }))
-        })
-        .flatten()
-        .collect();
+    let definitions: Map<String, Value> =
+        ["$defs", "definitions"]
+            .iter()
+            .filter_map(|key| {
+                let defs = object.get(*key)?.as_object()?;
+                Some(defs.iter().map(move |(name, def)| {
+                    (format!("#/{key}/{}", escape_pointer(name)), def.clone())
+                }))
+            })
+            .flatten()
+            .collect();
     if definitions.is_empty() {
         return schema;
     }
     let mut recursive = BTreeSet::new();
-    let mut inlined = inline(schema.clone(), &definitions, &mut Vec::new(), &mut recursive);
+    let mut inlined = inline(
+        schema.clone(),
+        &definitions,
+        &mut Vec::new(),
+        &mut recursive,
+    );
     if let Some(object) = inlined.as_object_mut() {
         for key in ["$defs", "definitions"] {
             let keep: Map<String, Value> = object
@@ -760,7 +774,10 @@ fn inline(
 ) -> Value {
     match value {
         Value::Object(mut object) => {
-            let target = object.get("$ref").and_then(Value::as_str).map(str::to_owned);
+            let target = object
+                .get("$ref")
+                .and_then(Value::as_str)
+                .map(str::to_owned);
             if let Some(target) = target {
                 if let Some(definition) = definitions.get(&target) {
                     if stack.contains(&target) {
@@ -880,7 +897,8 @@ mod tests {
 
     #[test]
     fn is_error_becomes_a_tool_error_with_the_server_text() {
-        let failed = result(json!({"isError": true, "content": [{"type": "text", "text": "no such repo"}]}));
+        let failed =
+            result(json!({"isError": true, "content": [{"type": "text", "text": "no such repo"}]}));
         match into_value(failed, false) {
             Err(HandlerError::Failed(message)) => assert_eq!(message, "no such repo"),
             other => panic!("expected a failure, got {other:?}"),
@@ -890,7 +908,10 @@ mod tests {
     #[test]
     fn structured_content_is_returned_only_when_asked_for() {
         let value = json!({"content": [{"type": "text", "text": "{\"n\":1}"}], "structuredContent": {"n": 1}});
-        assert_eq!(into_value(result(value.clone()), false).unwrap(), json!("{\"n\":1}"));
+        assert_eq!(
+            into_value(result(value.clone()), false).unwrap(),
+            json!("{\"n\":1}")
+        );
         assert_eq!(into_value(result(value), true).unwrap(), json!({"n": 1}));
     }
 }

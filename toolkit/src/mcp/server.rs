@@ -100,7 +100,10 @@ impl McpServer {
         let mut kept = Vec::with_capacity(tools.len());
         for tool in tools {
             if by_name.contains_key(tool.name()) {
-                tracing::warn!(tool = tool.name(), "two tools share a name; serving the first");
+                tracing::warn!(
+                    tool = tool.name(),
+                    "two tools share a name; serving the first"
+                );
                 continue;
             }
             by_name.insert(tool.name().to_owned(), kept.len());

@@ -61,10 +61,12 @@ impl SseTransport {
             match events.next().await {
                 Some(Ok(event)) if event.event.as_deref() == Some("endpoint") => {
                     let data = event.data.unwrap_or_default();
-                    break base.join(data.trim()).map_err(|err| SseError::BadEndpoint {
-                        endpoint: data,
-                        message: err.to_string(),
-                    })?;
+                    break base
+                        .join(data.trim())
+                        .map_err(|err| SseError::BadEndpoint {
+                            endpoint: data,
+                            message: err.to_string(),
+                        })?;
                 }
                 Some(Ok(_)) => continue,
                 Some(Err(err)) => return Err(SseError::Stream(err.to_string())),
@@ -84,7 +86,9 @@ impl SseTransport {
                             break;
                         }
                     }
-                    Err(err) => tracing::warn!(%err, "skipping an SSE message that is not JSON-RPC"),
+                    Err(err) => {
+                        tracing::warn!(%err, "skipping an SSE message that is not JSON-RPC")
+                    }
                 }
             }
             // Dropping the sender ends `receive`, which ends the session: the client reconnects.
