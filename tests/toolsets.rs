@@ -81,7 +81,11 @@ impl Counter {
 
 #[test]
 fn a_configured_instance_is_shared_by_all_its_proxies() {
-    let tools = Arc::new(Counter { calls: AtomicUsize::new(0), step: 5 }).into_tools();
+    let tools = Arc::new(Counter {
+        calls: AtomicUsize::new(0),
+        step: 5,
+    })
+    .into_tools();
     assert_eq!(tools[0].name(), "counter_bump");
     tools[0].dynamic_call(json!({}));
     tools[0].clone().dynamic_call(json!({}));
@@ -94,5 +98,8 @@ fn proxies_are_send_sync_and_cheap_to_clone() {
     assert_send_sync::<ToolProxy>();
     let tool = TextStatsToolset::to_tools().remove(0);
     let copy = tool.clone();
-    assert!(std::ptr::eq(tool.parameters(), copy.parameters()), "clones share one schema");
+    assert!(
+        std::ptr::eq(tool.parameters(), copy.parameters()),
+        "clones share one schema"
+    );
 }

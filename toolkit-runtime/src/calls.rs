@@ -24,7 +24,11 @@ pub struct ToolCall {
 impl ToolCall {
     /// A call without an id.
     pub fn new(name: impl Into<String>, args: Value) -> Self {
-        ToolCall { id: None, name: name.into(), args }
+        ToolCall {
+            id: None,
+            name: name.into(),
+            args,
+        }
     }
 
     /// The same call with a provider id.
@@ -69,6 +73,11 @@ impl ToolCallResult {
             Ok(value) => (value, false),
             Err(err) => (Value::String(err.to_model_string()), true),
         };
-        ToolCallResult { call_id: call.id.clone(), name: call.name.clone(), value, is_error }
+        ToolCallResult {
+            call_id: call.id.clone(),
+            name: call.name.clone(),
+            value,
+            is_error,
+        }
     }
 }

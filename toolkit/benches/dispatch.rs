@@ -27,7 +27,9 @@ fn dispatch(c: &mut Criterion) {
     let args: Value = serde_json::from_str(ARGS).unwrap();
     let mut group = c.benchmark_group("dispatch");
     group.bench_function("word_count/direct", |b| {
-        b.iter(|| toolset.word_count(black_box("the quick brown fox jumps over the lazy dog").to_owned()))
+        b.iter(|| {
+            toolset.word_count(black_box("the quick brown fox jumps over the lazy dog").to_owned())
+        })
     });
     group.bench_function("word_count/serde_floor", |b| {
         b.iter(|| {

@@ -41,9 +41,9 @@ extern crate self as toolkit;
 
 pub use toolkit_macros::{tool, toolset};
 pub use toolkit_runtime::{
-    ArgumentProblem, Arguments, ToolCall, ToolCallResult, ToolAnnotations, ToolArgument, ToolDefinition, ToolError,
-    ToolErrorMessage, ToolOptions, ToolOutput, ToolProxy, Toolset, allow_async_to_sync,
-    async_to_sync_allowed, registry, schema,
+    ArgumentProblem, Arguments, ToolAnnotations, ToolArgument, ToolCall, ToolCallResult,
+    ToolDefinition, ToolError, ToolErrorMessage, ToolOptions, ToolOutput, ToolProxy, Toolset,
+    allow_async_to_sync, async_to_sync_allowed, registry, schema,
 };
 
 #[cfg(feature = "mcp")]
