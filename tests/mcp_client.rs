@@ -6,7 +6,7 @@ mod support;
 
 use std::time::{Duration, Instant};
 
-use serde_json::{Value, json};
+use serde_json::json;
 use toolkit::ToolProxy;
 use toolkit::mcp::{McpClient, McpTransport};
 
