@@ -345,3 +345,55 @@ async fn shutdown_closes_open_sessions_and_frees_the_port() {
     assert!(std::net::TcpStream::connect(addr).is_err());
     drop(client);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn our_client_uses_our_server_over_http_with_a_token_and_headers() {
+    use toolkit::mcp::{McpClient, McpTransport};
+
+    let server = probe_server()
+        .spawn_http("127.0.0.1:0", HttpOptions::default().bearer_token("s3cret"))
+        .await
+        .expect("serve");
+    let refused = McpClient::connect(McpTransport::http(server.url())).await;
+    assert!(refused.is_err());
+
+    let client = McpClient::builder(
+        McpTransport::http(server.url())
+            .bearer_token("s3cret")
+            .header("x-team", "tools"),
+    )
+    .prefix("remote_")
+    .structured(true)
+    .connect()
+    .await
+    .expect("connect with the token");
+    assert_eq!(
+        client.tool_names(),
+        [
+            "remote_probe_read",
+            "remote_probe_explode",
+            "remote_probe_echo"
+        ]
+    );
+    let tools = client.tools();
+    assert_eq!(
+        tools[0].parameters(),
+        &json!({
+            "type": "object",
+            "properties": {"sensor": {"type": "string"}},
+            "required": ["sensor"],
+            "additionalProperties": false
+        })
+    );
+    assert!(tools[0].options().annotations.read_only == Some(true));
+    assert_eq!(
+        tools[0].acall(json!({"sensor": "abcd"})).await.unwrap(),
+        json!({"value": 4.0, "unit": "chars"})
+    );
+    assert_eq!(
+        tools[1].dynamic_acall(json!({})).await,
+        json!("Error: tool probe_explode panicked: the probe exploded")
+    );
+    drop((client, tools));
+    server.shutdown().await.expect("graceful shutdown");
+}
