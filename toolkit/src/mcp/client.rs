@@ -470,10 +470,10 @@ fn into_value(result: CallToolResult, structured: bool) -> Result<Value, Handler
             .join("\n");
         return Err(HandlerError::Failed(message));
     }
-    if structured || items.is_empty() {
-        if let Some(value) = result.structured_content {
-            return Ok(value);
-        }
+    if (structured || items.is_empty())
+        && let Some(value) = result.structured_content
+    {
+        return Ok(value);
     }
     let mut items = items;
     Ok(match items.len() {
@@ -778,25 +778,25 @@ fn inline(
                 .get("$ref")
                 .and_then(Value::as_str)
                 .map(str::to_owned);
-            if let Some(target) = target {
-                if let Some(definition) = definitions.get(&target) {
-                    if stack.contains(&target) {
-                        recursive.insert(target);
-                        return Value::Object(object);
-                    }
-                    object.remove("$ref");
-                    stack.push(target);
-                    let mut resolved = inline(definition.clone(), definitions, stack, recursive);
-                    stack.pop();
-                    // Keywords next to a `$ref` (a description, a default) refine the target.
-                    if let Value::Object(resolved) = &mut resolved {
-                        for (key, sibling) in object {
-                            let sibling = inline(sibling, definitions, stack, recursive);
-                            resolved.insert(key, sibling);
-                        }
-                    }
-                    return resolved;
+            if let Some(target) = target
+                && let Some(definition) = definitions.get(&target)
+            {
+                if stack.contains(&target) {
+                    recursive.insert(target);
+                    return Value::Object(object);
                 }
+                object.remove("$ref");
+                stack.push(target);
+                let mut resolved = inline(definition.clone(), definitions, stack, recursive);
+                stack.pop();
+                // Keywords next to a `$ref` (a description, a default) refine the target.
+                if let Value::Object(resolved) = &mut resolved {
+                    for (key, sibling) in object {
+                        let sibling = inline(sibling, definitions, stack, recursive);
+                        resolved.insert(key, sibling);
+                    }
+                }
+                return resolved;
             }
             Value::Object(
                 object

@@ -317,6 +317,12 @@ fn mcp_tool(tool: &ToolProxy) -> Tool {
     described
 }
 
+impl From<Vec<ToolProxy>> for McpServer {
+    fn from(tools: Vec<ToolProxy>) -> Self {
+        McpServer::new(tools)
+    }
+}
+
 impl ServerHandler for McpServer {
     fn get_info(&self) -> ServerConfig {
         let config = ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
