@@ -107,10 +107,15 @@ fn the_python_client_uses_our_server_over_streamable_http_with_a_token() {
 
 /// Sends one raw HTTP/1.1 request and returns the status code.
 fn http_status(addr: std::net::SocketAddr, headers: &str, body: &str) -> u16 {
+    http_status_with_host(addr, &format!("Host: {addr}\r\n{headers}"), body)
+}
+
+/// Like [`http_status`], with the `Host` header (and any others) given in `headers`.
+fn http_status_with_host(addr: std::net::SocketAddr, headers: &str, body: &str) -> u16 {
     let mut stream = std::net::TcpStream::connect(addr).expect("connect");
     let request = format!(
-        "POST /mcp HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\n\
-         Accept: application/json, text/event-stream\r\n{headers}Content-Length: {}\r\n\
+        "POST /mcp HTTP/1.1\r\n{headers}Content-Type: application/json\r\n\
+         Accept: application/json, text/event-stream\r\nContent-Length: {}\r\n\
          Connection: close\r\n\r\n{body}",
         body.len()
     );
@@ -396,4 +401,32 @@ async fn our_client_uses_our_server_over_http_with_a_token_and_headers() {
     );
     drop((client, tools));
     server.shutdown().await.expect("graceful shutdown");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_request_for_another_host_is_refused_unless_allowed() {
+    let strict = probe_server()
+        .spawn_http("127.0.0.1:0", HttpOptions::default())
+        .await
+        .expect("serve");
+    let open = probe_server()
+        .spawn_http(
+            "127.0.0.1:0",
+            HttpOptions::default().allowed_hosts(["mcp.example.com"]),
+        )
+        .await
+        .expect("serve");
+    let (strict_addr, open_addr) = (strict.local_addr(), open.local_addr());
+    let statuses = tokio::task::spawn_blocking(move || {
+        let host = "Host: mcp.example.com\r\n";
+        [
+            http_status_with_host(strict_addr, host, INITIALIZE),
+            http_status_with_host(open_addr, host, INITIALIZE),
+        ]
+    })
+    .await
+    .unwrap();
+    assert_eq!(statuses, [403, 200]);
+    strict.shutdown().await.expect("graceful shutdown");
+    open.shutdown().await.expect("graceful shutdown");
 }

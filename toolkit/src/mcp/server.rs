@@ -185,7 +185,10 @@ impl McpServer {
         options: HttpOptions,
         shutdown: impl Future<Output = ()> + Send + 'static,
     ) -> Result<(), McpError> {
-        let config = StreamableHttpServerConfig::default();
+        let mut config = StreamableHttpServerConfig::default();
+        if let Some(hosts) = options.allowed_hosts {
+            config = config.with_allowed_hosts(hosts);
+        }
         let sessions = config.cancellation_token.clone();
         let server = self.clone();
         let service: StreamableHttpService<McpServer, LocalSessionManager> =
@@ -367,6 +370,9 @@ pub struct HttpOptions {
     /// The largest request body accepted; larger ones get 413 (default
     /// [`DEFAULT_MAX_BODY_BYTES`]).
     pub max_body_bytes: usize,
+    /// The `Host` names accepted, against DNS rebinding (default: rmcp's `localhost`,
+    /// `127.0.0.1`, `::1`); set it to serve under a public name. An empty list accepts any host.
+    pub allowed_hosts: Option<Vec<String>>,
 }
 
 impl Default for HttpOptions {
@@ -375,6 +381,7 @@ impl Default for HttpOptions {
             path: "/mcp".to_owned(),
             bearer_token: None,
             max_body_bytes: DEFAULT_MAX_BODY_BYTES,
+            allowed_hosts: None,
         }
     }
 }
@@ -389,6 +396,13 @@ impl HttpOptions {
     /// Sets the largest request body accepted, in bytes.
     pub fn max_body_bytes(mut self, bytes: usize) -> Self {
         self.max_body_bytes = bytes;
+        self
+    }
+
+    /// Accepts requests whose `Host` is one of `hosts` (e.g. `["mcp.example.com"]`); an empty
+    /// list accepts any host.
+    pub fn allowed_hosts(mut self, hosts: impl IntoIterator<Item = impl Into<String>>) -> Self {
+        self.allowed_hosts = Some(hosts.into_iter().map(Into::into).collect());
         self
     }
 
