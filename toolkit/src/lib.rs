@@ -50,6 +50,9 @@ pub use toolkit_runtime::{
 pub use toolkit_runtime::{Limits, Toolbox, ToolboxBuilder, ToolboxError};
 pub use toolkit_runtime::{ToolBuilder, ToolCalls, formats, parse};
 
+#[cfg(feature = "mcp")]
+pub mod mcp;
+
 /// schemars, re-exported so users derive `JsonSchema` with the major version toolkit uses.
 pub use schemars;
 /// serde_json, re-exported for `json!` and `Value`.

@@ -1,0 +1,229 @@
+//! What the MCP tests share: a local Python virtual environment with the official MCP SDK,
+//! child processes that are always stopped, and free loopback ports.
+//!
+//! The venv lives in `target/mcp-venv` and is created on first use with a pinned `mcp` version,
+//! so a clean clone needs only `python3` (3.10+) with `venv` and `pip`, and PyPI. A lock
+//! directory makes the set-up safe when several test binaries start at once.
+
+#![allow(dead_code)]
+
+use std::io::{BufRead, BufReader};
+use std::net::TcpListener;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::OnceLock;
+use std::time::{Duration, Instant, SystemTime};
+
+/// The Python SDK version the tests run against.
+pub const MCP_VERSION: &str = "2.3.0";
+
+/// The workspace root.
+pub fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .expect("the toolkit crate sits in the workspace")
+        .to_path_buf()
+}
+
+fn target_dir() -> PathBuf {
+    std::env::var_os("CARGO_TARGET_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| root().join("target"))
+}
+
+/// A script under `tests/mcp/`.
+pub fn script(name: &str) -> String {
+    root()
+        .join("tests/mcp")
+        .join(name)
+        .to_string_lossy()
+        .into_owned()
+}
+
+/// The venv's Python, with `mcp==MCP_VERSION` installed; set up once per machine.
+pub fn python() -> String {
+    static PYTHON: OnceLock<String> = OnceLock::new();
+    PYTHON
+        .get_or_init(|| {
+            let venv = target_dir().join("mcp-venv");
+            let python = venv.join("bin/python");
+            let ready = venv.join(format!(".toolkit-mcp-{MCP_VERSION}"));
+            if !ready.exists() {
+                let lock = target_dir().join("mcp-venv.lock");
+                let _guard = DirLock::acquire(&lock);
+                if !ready.exists() {
+                    install(&venv, &python);
+                    std::fs::write(&ready, MCP_VERSION).expect("mark the venv ready");
+                }
+            }
+            python.to_string_lossy().into_owned()
+        })
+        .clone()
+}
+
+fn install(venv: &Path, python: &Path) {
+    std::fs::create_dir_all(target_dir()).expect("create target/");
+    if !python.exists() {
+        let base = std::env::var("TOOLKIT_PYTHON").unwrap_or_else(|_| "python3".to_owned());
+        run(Command::new(&base).arg("-m").arg("venv").arg(venv));
+    }
+    run(Command::new(python).args([
+        "-m",
+        "pip",
+        "install",
+        "--quiet",
+        "--disable-pip-version-check",
+        &format!("mcp=={MCP_VERSION}"),
+    ]));
+}
+
+fn run(command: &mut Command) {
+    let status = command
+        .status()
+        .unwrap_or_else(|err| panic!("could not run {command:?}: {err}"));
+    assert!(status.success(), "{command:?} failed: {status}");
+}
+
+/// A lock made of a directory, whose creation is atomic; a lock left by a killed run is taken
+/// over after 15 minutes.
+struct DirLock(PathBuf);
+
+impl DirLock {
+    fn acquire(path: &Path) -> DirLock {
+        let deadline = Instant::now() + Duration::from_secs(20 * 60);
+        loop {
+            match std::fs::create_dir(path) {
+                Ok(()) => return DirLock(path.to_path_buf()),
+                Err(err) if err.kind() == std::io::ErrorKind::AlreadyExists => {
+                    let stale = std::fs::metadata(path)
+                        .and_then(|meta| meta.modified())
+                        .ok()
+                        .and_then(|at| SystemTime::now().duration_since(at).ok())
+                        .is_some_and(|age| age > Duration::from_secs(15 * 60));
+                    if stale {
+                        let _ = std::fs::remove_dir(path);
+                    }
+                    assert!(Instant::now() < deadline, "timed out waiting for {path:?}");
+                    std::thread::sleep(Duration::from_millis(500));
+                }
+                Err(err) => panic!("could not create {path:?}: {err}"),
+            }
+        }
+    }
+}
+
+impl Drop for DirLock {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir(&self.0);
+    }
+}
+
+/// A child process killed and reaped when dropped, so no test leaves a server behind.
+pub struct Process(pub Child);
+
+impl Process {
+    pub fn spawn(command: &mut Command) -> Process {
+        Process(
+            command
+                .spawn()
+                .unwrap_or_else(|err| panic!("could not start {command:?}: {err}")),
+        )
+    }
+
+    /// Kills the process now.
+    pub fn stop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+impl Drop for Process {
+    fn drop(&mut self) {
+        self.stop();
+    }
+}
+
+/// A loopback port nobody listens on right now.
+pub fn free_port() -> u16 {
+    TcpListener::bind("127.0.0.1:0")
+        .and_then(|listener| listener.local_addr())
+        .expect("bind a loopback port")
+        .port()
+}
+
+/// Waits until something accepts connections on `port`.
+pub fn wait_for_port(port: u16) {
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+        assert!(Instant::now() < deadline, "nothing listens on port {port}");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+/// The Python SDK server script serving over `transport` ("streamable-http" or "sse") on `port`.
+pub fn python_server(transport: &str, port: u16) -> Process {
+    let process = Process::spawn(
+        Command::new(python())
+            .arg(script("python_server.py"))
+            .arg(transport)
+            .arg(port.to_string())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null()),
+    );
+    wait_for_port(port);
+    process
+}
+
+/// `examples/mcp_server.rs`, built (debug) if needed.
+pub fn example_server() -> String {
+    static BUILT: OnceLock<String> = OnceLock::new();
+    BUILT.get_or_init(|| build_example(false)).clone()
+}
+
+/// `examples/mcp_server.rs`, built with optimizations (for measurements).
+pub fn example_server_release() -> String {
+    static BUILT: OnceLock<String> = OnceLock::new();
+    BUILT.get_or_init(|| build_example(true)).clone()
+}
+
+fn build_example(release: bool) -> String {
+    let mut command = Command::new(env!("CARGO"));
+    command.current_dir(root()).args([
+        "build",
+        "--quiet",
+        "-p",
+        "toolkit",
+        "--example",
+        "mcp_server",
+    ]);
+    if release {
+        command.arg("--release");
+    }
+    run(&mut command);
+    target_dir()
+        .join(if release { "release" } else { "debug" })
+        .join("examples/mcp_server")
+        .to_string_lossy()
+        .into_owned()
+}
+
+/// Starts the example server over HTTP on a free port; returns it and its MCP URL.
+pub fn example_http_server(token: Option<&str>) -> (Process, String) {
+    let mut command = Command::new(example_server());
+    command.args(["--http", "127.0.0.1:0"]);
+    if let Some(token) = token {
+        command.args(["--token", token]);
+    }
+    let mut process = Process::spawn(command.stdout(Stdio::piped()));
+    let stdout = process.0.stdout.take().expect("piped stdout");
+    let mut line = String::new();
+    BufReader::new(stdout)
+        .read_line(&mut line)
+        .expect("the server prints its address");
+    let url = line
+        .trim()
+        .strip_prefix("listening on ")
+        .unwrap_or_else(|| panic!("unexpected first line {line:?}"))
+        .to_owned();
+    (process, url)
+}

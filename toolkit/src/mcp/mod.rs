@@ -1,0 +1,63 @@
+//! MCP both ways, on rmcp: remote MCP tools as [`ToolProxy`](crate::ToolProxy)s
+//! ([`McpClient`]), and any set of tools served as an MCP server ([`McpServer`]).
+//!
+//! Behind the `mcp` cargo feature (on by default).
+//!
+//! ```no_run
+//! use toolkit::mcp::{McpClient, McpServer, McpTransport};
+//!
+//! # async fn run() -> Result<(), toolkit::mcp::McpError> {
+//! // Tools of a server run as a child process, named `py_<remote name>`.
+//! let remote = McpClient::builder(McpTransport::stdio("python3").arg("server.py"))
+//!     .prefix("py_")
+//!     .connect()
+//!     .await?;
+//! // ...served again, to any MCP client, over this process's stdio.
+//! McpServer::new(remote.tools()).serve_stdio().await
+//! # }
+//! ```
+
+mod client;
+mod server;
+mod sse;
+
+pub use client::{McpClient, McpClientBuilder, McpTransport};
+pub use server::{DEFAULT_MAX_BODY_BYTES, HttpOptions, HttpServerHandle, McpServer};
+
+/// rmcp, re-exported for callers that need its protocol types.
+pub use rmcp;
+
+/// Why connecting to, or serving, MCP failed.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum McpError {
+    /// The server's process could not be started.
+    #[error("could not start the MCP server `{command}`: {source}")]
+    Spawn {
+        command: String,
+        #[source]
+        source: std::io::Error,
+    },
+    /// The connection or the `initialize` handshake failed.
+    #[error("could not connect to the MCP server {server}: {message}")]
+    Connect { server: String, message: String },
+    /// A request other than a tool call failed.
+    #[error("the MCP server {server} failed {request}: {message}")]
+    Request {
+        server: String,
+        request: String,
+        message: String,
+    },
+    /// The connection dropped and cannot be reopened (a child process exited).
+    #[error("the MCP server {server} has disconnected")]
+    Disconnected { server: String },
+    /// A configured HTTP header is not a valid header.
+    #[error("invalid HTTP header {name}: {message}")]
+    InvalidHeader { name: String, message: String },
+    /// Serving failed.
+    #[error("the MCP server failed: {0}")]
+    Serve(String),
+    /// Binding or accepting failed.
+    #[error(transparent)]
+    Io(std::io::Error),
+}
