@@ -114,3 +114,23 @@ fn two_toolsets_exporting_one_name_are_reported_not_overwritten() {
     );
     assert_eq!(registry::all_tools().unwrap_err(), clashes);
 }
+
+// A library's toolset can stay out of every program's registry.
+#[derive(Default)]
+struct Unlisted;
+
+#[toolset(name = "unlisted", register = false)]
+impl Unlisted {
+    /// Not in the registry
+    #[tool]
+    fn hidden(&self) -> bool {
+        true
+    }
+}
+
+#[test]
+fn a_toolset_with_register_false_is_left_out_of_the_registry() {
+    assert!(registry::find_toolset("unlisted").is_none());
+    assert!(registry::find_tool("unlisted_hidden").is_none());
+    assert_eq!(Unlisted::to_tools()[0].dynamic_call(json!({})), json!(true));
+}

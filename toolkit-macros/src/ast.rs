@@ -14,6 +14,8 @@ use crate::docs;
 pub struct Toolset {
     /// The path generated code names toolkit by (`::toolkit` unless `crate = "..."`).
     pub krate: syn::Path,
+    /// Whether to submit the toolset to `toolkit::registry` (`register = false` opts out).
+    pub register: bool,
     pub name: Spanned<String>,
     /// The impl block with our attributes removed, emitted unchanged otherwise.
     pub item: ItemImpl,
@@ -77,6 +79,7 @@ impl Toolset {
         }
         Toolset {
             krate,
+            register: attrs.register.unwrap_or(true),
             name,
             item,
             tools,

@@ -16,9 +16,11 @@ pub struct Spanned<T> {
 pub struct ToolsetAttrs {
     pub name: Option<Spanned<String>>,
     pub krate: Option<Path>,
+    /// `register = false`: leave the toolset out of `toolkit::registry`.
+    pub register: Option<bool>,
 }
 
-const TOOLSET_KEYS: &str = "name, crate";
+const TOOLSET_KEYS: &str = "name, crate, register";
 
 pub fn parse_toolset_attrs(cx: &Ctxt, args: TokenStream) -> ToolsetAttrs {
     let mut attrs = ToolsetAttrs::default();
@@ -32,6 +34,8 @@ pub fn parse_toolset_attrs(cx: &Ctxt, args: TokenStream) -> ToolsetAttrs {
         } else if meta.path.is_ident("crate") {
             let lit: LitStr = meta.value()?.parse()?;
             attrs.krate = Some(lit.parse()?);
+        } else if meta.path.is_ident("register") {
+            attrs.register = Some(flag(&meta)?);
         } else {
             return Err(unknown_key(&meta, "toolset", TOOLSET_KEYS));
         }

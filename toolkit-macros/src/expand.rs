@@ -101,7 +101,8 @@ fn expand_toolset(toolset: &Toolset) -> TokenStream {
         .tools
         .iter()
         .map(|t| expand_tool(&p, t, Some(&this)));
-    let registration = item.generics.params.is_empty().then(|| {
+    // A generic impl block has no one type to register.
+    let registration = (toolset.register && item.generics.params.is_empty()).then(|| {
         quote! {
             const _: () = {
                 fn __toolkit_make_tools() -> #p::std::option::Option<#p::std::vec::Vec<#p::ToolProxy>> {

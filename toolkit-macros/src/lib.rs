@@ -19,8 +19,9 @@ use syn::parse_macro_input;
 /// Exports the `#[tool]` methods of an `impl` block as tools.
 ///
 /// Keys: `name = "stats"` (the prefix of every tool name; default: the type name without a
-/// `Toolset` suffix, in snake_case) and `crate = "path"` (where to find toolkit when the
-/// dependency is renamed).
+/// `Toolset` suffix, in snake_case), `crate = "path"` (where to find toolkit when the
+/// dependency is renamed) and `register = false` (leave it out of `toolkit::registry`, as
+/// libraries shipping toolsets should).
 #[proc_macro_attribute]
 pub fn toolset(args: TokenStream, input: TokenStream) -> TokenStream {
     let item = parse_macro_input!(input as syn::ItemImpl);

@@ -291,11 +291,10 @@ impl GithubCliToolset {
     }
 }
 
-// `impl<'builtin>` rather than `impl`: see the same note on `TextProcessingToolset`. A program
-// that links toolkit must not find GitHub tools in `registry::all_tools()` without asking.
-#[crate::toolset(name = "github")]
-#[allow(clippy::extra_unused_lifetimes)]
-impl<'builtin> GithubCliToolset {
+// Not registered: a built-in must not appear in every program's `registry::all_tools()` (nor
+// clash with a user's own `github` toolset) just because the program links toolkit.
+#[crate::toolset(name = "github", register = false)]
+impl GithubCliToolset {
     /// List GitHub issues with optional filters.
     ///
     /// # Arguments

@@ -91,12 +91,10 @@ impl TextProcessingToolset {
     }
 }
 
-// `impl<'builtin>` rather than `impl`: `#[toolset]` registers only non-generic impl blocks in
-// `toolkit::registry`, and a built-in must not appear in every program's `all_tools()` (nor clash
-// with a user's own `text` toolset) just because the program links toolkit.
-#[crate::toolset(name = "text")]
-#[allow(clippy::extra_unused_lifetimes)]
-impl<'builtin> TextProcessingToolset {
+// Not registered: a built-in must not appear in every program's `registry::all_tools()` (nor
+// clash with a user's own `text` toolset) just because the program links toolkit.
+#[crate::toolset(name = "text", register = false)]
+impl TextProcessingToolset {
     /// Search text for lines matching a regular expression (case-insensitive by default) and
     /// return them, or only their count.
     ///
