@@ -354,12 +354,6 @@ impl ToolProxy {
             }
         };
         let parameters = self.parameters();
-        // Even a strict tool takes `null` as "not given" for a defaulted parameter: that is
-        // what OpenAI strict mode, whose schemas we advertise, makes the model send.
-        crate::formats::drop_omitted_nulls(&mut arguments, parameters);
-        if !self.options().strict {
-            coerce::coerce_arguments(&mut arguments, parameters);
-        }
         let validator = self
             .inner
             .validator
@@ -369,12 +363,22 @@ impl ToolProxy {
                 tool: tool.into(),
                 message: message.clone(),
             })?;
-        let problems = validator.problems(parameters, &mut arguments);
-        if !problems.is_empty() {
-            return Err(ToolError::InvalidArguments {
-                tool: tool.into(),
-                problems,
-            });
+        // Every repair below only ever turns an invalid value into a valid one, so arguments the
+        // schema accepts as sent (the common case) skip them: one validation, no extra walks.
+        if !validator.accepts(&mut arguments) {
+            // Even a strict tool takes `null` as "not given" for a defaulted parameter: that is
+            // what OpenAI strict mode, whose schemas we advertise, makes the model send.
+            crate::formats::drop_omitted_nulls(&mut arguments, parameters);
+            if !self.options().strict {
+                coerce::coerce_arguments(&mut arguments, parameters);
+            }
+            let problems = validator.problems(parameters, &mut arguments);
+            if !problems.is_empty() {
+                return Err(ToolError::InvalidArguments {
+                    tool: tool.into(),
+                    problems,
+                });
+            }
         }
         Ok(Arguments::new(arguments))
     }

@@ -27,6 +27,16 @@ impl ArgumentValidator {
     ///
     /// The arguments are borrowed mutably only to be validated as a JSON value without a copy:
     /// they are returned unchanged.
+    /// Whether the schema accepts `arguments` as they are (the fast path of every call).
+    pub(crate) fn accepts(&self, arguments: &mut Map<String, Value>) -> bool {
+        let instance = Value::Object(std::mem::take(arguments));
+        let valid = self.validator.is_valid(&instance);
+        if let Value::Object(map) = instance {
+            *arguments = map;
+        }
+        valid
+    }
+
     pub(crate) fn problems(
         &self,
         parameters: &Value,
