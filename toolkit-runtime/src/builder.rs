@@ -8,15 +8,15 @@
 
 use std::fmt::Display;
 use std::future::Future;
-use std::sync::Arc;
 
 use serde::Serialize;
 use serde_json::{Map, Value, json};
 
-use crate::output::{HandlerError, result_output};
-use crate::proxy::{BoxFuture, Handler};
-use crate::validate::ArgumentValidator;
-use crate::{ToolAnnotations, ToolDefinition, ToolError, ToolOptions, ToolProxy};
+use crate::call::ArgumentValidator;
+use crate::providers::annotations_from_mcp;
+use crate::{
+    ToolAnnotations, ToolDefinition, ToolError, ToolOptions, ToolProxy, is_valid_tool_name,
+};
 
 /// Builds a [`ToolProxy`] from a closure over the argument map.
 ///
@@ -120,13 +120,7 @@ impl ToolBuilder {
         }
         builder.output_schema = inner.get("outputSchema").cloned();
         if let Some(annotations) = inner.get("annotations") {
-            let hint = |key: &str| annotations.get(key).and_then(Value::as_bool);
-            builder.options.annotations = ToolAnnotations {
-                read_only: hint("readOnlyHint"),
-                destructive: hint("destructiveHint"),
-                idempotent: hint("idempotentHint"),
-                open_world: hint("openWorldHint"),
-            };
+            builder.options.annotations = annotations_from_mcp(annotations);
         }
         Ok(builder)
     }
@@ -188,14 +182,7 @@ impl ToolBuilder {
         T: Serialize,
         E: Display,
     {
-        let definition = self.definition()?;
-        let handler = move |arguments: &mut crate::Arguments| {
-            result_output(body(std::mem::take(arguments).into_map()))
-        };
-        Ok(ToolProxy::from_parts(
-            definition,
-            Handler::Sync(Arc::new(handler)),
-        ))
+        Ok(ToolProxy::from_fn(self.definition()?, body))
     }
 
     /// Builds a tool whose body is the async closure `body`.
@@ -222,17 +209,7 @@ impl ToolBuilder {
         T: Serialize,
         E: Display,
     {
-        let definition = self.definition()?;
-        let handler = move |arguments: crate::Arguments| {
-            let future = body(arguments.into_map());
-            let boxed: BoxFuture<Result<Value, HandlerError>> =
-                Box::pin(async move { result_output(future.await) });
-            boxed
-        };
-        Ok(ToolProxy::from_parts(
-            definition,
-            Handler::Async(Arc::new(handler)),
-        ))
+        Ok(ToolProxy::from_async_fn(self.definition()?, body))
     }
 
     fn definition(self) -> Result<ToolDefinition, ToolError> {
@@ -241,11 +218,7 @@ impl ToolBuilder {
             tool: name.clone(),
             message,
         };
-        let valid_name = (1..=64).contains(&name.len())
-            && name
-                .bytes()
-                .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-');
-        if !valid_name {
+        if !is_valid_tool_name(&name) {
             return Err(fail(
                 "the name must be 1 to 64 letters, digits, `_` or `-` (^[a-zA-Z0-9_-]{1,64}$), \
                  as model providers require"

@@ -80,4 +80,17 @@ impl ToolCallResult {
             is_error,
         }
     }
+
+    /// The result as text: a string result as it is, anything else as compact JSON.
+    pub fn text(&self) -> String {
+        match &self.value {
+            Value::String(text) => text.clone(),
+            other => other.to_string(),
+        }
+    }
+
+    /// The call id, or `""` for a call that had none (the provider formats need a string).
+    pub(crate) fn id(&self) -> &str {
+        self.call_id.as_deref().unwrap_or_default()
+    }
 }

@@ -2,113 +2,43 @@
 //!
 //! Users depend on the `toolkit` facade, which re-exports everything here together with the
 //! `#[toolset]` macros; this crate has no macros of its own.
+//!
+//! The modules, bottom to top (a module uses only those above it in this list):
+//! - `error`, `bounds`, `calls`: the error type, the bounds on tool types, calls and results;
+//! - [`schema`]: schemas from Rust types, the one `$ref` inliner, schema keywords;
+//! - `call`: [`ToolProxy`] and the pipeline every call goes through;
+//! - [`providers`]: definitions, calls and results in each provider's wire format;
+//! - `toolbox`: [`Toolbox`], dispatch by name under limits and hooks;
+//! - `builder`, `toolset`, [`registry`]: tools made at run time, toolsets, and the registry;
+//! - `__private` (`private.rs`): what generated code uses.
 
-mod arguments;
-mod async_bridge;
+mod bounds;
 mod builder;
+mod call;
 mod calls;
-mod coerce;
 mod error;
-pub mod formats;
-mod limits;
-mod output;
-pub mod parse;
-mod proxy;
+// Used by generated code. Not public API (serde keeps its `__private` the same way).
+#[doc(hidden)]
+#[path = "private.rs"]
+pub mod __private;
+pub mod providers;
 pub mod registry;
 pub mod schema;
 mod toolbox;
 mod toolset;
-mod trace;
-mod validate;
 
-pub use arguments::Arguments;
-pub use async_bridge::{allow_async_to_sync, async_to_sync_allowed};
+pub use bounds::{ToolArgument, ToolErrorMessage, ToolOutput};
 pub use builder::ToolBuilder;
+pub use call::{
+    Arguments, Limits, ToolAnnotations, ToolDefinition, ToolOptions, ToolProxy,
+    allow_async_to_sync, async_to_sync_allowed, is_valid_tool_name,
+};
 pub use calls::{ToolCall, ToolCallResult};
 pub use error::{ArgumentProblem, ToolError};
-pub use limits::Limits;
-pub use output::{ToolArgument, ToolErrorMessage, ToolOutput};
-pub use parse::ToolCalls;
-pub use proxy::{ToolAnnotations, ToolDefinition, ToolOptions, ToolProxy};
+pub use providers::parse;
+pub use providers::parse::ToolCalls;
 pub use toolbox::{Toolbox, ToolboxBuilder, ToolboxError};
 pub use toolset::Toolset;
 
-/// What generated code uses. Not a public API: it changes without notice.
-#[doc(hidden)]
-pub mod __private {
-    pub use crate::output::{DefaultHidden, DefaultShown, DefaultValue};
-    pub use crate::output::{
-        HandlerError, HasOutputSchema, NoOutputSchema, OutputSchemaProbe, output, result_output,
-    };
-    pub use crate::proxy::{BoxFuture, Handler};
-    pub use crate::registry::{DefaultProbe, NoDefault, ToolsetRegistration, ViaDefault};
-    pub use crate::schema::{ParamSpec, param_schema, param_schema_option, parameters_schema};
-    pub use crate::{
-        Arguments, ToolAnnotations, ToolArgument, ToolDefinition, ToolErrorMessage, ToolOptions,
-        ToolOutput, ToolProxy, Toolset,
-    };
-
-    use serde_json::Value;
-    use std::sync::Arc;
-
-    /// A `#[tool]` method, as the macro describes it.
-    pub struct MethodTool {
-        pub name: &'static str,
-        pub description: &'static str,
-        pub params: Vec<ParamSpec>,
-        pub output_schema: fn() -> Option<Value>,
-        pub options: ToolOptions,
-    }
-
-    impl MethodTool {
-        fn definition(&self) -> ToolDefinition {
-            ToolDefinition {
-                name: self.name.to_owned(),
-                description: self.description.to_owned(),
-                parameters: parameters_schema(&self.params),
-                // MCP requires an output schema to describe an object.
-                output_schema: (self.output_schema)()
-                    .filter(|schema| schema.get("type").and_then(Value::as_str) == Some("object")),
-                options: self.options.clone(),
-            }
-        }
-
-        /// A proxy whose body is sync.
-        pub fn sync<F>(self, body: F) -> ToolProxy
-        where
-            F: Fn(&mut Arguments) -> Result<Value, HandlerError> + Send + Sync + 'static,
-        {
-            ToolProxy::from_parts(self.definition(), Handler::Sync(Arc::new(body)))
-        }
-
-        /// A proxy whose body is async.
-        pub fn asynchronous<F>(self, body: F) -> ToolProxy
-        where
-            F: Fn(Arguments) -> BoxFuture<Result<Value, HandlerError>> + Send + Sync + 'static,
-        {
-            ToolProxy::from_parts(self.definition(), Handler::Async(Arc::new(body)))
-        }
-    }
-
-    /// `ToolOptions` for generated code, where struct literals of a `#[non_exhaustive]` type
-    /// are not allowed.
-    #[allow(clippy::too_many_arguments)]
-    pub fn options(
-        strict: bool,
-        blocking: bool,
-        annotations: ToolAnnotations,
-        timeout_ms: Option<u64>,
-        max_input_bytes: Option<usize>,
-        max_output_bytes: Option<usize>,
-    ) -> ToolOptions {
-        ToolOptions {
-            strict,
-            blocking,
-            annotations,
-            timeout: timeout_ms.map(std::time::Duration::from_millis),
-            max_input_bytes,
-            max_output_bytes,
-            max_depth: None,
-        }
-    }
-}
+/// The provider formats under their first name (see [`providers`]).
+pub use providers as formats;

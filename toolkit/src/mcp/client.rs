@@ -1,7 +1,7 @@
 //! Remote MCP tools as toolkit tools: one shared session per server, one async [`ToolProxy`] per
 //! remote tool.
 
-use std::collections::{BTreeMap, BTreeSet, HashSet};
+use std::collections::{BTreeMap, HashSet};
 use std::sync::{Arc, RwLock as StdRwLock};
 use std::time::Duration;
 
@@ -14,7 +14,7 @@ use rmcp::{ClientHandler, RoleClient, ServiceExt};
 use serde_json::{Map, Value};
 use tokio::sync::{RwLock, mpsc};
 
-use crate::__private::{Handler, HandlerError};
+use crate::schema::inline_refs;
 use crate::{ToolAnnotations, ToolDefinition, ToolProxy};
 
 use super::McpError;
@@ -406,7 +406,7 @@ fn remote_proxy(session: &Arc<Session>, options: &Options, tool: rmcp::model::To
     let mut definition = ToolDefinition::new(
         format!("{}{}", options.prefix, remote_name),
         tool.description.as_deref().unwrap_or_default(),
-        inline_refs(Value::Object((*tool.input_schema).clone())),
+        inline_refs(&Value::Object((*tool.input_schema).clone())),
     );
     definition.output_schema = tool
         .output_schema
@@ -424,30 +424,29 @@ fn remote_proxy(session: &Arc<Session>, options: &Options, tool: rmcp::model::To
     let session = Arc::clone(session);
     let timeout = options.timeout;
     let structured = options.structured;
-    let handler = move |arguments: crate::Arguments| {
+    ToolProxy::from_async_fn(definition, move |arguments| {
         let session = Arc::clone(&session);
         let name = remote_name.clone();
-        let call = async move {
-            let result = session.call_tool(&name, arguments.into_map()).await?;
-            into_value(result, structured)
-        };
-        Box::pin(async move {
+        async move {
+            let call = async {
+                let result = session.call_tool(&name, arguments).await?;
+                into_value(result, structured)
+            };
             match timeout {
                 Some(limit) => tokio::time::timeout(limit, call).await.unwrap_or_else(|_| {
-                    Err(HandlerError::Failed(format!(
+                    Err(format!(
                         "the MCP server did not answer within {} ms",
                         limit.as_millis()
-                    )))
+                    ))
                 }),
                 None => call.await,
             }
-        }) as crate::__private::BoxFuture<_>
-    };
-    ToolProxy::from_parts(definition, Handler::Async(Arc::new(handler)))
+        }
+    })
 }
 
 /// A call result as the model reads it.
-fn into_value(result: CallToolResult, structured: bool) -> Result<Value, HandlerError> {
+fn into_value(result: CallToolResult, structured: bool) -> Result<Value, String> {
     let items: Vec<Value> = result
         .content
         .iter()
@@ -468,7 +467,7 @@ fn into_value(result: CallToolResult, structured: bool) -> Result<Value, Handler
             })
             .collect::<Vec<_>>()
             .join("\n");
-        return Err(HandlerError::Failed(message));
+        return Err(message);
     }
     if (structured || items.is_empty())
         && let Some(value) = result.structured_content
@@ -528,7 +527,7 @@ impl Session {
         &self,
         name: &str,
         arguments: Map<String, Value>,
-    ) -> Result<CallToolResult, HandlerError> {
+    ) -> Result<CallToolResult, String> {
         let params = CallToolRequestParams::new(name.to_owned()).with_arguments(arguments);
         let (peer, generation, closed) = self.peer().await;
         if !closed {
@@ -539,7 +538,7 @@ impl Session {
         }
         self.reconnect(generation)
             .await
-            .map_err(|err| HandlerError::Failed(err.to_string()))?;
+            .map_err(|err| err.to_string())?;
         let (peer, _, _) = self.peer().await;
         peer.call_tool(params)
             .await
@@ -590,11 +589,11 @@ impl Session {
     }
 }
 
-fn call_failed(name: &str, err: ServiceError) -> HandlerError {
+fn call_failed(name: &str, err: ServiceError) -> String {
     match err {
         // The server's own JSON-RPC error (e.g. an unknown tool): its message is for the model.
-        ServiceError::McpError(error) => HandlerError::Failed(error.message.into_owned()),
-        other => HandlerError::Failed(format!("the MCP call to {name} failed: {other}")),
+        ServiceError::McpError(error) => error.message.into_owned(),
+        other => format!("the MCP call to {name} failed: {other}"),
     }
 }
 
@@ -715,167 +714,10 @@ impl ClientHandler for Listener {
     }
 }
 
-/// Inlines local `$ref`s (`#/$defs/...`, `#/definitions/...`) so a model sees one
-/// self-contained schema; a reference that would recurse forever stays, with its definitions.
-fn inline_refs(mut schema: Value) -> Value {
-    let Some(object) = schema.as_object_mut() else {
-        return schema;
-    };
-    let definitions: Map<String, Value> =
-        ["$defs", "definitions"]
-            .iter()
-            .filter_map(|key| {
-                let defs = object.get(*key)?.as_object()?;
-                Some(defs.iter().map(move |(name, def)| {
-                    (format!("#/{key}/{}", escape_pointer(name)), def.clone())
-                }))
-            })
-            .flatten()
-            .collect();
-    if definitions.is_empty() {
-        return schema;
-    }
-    let mut recursive = BTreeSet::new();
-    let mut inlined = inline(
-        schema.clone(),
-        &definitions,
-        &mut Vec::new(),
-        &mut recursive,
-    );
-    if let Some(object) = inlined.as_object_mut() {
-        for key in ["$defs", "definitions"] {
-            let keep: Map<String, Value> = object
-                .get(key)
-                .and_then(Value::as_object)
-                .map(|defs| {
-                    defs.iter()
-                        .filter(|(name, _)| {
-                            recursive.contains(&format!("#/{key}/{}", escape_pointer(name)))
-                        })
-                        .map(|(name, def)| (name.clone(), def.clone()))
-                        .collect()
-                })
-                .unwrap_or_default();
-            if keep.is_empty() {
-                object.remove(key);
-            } else {
-                object.insert(key.to_owned(), Value::Object(keep));
-            }
-        }
-    }
-    inlined
-}
-
-fn inline(
-    value: Value,
-    definitions: &Map<String, Value>,
-    stack: &mut Vec<String>,
-    recursive: &mut BTreeSet<String>,
-) -> Value {
-    match value {
-        Value::Object(mut object) => {
-            let target = object
-                .get("$ref")
-                .and_then(Value::as_str)
-                .map(str::to_owned);
-            if let Some(target) = target
-                && let Some(definition) = definitions.get(&target)
-            {
-                if stack.contains(&target) {
-                    recursive.insert(target);
-                    return Value::Object(object);
-                }
-                object.remove("$ref");
-                stack.push(target);
-                let mut resolved = inline(definition.clone(), definitions, stack, recursive);
-                stack.pop();
-                // Keywords next to a `$ref` (a description, a default) refine the target.
-                if let Value::Object(resolved) = &mut resolved {
-                    for (key, sibling) in object {
-                        let sibling = inline(sibling, definitions, stack, recursive);
-                        resolved.insert(key, sibling);
-                    }
-                }
-                return resolved;
-            }
-            Value::Object(
-                object
-                    .into_iter()
-                    .map(|(key, child)| {
-                        let child = if key == "$defs" || key == "definitions" {
-                            child
-                        } else {
-                            inline(child, definitions, stack, recursive)
-                        };
-                        (key, child)
-                    })
-                    .collect(),
-            )
-        }
-        Value::Array(items) => Value::Array(
-            items
-                .into_iter()
-                .map(|item| inline(item, definitions, stack, recursive))
-                .collect(),
-        ),
-        other => other,
-    }
-}
-
-fn escape_pointer(segment: &str) -> String {
-    segment.replace('~', "~0").replace('/', "~1")
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use serde_json::json;
-
-    #[test]
-    fn refs_are_inlined_and_required_is_kept_exactly() {
-        let schema = json!({
-            "type": "object",
-            "properties": {
-                "point": {"$ref": "#/$defs/Point", "description": "where"},
-                "label": {"type": "string"}
-            },
-            "required": ["point"],
-            "$defs": {"Point": {"type": "object", "properties": {"x": {"type": "number"}}, "required": ["x"]}}
-        });
-        assert_eq!(
-            inline_refs(schema),
-            json!({
-                "type": "object",
-                "properties": {
-                    "point": {
-                        "type": "object",
-                        "properties": {"x": {"type": "number"}},
-                        "required": ["x"],
-                        "description": "where"
-                    },
-                    "label": {"type": "string"}
-                },
-                "required": ["point"]
-            })
-        );
-    }
-
-    #[test]
-    fn a_recursive_ref_keeps_its_definition() {
-        let schema = json!({
-            "type": "object",
-            "properties": {"tree": {"$ref": "#/$defs/Node"}},
-            "$defs": {"Node": {"type": "object", "properties": {"children": {"type": "array", "items": {"$ref": "#/$defs/Node"}}}}}
-        });
-        assert_eq!(
-            inline_refs(schema),
-            json!({
-                "type": "object",
-                "properties": {"tree": {"type": "object", "properties": {"children": {"type": "array", "items": {"$ref": "#/$defs/Node"}}}}},
-                "$defs": {"Node": {"type": "object", "properties": {"children": {"type": "array", "items": {"$ref": "#/$defs/Node"}}}}}
-            })
-        );
-    }
 
     fn result(value: Value) -> CallToolResult {
         serde_json::from_value(value).expect("a CallToolResult")
@@ -900,7 +742,7 @@ mod tests {
         let failed =
             result(json!({"isError": true, "content": [{"type": "text", "text": "no such repo"}]}));
         match into_value(failed, false) {
-            Err(HandlerError::Failed(message)) => assert_eq!(message, "no such repo"),
+            Err(message) => assert_eq!(message, "no such repo"),
             other => panic!("expected a failure, got {other:?}"),
         }
     }

@@ -5,7 +5,6 @@
 //! toolbox's limits and hooks apply, a model's mistake comes back as an `isError` result it can
 //! read, and a panic is caught there.
 
-use std::collections::HashMap;
 use std::future::Future;
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -16,8 +15,8 @@ use axum::http::{StatusCode, header};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
-    ListToolsResult, PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool,
+    CallToolRequestParams, CallToolResponse, CallToolResult, Implementation, ListToolsResult,
+    PaginatedRequestParams, ResultType, ServerCapabilities, ServerConfig, Tool,
 };
 use rmcp::service::RequestContext;
 use rmcp::transport::streamable_http_server::{
@@ -72,8 +71,7 @@ pub struct McpServer {
 struct ServerInner {
     /// Calls go through the toolbox, so its limits and policy hooks apply to MCP clients too.
     toolbox: Toolbox,
-    tools: Vec<ToolProxy>,
-    by_name: HashMap<String, usize>,
+    /// `tools/list`, built once from each tool's [`ToolProxy::to_mcp`], in the toolbox's order.
     listed: Vec<Tool>,
     info: Implementation,
     instructions: Option<String>,
@@ -82,7 +80,7 @@ struct ServerInner {
 impl std::fmt::Debug for McpServer {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("McpServer")
-            .field("tools", &self.inner.tools.len())
+            .field("tools", &self.inner.toolbox.len())
             .field("name", &self.inner.info.name)
             .finish_non_exhaustive()
     }
@@ -120,18 +118,10 @@ impl McpServer {
     }
 
     fn build(toolbox: Toolbox, info: Implementation, instructions: Option<String>) -> Self {
-        let kept: Vec<ToolProxy> = toolbox.iter().cloned().collect();
-        let by_name = kept
-            .iter()
-            .enumerate()
-            .map(|(index, tool)| (tool.name().to_owned(), index))
-            .collect();
-        let listed = kept.iter().map(mcp_tool).collect();
+        let listed = toolbox.iter().map(mcp_tool).collect();
         McpServer {
             inner: Arc::new(ServerInner {
                 toolbox,
-                tools: kept,
-                by_name,
                 listed,
                 info,
                 instructions,
@@ -161,7 +151,7 @@ impl McpServer {
 
     /// The tools served, in order.
     pub fn tools(&self) -> &[ToolProxy] {
-        &self.inner.tools
+        self.inner.toolbox.tools()
     }
 
     /// Serves one client over this process's stdin and stdout until it disconnects.
@@ -261,30 +251,22 @@ impl McpServer {
     }
 
     async fn call(&self, request: CallToolRequestParams) -> Result<CallToolResult, ErrorData> {
-        let Some(&index) = self.inner.by_name.get(request.name.as_ref()) else {
+        let toolbox = &self.inner.toolbox;
+        let Some(tool) = toolbox.get(&request.name) else {
             let unknown = ToolError::UnknownTool {
                 name: request.name.to_string(),
-                available: self.inner.tools.iter().map(|t| t.name().into()).collect(),
+                available: toolbox.names().map(str::to_owned).collect(),
             };
             return Err(ErrorData::invalid_params(unknown.to_string(), None));
         };
-        let tool = &self.inner.tools[index];
         let arguments = request.arguments.map_or(Value::Null, Value::Object);
-        let call = ToolCall::new(tool.name(), arguments);
-        let result = self.inner.toolbox.acall(&call).await;
-        Ok(if result.is_error {
-            // MCP flags errors with `isError`; the text need not say "Error: " again.
-            let text = match result.value {
-                Value::String(text) => text
-                    .strip_prefix("Error: ")
-                    .map(str::to_owned)
-                    .unwrap_or(text),
-                other => other.to_string(),
-            };
-            CallToolResult::error(vec![ContentBlock::text(text)])
-        } else {
-            success(tool, result.value)
-        })
+        let result = toolbox.acall(&ToolCall::new(tool.name(), arguments)).await;
+        let mut answer: CallToolResult = serde_json::from_value(tool.to_mcp_result(&result))
+            .map_err(|err| ErrorData::internal_error(err.to_string(), None))?;
+        // rmcp's constructors mark a result complete (SEP-2322), and its handler removes the
+        // mark for peers of older protocol versions; a result read from JSON needs it set too.
+        answer.result_type = Some(ResultType::COMPLETE);
+        Ok(answer)
     }
 }
 
@@ -294,51 +276,18 @@ impl From<Toolbox> for McpServer {
     }
 }
 
-/// A successful result: the value as text, plus `structuredContent` when the tool declares an
-/// output schema (MCP requires both for structured tools).
-fn success(tool: &ToolProxy, value: Value) -> CallToolResult {
-    let text = match &value {
-        Value::String(text) => text.clone(),
-        other => other.to_string(),
-    };
-    let mut result = CallToolResult::success(vec![ContentBlock::text(text)]);
-    if tool.output_schema().is_some() && value.is_object() {
-        result.structured_content = Some(value);
-    }
-    result
-}
-
-/// A tool as `tools/list` describes it.
+/// A tool as `tools/list` describes it: [`ToolProxy::to_mcp`], in rmcp's type.
 fn mcp_tool(tool: &ToolProxy) -> Tool {
-    let input_schema = match tool.parameters() {
-        Value::Object(schema) => schema.clone(),
-        _ => Map::from_iter([("type".to_owned(), json!("object"))]),
-    };
-    let mut described = Tool::new(
-        tool.name().to_owned(),
-        tool.description().to_owned(),
-        input_schema,
-    );
-    if let Some(Value::Object(schema)) = tool.output_schema() {
-        described = described.with_raw_output_schema(Arc::new(schema.clone()));
-    }
-    let hints = tool.options().annotations;
-    let annotations = [
-        ("readOnlyHint", hints.read_only),
-        ("destructiveHint", hints.destructive),
-        ("idempotentHint", hints.idempotent),
-        ("openWorldHint", hints.open_world),
-    ]
-    .into_iter()
-    .filter_map(|(key, hint)| Some((key.to_owned(), Value::Bool(hint?))))
-    .collect::<Map<_, _>>();
-    if !annotations.is_empty() {
-        // rmcp's annotation type is non-exhaustive; its serde form is the protocol's.
-        if let Ok(annotations) = serde_json::from_value(Value::Object(annotations)) {
-            described = described.with_annotations(annotations);
-        }
-    }
-    described
+    serde_json::from_value(tool.to_mcp()).unwrap_or_else(|err| {
+        // Only a parameters schema that is not a JSON object could fail here, and tools are
+        // built with object schemas; list the tool without its schema rather than not at all.
+        tracing::warn!(tool = tool.name(), error = %err, "tool listed without its schema");
+        Tool::new(
+            tool.name().to_owned(),
+            tool.description().to_owned(),
+            Map::from_iter([("type".to_owned(), json!("object"))]),
+        )
+    })
 }
 
 impl From<Vec<ToolProxy>> for McpServer {
@@ -374,7 +323,7 @@ impl ServerHandler for McpServer {
     }
 
     fn get_tool(&self, name: &str) -> Option<Tool> {
-        let index = *self.inner.by_name.get(name)?;
+        let index = self.inner.toolbox.index_of(name)?;
         self.inner.listed.get(index).cloned()
     }
 }

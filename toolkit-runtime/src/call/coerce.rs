@@ -12,6 +12,9 @@
 
 use serde_json::{Map, Number, Value};
 
+use crate::schema::keywords::{declared_types, json_kind, type_accepts};
+use crate::schema::resolve_ref;
+
 /// Coerces each argument toward the schema of its parameter.
 pub(crate) fn coerce_arguments(arguments: &mut Map<String, Value>, parameters: &Value) {
     if let Some(schema) = parameters.as_object() {
@@ -89,7 +92,7 @@ fn coerce(value: &mut Value, schema: &Value, root: &Value, depth: usize) {
     };
     let keywords = Keywords::of(schema_map);
     if let Some(target) = keywords.reference
-        && let Some(resolved) = resolve(target, root)
+        && let Some(resolved) = resolve_ref(target, root)
     {
         coerce(value, resolved, root, depth + 1);
     }
@@ -221,35 +224,6 @@ fn whole_number(number: &Number) -> Option<Number> {
     // would be a silent wrong value.
     const EXACT: f64 = 9_007_199_254_740_992.0;
     (float.abs() <= EXACT).then(|| (float as i64).into())
-}
-
-fn declared_types(types: Option<&Value>) -> Vec<&str> {
-    match types {
-        Some(Value::String(t)) => vec![t.as_str()],
-        Some(Value::Array(ts)) => ts.iter().filter_map(Value::as_str).collect(),
-        _ => Vec::new(),
-    }
-}
-
-fn json_kind(value: &Value) -> &'static str {
-    match value {
-        Value::Null => "null",
-        Value::Bool(_) => "boolean",
-        Value::Number(n) if n.is_i64() || n.is_u64() => "integer",
-        Value::Number(_) => "number",
-        Value::String(_) => "string",
-        Value::Array(_) => "array",
-        Value::Object(_) => "object",
-    }
-}
-
-fn type_accepts(declared: &str, kind: &str) -> bool {
-    declared == kind || (declared == "number" && kind == "integer")
-}
-
-fn resolve<'a>(reference: &str, root: &'a Value) -> Option<&'a Value> {
-    let pointer = reference.strip_prefix('#')?;
-    root.pointer(pointer)
 }
 
 #[cfg(test)]

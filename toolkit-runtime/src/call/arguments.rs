@@ -3,9 +3,9 @@
 use serde::de::{DeserializeOwned, Deserializer, Visitor};
 use serde_json::{Map, Value};
 
-use crate::ToolArgument;
+use super::problems::{describe_value, readable_path};
+use crate::bounds::ToolArgument;
 use crate::error::ArgumentProblem;
-use crate::validate::{describe_value, readable_path};
 
 /// The named arguments of one call, already checked against the tool's schema.
 ///

@@ -10,8 +10,8 @@ use std::time::Duration;
 
 use serde_json::Value;
 
+use super::definition::ToolOptions;
 use crate::error::ToolError;
-use crate::proxy::ToolOptions;
 
 /// Bounds on one tool call: a deadline, the largest and deepest input accepted, and the largest
 /// output returned whole.

@@ -1,80 +1,20 @@
-//! Checks a call's arguments against the tool's schema and phrases each problem for a model.
+//! Schema errors phrased for a model: each problem at a readable path, saying what was expected
+//! and what was sent, with the branch the model evidently meant when a union rejects a value.
 
 use jsonschema::ValidationError;
 use jsonschema::error::{TypeKind, ValidationErrorKind};
-use serde_json::{Map, Value};
+use serde_json::Value;
 
+use super::suggest::closest_key;
 use crate::error::ArgumentProblem;
-
-/// A tool's compiled validator: compiled once, on the first call, and shared by every clone of
-/// the proxy.
-pub(crate) struct ArgumentValidator {
-    validator: jsonschema::Validator,
-}
-
-impl ArgumentValidator {
-    pub(crate) fn new(parameters: &Value) -> Result<Self, String> {
-        jsonschema::options()
-            .with_draft(jsonschema::Draft::Draft202012)
-            .should_validate_formats(true)
-            .build(parameters)
-            .map(|validator| ArgumentValidator { validator })
-            .map_err(|err| err.to_string())
-    }
-
-    /// Every problem with `arguments`: unknown and missing top-level names first (they are the
-    /// most common and get the friendliest wording), then whatever the schema rejects.
-    ///
-    /// The arguments are borrowed mutably only to be validated as a JSON value without a copy:
-    /// they are returned unchanged.
-    /// Whether the schema accepts `arguments` as they are (the fast path of every call).
-    pub(crate) fn accepts(&self, arguments: &mut Map<String, Value>) -> bool {
-        let instance = Value::Object(std::mem::take(arguments));
-        let valid = self.validator.is_valid(&instance);
-        if let Value::Object(map) = instance {
-            *arguments = map;
-        }
-        valid
-    }
-
-    pub(crate) fn problems(
-        &self,
-        parameters: &Value,
-        arguments: &mut Map<String, Value>,
-    ) -> Vec<ArgumentProblem> {
-        let instance = Value::Object(std::mem::take(arguments));
-        let problems = self.collect_problems(parameters, &instance);
-        if let Value::Object(map) = instance {
-            *arguments = map;
-        }
-        problems
-    }
-
-    fn collect_problems(&self, parameters: &Value, instance: &Value) -> Vec<ArgumentProblem> {
-        let mut problems = match instance {
-            Value::Object(arguments) => name_problems(parameters, arguments),
-            _ => Vec::new(),
-        };
-        if problems.is_empty() && self.validator.is_valid(instance) {
-            return problems;
-        }
-        for error in self.validator.iter_errors(instance) {
-            let at_root = error.instance_path().as_str().is_empty();
-            match error.kind() {
-                // Already reported by name_problems, with suggestions.
-                ValidationErrorKind::Required { .. }
-                | ValidationErrorKind::AdditionalProperties { .. }
-                    if at_root => {}
-                _ => push_problems(&error, parameters, &mut problems),
-            }
-        }
-        problems
-    }
-}
 
 /// One schema error as problems a model can act on. A value matching no branch of a union (an
 /// enum with data) is the subtle case: see [`union_problems`].
-fn push_problems(error: &ValidationError<'_>, parameters: &Value, out: &mut Vec<ArgumentProblem>) {
+pub(crate) fn push_problems(
+    error: &ValidationError<'_>,
+    parameters: &Value,
+    out: &mut Vec<ArgumentProblem>,
+) {
     let pointer = error.instance_path().as_str();
     let context = match error.kind() {
         ValidationErrorKind::AnyOf { context } | ValidationErrorKind::OneOfNotValid { context } => {
@@ -232,62 +172,6 @@ fn form_phrase(branch: &Value) -> String {
     }
 }
 
-fn name_problems(parameters: &Value, arguments: &Map<String, Value>) -> Vec<ArgumentProblem> {
-    let properties = parameters.get("properties").and_then(Value::as_object);
-    let known: Vec<&str> = properties
-        .map(|p| p.keys().map(String::as_str).collect())
-        .unwrap_or_default();
-    let mut problems = Vec::new();
-    if let Some(required) = parameters.get("required").and_then(Value::as_array) {
-        for name in required.iter().filter_map(Value::as_str) {
-            if !arguments.contains_key(name) {
-                problems.push(ArgumentProblem::Missing { name: name.into() });
-            }
-        }
-    }
-    for name in arguments.keys() {
-        if !known.contains(&name.as_str()) {
-            let unsent = known
-                .iter()
-                .copied()
-                .filter(|k| !arguments.contains_key(*k));
-            problems.push(ArgumentProblem::Unknown {
-                name: name.clone(),
-                suggestion: closest(name, unsent).map(str::to_owned),
-            });
-        }
-    }
-    // `{"txt": ...}` for a required `text`: one problem ("did you mean"), not two.
-    let suggested: Vec<String> = problems
-        .iter()
-        .filter_map(|p| match p {
-            ArgumentProblem::Unknown {
-                suggestion: Some(s),
-                ..
-            } => Some(s.clone()),
-            _ => None,
-        })
-        .collect();
-    problems
-        .retain(|p| !matches!(p, ArgumentProblem::Missing { name } if suggested.contains(name)));
-    problems
-}
-
-/// The known name closest to `name`, if it is close enough to be a likely typo.
-fn closest<'a>(name: &str, candidates: impl Iterator<Item = &'a str>) -> Option<&'a str> {
-    let lowered = name.to_lowercase();
-    candidates
-        .map(|candidate| {
-            (
-                edit_distance(&lowered, &candidate.to_lowercase()),
-                candidate,
-            )
-        })
-        .filter(|(distance, candidate)| *distance <= (candidate.len().max(name.len()) / 3).max(1))
-        .min_by_key(|(distance, _)| *distance)
-        .map(|(_, candidate)| candidate)
-}
-
 /// `missing required field "fullName"`, with the near-miss the model sent instead, if any: a
 /// field under another case style (`full_name`) is silently ignored by serde otherwise.
 fn missing_field(property: &Value, error: &ValidationError<'_>, parameters: &Value) -> String {
@@ -317,36 +201,6 @@ fn missing_field(property: &Value, error: &ValidationError<'_>, parameters: &Val
         }
         None => format!("missing required field \"{name}\""),
     }
-}
-
-/// Like [`closest`], but also matches names that differ only in case style
-/// (`full_name`, `FullName`, `full-name` for `fullName`).
-fn closest_key<'a>(name: &str, sent: &[&'a str]) -> Option<&'a str> {
-    let squash = |s: &str| -> String {
-        s.chars()
-            .filter(|c| *c != '_' && *c != '-')
-            .flat_map(char::to_lowercase)
-            .collect()
-    };
-    let wanted = squash(name);
-    sent.iter()
-        .copied()
-        .find(|key| *key != name && squash(key) == wanted)
-        .or_else(|| closest(name, sent.iter().copied().filter(|key| *key != name)))
-}
-
-fn edit_distance(a: &str, b: &str) -> usize {
-    let b: Vec<char> = b.chars().collect();
-    let mut previous: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.chars().enumerate() {
-        let mut current = vec![i + 1];
-        for (j, cb) in b.iter().enumerate() {
-            let substitution = previous[j] + usize::from(ca != *cb);
-            current.push(substitution.min(previous[j + 1] + 1).min(current[j] + 1));
-        }
-        previous = current;
-    }
-    previous[b.len()]
 }
 
 /// `/items/2/name` -> `items[2].name`.
@@ -532,12 +386,5 @@ mod tests {
         assert_eq!(readable_path("/text"), "text");
         assert_eq!(readable_path("/items/2/name"), "items[2].name");
         assert_eq!(readable_path("/a~1b"), "a/b");
-    }
-
-    #[test]
-    fn close_names_are_suggested_and_far_ones_are_not() {
-        assert_eq!(closest("txt", ["text", "limit"].into_iter()), Some("text"));
-        assert_eq!(closest("Text", ["text"].into_iter()), Some("text"));
-        assert_eq!(closest("zebra", ["text", "limit"].into_iter()), None);
     }
 }

@@ -1,0 +1,92 @@
+//! Everything about a tool but its body: name, description, schemas and options.
+
+use std::time::Duration;
+
+use serde_json::Value;
+
+/// Hints a client may show or act on (MCP tool annotations); `None` means "not said".
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct ToolAnnotations {
+    /// The tool does not change its environment.
+    pub read_only: Option<bool>,
+    /// The tool may destroy or overwrite data.
+    pub destructive: Option<bool>,
+    /// Calling the tool twice with the same arguments has no further effect.
+    pub idempotent: Option<bool>,
+    /// The tool talks to the world outside (the web, other services).
+    pub open_world: Option<bool>,
+}
+
+/// Per-tool behaviour that the schema does not describe.
+#[derive(Debug, Clone, Default, PartialEq)]
+#[non_exhaustive]
+pub struct ToolOptions {
+    /// Skip lax coercion: arguments must match the schema exactly (`#[tool(strict)]`).
+    pub strict: bool,
+    /// Run a sync tool on tokio's blocking pool when called through `acall` (`#[tool(blocking)]`).
+    pub blocking: bool,
+    /// MCP-style hints.
+    pub annotations: ToolAnnotations,
+    /// The longest a call may take.
+    pub timeout: Option<Duration>,
+    /// The largest argument payload accepted, in bytes.
+    pub max_input_bytes: Option<usize>,
+    /// The largest result returned before it is truncated, in bytes.
+    pub max_output_bytes: Option<usize>,
+    /// How deeply arrays and objects may nest in the arguments (see [`Limits`]).
+    pub max_depth: Option<usize>,
+}
+
+/// Everything about a tool but its body.
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub struct ToolDefinition {
+    /// The name the model calls it by.
+    pub name: String,
+    /// What it does, for the model.
+    pub description: String,
+    /// The JSON Schema of its arguments (an object schema).
+    pub parameters: Value,
+    /// The JSON Schema of its result, when the result is structured.
+    pub output_schema: Option<Value>,
+    /// Behaviour beyond the schema.
+    pub options: ToolOptions,
+}
+
+impl ToolDefinition {
+    /// A definition with default options and no output schema.
+    ///
+    /// ```
+    /// use toolkit_runtime::ToolDefinition;
+    /// use serde_json::json;
+    ///
+    /// let def = ToolDefinition::new("echo", "Echo the text", json!({"type": "object"}));
+    /// assert_eq!(def.name, "echo");
+    /// ```
+    pub fn new(name: impl Into<String>, description: impl Into<String>, parameters: Value) -> Self {
+        ToolDefinition {
+            name: name.into(),
+            description: description.into(),
+            parameters,
+            output_schema: None,
+            options: ToolOptions::default(),
+        }
+    }
+}
+
+/// Whether model providers accept `name` as a tool name: 1 to 64 ASCII letters, digits, `_` or
+/// `-` (`^[a-zA-Z0-9_-]{1,64}$`, the rule OpenAI, Anthropic and Gemini share).
+///
+/// ```
+/// use toolkit::is_valid_tool_name;
+///
+/// assert!(is_valid_tool_name("stats_word_count"));
+/// assert!(!is_valid_tool_name("word count"));
+/// assert!(!is_valid_tool_name(&"a".repeat(65)));
+/// ```
+pub fn is_valid_tool_name(name: &str) -> bool {
+    (1..=64).contains(&name.len())
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
+}

@@ -1,0 +1,50 @@
+//! The call pipeline: a [`ToolProxy`] and everything one call goes through.
+//!
+//! ```text
+//! input (JSON text or value)
+//!   -> limits: size and nesting depth, before anything parses or recurses    (limits)
+//!   -> JSON object of named arguments                                        (pipeline)
+//!   -> validated against the parameters schema                              (validate)
+//!        rejected as sent? drop omitted nulls, coerce, validate again        (nulls, coerce)
+//!        still rejected: every problem, phrased for the model                (problems, suggest)
+//!   -> typed arguments, taken by generated code                              (arguments)
+//!   -> the body: sync, on the blocking pool, or async; panics caught,
+//!      deadline kept                                                         (handler, panic, deadline, async_bridge)
+//!   -> JSON result, bounded in size                                          (output, limits)
+//! ```
+//!
+//! Sync and async calls share every step but the one that runs the body; each call runs in a
+//! `tracing` span (`trace`).
+
+mod arguments;
+mod async_bridge;
+mod coerce;
+mod deadline;
+mod definition;
+mod handler;
+mod limits;
+mod nulls;
+mod output;
+mod panic;
+mod pipeline;
+mod problems;
+mod proxy;
+mod suggest;
+mod trace;
+mod validate;
+
+pub use arguments::Arguments;
+pub use async_bridge::{allow_async_to_sync, async_to_sync_allowed};
+pub use definition::{ToolAnnotations, ToolDefinition, ToolOptions, is_valid_tool_name};
+pub use handler::{BoxFuture, Handler, HandlerError};
+pub use limits::Limits;
+pub use output::{
+    DefaultHidden, DefaultShown, DefaultValue, HasOutputSchema, NoOutputSchema, OutputSchemaProbe,
+    output, result_output,
+};
+pub use proxy::ToolProxy;
+
+pub(crate) use nulls::drop_omitted_nulls;
+pub(crate) use panic::panic_message;
+pub(crate) use trace::CallSpan;
+pub(crate) use validate::ArgumentValidator;

@@ -1,0 +1,271 @@
+//! `ToolProxy`: one callable tool, with its definition, validator and body.
+
+use std::borrow::Cow;
+use std::fmt::Display;
+use std::future::Future;
+use std::sync::{Arc, OnceLock};
+
+use serde::Serialize;
+use serde_json::{Map, Value, json};
+use tracing::Instrument;
+
+use super::arguments::Arguments;
+use super::definition::{ToolDefinition, ToolOptions};
+use super::handler::{BoxFuture, Handler, HandlerError};
+use super::limits::Limits;
+use super::output::result_output;
+use super::pipeline::into_model_value;
+use super::trace::CallSpan;
+use super::validate::ArgumentValidator;
+use crate::error::ToolError;
+
+pub(super) struct ToolInner {
+    pub(super) definition: ToolDefinition,
+    pub(super) handler: Handler,
+    /// Compiled on the first call and shared by every clone.
+    validator: OnceLock<Result<ArgumentValidator, String>>,
+}
+
+/// One tool a model can call: its name, description, argument schema and body.
+///
+/// Proxies are made by `#[toolset]` (`MyToolset::to_tools()`), are cheap to clone (one `Arc`),
+/// `Send + Sync`, and build their schema once.
+///
+/// ```
+/// use toolkit::prelude::*;
+///
+/// #[derive(Default)]
+/// struct TextStatsToolset;
+///
+/// #[toolset(name = "stats")]
+/// impl TextStatsToolset {
+///     /// Count whitespace-separated words
+///     #[tool]
+///     fn word_count(&self, text: String) -> usize {
+///         text.split_whitespace().count()
+///     }
+/// }
+///
+/// let tool = TextStatsToolset::to_tools().remove(0);
+/// assert_eq!(tool.name(), "stats_word_count");
+/// assert_eq!(tool.dynamic_call(json!({"text": "one two"})), json!(2));
+/// assert_eq!(tool.dynamic_call(r#"{"text": "a b c"}"#), json!(3));
+/// assert_eq!(
+///     tool.dynamic_call(json!({})),
+///     json!(r#"Error: missing required argument "text" for stats_word_count"#)
+/// );
+/// ```
+#[derive(Clone)]
+pub struct ToolProxy {
+    pub(super) inner: Arc<ToolInner>,
+}
+
+impl std::fmt::Debug for ToolProxy {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ToolProxy")
+            .field("name", &self.name())
+            .field("is_async", &self.is_async())
+            .finish_non_exhaustive()
+    }
+}
+
+impl ToolProxy {
+    /// A tool from a definition and a sync body over the argument map.
+    ///
+    /// The body receives the arguments as a JSON object already coerced and validated against
+    /// `definition.parameters`, and returns `Result<T, E>` with `T: Serialize` and `E: Display`
+    /// (the error text is what the model reads). Unlike [`ToolBuilder`](crate::ToolBuilder),
+    /// nothing about the definition is checked here: use this for definitions that come from
+    /// elsewhere as they are (an MCP server's tools).
+    ///
+    /// ```
+    /// use toolkit::prelude::*;
+    /// use toolkit::ToolDefinition;
+    ///
+    /// let schema = json!({"type": "object", "properties": {"n": {"type": "integer"}}});
+    /// let double = ToolProxy::from_fn(ToolDefinition::new("double", "Double n", schema), |args| {
+    ///     Ok::<_, String>(args["n"].as_i64().unwrap_or_default() * 2)
+    /// });
+    /// assert_eq!(double.dynamic_call(json!({"n": "21"})), json!(42));
+    /// ```
+    pub fn from_fn<F, T, E>(definition: ToolDefinition, body: F) -> ToolProxy
+    where
+        F: Fn(Map<String, Value>) -> Result<T, E> + Send + Sync + 'static,
+        T: Serialize,
+        E: Display,
+    {
+        let handler = move |arguments: &mut Arguments| {
+            result_output(body(std::mem::take(arguments).into_map()))
+        };
+        ToolProxy::from_parts(definition, Handler::Sync(Arc::new(handler)))
+    }
+
+    /// A tool from a definition and an async body over the argument map; see
+    /// [`from_fn`](Self::from_fn).
+    ///
+    /// ```
+    /// use toolkit::prelude::*;
+    /// use toolkit::ToolDefinition;
+    ///
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() {
+    /// let schema = json!({"type": "object", "properties": {"text": {"type": "string"}}});
+    /// let echo = ToolProxy::from_async_fn(ToolDefinition::new("echo", "Echo", schema), |args| {
+    ///     async move { Ok::<_, String>(args["text"].clone()) }
+    /// });
+    /// assert!(echo.is_async());
+    /// assert_eq!(echo.dynamic_acall(json!({"text": "hi"})).await, json!("hi"));
+    /// # }
+    /// ```
+    pub fn from_async_fn<F, Fut, T, E>(definition: ToolDefinition, body: F) -> ToolProxy
+    where
+        F: Fn(Map<String, Value>) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<T, E>> + Send + 'static,
+        T: Serialize,
+        E: Display,
+    {
+        let handler = move |arguments: Arguments| {
+            let future = body(arguments.into_map());
+            let boxed: BoxFuture<Result<Value, HandlerError>> =
+                Box::pin(async move { result_output(future.await) });
+            boxed
+        };
+        ToolProxy::from_parts(definition, Handler::Async(Arc::new(handler)))
+    }
+
+    /// Builds a proxy from a definition and a handler (what generated code uses).
+    pub(crate) fn from_parts(definition: ToolDefinition, handler: Handler) -> Self {
+        ToolProxy {
+            inner: Arc::new(ToolInner {
+                definition,
+                handler,
+                validator: OnceLock::new(),
+            }),
+        }
+    }
+
+    /// The compiled validator of the parameters schema, or why the schema does not compile.
+    pub(super) fn validator(&self) -> Result<&ArgumentValidator, ToolError> {
+        self.inner
+            .validator
+            .get_or_init(|| ArgumentValidator::new(self.parameters()))
+            .as_ref()
+            .map_err(|message| ToolError::InvalidSchema {
+                tool: self.name().into(),
+                message: message.clone(),
+            })
+    }
+
+    /// The name the model calls this tool by.
+    pub fn name(&self) -> &str {
+        &self.inner.definition.name
+    }
+
+    /// What the tool does, as the model reads it.
+    pub fn description(&self) -> &str {
+        &self.inner.definition.description
+    }
+
+    /// The JSON Schema of the arguments: an object schema, self-contained.
+    pub fn parameters(&self) -> &Value {
+        &self.inner.definition.parameters
+    }
+
+    /// The JSON Schema of the result, when the tool returns a structured type.
+    pub fn output_schema(&self) -> Option<&Value> {
+        self.inner.definition.output_schema.as_ref()
+    }
+
+    /// The tool's options (strictness, limits, annotations).
+    pub fn options(&self) -> &ToolOptions {
+        &self.inner.definition.options
+    }
+
+    /// The whole definition.
+    pub fn definition(&self) -> &ToolDefinition {
+        &self.inner.definition
+    }
+
+    /// Whether the tool's body is async (call it with [`acall`](Self::acall)).
+    pub fn is_async(&self) -> bool {
+        matches!(self.inner.handler, Handler::Async(_))
+    }
+
+    /// `{"name", "description", "parameters"}`.
+    pub fn schema(&self) -> Value {
+        json!({
+            "name": self.name(),
+            "description": self.description(),
+            "parameters": self.parameters(),
+        })
+    }
+
+    /// Calls the tool with a JSON object of arguments, or a string holding one.
+    ///
+    /// An async tool is an error here unless the call runs inside
+    /// [`allow_async_to_sync`](crate::allow_async_to_sync). The tool's own limits apply, over
+    /// [`Limits::default()`]; a sync tool with a timeout runs on a blocking-pool thread so the
+    /// deadline can be kept (see [`Limits`]).
+    pub fn call(&self, args: impl Into<Value>) -> Result<Value, ToolError> {
+        let limits = Limits::default().for_tool(self.options());
+        let span = CallSpan::new(self.name(), None);
+        let result = span
+            .span
+            .in_scope(|| self.run(Cow::Owned(args.into()), &limits));
+        span.finish(&result);
+        result
+    }
+
+    /// Like [`call`](Self::call), but never fails: the result as JSON, or
+    /// `"Error: <message>"` as a JSON string a model can read.
+    pub fn dynamic_call(&self, args: impl Into<Value>) -> Value {
+        into_model_value(self.call(args))
+    }
+
+    /// Calls the tool from async code. Sync tools run inline, or on tokio's blocking pool when
+    /// marked `#[tool(blocking)]` or given a timeout. An async tool is cancelled at its deadline.
+    pub async fn acall(&self, args: impl Into<Value>) -> Result<Value, ToolError> {
+        let limits = Limits::default().for_tool(self.options());
+        let span = CallSpan::new(self.name(), None);
+        let result = self
+            .arun(Cow::Owned(args.into()), &limits)
+            .instrument(span.span.clone())
+            .await;
+        span.finish(&result);
+        result
+    }
+
+    /// Like [`acall`](Self::acall), but never fails (the `"Error: ..."` contract).
+    pub async fn dynamic_acall(&self, args: impl Into<Value>) -> Value {
+        into_model_value(self.acall(args).await)
+    }
+
+    /// The same tool with changed options (limits, strictness, annotations), for tools whose
+    /// `#[tool]` attribute the caller does not control.
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use toolkit::prelude::*;
+    ///
+    /// #[derive(Default)]
+    /// struct Echo;
+    ///
+    /// #[toolset]
+    /// impl Echo {
+    ///     /// Repeat the text
+    ///     #[tool]
+    ///     fn say(&self, text: String) -> String {
+    ///         text
+    ///     }
+    /// }
+    ///
+    /// let say = Echo::to_tools().remove(0).with_options(|o| o.max_output_bytes = Some(50));
+    /// let long = say.dynamic_call(json!({"text": "a".repeat(100)}));
+    /// assert_eq!(long, json!("aaa... [output truncated: showing 3 of 100 bytes]"));
+    /// ```
+    pub fn with_options(self, change: impl FnOnce(&mut ToolOptions)) -> ToolProxy {
+        let mut definition = self.inner.definition.clone();
+        change(&mut definition.options);
+        ToolProxy::from_parts(definition, self.inner.handler.clone())
+    }
+}

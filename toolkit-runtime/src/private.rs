@@ -1,0 +1,79 @@
+//! What generated code uses: `#[toolset]` and `#[tool]` expand to paths under
+//! `toolkit::__private`, never to what the user imported. Not a public API: it changes without
+//! notice.
+
+pub use crate::call::{
+    BoxFuture, DefaultHidden, DefaultShown, DefaultValue, Handler, HandlerError, HasOutputSchema,
+    NoOutputSchema, OutputSchemaProbe, output, result_output,
+};
+pub use crate::registry::{DefaultProbe, NoDefault, ToolsetRegistration, ViaDefault};
+pub use crate::schema::{ParamSpec, param_schema, param_schema_option, parameters_schema};
+pub use crate::{
+    Arguments, ToolAnnotations, ToolArgument, ToolDefinition, ToolErrorMessage, ToolOptions,
+    ToolOutput, ToolProxy, Toolset,
+};
+
+use std::sync::Arc;
+
+use serde_json::Value;
+
+/// A `#[tool]` method, as the macro describes it.
+pub struct MethodTool {
+    pub name: &'static str,
+    pub description: &'static str,
+    pub params: Vec<ParamSpec>,
+    pub output_schema: fn() -> Option<Value>,
+    pub options: ToolOptions,
+}
+
+impl MethodTool {
+    fn definition(&self) -> ToolDefinition {
+        ToolDefinition {
+            name: self.name.to_owned(),
+            description: self.description.to_owned(),
+            parameters: parameters_schema(&self.params),
+            // MCP requires an output schema to describe an object.
+            output_schema: (self.output_schema)()
+                .filter(|schema| schema.get("type").and_then(Value::as_str) == Some("object")),
+            options: self.options.clone(),
+        }
+    }
+
+    /// A proxy whose body is sync.
+    pub fn sync<F>(self, body: F) -> ToolProxy
+    where
+        F: Fn(&mut Arguments) -> Result<Value, HandlerError> + Send + Sync + 'static,
+    {
+        ToolProxy::from_parts(self.definition(), Handler::Sync(Arc::new(body)))
+    }
+
+    /// A proxy whose body is async.
+    pub fn asynchronous<F>(self, body: F) -> ToolProxy
+    where
+        F: Fn(Arguments) -> BoxFuture<Result<Value, HandlerError>> + Send + Sync + 'static,
+    {
+        ToolProxy::from_parts(self.definition(), Handler::Async(Arc::new(body)))
+    }
+}
+
+/// `ToolOptions` for generated code, where struct literals of a `#[non_exhaustive]` type
+/// are not allowed.
+#[allow(clippy::too_many_arguments)]
+pub fn options(
+    strict: bool,
+    blocking: bool,
+    annotations: ToolAnnotations,
+    timeout_ms: Option<u64>,
+    max_input_bytes: Option<usize>,
+    max_output_bytes: Option<usize>,
+) -> ToolOptions {
+    ToolOptions {
+        strict,
+        blocking,
+        annotations,
+        timeout: timeout_ms.map(std::time::Duration::from_millis),
+        max_input_bytes,
+        max_output_bytes,
+        max_depth: None,
+    }
+}

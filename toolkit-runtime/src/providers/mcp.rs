@@ -1,0 +1,140 @@
+//! MCP: `tools/list` entries and `tools/call` results. The MCP server serves exactly these, so
+//! what a toolbox renders with `to_mcp()` is what an MCP client receives.
+
+use serde_json::{Map, Value, json};
+
+use crate::{ToolAnnotations, ToolCallResult, ToolProxy};
+
+impl ToolProxy {
+    /// The MCP `tools/list` entry: `{"name", "description", "inputSchema"}`, plus
+    /// `outputSchema` when the tool returns a structured type and `annotations` from
+    /// `#[tool(read_only, destructive, idempotent, open_world)]`.
+    ///
+    /// ```
+    /// use toolkit::prelude::*;
+    ///
+    /// /// Add two numbers
+    /// #[tool(read_only, idempotent)]
+    /// fn add(a: i64, b: i64) -> i64 {
+    ///     a + b
+    /// }
+    ///
+    /// let def = add_tool().to_mcp();
+    /// assert_eq!(def["annotations"], json!({"readOnlyHint": true, "idempotentHint": true}));
+    /// assert!(def.get("outputSchema").is_none());
+    /// ```
+    pub fn to_mcp(&self) -> Value {
+        let mut tool = Map::new();
+        tool.insert("name".into(), self.name().into());
+        tool.insert("description".into(), self.description().into());
+        tool.insert("inputSchema".into(), self.parameters().clone());
+        if let Some(schema) = self.output_schema() {
+            tool.insert("outputSchema".into(), schema.clone());
+        }
+        let mut annotations = Map::new();
+        for (key, hint) in annotation_hints(&self.options().annotations) {
+            if let Some(hint) = hint {
+                annotations.insert(key.into(), hint.into());
+            }
+        }
+        if !annotations.is_empty() {
+            tool.insert("annotations".into(), Value::Object(annotations));
+        }
+        Value::Object(tool)
+    }
+
+    /// The MCP `CallToolResult` for a result of this tool, as the MCP server sends it: the
+    /// result as one text content block, `structuredContent` when the tool declares an output
+    /// schema and the result is an object, and `isError`; an error's text without the `Error: `
+    /// prefix, since `isError` already says so.
+    ///
+    /// ```
+    /// use toolkit::prelude::*;
+    ///
+    /// /// Add two numbers
+    /// #[tool]
+    /// fn add(a: i64, b: i64) -> i64 {
+    ///     a + b
+    /// }
+    ///
+    /// let tool = add_tool();
+    /// let call = ToolCall::new("add", json!({"a": 1}));
+    /// let result = ToolCallResult::from_outcome(&call, tool.call(call.args.clone()));
+    /// assert_eq!(
+    ///     tool.to_mcp_result(&result),
+    ///     json!({
+    ///         "content": [{"type": "text", "text": "missing required argument \"b\" for add"}],
+    ///         "isError": true
+    ///     })
+    /// );
+    /// ```
+    pub fn to_mcp_result(&self, result: &ToolCallResult) -> Value {
+        let text = result.text();
+        let text = match result.is_error {
+            true => text
+                .strip_prefix("Error: ")
+                .map(str::to_owned)
+                .unwrap_or(text),
+            false => text,
+        };
+        call_result(result, self.output_schema().is_some(), text)
+    }
+}
+
+impl ToolCallResult {
+    /// The MCP `CallToolResult`: the result as one text content block, `structuredContent` when
+    /// the result is an object, and `isError`. Without the tool at hand, any object counts as
+    /// structured and an error keeps its `Error: ` text; [`ToolProxy::to_mcp_result`] is what
+    /// the MCP server sends for a tool it serves.
+    ///
+    /// ```
+    /// use toolkit::prelude::*;
+    ///
+    /// let call = ToolCall::new("stats", json!({}));
+    /// let result = ToolCallResult::from_outcome(&call, Ok(json!({"words": 2})));
+    /// assert_eq!(
+    ///     result.to_mcp(),
+    ///     json!({
+    ///         "content": [{"type": "text", "text": "{\"words\":2}"}],
+    ///         "structuredContent": {"words": 2},
+    ///         "isError": false
+    ///     })
+    /// );
+    /// ```
+    pub fn to_mcp(&self) -> Value {
+        call_result(self, true, self.text())
+    }
+}
+
+/// `{"content": [text], "structuredContent"?, "isError"}`; structured content only for a
+/// successful object result, and only when `structured` says the receiver expects it.
+fn call_result(result: &ToolCallResult, structured: bool, text: String) -> Value {
+    let mut out = Map::new();
+    out.insert("content".into(), json!([{"type": "text", "text": text}]));
+    if structured && !result.is_error && result.value.is_object() {
+        out.insert("structuredContent".into(), result.value.clone());
+    }
+    out.insert("isError".into(), result.is_error.into());
+    Value::Object(out)
+}
+
+/// MCP's annotation keys, each with the hint it carries.
+pub(crate) fn annotation_hints(hints: &ToolAnnotations) -> [(&'static str, Option<bool>); 4] {
+    [
+        ("readOnlyHint", hints.read_only),
+        ("destructiveHint", hints.destructive),
+        ("idempotentHint", hints.idempotent),
+        ("openWorldHint", hints.open_world),
+    ]
+}
+
+/// The hints an MCP `annotations` object gives (other keys are ignored).
+pub(crate) fn annotations_from_mcp(annotations: &Value) -> ToolAnnotations {
+    let hint = |key: &str| annotations.get(key).and_then(Value::as_bool);
+    ToolAnnotations {
+        read_only: hint("readOnlyHint"),
+        destructive: hint("destructiveHint"),
+        idempotent: hint("idempotentHint"),
+        open_world: hint("openWorldHint"),
+    }
+}

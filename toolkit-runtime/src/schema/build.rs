@@ -1,0 +1,132 @@
+//! Schemas from Rust types: a tool's parameters (as `#[toolset]` describes them) and a whole
+//! type (an output schema), each self-contained.
+
+use schemars::{JsonSchema, Schema, SchemaGenerator, generate::SchemaSettings};
+use serde_json::{Map, Value};
+
+use super::refs::inline_refs;
+use super::tidy::strip_noise;
+use crate::bounds::ToolArgument;
+
+/// One parameter of a tool, as the `#[toolset]` macro describes it: everything here is known at
+/// compile time.
+#[derive(Debug, Clone, Copy)]
+pub struct ParamSpec {
+    /// The argument's name, as the model sends it.
+    pub name: &'static str,
+    /// Its description, from a doc comment or `#[arg(description = "...")]`.
+    pub description: Option<&'static str>,
+    /// Produces the schema of the parameter's type.
+    pub schema: fn(&mut SchemaGenerator) -> Schema,
+    /// Whether the model must send it.
+    pub required: bool,
+    /// The default value shown in the schema, for `#[arg(default)]` parameters.
+    pub default: Option<fn() -> Option<Value>>,
+}
+
+/// The schema of a parameter of type `T` (the function the macro stores in [`ParamSpec::schema`]).
+pub fn param_schema<T: ToolArgument>(generator: &mut SchemaGenerator) -> Schema {
+    generator.subschema_for::<T>()
+}
+
+/// The schema of an `Option<T>` parameter, with the bound on `T` (see `param_schema`).
+pub fn param_schema_option<T: ToolArgument>(generator: &mut SchemaGenerator) -> Schema {
+    generator.subschema_for::<Option<T>>()
+}
+
+/// A generator configured the way every toolkit schema is made.
+pub fn generator() -> SchemaGenerator {
+    SchemaSettings::draft2020_12()
+        .with(|settings| settings.meta_schema = None)
+        .into_generator()
+}
+
+/// Builds the object schema of a tool's arguments.
+///
+/// ```
+/// use toolkit_runtime::schema::{ParamSpec, param_schema, parameters_schema};
+/// use serde_json::json;
+///
+/// let params = [ParamSpec {
+///     name: "text",
+///     description: Some("The text to count"),
+///     schema: param_schema::<String>,
+///     required: true,
+///     default: None,
+/// }];
+/// assert_eq!(
+///     parameters_schema(&params),
+///     json!({
+///         "type": "object",
+///         "properties": {"text": {"type": "string", "description": "The text to count"}},
+///         "required": ["text"],
+///         "additionalProperties": false
+///     })
+/// );
+/// ```
+pub fn parameters_schema(params: &[ParamSpec]) -> Value {
+    let mut generator = generator();
+    let mut properties = Map::new();
+    let mut required = Vec::new();
+    for param in params {
+        let mut schema = (param.schema)(&mut generator).to_value();
+        // `serde_json::Value` is the schema `true` (anything); an empty object means the same
+        // and can carry the parameter's description.
+        if schema == Value::Bool(true) {
+            schema = Value::Object(Map::new());
+        }
+        if let Value::Object(map) = &mut schema {
+            if let Some(description) = param.description {
+                map.insert("description".into(), Value::String(description.into()));
+            }
+            if let Some(default) = param.default.and_then(|make| make()) {
+                map.insert("default".into(), default);
+            }
+        }
+        properties.insert(param.name.into(), schema);
+        if param.required {
+            required.push(Value::String(param.name.into()));
+        }
+    }
+    let mut root = Map::new();
+    root.insert("type".into(), "object".into());
+    root.insert("properties".into(), Value::Object(properties));
+    if !required.is_empty() {
+        root.insert("required".into(), Value::Array(required));
+    }
+    root.insert("additionalProperties".into(), false.into());
+    let definitions = generator.take_definitions(true);
+    finish(Value::Object(root), definitions)
+}
+
+/// The schema of a whole type `T`, made self-contained the same way as parameter schemas.
+///
+/// Used for output schemas (MCP `outputSchema`).
+///
+/// ```
+/// use serde_json::json;
+///
+/// let schema = toolkit_runtime::schema::type_schema::<Vec<u8>>();
+/// assert_eq!(
+///     schema,
+///     json!({"type": "array", "items": {"type": "integer", "minimum": 0, "maximum": 255}})
+/// );
+/// ```
+pub fn type_schema<T: JsonSchema + ?Sized>() -> Value {
+    let mut generator = generator();
+    let schema = generator.subschema_for::<T>().to_value();
+    let definitions = generator.take_definitions(true);
+    finish(schema, definitions)
+}
+
+/// Inlines references, keeps `$defs` only for recursion, and strips generator noise.
+fn finish(mut root: Value, definitions: Map<String, Value>) -> Value {
+    if !definitions.is_empty()
+        && let Value::Object(map) = &mut root
+    {
+        map.insert("$defs".into(), Value::Object(definitions));
+    }
+    let mut root = inline_refs(&root);
+    strip_noise(&mut root);
+    root
+}

@@ -1,0 +1,185 @@
+//! Running calls: one at a time from sync or async code, or a batch concurrently. Every call
+//! goes through the policy hooks, the proxy's pipeline and a span, and always ends as a
+//! [`ToolCallResult`].
+
+use std::borrow::Cow;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use tokio::task::JoinSet;
+use tracing::Instrument;
+
+use super::Toolbox;
+use super::hooks::Hooks;
+use crate::call::{CallSpan, Limits, ToolProxy};
+use crate::error::ToolError;
+use crate::{ToolCall, ToolCallResult};
+
+impl Toolbox {
+    /// Runs one call from sync code. An async tool needs
+    /// [`allow_async_to_sync`](crate::allow_async_to_sync), as with [`ToolProxy::call`].
+    pub fn call(&self, call: &ToolCall) -> ToolCallResult {
+        let span = CallSpan::new(&call.name, call.id.as_deref());
+        let outcome = span.span.in_scope(|| {
+            let (tool, limits) = self.resolve(&call.name)?;
+            self.hooks.allow(call, tool)?;
+            tool.run(Cow::Borrowed(&call.args), &limits)
+        });
+        span.finish(&outcome);
+        let _entered = span.span.enter();
+        self.hooks.report(call, outcome)
+    }
+
+    /// Runs one call from async code.
+    pub async fn acall(&self, call: &ToolCall) -> ToolCallResult {
+        match self.resolve(&call.name) {
+            Ok((tool, limits)) => dispatch(tool, limits, &self.hooks, call).await,
+            Err(unknown) => self.unknown(call, unknown),
+        }
+    }
+
+    /// Runs calls concurrently, at most [`concurrency`](Self::concurrency) at a time, and
+    /// returns their results in the order of `calls`. Each call is independent: one that fails,
+    /// panics or times out is an error result and the others run on.
+    ///
+    /// The calls run on `concurrency` tokio tasks, so they spread over a multi-thread runtime's
+    /// worker threads; `call_all` must run inside a tokio runtime.
+    ///
+    /// ```
+    /// use toolkit::prelude::*;
+    ///
+    /// #[derive(Default)]
+    /// struct Maths;
+    ///
+    /// #[toolset(name = "maths")]
+    /// impl Maths {
+    ///     /// Double a number
+    ///     #[tool]
+    ///     async fn double(&self, n: i64) -> i64 {
+    ///         n * 2
+    ///     }
+    /// }
+    ///
+    /// # tokio::runtime::Runtime::new().unwrap().block_on(async {
+    /// let toolbox = Toolbox::builder().toolset::<Maths>().concurrency(4).build().unwrap();
+    /// let calls = (0..10).map(|n| ToolCall::new("maths_double", json!({"n": n}))).collect();
+    /// let results = toolbox.call_all(calls).await;
+    /// let values: Vec<_> = results.iter().map(|r| r.value.clone()).collect();
+    /// assert_eq!(values, (0..10).map(|n| json!(n * 2)).collect::<Vec<_>>());
+    /// # });
+    /// ```
+    pub async fn call_all(&self, calls: Vec<ToolCall>) -> Vec<ToolCallResult> {
+        let mut results: Vec<Option<ToolCallResult>> = vec![None; calls.len()];
+        // Resolved up front, so that the tasks need none of the toolbox but the tools they run.
+        let mut targets = Vec::with_capacity(calls.len());
+        for (position, call) in calls.iter().enumerate() {
+            match self.resolve(&call.name) {
+                Ok((tool, limits)) => targets.push(Some((tool.clone(), limits))),
+                Err(unknown) => {
+                    results[position] = Some(self.unknown(call, unknown));
+                    targets.push(None);
+                }
+            }
+        }
+        let work = Arc::new(Batch {
+            calls,
+            targets,
+            next: AtomicUsize::new(0),
+        });
+        // A few long-lived workers that each take the next call, rather than a task per call:
+        // the bound holds by construction, and cheap calls do not pay a spawn and a cross-thread
+        // wake-up each.
+        let workers = self.concurrency.min(work.calls.len());
+        let mut tasks = JoinSet::new();
+        for _ in 0..workers {
+            let work = Arc::clone(&work);
+            let hooks = Arc::clone(&self.hooks);
+            tasks.spawn(async move {
+                let mut done = Vec::new();
+                while let Some((position, call, (tool, limits))) = work.claim() {
+                    done.push((position, dispatch(tool, *limits, &hooks, call).await));
+                }
+                done
+            });
+        }
+        while let Some(joined) = tasks.join_next().await {
+            // Tool and hook panics are caught inside `dispatch`; a worker only fails when the
+            // runtime shuts down under it, and its unfinished calls are answered below.
+            for (position, result) in joined.into_iter().flatten() {
+                results[position] = Some(result);
+            }
+        }
+        results
+            .into_iter()
+            .zip(work.calls.iter())
+            .map(|(result, call)| {
+                result.unwrap_or_else(|| {
+                    let failure = ToolError::Failed {
+                        tool: call.name.clone(),
+                        message: "the call could not complete: the async runtime shut down".into(),
+                    };
+                    ToolCallResult::from_outcome(call, Err(failure))
+                })
+            })
+            .collect()
+    }
+
+    /// The tool called `name` and its limits, or the error the model reads.
+    fn resolve(&self, name: &str) -> Result<(&ToolProxy, Limits), ToolError> {
+        match self.get(name) {
+            Some(tool) => Ok((tool, self.limits.for_tool(tool.options()))),
+            None => Err(ToolError::UnknownTool {
+                name: name.to_owned(),
+                available: self.names().map(str::to_owned).collect(),
+            }),
+        }
+    }
+
+    fn unknown(&self, call: &ToolCall, unknown: ToolError) -> ToolCallResult {
+        let span = CallSpan::new(&call.name, call.id.as_deref());
+        let outcome = Err(unknown);
+        span.finish(&outcome);
+        let _entered = span.span.enter();
+        self.hooks.report(call, outcome)
+    }
+}
+
+/// The calls of one `call_all`, shared by its workers.
+struct Batch {
+    calls: Vec<ToolCall>,
+    /// The tool and limits of each call; `None` for an unknown tool, already answered.
+    targets: Vec<Option<(ToolProxy, Limits)>>,
+    next: AtomicUsize,
+}
+
+impl Batch {
+    /// The next call to a known tool that no worker has taken yet.
+    fn claim(&self) -> Option<(usize, &ToolCall, &(ToolProxy, Limits))> {
+        loop {
+            let position = self.next.fetch_add(1, Ordering::Relaxed);
+            let call = self.calls.get(position)?;
+            if let Some(target) = &self.targets[position] {
+                return Some((position, call, target));
+            }
+        }
+    }
+}
+
+/// One call to a known tool, from async code: policy, pipeline, span, report.
+async fn dispatch(
+    tool: &ToolProxy,
+    limits: Limits,
+    hooks: &Hooks,
+    call: &ToolCall,
+) -> ToolCallResult {
+    let span = CallSpan::new(&call.name, call.id.as_deref());
+    let outcome = async {
+        hooks.allow(call, tool)?;
+        tool.arun(Cow::Borrowed(&call.args), &limits).await
+    }
+    .instrument(span.span.clone())
+    .await;
+    span.finish(&outcome);
+    let _entered = span.span.enter();
+    hooks.report(call, outcome)
+}

@@ -1,0 +1,67 @@
+//! The application's policy around every call: before-call hooks that may refuse it, after-call
+//! hooks that see (and may rewrite) every result. A panicking hook never takes the host down.
+
+use std::panic::{AssertUnwindSafe, catch_unwind};
+
+use serde_json::Value;
+
+use crate::call::panic_message;
+use crate::error::ToolError;
+use crate::{ToolCall, ToolCallResult, ToolProxy};
+
+/// A before-call hook: `Err(reason)` refuses the call, and the model reads the reason.
+pub(super) type BeforeHook = dyn Fn(&ToolCall, &ToolProxy) -> Result<(), String> + Send + Sync;
+/// An after-call hook: sees, and may rewrite, every result.
+pub(super) type AfterHook = dyn Fn(&ToolCall, &mut ToolCallResult) + Send + Sync;
+
+#[derive(Default)]
+pub(super) struct Hooks {
+    pub(super) before: Vec<Box<BeforeHook>>,
+    pub(super) after: Vec<Box<AfterHook>>,
+}
+
+impl Hooks {
+    /// Runs the before-call hooks; the first refusal (or panic) stops the call.
+    pub(super) fn allow(&self, call: &ToolCall, tool: &ToolProxy) -> Result<(), ToolError> {
+        for hook in &self.before {
+            match catch_unwind(AssertUnwindSafe(|| hook(call, tool))) {
+                Ok(Ok(())) => {}
+                Ok(Err(reason)) => {
+                    return Err(ToolError::Rejected {
+                        tool: call.name.clone(),
+                        reason,
+                    });
+                }
+                Err(payload) => {
+                    return Err(ToolError::Panicked {
+                        tool: call.name.clone(),
+                        message: format!(
+                            "the before-call hook panicked: {}",
+                            panic_message(&*payload)
+                        ),
+                    });
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Turns an outcome into the result the model reads, passing it through the after-call
+    /// hooks. A hook that panics leaves the result as the hooks before it made it.
+    pub(super) fn report(
+        &self,
+        call: &ToolCall,
+        outcome: Result<Value, ToolError>,
+    ) -> ToolCallResult {
+        let mut result = ToolCallResult::from_outcome(call, outcome);
+        for hook in &self.after {
+            if let Err(payload) = catch_unwind(AssertUnwindSafe(|| hook(call, &mut result))) {
+                tracing::error!(
+                    panic = %panic_message(&*payload),
+                    "an after-call hook panicked"
+                );
+            }
+        }
+        result
+    }
+}
