@@ -131,13 +131,6 @@ impl ToolProxy {
     }
 }
 
-pub(crate) fn into_model_value(result: Result<Value, ToolError>) -> Value {
-    match result {
-        Ok(value) => value,
-        Err(err) => Value::String(err.to_model_string()),
-    }
-}
-
 fn parse_arguments(tool: &str, text: &str) -> Result<Value, ToolError> {
     if text.trim().is_empty() {
         return Ok(Value::Object(Map::new()));

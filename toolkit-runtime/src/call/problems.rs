@@ -229,18 +229,7 @@ pub(crate) fn readable_path(pointer: &str) -> String {
 fn describe(kind: &ValidationErrorKind, instance: &Value) -> String {
     let got = describe_value(instance);
     match kind {
-        ValidationErrorKind::Type { kind } => {
-            let expected: Vec<&str> = match kind {
-                TypeKind::Single(t) => vec![t.as_str()],
-                TypeKind::Multiple(set) => set.iter().map(|t| t.as_str()).collect(),
-            };
-            // "a string or null" reads better than the validator's fixed order.
-            let (null, mut expected): (Vec<&str>, Vec<&str>) =
-                expected.into_iter().partition(|t| *t == "null");
-            expected.extend(null);
-            let expected: Vec<&str> = expected.into_iter().map(type_phrase).collect();
-            format!("expected {}, got {got}", expected.join(" or "))
-        }
+        ValidationErrorKind::Type { kind } => format!("expected {}, got {got}", types_phrase(kind)),
         ValidationErrorKind::Enum { options } => {
             format!("expected one of {}, got {got}", list_values(options))
         }
@@ -287,14 +276,7 @@ fn describe(kind: &ValidationErrorKind, instance: &Value) -> String {
         ValidationErrorKind::Required { property } => {
             format!("missing required field {property}")
         }
-        ValidationErrorKind::AdditionalProperties { unexpected } => {
-            let names: Vec<String> = unexpected.iter().map(|n| format!("{n:?}")).collect();
-            format!(
-                "unknown field{} {}",
-                if names.len() == 1 { "" } else { "s" },
-                names.join(", ")
-            )
-        }
+        ValidationErrorKind::AdditionalProperties { unexpected } => unknown_fields(unexpected),
         ValidationErrorKind::AnyOf { .. } | ValidationErrorKind::OneOfNotValid { .. } => {
             format!("{got} does not match any of the allowed forms")
         }
@@ -307,6 +289,28 @@ fn describe(kind: &ValidationErrorKind, instance: &Value) -> String {
         }
         _ => kind_fallback(kind, instance),
     }
+}
+
+/// `a string or null`: the expected types, null last (it reads better than the validator's order).
+fn types_phrase(kind: &TypeKind) -> String {
+    let expected: Vec<&str> = match kind {
+        TypeKind::Single(t) => vec![t.as_str()],
+        TypeKind::Multiple(set) => set.iter().map(|t| t.as_str()).collect(),
+    };
+    let (null, mut expected): (Vec<&str>, Vec<&str>) =
+        expected.into_iter().partition(|t| *t == "null");
+    expected.extend(null);
+    let expected: Vec<&str> = expected.into_iter().map(type_phrase).collect();
+    expected.join(" or ")
+}
+
+fn unknown_fields(unexpected: &[String]) -> String {
+    let names: Vec<String> = unexpected.iter().map(|n| format!("{n:?}")).collect();
+    format!(
+        "unknown field{} {}",
+        if names.len() == 1 { "" } else { "s" },
+        names.join(", ")
+    )
 }
 
 fn kind_fallback(kind: &ValidationErrorKind, instance: &Value) -> String {

@@ -14,7 +14,6 @@ use super::definition::{ToolDefinition, ToolOptions};
 use super::handler::{BoxFuture, Handler, HandlerError};
 use super::limits::Limits;
 use super::output::result_output;
-use super::pipeline::into_model_value;
 use super::trace::CallSpan;
 use super::validate::ArgumentValidator;
 use crate::error::ToolError;
@@ -267,5 +266,13 @@ impl ToolProxy {
         let mut definition = self.inner.definition.clone();
         change(&mut definition.options);
         ToolProxy::from_parts(definition, self.inner.handler.clone())
+    }
+}
+
+/// A call's outcome as a model reads it: the result, or the `"Error: ..."` string.
+fn into_model_value(result: Result<Value, ToolError>) -> Value {
+    match result {
+        Ok(value) => value,
+        Err(err) => Value::String(err.to_model_string()),
     }
 }

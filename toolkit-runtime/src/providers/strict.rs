@@ -68,18 +68,30 @@ pub(super) fn strict_schema(parameters: &Value) -> Result<Value, StrictError> {
     Ok(converted)
 }
 
+/// Keywords strict mode rejects outright; what they mean cannot be moved into words.
+const UNSUPPORTED: &[&str] = &[
+    "not",
+    "if",
+    "then",
+    "else",
+    "dependentSchemas",
+    "dependentRequired",
+    "patternProperties",
+    "propertyNames",
+    "unevaluatedProperties",
+    "unevaluatedItems",
+    "contains",
+    "minContains",
+    "maxContains",
+    "prefixItems",
+];
+
 impl Strict {
     fn node(&mut self, schema: &Value, path: &str, depth: usize) -> Result<Value, StrictError> {
-        let here = || {
-            if path.is_empty() {
-                "parameters".to_owned()
-            } else {
-                path.to_owned()
-            }
-        };
+        let here = if path.is_empty() { "parameters" } else { path };
         let Value::Object(source) = schema else {
             return Err((
-                here(),
+                here.to_owned(),
                 "a value of any type (`true` schema) cannot be expressed in strict mode; \
                  use a concrete type"
                     .into(),
@@ -87,173 +99,188 @@ impl Strict {
         };
         if depth > STRICT_MAX_DEPTH {
             return Err((
-                here(),
+                here.to_owned(),
                 format!("objects nest deeper than strict mode's limit of {STRICT_MAX_DEPTH}"),
             ));
         }
-        let mut map = source.clone();
-        // allOf of one schema (schemars' wrapper for a described `$ref`) is the schema itself.
-        if let Some(Value::Array(all)) = map.remove("allOf") {
-            match all.as_slice() {
-                [Value::Object(only)] => {
-                    for (key, value) in only {
-                        map.entry(key.clone()).or_insert_with(|| value.clone());
-                    }
-                }
-                _ => {
-                    return Err((
-                        here(),
-                        "`allOf` with several schemas is not supported by strict mode".into(),
-                    ));
-                }
-            }
-        }
-        if let Some(one_of) = map.remove("oneOf") {
-            // The model only generates; our validator still enforces "exactly one" on arrival.
-            map.insert("anyOf".into(), one_of);
-        }
-        if let Some(constant) = map.remove("const") {
-            map.insert("enum".into(), Value::Array(vec![constant]));
-        }
-        let has_shape = map.contains_key("type")
-            || map.contains_key("anyOf")
-            || map.contains_key("enum")
-            || map.contains_key("$ref")
-            || map.contains_key("properties");
+        let map = simplify(source).map_err(|message| (here.to_owned(), message))?;
+        let has_shape = ["type", "anyOf", "enum", "$ref", "properties"]
+            .iter()
+            .any(|key| map.contains_key(*key));
         if !has_shape {
             return Err((
-                here(),
+                here.to_owned(),
                 "a value of any type cannot be expressed in strict mode; use a concrete type"
                     .into(),
             ));
         }
-        let mut notes = Vec::new();
         let mut out = Map::new();
+        let mut notes = Vec::new();
         for (key, value) in map {
-            match key.as_str() {
-                "not"
-                | "if"
-                | "then"
-                | "else"
-                | "dependentSchemas"
-                | "dependentRequired"
-                | "patternProperties"
-                | "propertyNames"
-                | "unevaluatedProperties"
-                | "unevaluatedItems"
-                | "contains"
-                | "minContains"
-                | "maxContains"
-                | "prefixItems" => {
-                    let what = if key == "prefixItems" {
-                        "tuples (`prefixItems`) are not supported by strict mode; use a struct"
-                            .to_owned()
-                    } else {
-                        format!("`{key}` is not supported by strict mode")
-                    };
-                    return Err((join_path(&here(), &key), what));
-                }
-                "minLength" | "maxLength" | "minProperties" | "maxProperties" | "uniqueItems"
-                | "default" | "examples" => {
-                    notes.extend(constraint_note(&key, &value));
-                }
-                "format" => {
-                    let known = value.as_str().is_some_and(|f| STRICT_FORMATS.contains(&f));
-                    if known {
-                        out.insert(key, value);
-                    } else {
-                        notes.extend(constraint_note(&key, &value));
-                    }
-                }
-                "additionalProperties" => {
-                    if value != Value::Bool(false) && !is_empty_false(&value) {
-                        return Err((
-                            join_path(&here(), "additionalProperties"),
-                            "an object with arbitrary keys (a map) cannot be expressed in \
-                             strict mode: every key must be a named property; use a struct or a \
-                             list of key/value pairs"
-                                .into(),
-                        ));
-                    }
-                }
-                "properties" | "required" => {}
-                // Annotations for documentation tools, meaningless to the model.
-                "$schema" | "$id" | "$comment" | "readOnly" | "writeOnly" | "deprecated"
-                | "contentEncoding" | "contentMediaType" => {}
-                "items" => {
-                    if value == Value::Bool(false) {
-                        return Err((
-                            join_path(&here(), "items"),
-                            "tuples are not supported by strict mode; use a struct".into(),
-                        ));
-                    }
-                    let items = self.node(&value, &format!("{}[]", here()), depth)?;
-                    out.insert(key, items);
-                }
-                "anyOf" => {
-                    let Value::Array(branches) = value else {
-                        return Err((join_path(&here(), "anyOf"), "`anyOf` is not a list".into()));
-                    };
-                    let branches = branches
-                        .iter()
-                        .map(|branch| self.node(branch, &here(), depth))
-                        .collect::<Result<Vec<_>, _>>()?;
-                    out.insert(key, Value::Array(branches));
-                }
-                "$defs" | "definitions" => {
-                    let Value::Object(defs) = value else { continue };
-                    let mut converted = Map::new();
-                    for (name, def) in defs {
-                        let def_path = format!("$defs.{name}");
-                        converted.insert(name, self.node(&def, &def_path, 0)?);
-                    }
-                    out.insert("$defs".into(), Value::Object(converted));
-                }
-                "enum" => {
-                    if let Value::Array(values) = &value {
-                        self.enum_values += values.len();
-                    }
-                    out.insert(key, value);
-                }
-                _ => {
-                    out.insert(key, value);
-                }
-            }
+            self.keyword(key, value, here, depth, &mut out, &mut notes)?;
         }
         if is_object_schema(source) {
-            let closed = source.get("additionalProperties") == Some(&Value::Bool(false));
-            if !path.is_empty() && !source.contains_key("properties") && !closed {
-                return Err((
-                    here(),
-                    "an object with arbitrary keys cannot be expressed in strict mode: every key \
-                     must be a named property; use a struct"
-                        .into(),
-                ));
-            }
-            let properties = source
-                .get("properties")
-                .and_then(Value::as_object)
-                .cloned()
-                .unwrap_or_default();
-            let required = required_names(schema);
-            self.properties += properties.len();
-            let mut converted = Map::new();
-            for (name, property) in &properties {
-                let property_path = join_path(path, name);
-                let mut strict = self.node(property, &property_path, depth + 1)?;
-                if !required.contains(&name.as_str()) {
-                    strict = nullable(strict);
-                }
-                converted.insert(name.clone(), strict);
-            }
-            let names: Vec<Value> = properties.keys().cloned().map(Value::String).collect();
-            out.insert("properties".into(), Value::Object(converted));
-            out.insert("required".into(), Value::Array(names));
-            out.insert("additionalProperties".into(), Value::Bool(false));
+            self.object(schema, path, depth, &mut out)?;
         }
         append_description(&mut out, &notes);
         Ok(Value::Object(out))
     }
+
+    /// One keyword of a schema: kept, converted, moved into words (`notes`), or an error.
+    /// `properties` and `required` are left to [`object`](Self::object).
+    fn keyword(
+        &mut self,
+        key: String,
+        value: Value,
+        here: &str,
+        depth: usize,
+        out: &mut Map<String, Value>,
+        notes: &mut Vec<String>,
+    ) -> Result<(), StrictError> {
+        match key.as_str() {
+            "prefixItems" => Err((
+                join_path(here, &key),
+                "tuples (`prefixItems`) are not supported by strict mode; use a struct".into(),
+            )),
+            unsupported if UNSUPPORTED.contains(&unsupported) => Err((
+                join_path(here, &key),
+                format!("`{key}` is not supported by strict mode"),
+            )),
+            "minLength" | "maxLength" | "minProperties" | "maxProperties" | "uniqueItems"
+            | "default" | "examples" => {
+                notes.extend(constraint_note(&key, &value));
+                Ok(())
+            }
+            "format" if !value.as_str().is_some_and(|f| STRICT_FORMATS.contains(&f)) => {
+                notes.extend(constraint_note(&key, &value));
+                Ok(())
+            }
+            "additionalProperties" if value != Value::Bool(false) && !is_empty_false(&value) => {
+                Err((
+                    join_path(here, "additionalProperties"),
+                    "an object with arbitrary keys (a map) cannot be expressed in strict mode: \
+                     every key must be a named property; use a struct or a list of key/value pairs"
+                        .into(),
+                ))
+            }
+            // Set by `object`; and annotations for documentation tools, meaningless to a model.
+            "additionalProperties"
+            | "properties"
+            | "required"
+            | "$schema"
+            | "$id"
+            | "$comment"
+            | "readOnly"
+            | "writeOnly"
+            | "deprecated"
+            | "contentEncoding"
+            | "contentMediaType" => Ok(()),
+            "items" if value == Value::Bool(false) => Err((
+                join_path(here, "items"),
+                "tuples are not supported by strict mode; use a struct".into(),
+            )),
+            "items" => {
+                let items = self.node(&value, &format!("{here}[]"), depth)?;
+                out.insert(key, items);
+                Ok(())
+            }
+            "anyOf" => {
+                let Value::Array(branches) = value else {
+                    return Err((join_path(here, "anyOf"), "`anyOf` is not a list".into()));
+                };
+                let branches = branches
+                    .iter()
+                    .map(|branch| self.node(branch, here, depth))
+                    .collect::<Result<Vec<_>, _>>()?;
+                out.insert(key, Value::Array(branches));
+                Ok(())
+            }
+            "$defs" | "definitions" => self.definitions(value, out),
+            _ => {
+                if let ("enum", Value::Array(values)) = (key.as_str(), &value) {
+                    self.enum_values += values.len();
+                }
+                out.insert(key, value);
+                Ok(())
+            }
+        }
+    }
+
+    /// The definitions recursive types keep, each converted on its own (under `$defs`).
+    fn definitions(
+        &mut self,
+        defs: Value,
+        out: &mut Map<String, Value>,
+    ) -> Result<(), StrictError> {
+        if let Value::Object(defs) = defs {
+            let mut converted = Map::new();
+            for (name, def) in defs {
+                let def_path = format!("$defs.{name}");
+                converted.insert(name, self.node(&def, &def_path, 0)?);
+            }
+            out.insert("$defs".into(), Value::Object(converted));
+        }
+        Ok(())
+    }
+
+    /// An object: every property converted and required (optional ones made nullable), and no
+    /// other keys allowed.
+    fn object(
+        &mut self,
+        schema: &Value,
+        path: &str,
+        depth: usize,
+        out: &mut Map<String, Value>,
+    ) -> Result<(), StrictError> {
+        let closed = schema.get("additionalProperties") == Some(&Value::Bool(false));
+        if !path.is_empty() && schema.get("properties").is_none() && !closed {
+            return Err((
+                path.to_owned(),
+                "an object with arbitrary keys cannot be expressed in strict mode: every key \
+                 must be a named property; use a struct"
+                    .into(),
+            ));
+        }
+        let properties = schema.get("properties").and_then(Value::as_object);
+        let required = required_names(schema);
+        let mut converted = Map::new();
+        for (name, property) in properties.into_iter().flatten() {
+            let property_path = join_path(path, name);
+            let mut strict = self.node(property, &property_path, depth + 1)?;
+            if !required.contains(&name.as_str()) {
+                strict = nullable(strict);
+            }
+            converted.insert(name.clone(), strict);
+        }
+        self.properties += converted.len();
+        let names: Vec<Value> = converted.keys().cloned().map(Value::String).collect();
+        out.insert("properties".into(), Value::Object(converted));
+        out.insert("required".into(), Value::Array(names));
+        out.insert("additionalProperties".into(), Value::Bool(false));
+        Ok(())
+    }
+}
+
+/// The same schema in fewer spellings: `allOf` of one schema (schemars' wrapper for a described
+/// `$ref`) is that schema, `oneOf` is `anyOf` (the model only generates; our validator still
+/// enforces "exactly one" on arrival), `const` is a one-value `enum`.
+fn simplify(source: &Map<String, Value>) -> Result<Map<String, Value>, String> {
+    let mut map = source.clone();
+    if let Some(Value::Array(all)) = map.remove("allOf") {
+        let [Value::Object(only)] = all.as_slice() else {
+            return Err("`allOf` with several schemas is not supported by strict mode".into());
+        };
+        for (key, value) in only {
+            map.entry(key.clone()).or_insert_with(|| value.clone());
+        }
+    }
+    if let Some(one_of) = map.remove("oneOf") {
+        map.insert("anyOf".into(), one_of);
+    }
+    if let Some(constant) = map.remove("const") {
+        map.insert("enum".into(), Value::Array(vec![constant]));
+    }
+    Ok(map)
 }
 
 /// `additionalProperties: {"not": {}}` is another spelling of `false`.
