@@ -10,6 +10,7 @@ use crate::attr::{self, ArgAttrs, ArgDefault, Spanned, ToolAttrs};
 use crate::case;
 use crate::ctxt::Ctxt;
 use crate::docs;
+use crate::symbol::{ARG, DOC, TOOL, TOOLKIT};
 
 pub struct Toolset {
     /// The path generated code names toolkit by (`::toolkit` unless `crate = "..."`).
@@ -136,11 +137,11 @@ impl ToolFn {
                     let mut arg_attrs = ArgAttrs::default();
                     let param_doc = docs::doc_text(&typed.attrs);
                     typed.attrs.retain(|a| {
-                        if a.path().is_ident("arg") {
+                        if a.path() == ARG {
                             attr::parse_arg_attrs(cx, a, &mut arg_attrs);
                             false
                         } else {
-                            !a.path().is_ident("doc")
+                            a.path() != DOC
                         }
                     });
                     let ident = match &*typed.pat {
@@ -200,10 +201,10 @@ impl Arg {
 
 pub fn is_tool_attr(attr: &syn::Attribute) -> bool {
     let path = attr.path();
-    path.is_ident("tool")
+    path == TOOL
         || (path.segments.len() == 2
-            && path.segments[0].ident == "toolkit"
-            && path.segments[1].ident == "tool")
+            && path.segments[0].ident == TOOLKIT
+            && path.segments[1].ident == TOOL)
 }
 
 fn type_ident(ty: &Type) -> String {

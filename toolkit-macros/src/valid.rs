@@ -6,7 +6,7 @@ use crate::ast::{Receiver, ToolFn, Toolset};
 use crate::ctxt::Ctxt;
 use crate::types;
 
-/// Providers accept tool names matching `^[a-zA-Z0-9_-]{1,64}$`.
+/// Whether model providers accept `name` as a tool name: `^[a-zA-Z0-9_-]{1,64}$`.
 fn is_valid_tool_name(name: &str) -> bool {
     (1..=64).contains(&name.len())
         && name
@@ -14,14 +14,18 @@ fn is_valid_tool_name(name: &str) -> bool {
             .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
 }
 
+/// Whether a toolset name can prefix tool names: its characters follow the tool-name rule, one
+/// by one. Its length is left to the tool names, since tools named explicitly do not use it.
+fn is_usable_prefix(prefix: &str) -> bool {
+    !prefix.is_empty()
+        && prefix
+            .chars()
+            .all(|c| is_valid_tool_name(c.encode_utf8(&mut [0; 4])))
+}
+
 pub fn check_toolset(cx: &Ctxt, toolset: &Toolset) {
     let prefix = &toolset.name;
-    if prefix.value.is_empty()
-        || !prefix
-            .value
-            .bytes()
-            .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
-    {
+    if !is_usable_prefix(&prefix.value) {
         cx.error_at(
             prefix.span,
             format!(
@@ -138,5 +142,38 @@ pub fn check_tool(cx: &Ctxt, tool: &ToolFn, is_method: bool) {
                      parameters are required already",
             );
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{is_usable_prefix, is_valid_tool_name};
+
+    /// The names the runtime's rule is tested against too, one `valid <name>` or
+    /// `invalid <name>` a line.
+    const TOOL_NAMES: &str = include_str!("../../tests/fixtures/tool_names.txt");
+
+    fn cases() -> impl Iterator<Item = (bool, &'static str)> {
+        TOOL_NAMES.lines().map(|line| match line.split_once(' ') {
+            Some(("valid", name)) => (true, name),
+            Some(("invalid", name)) => (false, name),
+            _ => panic!("not `valid <name>` or `invalid <name>`: {line:?}"),
+        })
+    }
+
+    #[test]
+    fn tool_names_follow_the_providers_rule() {
+        let wrong: Vec<_> = cases()
+            .filter(|&(valid, name)| is_valid_tool_name(name) != valid)
+            .collect();
+        assert_eq!(wrong, [], "judged wrongly: (expected verdict, name)");
+    }
+
+    #[test]
+    fn a_toolset_name_follows_the_same_rule_but_for_its_length() {
+        for (valid, name) in cases().filter(|(_, name)| name.len() <= 64) {
+            assert_eq!(is_usable_prefix(name), valid, "{name:?}");
+        }
+        assert!(is_usable_prefix(&"a".repeat(65)));
     }
 }
