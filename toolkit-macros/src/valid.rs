@@ -2,7 +2,7 @@
 
 use std::collections::BTreeMap;
 
-use crate::ast::{Receiver, ToolFn, Toolset};
+use crate::ast::{Arg, Receiver, ToolFn, Toolset};
 use crate::ctxt::Ctxt;
 use crate::types;
 
@@ -76,23 +76,7 @@ pub fn check_tool(cx: &Ctxt, tool: &ToolFn, is_method: bool) {
         );
     }
     if is_method {
-        match &tool.receiver {
-            Receiver::Ref => {}
-            Receiver::RefMut(tokens) => cx.error_spanned_by(
-                tokens,
-                "a tool method takes `&self`, not `&mut self`: tools may be called concurrently; \
-                 keep mutable state behind a Mutex or an atomic",
-            ),
-            Receiver::Value(tokens) => cx.error_spanned_by(
-                tokens,
-                "a tool method takes `&self`, not `self`: every call shares one instance",
-            ),
-            Receiver::Missing(span) => cx.error_at(
-                *span,
-                "a tool method takes `&self`: an associated function without a receiver cannot be \
-                 a method tool",
-            ),
-        }
+        check_receiver(cx, &tool.receiver);
     }
     if let Some(generics) = &tool.generics {
         cx.error_spanned_by(
@@ -107,41 +91,67 @@ pub fn check_tool(cx: &Ctxt, tool: &ToolFn, is_method: bool) {
         );
     }
     for arg in &tool.args {
-        if arg.ident.is_none() {
-            cx.error_at(
-                arg.pat_span,
-                "a tool parameter must be a plain name (`text: String`), not a pattern: the name \
-                 is the argument the model sends",
-            );
-        }
-        if types::contains_impl_trait(&arg.ty) {
-            cx.error_spanned_by(
-                &arg.ty,
-                "a tool parameter cannot be `impl Trait`: the model needs a concrete type to build \
-                 a schema from",
-            );
-        } else if matches!(arg.ty, syn::Type::Reference(_)) && !types::is_str_ref(&arg.ty) {
-            cx.error_spanned_by(
-                &arg.ty,
-                "a tool parameter must be an owned type (or `&str`): arguments are decoded from JSON \
-                 for each call",
-            );
-        }
-        if let (Some(default), Some(_)) = (&arg.default, arg.required) {
-            cx.error_at(
-                default.span,
-                "a parameter cannot be both `default` and `required`",
-            );
-        }
-        if let Some(span) = arg.required
-            && !types::is_option(&arg.ty)
-        {
-            cx.error_at(
-                span,
-                "`required` is for `Option<T>` parameters (nullable but present): other \
-                     parameters are required already",
-            );
-        }
+        check_arg(cx, arg);
+    }
+}
+
+/// A method tool takes `&self`: tools are called concurrently on one shared instance.
+fn check_receiver(cx: &Ctxt, receiver: &Receiver) {
+    match receiver {
+        Receiver::Ref => {}
+        Receiver::RefMut(tokens) => cx.error_spanned_by(
+            tokens,
+            "a tool method takes `&self`, not `&mut self`: tools may be called concurrently; \
+             keep mutable state behind a Mutex or an atomic",
+        ),
+        Receiver::Value(tokens) => cx.error_spanned_by(
+            tokens,
+            "a tool method takes `&self`, not `self`: every call shares one instance",
+        ),
+        Receiver::Missing(span) => cx.error_at(
+            *span,
+            "a tool method takes `&self`: an associated function without a receiver cannot be \
+             a method tool",
+        ),
+    }
+}
+
+/// A parameter is a plain name with an owned, concrete type, and its attributes agree.
+fn check_arg(cx: &Ctxt, arg: &Arg) {
+    if arg.ident.is_none() {
+        cx.error_at(
+            arg.pat_span,
+            "a tool parameter must be a plain name (`text: String`), not a pattern: the name \
+             is the argument the model sends",
+        );
+    }
+    if types::contains_impl_trait(&arg.ty) {
+        cx.error_spanned_by(
+            &arg.ty,
+            "a tool parameter cannot be `impl Trait`: the model needs a concrete type to build \
+             a schema from",
+        );
+    } else if matches!(arg.ty, syn::Type::Reference(_)) && !types::is_str_ref(&arg.ty) {
+        cx.error_spanned_by(
+            &arg.ty,
+            "a tool parameter must be an owned type (or `&str`): arguments are decoded from JSON \
+             for each call",
+        );
+    }
+    if let (Some(default), Some(_)) = (&arg.default, arg.required) {
+        cx.error_at(
+            default.span,
+            "a parameter cannot be both `default` and `required`",
+        );
+    }
+    if let Some(span) = arg.required
+        && !types::is_option(&arg.ty)
+    {
+        cx.error_at(
+            span,
+            "`required` is for `Option<T>` parameters (nullable but present): other \
+                 parameters are required already",
+        );
     }
 }
 
