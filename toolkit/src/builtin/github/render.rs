@@ -41,7 +41,8 @@ pub(super) fn pr_list(prs: &[PrSummary]) -> String {
     out.join("\n")
 }
 
-pub(super) fn issue(issue: IssueDetails) -> String {
+pub(super) fn issue(details: IssueDetails) -> String {
+    let issue = &details.issue;
     let mut out = vec![
         format!("Issue #{}: {}", issue.number, issue.title),
         format!("State: {}", issue.state),
@@ -55,7 +56,7 @@ pub(super) fn issue(issue: IssueDetails) -> String {
     out.push(format!("URL: {}", issue.url));
     out.push(String::new());
     out.push("Body:".into());
-    out.push(body_or_placeholder(issue.body));
+    out.push(body_or_placeholder(details.body));
     out.join("\n")
 }
 

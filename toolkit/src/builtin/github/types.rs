@@ -129,19 +129,14 @@ pub(super) struct IssueSummary {
     pub(super) url: String,
 }
 
-/// The issue of `gh issue view --json number,title,state,body,labels,assignees,url`.
+/// The issue of `gh issue view --json number,title,state,body,labels,assignees,url`: a summary
+/// and its body.
 #[derive(Deserialize)]
 pub(super) struct IssueDetails {
-    pub(super) number: u64,
-    pub(super) title: String,
-    pub(super) state: IssueStatus,
+    #[serde(flatten)]
+    pub(super) issue: IssueSummary,
     #[serde(default)]
     pub(super) body: Option<String>,
-    #[serde(default)]
-    pub(super) labels: Vec<Label>,
-    #[serde(default)]
-    pub(super) assignees: Vec<User>,
-    pub(super) url: String,
 }
 
 /// One pull request of `gh pr list --json number,title,state,baseRefName,headRefName,url`.

@@ -143,15 +143,8 @@ impl McpServer {
 
     /// Serves one client over this process's stdin and stdout until it disconnects.
     pub async fn serve_stdio(self) -> Result<(), McpError> {
-        let running = self
-            .serve(rmcp::transport::stdio())
-            .await
-            .map_err(|err| McpError::Serve(err.to_string()))?;
-        running
-            .waiting()
-            .await
-            .map_err(|err| McpError::Serve(err.to_string()))?;
-        Ok(())
+        let (read, write) = rmcp::transport::stdio();
+        self.serve_io(read, write).await
     }
 
     /// Serves one client over any byte stream pair (a socket, a pipe, an in-memory duplex).
