@@ -13,7 +13,7 @@ use toolkit::builtin::{GithubCliToolset, IssueState, PrState, TrafficPeriod};
 use toolkit::prelude::*;
 
 fn fixtures() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures")
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures")
 }
 
 /// A directory holding the fake, named `gh`, and the files it answers from.

@@ -24,7 +24,7 @@ fn call(name: &str, args: Value) -> Value {
 /// Compares with a file under tests/fixtures/builtin/; `TOOLKIT_BLESS=1` rewrites the file.
 fn assert_golden(file: &str, actual: &str) {
     let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../tests/fixtures/builtin")
+        .join("tests/fixtures/builtin")
         .join(file);
     if std::env::var_os("TOOLKIT_BLESS").is_some() {
         std::fs::write(&path, actual).unwrap();

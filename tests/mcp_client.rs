@@ -1,8 +1,7 @@
 //! toolkit's MCP client bridge against a server made with the official Python SDK
 //! (`tests/mcp/python_server.py`), over stdio, Streamable HTTP and HTTP+SSE.
 
-#[path = "mcp/support.rs"]
-mod support;
+mod common;
 
 use std::time::{Duration, Instant};
 
@@ -10,7 +9,7 @@ use serde_json::json;
 use toolkit::ToolProxy;
 use toolkit::mcp::{McpClient, McpTransport};
 
-use support::{python, python_server, script};
+use common::mcp::{python, python_server, script};
 
 const PNG: &str = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==";
 
@@ -122,14 +121,14 @@ async fn python_server_tools_work_over_stdio() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn python_server_tools_work_over_streamable_http() {
-    let port = support::free_port();
+    let port = common::mcp::free_port();
     let _server = python_server("streamable-http", port);
     exercise(McpTransport::http(format!("http://127.0.0.1:{port}/mcp"))).await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn python_server_tools_work_over_sse() {
-    let port = support::free_port();
+    let port = common::mcp::free_port();
     let _server = python_server("sse", port);
     exercise(McpTransport::sse(format!("http://127.0.0.1:{port}/sse"))).await;
 }
@@ -214,7 +213,7 @@ async fn the_tool_list_refreshes_on_list_changed() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_client_reconnects_after_the_http_server_restarts() {
-    let port = support::free_port();
+    let port = common::mcp::free_port();
     let mut server = python_server("streamable-http", port);
     let client = McpClient::builder(McpTransport::http(format!("http://127.0.0.1:{port}/mcp")))
         .reconnect(8, Duration::from_millis(100))

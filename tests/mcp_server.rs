@@ -1,8 +1,7 @@
 //! toolkit's MCP server, driven by the official Python SDK's client (over stdio and Streamable
 //! HTTP, against `examples/mcp_server.rs`) and by rmcp's own client (in process).
 
-#[path = "mcp/support.rs"]
-mod support;
+mod common;
 
 use std::io::{Read, Write};
 use std::process::{Command, Stdio};
@@ -18,7 +17,7 @@ use toolkit::mcp::{HttpOptions, McpServer, rmcp};
 use toolkit::prelude::*;
 use toolkit::schemars::JsonSchema;
 
-use support::{example_http_server, example_server, python, root, script};
+use common::mcp::{example_http_server, example_server, python, root, script};
 
 /// The calls the Python client makes: each tool, a tool error, bad arguments, an unknown tool.
 fn python_calls() -> Value {

@@ -234,7 +234,7 @@ fn dispatch(tools: &[ToolProxy], call: &ToolCall) -> ToolCallResult {
 
 fn fixture(name: &str) -> Value {
     let path = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../tests/fixtures/providers")
+        .join("tests/fixtures/providers")
         .join(name);
     let text = std::fs::read_to_string(&path)
         .unwrap_or_else(|err| panic!("cannot read {}: {err}", path.display()));

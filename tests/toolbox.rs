@@ -8,6 +8,8 @@ use std::sync::{Arc, Mutex};
 use toolkit::prelude::*;
 use toolkit::{Limits, ToolboxError};
 
+// Defined here rather than shared from tests/common: the duplicate-name errors below name the
+// type by its path, `toolbox::TextStatsToolset`.
 #[derive(Default)]
 struct TextStatsToolset;
 

@@ -1141,7 +1141,7 @@ fn schemas_are_the_same_bytes_every_time_and_match_the_golden_file() {
     assert_eq!(first, render());
     let golden = concat!(
         env!("CARGO_MANIFEST_DIR"),
-        "/../tests/fixtures/types_schemas.json"
+        "/tests/fixtures/types_schemas.json"
     );
     if std::env::var_os("TOOLKIT_BLESS").is_some() {
         std::fs::write(golden, &first).expect("the fixture is writable");

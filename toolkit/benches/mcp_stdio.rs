@@ -4,7 +4,7 @@
 //!
 //! `cargo bench -p toolkit --bench mcp_stdio` (sets up the Python venv on first use).
 
-#[path = "../../tests/mcp/support.rs"]
+#[path = "../../tests/common/mcp.rs"]
 mod support;
 
 use std::hint::black_box;

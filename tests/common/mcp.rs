@@ -17,11 +17,13 @@ use std::time::{Duration, Instant, SystemTime};
 /// The Python SDK version the tests run against.
 pub const MCP_VERSION: &str = "2.3.0";
 
-/// The workspace root.
+/// The workspace root. The tests belong to the root package, but toolkit's `mcp_stdio` bench
+/// includes this file too, from `toolkit/`: look for this file upwards from either.
 pub fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .expect("the toolkit crate sits in the workspace")
+        .ancestors()
+        .find(|dir| dir.join("tests/common/mcp.rs").is_file())
+        .expect("the package sits in the toolkit workspace")
         .to_path_buf()
 }
 
@@ -187,12 +189,13 @@ pub fn example_server_release() -> String {
 }
 
 fn build_example(release: bool) -> String {
+    // `--workspace` resolves features as `cargo test --workspace` does, so the example that run
+    // already built is reused; `-p toolkit-suite` would build toolkit once more.
     let mut command = Command::new(env!("CARGO"));
     command.current_dir(root()).args([
         "build",
         "--quiet",
-        "-p",
-        "toolkit",
+        "--workspace",
         "--example",
         "mcp_server",
     ]);

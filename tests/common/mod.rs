@@ -1,0 +1,4 @@
+//! Fixtures shared by several test files; each includes them with `mod common;`. Cargo does not
+//! build this directory as a test of its own.
+
+pub mod mcp;
