@@ -75,5 +75,6 @@ pub fn options(
         max_input_bytes,
         max_output_bytes,
         max_depth: None,
+        max_threads: None,
     }
 }

@@ -14,7 +14,7 @@ use rmcp::{ClientHandler, RoleClient, ServiceExt};
 use serde_json::{Map, Value};
 use tokio::sync::{RwLock, mpsc};
 
-use crate::schema::inline_refs;
+use crate::schema::{InlineError, inline_refs};
 use crate::{ToolAnnotations, ToolDefinition, ToolProxy};
 
 use super::McpError;
@@ -390,7 +390,15 @@ impl Catalog {
                     .as_ref()
                     .is_none_or(|allow| allow.contains(tool.name.as_ref()))
             })
-            .map(|tool| remote_proxy(session, options, tool))
+            .filter_map(|tool| {
+                let name = tool.name.to_string();
+                remote_proxy(session, options, tool)
+                    .inspect_err(|err| {
+                        // One broken or hostile schema costs that tool, not the connection.
+                        tracing::warn!(tool = %name, error = %err, "remote tool left out");
+                    })
+                    .ok()
+            })
             .collect();
         match self.tools.write() {
             Ok(mut slot) => *slot = tools,
@@ -401,12 +409,16 @@ impl Catalog {
 }
 
 /// One remote tool as an async proxy that calls through the shared session.
-fn remote_proxy(session: &Arc<Session>, options: &Options, tool: rmcp::model::Tool) -> ToolProxy {
+fn remote_proxy(
+    session: &Arc<Session>,
+    options: &Options,
+    tool: rmcp::model::Tool,
+) -> Result<ToolProxy, InlineError> {
     let remote_name = tool.name.to_string();
     let mut definition = ToolDefinition::new(
         format!("{}{}", options.prefix, remote_name),
         tool.description.as_deref().unwrap_or_default(),
-        inline_refs(&Value::Object((*tool.input_schema).clone())),
+        inline_refs(&Value::Object((*tool.input_schema).clone()))?,
     );
     definition.output_schema = tool
         .output_schema
@@ -420,11 +432,12 @@ fn remote_proxy(session: &Arc<Session>, options: &Options, tool: rmcp::model::To
             open_world: hints.open_world_hint,
         };
     }
-    definition.options.timeout = options.timeout;
+    // The per-call timeout is kept below, around the request, where its error can say that
+    // the server did not answer; a pipeline deadline too would race it with a vaguer message.
     let session = Arc::clone(session);
     let timeout = options.timeout;
     let structured = options.structured;
-    ToolProxy::from_async_fn(definition, move |arguments| {
+    Ok(ToolProxy::from_async_fn(definition, move |arguments| {
         let session = Arc::clone(&session);
         let name = remote_name.clone();
         async move {
@@ -442,7 +455,7 @@ fn remote_proxy(session: &Arc<Session>, options: &Options, tool: rmcp::model::To
                 None => call.await,
             }
         }
-    })
+    }))
 }
 
 /// A call result as the model reads it.
