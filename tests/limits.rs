@@ -168,6 +168,41 @@ fn nesting_at_the_depth_limit_is_accepted_and_one_level_more_is_not() {
     assert_eq!(as_value.value, as_text.value);
 }
 
+#[derive(Default)]
+struct Shallow;
+
+#[toolset]
+impl Shallow {
+    /// Return the data as sent
+    #[tool(max_depth = 3)]
+    fn data(&self, data: Value) -> Value {
+        data
+    }
+}
+
+#[test]
+fn a_tools_own_max_depth_rejects_deeper_arguments_and_accepts_shallow_ones() {
+    let tools = Shallow::to_tools();
+    let data = &tools[0];
+    assert_eq!(data.options().max_depth, Some(3));
+    // The arguments object is level 1.
+    assert_eq!(data.call(json!({"data": [[1]]})), Ok(json!([[1]])));
+    assert_eq!(
+        data.call(json!({"data": [[{"a": 1}]]})),
+        Err(ToolError::TooDeeplyNested {
+            tool: "shallow_data".into(),
+            limit: 3
+        })
+    );
+    assert_eq!(
+        data.dynamic_call(r#"{"data": [[[1]]]}"#),
+        json!(
+            "Error: the arguments for shallow_data nest arrays or objects more than 3 levels deep; \
+             send a flatter structure"
+        )
+    );
+}
+
 #[test]
 fn deeply_nested_parsed_input_is_rejected_by_an_iterative_walk() {
     let mut nested = json!(1);

@@ -10,6 +10,7 @@ use crate::attr::{self, ArgAttrs, ArgDefault, Spanned, ToolAttrs};
 use crate::case;
 use crate::ctxt::Ctxt;
 use crate::docs;
+use crate::symbol::{ARG, DOC, TOOL, TOOLKIT};
 
 pub struct Toolset {
     /// The path generated code names toolkit by (`::toolkit` unless `crate = "..."`).
@@ -100,20 +101,7 @@ impl ToolFn {
             Some(split) => (split.description, split.arguments),
             None => (None, Vec::new()),
         };
-        let name = match &attrs.name {
-            Some(explicit) => Spanned {
-                value: explicit.value.clone(),
-                span: explicit.span,
-            },
-            None if prefix.is_empty() => Spanned {
-                value: sig.ident.to_string(),
-                span: sig.ident.span(),
-            },
-            None => Spanned {
-                value: format!("{prefix}_{}", sig.ident),
-                span: sig.ident.span(),
-            },
-        };
+        let name = tool_name(prefix, &sig.ident, &attrs);
         let generics = (!sig.generics.params.is_empty() || sig.generics.where_clause.is_some())
             .then(|| {
                 let generics = &sig.generics;
@@ -123,49 +111,8 @@ impl ToolFn {
         let mut args = Vec::new();
         for input in &mut sig.inputs {
             match input {
-                FnArg::Receiver(r) => {
-                    receiver = if r.reference.is_none() {
-                        Receiver::Value(quote::ToTokens::to_token_stream(&*r))
-                    } else if r.mutability.is_some() {
-                        Receiver::RefMut(quote::ToTokens::to_token_stream(&*r))
-                    } else {
-                        Receiver::Ref
-                    };
-                }
-                FnArg::Typed(typed) => {
-                    let mut arg_attrs = ArgAttrs::default();
-                    let param_doc = docs::doc_text(&typed.attrs);
-                    typed.attrs.retain(|a| {
-                        if a.path().is_ident("arg") {
-                            attr::parse_arg_attrs(cx, a, &mut arg_attrs);
-                            false
-                        } else {
-                            !a.path().is_ident("doc")
-                        }
-                    });
-                    let ident = match &*typed.pat {
-                        Pat::Ident(p) if p.subpat.is_none() && p.by_ref.is_none() => {
-                            Some(p.ident.clone())
-                        }
-                        _ => None,
-                    };
-                    let from_section = ident.as_ref().and_then(|ident| {
-                        let key = ident.to_string();
-                        let key = key.strip_prefix("r#").unwrap_or(&key).to_owned();
-                        doc_arguments
-                            .iter()
-                            .find(|(n, _)| *n == key)
-                            .map(|(_, d)| d.clone())
-                    });
-                    args.push(Arg {
-                        ident,
-                        pat_span: typed.pat.span(),
-                        ty: (*typed.ty).clone(),
-                        description: arg_attrs.description.or(param_doc).or(from_section),
-                        default: arg_attrs.default,
-                        required: arg_attrs.required,
-                    });
-                }
+                FnArg::Receiver(r) => receiver = Receiver::of(r),
+                FnArg::Typed(typed) => args.push(Arg::from_param(cx, typed, &doc_arguments)),
             }
         }
         let output = match &sig.output {
@@ -186,7 +133,72 @@ impl ToolFn {
     }
 }
 
+/// `#[tool(name = "...")]`, else `<prefix>_<method>`, else (a free function) the function's name.
+fn tool_name(prefix: &str, ident: &Ident, attrs: &ToolAttrs) -> Spanned<String> {
+    match &attrs.name {
+        Some(explicit) => Spanned {
+            value: explicit.value.clone(),
+            span: explicit.span,
+        },
+        None if prefix.is_empty() => Spanned {
+            value: ident.to_string(),
+            span: ident.span(),
+        },
+        None => Spanned {
+            value: format!("{prefix}_{ident}"),
+            span: ident.span(),
+        },
+    }
+}
+
+impl Receiver {
+    fn of(receiver: &syn::Receiver) -> Receiver {
+        if receiver.reference.is_none() {
+            Receiver::Value(quote::ToTokens::to_token_stream(receiver))
+        } else if receiver.mutability.is_some() {
+            Receiver::RefMut(quote::ToTokens::to_token_stream(receiver))
+        } else {
+            Receiver::Ref
+        }
+    }
+}
+
 impl Arg {
+    /// One parameter, its description from `#[arg(description)]`, its doc comment or the
+    /// function's `# Arguments` section, in that order; our attributes are stripped from it.
+    fn from_param(cx: &Ctxt, typed: &mut syn::PatType, doc_arguments: &[(String, String)]) -> Arg {
+        let mut arg_attrs = ArgAttrs::default();
+        let param_doc = docs::doc_text(&typed.attrs);
+        typed.attrs.retain(|a| {
+            if a.path() == ARG {
+                attr::parse_arg_attrs(cx, a, &mut arg_attrs);
+                false
+            } else {
+                a.path() != DOC
+            }
+        });
+        let ident = match &*typed.pat {
+            Pat::Ident(p) if p.subpat.is_none() && p.by_ref.is_none() => Some(p.ident.clone()),
+            _ => None,
+        };
+        let from_section = ident.as_ref().and_then(|ident| {
+            let key = ident.to_string();
+            let key = key.strip_prefix("r#").unwrap_or(&key).to_owned();
+            doc_arguments
+                .iter()
+                .find(|(n, _)| *n == key)
+                .map(|(_, d)| d.clone())
+        });
+        Arg {
+            ident,
+            pat_span: typed.pat.span(),
+            ty: (*typed.ty).clone(),
+            description: arg_attrs.description.or(param_doc).or(from_section),
+            default: arg_attrs.default,
+            required: arg_attrs.required,
+        }
+    }
+
     /// The argument's name as the model sends it (`r#type` -> `type`).
     pub fn key(&self) -> String {
         let ident = self
@@ -200,10 +212,10 @@ impl Arg {
 
 pub fn is_tool_attr(attr: &syn::Attribute) -> bool {
     let path = attr.path();
-    path.is_ident("tool")
+    path == TOOL
         || (path.segments.len() == 2
-            && path.segments[0].ident == "toolkit"
-            && path.segments[1].ident == "tool")
+            && path.segments[0].ident == TOOLKIT
+            && path.segments[1].ident == TOOL)
 }
 
 fn type_ident(ty: &Type) -> String {

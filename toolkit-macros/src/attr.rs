@@ -1,10 +1,11 @@
-//! The keys of `#[toolset(...)]`, `#[tool(...)]` and `#[arg(...)]`.
+//! Parsing `#[toolset(...)]`, `#[tool(...)]` and `#[arg(...)]`, whose keys are in `symbol`.
 
 use proc_macro2::{Span, TokenStream};
 use syn::meta::ParseNestedMeta;
 use syn::{Expr, LitInt, LitStr, Path};
 
 use crate::ctxt::Ctxt;
+use crate::symbol::*;
 
 /// A string value and where it was written, for errors about it.
 pub struct Spanned<T> {
@@ -20,24 +21,22 @@ pub struct ToolsetAttrs {
     pub register: Option<bool>,
 }
 
-const TOOLSET_KEYS: &str = "name, crate, register";
-
 pub fn parse_toolset_attrs(cx: &Ctxt, args: TokenStream) -> ToolsetAttrs {
     let mut attrs = ToolsetAttrs::default();
     let parser = syn::meta::parser(|meta| {
-        if meta.path.is_ident("name") {
+        if meta.path == NAME {
             let lit: LitStr = meta.value()?.parse()?;
             attrs.name = Some(Spanned {
                 value: lit.value(),
                 span: lit.span(),
             });
-        } else if meta.path.is_ident("crate") {
+        } else if meta.path == CRATE {
             let lit: LitStr = meta.value()?.parse()?;
             attrs.krate = Some(lit.parse()?);
-        } else if meta.path.is_ident("register") {
+        } else if meta.path == REGISTER {
             attrs.register = Some(flag(&meta)?);
         } else {
-            return Err(unknown_key(&meta, "toolset", TOOLSET_KEYS));
+            return Err(unknown_key(&meta, TOOLSET, TOOLSET_KEYS));
         }
         Ok(())
     });
@@ -60,10 +59,8 @@ pub struct ToolAttrs {
     pub timeout_ms: Option<u64>,
     pub max_input_bytes: Option<usize>,
     pub max_output_bytes: Option<usize>,
+    pub max_depth: Option<usize>,
 }
-
-const TOOL_KEYS: &str = "name, description, strict, blocking, read_only, destructive, idempotent, \
-                         open_world, timeout_ms, max_input_bytes, max_output_bytes";
 
 pub fn parse_tool_attrs(cx: &Ctxt, attr: &syn::Attribute) -> ToolAttrs {
     let mut attrs = ToolAttrs::default();
@@ -88,35 +85,37 @@ pub fn parse_tool_args(cx: &Ctxt, args: TokenStream) -> ToolAttrs {
 
 fn parse_tool_key(attrs: &mut ToolAttrs, meta: &ParseNestedMeta) -> syn::Result<()> {
     let path = &meta.path;
-    if path.is_ident("name") {
+    if path == NAME {
         let lit: LitStr = meta.value()?.parse()?;
         attrs.name = Some(Spanned {
             value: lit.value(),
             span: lit.span(),
         });
-    } else if path.is_ident("description") {
+    } else if path == DESCRIPTION {
         let lit: LitStr = meta.value()?.parse()?;
         attrs.description = Some(lit.value());
-    } else if path.is_ident("strict") {
+    } else if path == STRICT {
         attrs.strict = flag(meta)?;
-    } else if path.is_ident("blocking") {
+    } else if path == BLOCKING {
         attrs.blocking = flag(meta)?.then(|| path.segments[0].ident.span());
-    } else if path.is_ident("read_only") {
+    } else if path == READ_ONLY {
         attrs.read_only = Some(flag(meta)?);
-    } else if path.is_ident("destructive") {
+    } else if path == DESTRUCTIVE {
         attrs.destructive = Some(flag(meta)?);
-    } else if path.is_ident("idempotent") {
+    } else if path == IDEMPOTENT {
         attrs.idempotent = Some(flag(meta)?);
-    } else if path.is_ident("open_world") {
+    } else if path == OPEN_WORLD {
         attrs.open_world = Some(flag(meta)?);
-    } else if path.is_ident("timeout_ms") {
-        attrs.timeout_ms = Some(meta.value()?.parse::<LitInt>()?.base10_parse()?);
-    } else if path.is_ident("max_input_bytes") {
-        attrs.max_input_bytes = Some(meta.value()?.parse::<LitInt>()?.base10_parse()?);
-    } else if path.is_ident("max_output_bytes") {
-        attrs.max_output_bytes = Some(meta.value()?.parse::<LitInt>()?.base10_parse()?);
+    } else if path == TIMEOUT_MS {
+        attrs.timeout_ms = Some(number(meta)?);
+    } else if path == MAX_INPUT_BYTES {
+        attrs.max_input_bytes = Some(number(meta)?);
+    } else if path == MAX_OUTPUT_BYTES {
+        attrs.max_output_bytes = Some(number(meta)?);
+    } else if path == MAX_DEPTH {
+        attrs.max_depth = Some(number(meta)?);
     } else {
-        return Err(unknown_key(meta, "tool", TOOL_KEYS));
+        return Err(unknown_key(meta, TOOL, TOOL_KEYS));
     }
     Ok(())
 }
@@ -129,6 +128,15 @@ fn flag(meta: &ParseNestedMeta) -> syn::Result<bool> {
     } else {
         Ok(true)
     }
+}
+
+/// `timeout_ms = 500`.
+fn number<N>(meta: &ParseNestedMeta) -> syn::Result<N>
+where
+    N: std::str::FromStr,
+    N::Err: std::fmt::Display,
+{
+    meta.value()?.parse::<LitInt>()?.base10_parse()
 }
 
 pub enum ArgDefault {
@@ -145,15 +153,13 @@ pub struct ArgAttrs {
     pub required: Option<Span>,
 }
 
-const ARG_KEYS: &str = "description, default, required";
-
 pub fn parse_arg_attrs(cx: &Ctxt, attr: &syn::Attribute, into: &mut ArgAttrs) {
     let result = attr.parse_nested_meta(|meta| {
         let span = meta.path.segments[0].ident.span();
-        if meta.path.is_ident("description") {
+        if meta.path == DESCRIPTION {
             let lit: LitStr = meta.value()?.parse()?;
             into.description = Some(lit.value());
-        } else if meta.path.is_ident("default") {
+        } else if meta.path == DEFAULT {
             let default = if meta.input.peek(syn::Token![=]) {
                 ArgDefault::Expr(Box::new(meta.value()?.parse()?))
             } else {
@@ -163,10 +169,10 @@ pub fn parse_arg_attrs(cx: &Ctxt, attr: &syn::Attribute, into: &mut ArgAttrs) {
                 value: default,
                 span,
             });
-        } else if meta.path.is_ident("required") {
+        } else if meta.path == REQUIRED {
             into.required = Some(span);
         } else {
-            return Err(unknown_key(&meta, "arg", ARG_KEYS));
+            return Err(unknown_key(&meta, ARG, ARG_KEYS));
         }
         Ok(())
     });
@@ -175,12 +181,17 @@ pub fn parse_arg_attrs(cx: &Ctxt, attr: &syn::Attribute, into: &mut ArgAttrs) {
     }
 }
 
-fn unknown_key(meta: &ParseNestedMeta, attribute: &str, expected: &str) -> syn::Error {
+fn unknown_key(meta: &ParseNestedMeta, attribute: Symbol, keys: &[Symbol]) -> syn::Error {
     let key = meta
         .path
         .get_ident()
         .map(ToString::to_string)
         .unwrap_or_else(|| quote::ToTokens::to_token_stream(&meta.path).to_string());
+    let expected = keys
+        .iter()
+        .map(ToString::to_string)
+        .collect::<Vec<_>>()
+        .join(", ");
     meta.error(format!(
         "unknown #[{attribute}] key `{key}`; expected one of: {expected}"
     ))

@@ -3,11 +3,13 @@
 
 use syn::{Attribute, Expr, ExprLit, Lit, Meta};
 
+use crate::symbol::DOC;
+
 /// The text of the `#[doc = "..."]` attributes, one line each, without rustdoc's leading space.
 pub fn doc_text(attrs: &[Attribute]) -> Option<String> {
     let mut lines = Vec::new();
     for attr in attrs {
-        if !attr.path().is_ident("doc") {
+        if attr.path() != DOC {
             continue;
         }
         if let Meta::NameValue(nv) = &attr.meta

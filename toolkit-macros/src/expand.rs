@@ -2,10 +2,11 @@
 //!
 //! Generated code names everything through `#krate::__private`, never through what the user
 //! imported. When the input has mistakes, the user's impl block is still emitted (without our
-//! attributes) next to the errors, so one mistake does not cascade into "method not found"s.
+//! attributes) next to the errors, with a fallback `Toolset` impl, so one mistake does not
+//! cascade into "method not found"s.
 
-use proc_macro2::TokenStream;
-use quote::{format_ident, quote, quote_spanned};
+use proc_macro2::{Literal, TokenStream};
+use quote::{ToTokens, format_ident, quote, quote_spanned};
 use syn::ItemImpl;
 use syn::spanned::Spanned;
 
@@ -26,9 +27,44 @@ pub fn toolset(args: TokenStream, item: ItemImpl) -> TokenStream {
         }
         Err(err) => {
             let errors = err.to_compile_error();
-            quote!(#item #errors)
+            let fallback = fallback_toolset(&toolset);
+            quote!(#item #fallback #errors)
         }
     }
+}
+
+/// The `Toolset` impl emitted next to the errors (thiserror's fallback impl): the name and the
+/// tool names as far as they parsed, and no tools. Code elsewhere that uses the toolset then
+/// compiles, and the build reports only the mistakes themselves.
+fn fallback_toolset(toolset: &Toolset) -> Option<TokenStream> {
+    let item = &toolset.item;
+    // A generic impl may lack the bounds `Toolset` asks of the type (`Send + Sync + 'static`),
+    // and the fallback would then add errors of its own.
+    if !item.generics.params.is_empty() {
+        return None;
+    }
+    let krate = &toolset.krate;
+    let self_ty = &item.self_ty;
+    let where_clause = &item.generics.where_clause;
+    let name = &toolset.name.value;
+    let tool_names = toolset.tools.iter().map(|t| &t.name.value);
+    // One import names everything: a wrong `crate = "..."` path is then reported once, at the
+    // path, rather than at each use.
+    Some(quote! {
+        const _: () = {
+            use #krate::__private as __toolkit_private;
+            impl __toolkit_private::Toolset for #self_ty #where_clause {
+                const NAME: &'static str = #name;
+                const TOOL_NAMES: &'static [&'static str] = &[#(#tool_names),*];
+
+                fn into_tools(
+                    self: __toolkit_private::std::sync::Arc<Self>,
+                ) -> __toolkit_private::std::vec::Vec<__toolkit_private::ToolProxy> {
+                    __toolkit_private::std::vec::Vec::new()
+                }
+            }
+        };
+    })
 }
 
 /// `#[tool]` outside a `#[toolset]` impl block: on a free function, it makes the function a
@@ -327,38 +363,53 @@ fn take_argument(p: &TokenStream, arg: &Arg, bind: &syn::Ident) -> TokenStream {
     quote!(let #bind: #ty = #take?;)
 }
 
+/// The tool's `ToolOptions`: the defaults with only the keys the user gave set on top, so a
+/// field added to `ToolOptions` needs no change here until it gets a key.
 fn options(p: &TokenStream, tool: &ToolFn) -> TokenStream {
     let attrs = &tool.attrs;
-    let strict = attrs.strict;
-    let blocking = attrs.blocking.is_some();
-    let opt_bool = |value: Option<bool>| match value {
-        Some(b) => quote!(#p::std::option::Option::Some(#b)),
-        None => quote!(#p::std::option::Option::None),
-    };
-    let read_only = opt_bool(attrs.read_only);
-    let destructive = opt_bool(attrs.destructive);
-    let idempotent = opt_bool(attrs.idempotent);
-    let open_world = opt_bool(attrs.open_world);
-    let opt_num = |value: Option<u64>| match value {
-        Some(n) => quote!(#p::std::option::Option::Some(#n as _)),
-        None => quote!(#p::std::option::Option::None),
-    };
-    let timeout = opt_num(attrs.timeout_ms);
-    let max_in = opt_num(attrs.max_input_bytes.map(|n| n as u64));
-    let max_out = opt_num(attrs.max_output_bytes.map(|n| n as u64));
-    quote! {
-        #p::options(
-            #strict,
-            #blocking,
-            #p::ToolAnnotations {
-                read_only: #read_only,
-                destructive: #destructive,
-                idempotent: #idempotent,
-                open_world: #open_world,
-            },
-            #timeout,
-            #max_in,
-            #max_out,
-        )
+    let some = |value: TokenStream| quote!(#p::std::option::Option::Some(#value));
+    // Unsuffixed, as the user wrote them: the field's type decides.
+    let number = |n: usize| some(Literal::usize_unsuffixed(n).into_token_stream());
+    let mut settings = Vec::new();
+    if attrs.strict {
+        settings.push((quote!(strict), quote!(true)));
     }
+    if attrs.blocking.is_some() {
+        settings.push((quote!(blocking), quote!(true)));
+    }
+    let annotations = [
+        (quote!(read_only), attrs.read_only),
+        (quote!(destructive), attrs.destructive),
+        (quote!(idempotent), attrs.idempotent),
+        (quote!(open_world), attrs.open_world),
+    ];
+    for (field, value) in annotations {
+        if let Some(value) = value {
+            settings.push((quote!(annotations.#field), some(quote!(#value))));
+        }
+    }
+    if let Some(ms) = attrs.timeout_ms {
+        let ms = Literal::u64_unsuffixed(ms);
+        let duration = quote!(#p::std::time::Duration::from_millis(#ms));
+        settings.push((quote!(timeout), some(duration)));
+    }
+    let limits = [
+        (quote!(max_input_bytes), attrs.max_input_bytes),
+        (quote!(max_output_bytes), attrs.max_output_bytes),
+        (quote!(max_depth), attrs.max_depth),
+    ];
+    for (field, value) in limits {
+        if let Some(n) = value {
+            settings.push((field, number(n)));
+        }
+    }
+    if settings.is_empty() {
+        return quote!(<#p::ToolOptions as #p::std::default::Default>::default());
+    }
+    let (fields, values): (Vec<_>, Vec<_>) = settings.into_iter().unzip();
+    quote! {{
+        let mut __toolkit_options = <#p::ToolOptions as #p::std::default::Default>::default();
+        #(__toolkit_options.#fields = #values;)*
+        __toolkit_options
+    }}
 }

@@ -1,8 +1,8 @@
 //! Procedural macros for toolkit. Use them through the `toolkit` crate: `use toolkit::prelude::*;`.
 //!
 //! The layout follows serde_derive and thiserror-impl: this file only holds the entry points;
-//! `ast` parses the input into our own model, `attr` reads the attributes, `valid` checks the
-//! model, and `expand` writes the code.
+//! `ast` parses the input into our own model, `attr` reads the attributes (whose keys are listed
+//! in `symbol`), `valid` checks the model, and `expand` writes the code.
 
 mod ast;
 mod attr;
@@ -10,6 +10,7 @@ mod case;
 mod ctxt;
 mod docs;
 mod expand;
+mod symbol;
 mod types;
 mod valid;
 
@@ -35,7 +36,8 @@ pub fn toolset(args: TokenStream, input: TokenStream) -> TokenStream {
 /// after the function (no prefix) unless `name = "..."` says otherwise.
 ///
 /// Keys: `name`, `description`, `strict`, `blocking`, `read_only`, `destructive`, `idempotent`,
-/// `open_world`, `timeout_ms`, `max_input_bytes`, `max_output_bytes`. Parameters take
+/// `open_world`, `timeout_ms`, `max_input_bytes`, `max_output_bytes`, `max_depth` (how deeply
+/// arrays and objects may nest in the arguments). Parameters take
 /// `#[arg(description = "...", default, default = expr, required)]`.
 #[proc_macro_attribute]
 pub fn tool(args: TokenStream, input: TokenStream) -> TokenStream {

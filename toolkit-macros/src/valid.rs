@@ -2,11 +2,11 @@
 
 use std::collections::BTreeMap;
 
-use crate::ast::{Receiver, ToolFn, Toolset};
+use crate::ast::{Arg, Receiver, ToolFn, Toolset};
 use crate::ctxt::Ctxt;
 use crate::types;
 
-/// Providers accept tool names matching `^[a-zA-Z0-9_-]{1,64}$`.
+/// Whether model providers accept `name` as a tool name: `^[a-zA-Z0-9_-]{1,64}$`.
 fn is_valid_tool_name(name: &str) -> bool {
     (1..=64).contains(&name.len())
         && name
@@ -14,14 +14,18 @@ fn is_valid_tool_name(name: &str) -> bool {
             .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
 }
 
+/// Whether a toolset name can prefix tool names: its characters follow the tool-name rule, one
+/// by one. Its length is left to the tool names, since tools named explicitly do not use it.
+fn is_usable_prefix(prefix: &str) -> bool {
+    !prefix.is_empty()
+        && prefix
+            .chars()
+            .all(|c| is_valid_tool_name(c.encode_utf8(&mut [0; 4])))
+}
+
 pub fn check_toolset(cx: &Ctxt, toolset: &Toolset) {
     let prefix = &toolset.name;
-    if prefix.value.is_empty()
-        || !prefix
-            .value
-            .bytes()
-            .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
-    {
+    if !is_usable_prefix(&prefix.value) {
         cx.error_at(
             prefix.span,
             format!(
@@ -72,23 +76,7 @@ pub fn check_tool(cx: &Ctxt, tool: &ToolFn, is_method: bool) {
         );
     }
     if is_method {
-        match &tool.receiver {
-            Receiver::Ref => {}
-            Receiver::RefMut(tokens) => cx.error_spanned_by(
-                tokens,
-                "a tool method takes `&self`, not `&mut self`: tools may be called concurrently; \
-                 keep mutable state behind a Mutex or an atomic",
-            ),
-            Receiver::Value(tokens) => cx.error_spanned_by(
-                tokens,
-                "a tool method takes `&self`, not `self`: every call shares one instance",
-            ),
-            Receiver::Missing(span) => cx.error_at(
-                *span,
-                "a tool method takes `&self`: an associated function without a receiver cannot be \
-                 a method tool",
-            ),
-        }
+        check_receiver(cx, &tool.receiver);
     }
     if let Some(generics) = &tool.generics {
         cx.error_spanned_by(
@@ -103,40 +91,99 @@ pub fn check_tool(cx: &Ctxt, tool: &ToolFn, is_method: bool) {
         );
     }
     for arg in &tool.args {
-        if arg.ident.is_none() {
-            cx.error_at(
-                arg.pat_span,
-                "a tool parameter must be a plain name (`text: String`), not a pattern: the name \
-                 is the argument the model sends",
-            );
+        check_arg(cx, arg);
+    }
+}
+
+/// A method tool takes `&self`: tools are called concurrently on one shared instance.
+fn check_receiver(cx: &Ctxt, receiver: &Receiver) {
+    match receiver {
+        Receiver::Ref => {}
+        Receiver::RefMut(tokens) => cx.error_spanned_by(
+            tokens,
+            "a tool method takes `&self`, not `&mut self`: tools may be called concurrently; \
+             keep mutable state behind a Mutex or an atomic",
+        ),
+        Receiver::Value(tokens) => cx.error_spanned_by(
+            tokens,
+            "a tool method takes `&self`, not `self`: every call shares one instance",
+        ),
+        Receiver::Missing(span) => cx.error_at(
+            *span,
+            "a tool method takes `&self`: an associated function without a receiver cannot be \
+             a method tool",
+        ),
+    }
+}
+
+/// A parameter is a plain name with an owned, concrete type, and its attributes agree.
+fn check_arg(cx: &Ctxt, arg: &Arg) {
+    if arg.ident.is_none() {
+        cx.error_at(
+            arg.pat_span,
+            "a tool parameter must be a plain name (`text: String`), not a pattern: the name \
+             is the argument the model sends",
+        );
+    }
+    if types::contains_impl_trait(&arg.ty) {
+        cx.error_spanned_by(
+            &arg.ty,
+            "a tool parameter cannot be `impl Trait`: the model needs a concrete type to build \
+             a schema from",
+        );
+    } else if matches!(arg.ty, syn::Type::Reference(_)) && !types::is_str_ref(&arg.ty) {
+        cx.error_spanned_by(
+            &arg.ty,
+            "a tool parameter must be an owned type (or `&str`): arguments are decoded from JSON \
+             for each call",
+        );
+    }
+    if let (Some(default), Some(_)) = (&arg.default, arg.required) {
+        cx.error_at(
+            default.span,
+            "a parameter cannot be both `default` and `required`",
+        );
+    }
+    if let Some(span) = arg.required
+        && !types::is_option(&arg.ty)
+    {
+        cx.error_at(
+            span,
+            "`required` is for `Option<T>` parameters (nullable but present): other \
+                 parameters are required already",
+        );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{is_usable_prefix, is_valid_tool_name};
+
+    /// The names the runtime's rule is tested against too, one `valid <name>` or
+    /// `invalid <name>` a line.
+    const TOOL_NAMES: &str = include_str!("../../tests/fixtures/tool_names.txt");
+
+    fn cases() -> impl Iterator<Item = (bool, &'static str)> {
+        TOOL_NAMES.lines().map(|line| match line.split_once(' ') {
+            Some(("valid", name)) => (true, name),
+            Some(("invalid", name)) => (false, name),
+            _ => panic!("not `valid <name>` or `invalid <name>`: {line:?}"),
+        })
+    }
+
+    #[test]
+    fn tool_names_follow_the_providers_rule() {
+        let wrong: Vec<_> = cases()
+            .filter(|&(valid, name)| is_valid_tool_name(name) != valid)
+            .collect();
+        assert_eq!(wrong, [], "judged wrongly: (expected verdict, name)");
+    }
+
+    #[test]
+    fn a_toolset_name_follows_the_same_rule_but_for_its_length() {
+        for (valid, name) in cases().filter(|(_, name)| name.len() <= 64) {
+            assert_eq!(is_usable_prefix(name), valid, "{name:?}");
         }
-        if types::contains_impl_trait(&arg.ty) {
-            cx.error_spanned_by(
-                &arg.ty,
-                "a tool parameter cannot be `impl Trait`: the model needs a concrete type to build \
-                 a schema from",
-            );
-        } else if matches!(arg.ty, syn::Type::Reference(_)) && !types::is_str_ref(&arg.ty) {
-            cx.error_spanned_by(
-                &arg.ty,
-                "a tool parameter must be an owned type (or `&str`): arguments are decoded from JSON \
-                 for each call",
-            );
-        }
-        if let (Some(default), Some(_)) = (&arg.default, arg.required) {
-            cx.error_at(
-                default.span,
-                "a parameter cannot be both `default` and `required`",
-            );
-        }
-        if let Some(span) = arg.required
-            && !types::is_option(&arg.ty)
-        {
-            cx.error_at(
-                span,
-                "`required` is for `Option<T>` parameters (nullable but present): other \
-                     parameters are required already",
-            );
-        }
+        assert!(is_usable_prefix(&"a".repeat(65)));
     }
 }

@@ -55,26 +55,3 @@ impl MethodTool {
         ToolProxy::from_parts(self.definition(), Handler::Async(Arc::new(body)))
     }
 }
-
-/// `ToolOptions` for generated code, where struct literals of a `#[non_exhaustive]` type
-/// are not allowed.
-#[allow(clippy::too_many_arguments)]
-pub fn options(
-    strict: bool,
-    blocking: bool,
-    annotations: ToolAnnotations,
-    timeout_ms: Option<u64>,
-    max_input_bytes: Option<usize>,
-    max_output_bytes: Option<usize>,
-) -> ToolOptions {
-    ToolOptions {
-        strict,
-        blocking,
-        annotations,
-        timeout: timeout_ms.map(std::time::Duration::from_millis),
-        max_input_bytes,
-        max_output_bytes,
-        max_depth: None,
-        max_threads: None,
-    }
-}

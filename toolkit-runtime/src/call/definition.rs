@@ -92,3 +92,26 @@ pub fn is_valid_tool_name(name: &str) -> bool {
             .bytes()
             .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
 }
+
+#[cfg(test)]
+mod tests {
+    use super::is_valid_tool_name;
+
+    /// The table the macro crate's rule is tested against too: one rule, two crates.
+    #[test]
+    fn the_tool_name_rule_matches_the_shared_table() {
+        let table = include_str!("../../../tests/fixtures/tool_names.txt");
+        for line in table
+            .lines()
+            .filter(|line| !line.is_empty() && !line.starts_with('#'))
+        {
+            let (verdict, name) = line.split_once(' ').unwrap_or((line, ""));
+            let expected = match verdict {
+                "valid" => true,
+                "invalid" => false,
+                other => panic!("unknown verdict {other:?} in tool_names.txt"),
+            };
+            assert_eq!(is_valid_tool_name(name), expected, "{name:?}");
+        }
+    }
+}

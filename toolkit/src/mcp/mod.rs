@@ -19,7 +19,6 @@
 
 mod client;
 mod server;
-mod sse;
 
 pub use client::{McpClient, McpClientBuilder, McpTransport};
 pub use server::{DEFAULT_MAX_BODY_BYTES, HttpOptions, HttpServerHandle, McpServer};

@@ -4,12 +4,15 @@
 //! Patterns are compiled by the `regex` crate, whose matching time is linear in the input, with
 //! a cap on the compiled size; text larger than the toolset's limit is refused, never truncated.
 
+mod lines;
+mod pattern;
+
 use std::collections::{BTreeSet, HashMap, HashSet};
 use std::fmt::Write as _;
 
-use regex::{Regex, RegexBuilder};
-
 use super::BuiltinError;
+use lines::{join_lines, leading_number};
+use pattern::compile;
 
 /// The largest `text` a tool accepts by default: 1 MiB.
 pub const DEFAULT_MAX_INPUT_BYTES: usize = 1 << 20;
@@ -334,27 +337,7 @@ impl TextProcessingToolset {
         let word_chars = words.iter().map(|w| w.chars().count()).sum();
         let average_word = ratio(word_chars, words.len());
 
-        // Frequency in order of first appearance, so ties rank by which word came first.
-        let mut order: Vec<(String, usize)> = Vec::new();
-        let mut index: HashMap<String, usize> = HashMap::new();
-        for word in &words {
-            let key: String = word
-                .chars()
-                .flat_map(char::to_lowercase)
-                .filter(|c| c.is_alphanumeric() || *c == '_')
-                .collect();
-            if key.chars().count() < 3 {
-                continue;
-            }
-            match index.get(&key) {
-                Some(&at) => order[at].1 += 1,
-                None => {
-                    index.insert(key.clone(), order.len());
-                    order.push((key, 1));
-                }
-            }
-        }
-        order.sort_by_key(|(_, count)| std::cmp::Reverse(*count));
+        let frequent = frequent_words(&words);
 
         let mut out = String::from("Text Summary:\n");
         let _ = writeln!(out, "  Lines: {lines}");
@@ -362,9 +345,9 @@ impl TextProcessingToolset {
         let _ = writeln!(out, "  Characters: {chars}");
         let _ = writeln!(out, "  Average line length: {average_line:.2}");
         let _ = write!(out, "  Average word length: {average_word:.2}");
-        if !order.is_empty() {
+        if !frequent.is_empty() {
             out.push_str("\n  Most frequent words:");
-            for (word, count) in order.iter().take(5) {
+            for (word, count) in frequent.iter().take(5) {
                 let _ = write!(out, "\n    {word}: {count}");
             }
         }
@@ -389,51 +372,8 @@ fn check_size(
     Ok(())
 }
 
-/// Compiles a model's pattern with bounded size: the regex crate matches in linear time, and the
-/// size limit bounds the memory and compile time a pathological pattern (`a{1000}{1000}`) takes.
-fn compile(tool: &'static str, pattern: &str, ignore_case: bool) -> Result<Regex, BuiltinError> {
-    check_size(tool, "pattern", pattern, MAX_PATTERN_BYTES)?;
-    RegexBuilder::new(pattern)
-        .case_insensitive(ignore_case)
-        .size_limit(REGEX_SIZE_LIMIT)
-        .dfa_size_limit(2 * REGEX_SIZE_LIMIT)
-        .build()
-        .map_err(|err| BuiltinError::InvalidPattern {
-            pattern: pattern.into(),
-            reason: describe_regex_error(&err),
-        })
-}
-
-/// The regex crate's syntax errors span several lines (the pattern, a caret, the reason); a
-/// model needs only the reason.
-fn describe_regex_error(err: &regex::Error) -> String {
-    match err {
-        regex::Error::Syntax(text) => text
-            .lines()
-            .rev()
-            .find_map(|line| line.strip_prefix("error: "))
-            .unwrap_or(text)
-            .trim()
-            .to_owned(),
-        regex::Error::CompiledTooBig(limit) => format!(
-            "the compiled pattern is larger than the {limit}-byte limit; use a simpler pattern"
-        ),
-        other => other.to_string(),
-    }
-}
-
 fn no_matches(pattern: &str) -> String {
     format!("No matches found for pattern '{pattern}'")
-}
-
-/// Every line followed by `\n`, as grep, sort and uniq print them.
-fn join_lines<'a>(lines: impl IntoIterator<Item = &'a str>) -> String {
-    let mut out = String::new();
-    for line in lines {
-        out.push_str(line);
-        out.push('\n');
-    }
-    out
 }
 
 fn ratio(total: usize, count: usize) -> f64 {
@@ -444,57 +384,29 @@ fn ratio(total: usize, count: usize) -> f64 {
     }
 }
 
-/// The number a line starts with (after leading whitespace), as `sort -n` and Ruby's `to_f`
-/// read it: an optional sign, digits with an optional fraction, an optional exponent.
-fn leading_number(line: &str) -> Option<f64> {
-    let s = line.trim_start();
-    let bytes = s.as_bytes();
-    let digits_from = |mut i: usize| {
-        while bytes.get(i).is_some_and(u8::is_ascii_digit) {
-            i += 1;
+/// Words of three or more letters (lowercased, punctuation dropped) with their counts, most
+/// frequent first; ties rank by which word came first.
+fn frequent_words(words: &[&str]) -> Vec<(String, usize)> {
+    let mut order: Vec<(String, usize)> = Vec::new();
+    let mut index: HashMap<String, usize> = HashMap::new();
+    for word in words {
+        let key: String = word
+            .chars()
+            .flat_map(char::to_lowercase)
+            .filter(|c| c.is_alphanumeric() || *c == '_')
+            .collect();
+        if key.chars().count() < 3 {
+            continue;
         }
-        i
-    };
-    let mut end = usize::from(matches!(bytes.first(), Some(b'+' | b'-')));
-    let int_end = digits_from(end);
-    let mut digits = int_end - end;
-    end = int_end;
-    if bytes.get(end) == Some(&b'.') {
-        let frac_end = digits_from(end + 1);
-        if frac_end > end + 1 || digits > 0 {
-            digits += frac_end - (end + 1);
-            end = frac_end;
-        }
-    }
-    if digits == 0 {
-        return None;
-    }
-    if matches!(bytes.get(end), Some(b'e' | b'E')) {
-        let sign = usize::from(matches!(bytes.get(end + 1), Some(b'+' | b'-')));
-        let exp_end = digits_from(end + 1 + sign);
-        if exp_end > end + 1 + sign {
-            end = exp_end;
+        match index.get(&key) {
+            Some(&at) => order[at].1 += 1,
+            None => {
+                index.insert(key.clone(), order.len());
+                order.push((key, 1));
+            }
         }
     }
-    s[..end].parse().ok()
-}
-
-#[cfg(test)]
-mod tests {
-    use super::leading_number;
-
-    #[test]
-    fn leading_numbers_are_read_like_sort_n() {
-        assert_eq!(leading_number("10 apples"), Some(10.0));
-        assert_eq!(leading_number("  -2.5x"), Some(-2.5));
-        assert_eq!(leading_number("+3"), Some(3.0));
-        assert_eq!(leading_number(".5"), Some(0.5));
-        assert_eq!(leading_number("5."), Some(5.0));
-        assert_eq!(leading_number("1e3 things"), Some(1000.0));
-        assert_eq!(leading_number("2e"), Some(2.0));
-        assert_eq!(leading_number("apples 10"), None);
-        assert_eq!(leading_number("-"), None);
-        assert_eq!(leading_number("."), None);
-        assert_eq!(leading_number(""), None);
-    }
+    // A stable sort: equal counts keep their order of first appearance.
+    order.sort_by_key(|(_, count)| std::cmp::Reverse(*count));
+    order
 }

@@ -1,0 +1,104 @@
+//! Every attribute and key the macros read, in one table (serde_derive's `symbol.rs`).
+//!
+//! Adding a key means adding it here and to its attribute's list below, which is also what an
+//! unknown-key error offers the user.
+
+use std::fmt::{self, Display};
+
+use syn::{Ident, Path};
+
+#[derive(Copy, Clone)]
+pub struct Symbol(&'static str);
+
+// The attributes.
+pub const TOOLSET: Symbol = Symbol("toolset");
+pub const TOOL: Symbol = Symbol("tool");
+pub const ARG: Symbol = Symbol("arg");
+pub const DOC: Symbol = Symbol("doc");
+/// The crate `#[toolkit::tool]` is spelled with.
+pub const TOOLKIT: Symbol = Symbol("toolkit");
+
+// Their keys.
+pub const NAME: Symbol = Symbol("name");
+pub const CRATE: Symbol = Symbol("crate");
+pub const REGISTER: Symbol = Symbol("register");
+pub const DESCRIPTION: Symbol = Symbol("description");
+pub const STRICT: Symbol = Symbol("strict");
+pub const BLOCKING: Symbol = Symbol("blocking");
+pub const READ_ONLY: Symbol = Symbol("read_only");
+pub const DESTRUCTIVE: Symbol = Symbol("destructive");
+pub const IDEMPOTENT: Symbol = Symbol("idempotent");
+pub const OPEN_WORLD: Symbol = Symbol("open_world");
+pub const TIMEOUT_MS: Symbol = Symbol("timeout_ms");
+pub const MAX_INPUT_BYTES: Symbol = Symbol("max_input_bytes");
+pub const MAX_OUTPUT_BYTES: Symbol = Symbol("max_output_bytes");
+pub const MAX_DEPTH: Symbol = Symbol("max_depth");
+pub const DEFAULT: Symbol = Symbol("default");
+pub const REQUIRED: Symbol = Symbol("required");
+
+/// The keys of `#[toolset(...)]`, in the order an unknown-key error lists them.
+pub const TOOLSET_KEYS: &[Symbol] = &[NAME, CRATE, REGISTER];
+
+/// The keys of `#[tool(...)]`, in the order an unknown-key error lists them.
+pub const TOOL_KEYS: &[Symbol] = &[
+    NAME,
+    DESCRIPTION,
+    STRICT,
+    BLOCKING,
+    READ_ONLY,
+    DESTRUCTIVE,
+    IDEMPOTENT,
+    OPEN_WORLD,
+    TIMEOUT_MS,
+    MAX_INPUT_BYTES,
+    MAX_OUTPUT_BYTES,
+    MAX_DEPTH,
+];
+
+/// The keys of `#[arg(...)]`, in the order an unknown-key error lists them.
+pub const ARG_KEYS: &[Symbol] = &[DESCRIPTION, DEFAULT, REQUIRED];
+
+impl PartialEq<Symbol> for Ident {
+    fn eq(&self, word: &Symbol) -> bool {
+        self == word.0
+    }
+}
+
+impl PartialEq<Symbol> for &Ident {
+    fn eq(&self, word: &Symbol) -> bool {
+        *self == word.0
+    }
+}
+
+impl PartialEq<Symbol> for Path {
+    fn eq(&self, word: &Symbol) -> bool {
+        self.is_ident(word.0)
+    }
+}
+
+impl PartialEq<Symbol> for &Path {
+    fn eq(&self, word: &Symbol) -> bool {
+        self.is_ident(word.0)
+    }
+}
+
+impl Display for Symbol {
+    fn fmt(&self, formatter: &mut fmt::Formatter) -> fmt::Result {
+        formatter.write_str(self.0)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn each_key_is_listed_once_per_attribute() {
+        for keys in [TOOLSET_KEYS, TOOL_KEYS, ARG_KEYS] {
+            let mut names: Vec<&str> = keys.iter().map(|key| key.0).collect();
+            names.sort_unstable();
+            names.dedup();
+            assert_eq!(names.len(), keys.len());
+        }
+    }
+}

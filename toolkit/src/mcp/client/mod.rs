@@ -1,0 +1,234 @@
+//! Remote MCP tools as toolkit tools: one shared session per server, one async [`ToolProxy`] per
+//! remote tool.
+//!
+//! - `transport`: where a server is ([`McpTransport`]) and how each transport is opened;
+//! - `sse`: the older HTTP+SSE transport, which rmcp no longer ships;
+//! - `session`: the live connection, reconnection, and the requests sent through it;
+//! - `remote_tool`: one remote tool as a [`ToolProxy`], and its results as values;
+//! - here: the client a caller holds, its builder and options, and the catalog of its tools.
+
+mod remote_tool;
+mod session;
+mod sse;
+mod transport;
+
+use std::collections::HashSet;
+use std::sync::{Arc, RwLock};
+use std::time::Duration;
+
+use rmcp::model::Implementation;
+
+use crate::ToolProxy;
+
+use super::McpError;
+use remote_tool::remote_tool;
+use session::{Reconnect, Session, ToolListChanges};
+pub use transport::McpTransport;
+
+/// How remote tools are named, filtered and called.
+#[derive(Debug, Clone, Default)]
+struct Options {
+    prefix: String,
+    allow: Option<HashSet<String>>,
+    timeout: Option<Duration>,
+    structured: bool,
+    reconnect: Reconnect,
+}
+
+/// Configures and opens an [`McpClient`].
+#[derive(Debug, Clone)]
+#[must_use = "a builder does nothing until `connect` is awaited"]
+pub struct McpClientBuilder {
+    transport: McpTransport,
+    options: Options,
+}
+
+impl McpClientBuilder {
+    /// Names every remote tool `<prefix><remote name>` (e.g. `gh_` + `create_issue`).
+    pub fn prefix(mut self, prefix: impl Into<String>) -> Self {
+        self.options.prefix = prefix.into();
+        self
+    }
+
+    /// Keeps only these remote tools (named as the server names them, without the prefix).
+    pub fn allow(mut self, names: impl IntoIterator<Item = impl Into<String>>) -> Self {
+        self.options.allow = Some(names.into_iter().map(Into::into).collect());
+        self
+    }
+
+    /// Fails a call that takes longer than `timeout`, reconnection included.
+    pub fn timeout(mut self, timeout: Duration) -> Self {
+        self.options.timeout = Some(timeout);
+        self
+    }
+
+    /// Returns a result's `structuredContent`, when the server sends one, instead of its
+    /// content items.
+    pub fn structured(mut self, structured: bool) -> Self {
+        self.options.structured = structured;
+        self
+    }
+
+    /// After a dropped HTTP connection, tries `attempts` times to reconnect, waiting `delay`
+    /// before the first try and twice as long before each next one (default: 5 tries from
+    /// 100 ms).
+    pub fn reconnect(mut self, attempts: u32, delay: Duration) -> Self {
+        self.options.reconnect = Reconnect { attempts, delay };
+        self
+    }
+
+    /// Connects, initializes the session and lists the server's tools.
+    pub async fn connect(self) -> Result<McpClient, McpError> {
+        let (session, changes) = Session::open(self.transport, self.options.reconnect).await?;
+        let catalog = Arc::new(Catalog {
+            options: self.options,
+            tools: RwLock::new(Vec::new()),
+        });
+        catalog.refresh(&session).await?;
+        Catalog::follow(&catalog, &session, changes);
+        Ok(McpClient { session, catalog })
+    }
+}
+
+/// A live connection to one MCP server, whose tools are [`ToolProxy`]s.
+///
+/// All proxies share the client's one session; they keep it open after the client itself is
+/// dropped. Each remote tool keeps the server's description and input schema (`$ref`s inlined,
+/// `required` exactly as the server sent it). A call's result is the single text item as a
+/// string, several items as a list (text items as strings, images and resources as their MCP
+/// JSON), or `structuredContent` when asked for; `isError` becomes a tool error carrying the
+/// server's text.
+///
+/// ```no_run
+/// use toolkit::mcp::{McpClient, McpTransport};
+/// use toolkit::prelude::*;
+///
+/// # async fn run() -> Result<(), Box<dyn std::error::Error>> {
+/// let github = McpClient::builder(
+///     McpTransport::http("https://api.example.com/mcp").bearer_token("s3cret"),
+/// )
+/// .prefix("gh_")
+/// .allow(["create_issue", "search_issues"])
+/// .timeout(std::time::Duration::from_secs(30))
+/// .connect()
+/// .await?;
+/// let tools: Vec<ToolProxy> = github.tools();
+/// let found = tools[0].acall(json!({"query": "label:bug"})).await?;
+/// # Ok(()) }
+/// ```
+#[derive(Clone)]
+pub struct McpClient {
+    session: Arc<Session>,
+    catalog: Arc<Catalog>,
+}
+
+impl std::fmt::Debug for McpClient {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("McpClient")
+            .field("server", &self.session.transport().to_string())
+            .field("tools", &self.tool_names())
+            .finish_non_exhaustive()
+    }
+}
+
+impl McpClient {
+    /// Starts configuring a connection.
+    pub fn builder(transport: McpTransport) -> McpClientBuilder {
+        McpClientBuilder {
+            transport,
+            options: Options::default(),
+        }
+    }
+
+    /// Connects with default options: no prefix, every tool, no timeout.
+    pub async fn connect(transport: McpTransport) -> Result<McpClient, McpError> {
+        Self::builder(transport).connect().await
+    }
+
+    /// The server's tools as proxies, as last listed (the list refreshes itself when the server
+    /// announces `tools/list_changed`).
+    pub fn tools(&self) -> Vec<ToolProxy> {
+        self.catalog.snapshot()
+    }
+
+    /// The names of [`tools`](Self::tools).
+    pub fn tool_names(&self) -> Vec<String> {
+        self.catalog
+            .snapshot()
+            .iter()
+            .map(|tool| tool.name().to_owned())
+            .collect()
+    }
+
+    /// Lists the server's tools again.
+    pub async fn refresh(&self) -> Result<Vec<ToolProxy>, McpError> {
+        self.catalog.refresh(&self.session).await?;
+        Ok(self.tools())
+    }
+
+    /// The name and version the server gave when the session opened.
+    pub async fn server_info(&self) -> Option<Implementation> {
+        self.session.server_info().await
+    }
+}
+
+/// The tools of one server, as the options filter and name them.
+struct Catalog {
+    options: Options,
+    tools: RwLock<Vec<ToolProxy>>,
+}
+
+impl Catalog {
+    fn snapshot(&self) -> Vec<ToolProxy> {
+        match self.tools.read() {
+            Ok(tools) => tools.clone(),
+            Err(poisoned) => poisoned.into_inner().clone(),
+        }
+    }
+
+    async fn refresh(&self, session: &Arc<Session>) -> Result<(), McpError> {
+        let remote = session.list_tools().await?;
+        let options = &self.options;
+        let tools: Vec<ToolProxy> = remote
+            .into_iter()
+            .filter(|tool| {
+                options
+                    .allow
+                    .as_ref()
+                    .is_none_or(|allow| allow.contains(tool.name.as_ref()))
+            })
+            .filter_map(|tool| {
+                let name = tool.name.to_string();
+                remote_tool(session, options, tool)
+                    .inspect_err(|err| {
+                        // One broken or hostile schema costs that tool, not the connection.
+                        tracing::warn!(tool = %name, error = %err, "remote tool left out");
+                    })
+                    .ok()
+            })
+            .collect();
+        match self.tools.write() {
+            Ok(mut slot) => *slot = tools,
+            Err(poisoned) => *poisoned.into_inner() = tools,
+        }
+        Ok(())
+    }
+
+    /// Lists the tools again whenever the session says they changed, for as long as both the
+    /// catalog and the session are in use.
+    fn follow(catalog: &Arc<Catalog>, session: &Arc<Session>, mut changes: ToolListChanges) {
+        let (weak_session, weak_catalog) = (Arc::downgrade(session), Arc::downgrade(catalog));
+        tokio::spawn(async move {
+            while changes.recv().await.is_some() {
+                let (Some(session), Some(catalog)) =
+                    (weak_session.upgrade(), weak_catalog.upgrade())
+                else {
+                    break;
+                };
+                if let Err(err) = catalog.refresh(&session).await {
+                    tracing::warn!(%err, "could not refresh the MCP tool list");
+                }
+            }
+        });
+    }
+}

@@ -1,0 +1,150 @@
+//! One remote tool as a toolkit tool: its definition as the server describes it, an async
+//! [`ToolProxy`] that calls through the shared session, and the result as the model reads it.
+
+use std::sync::Arc;
+
+use rmcp::model::CallToolResult;
+use serde_json::Value;
+
+use super::Options;
+use super::session::Session;
+use crate::schema::{InlineError, inline_refs};
+use crate::{ToolAnnotations, ToolDefinition, ToolProxy};
+
+/// One remote tool as an async proxy that calls through the shared session, or why its schema
+/// cannot be used.
+pub(super) fn remote_tool(
+    session: &Arc<Session>,
+    options: &Options,
+    tool: rmcp::model::Tool,
+) -> Result<ToolProxy, InlineError> {
+    let remote_name = tool.name.to_string();
+    let definition = definition(options, &tool)?;
+    let session = Arc::clone(session);
+    let timeout = options.timeout;
+    let structured = options.structured;
+    Ok(ToolProxy::from_async_fn(definition, move |arguments| {
+        let session = Arc::clone(&session);
+        let name = remote_name.clone();
+        async move {
+            let call = async {
+                let result = session.call_tool(&name, arguments).await?;
+                into_value(result, structured)
+            };
+            match timeout {
+                Some(limit) => tokio::time::timeout(limit, call).await.unwrap_or_else(|_| {
+                    Err(format!(
+                        "the MCP server did not answer within {} ms",
+                        limit.as_millis()
+                    ))
+                }),
+                None => call.await,
+            }
+        }
+    }))
+}
+
+/// The server's description of a tool, renamed with the prefix, `$ref`s inlined.
+fn definition(options: &Options, tool: &rmcp::model::Tool) -> Result<ToolDefinition, InlineError> {
+    let mut definition = ToolDefinition::new(
+        format!("{}{}", options.prefix, tool.name),
+        tool.description.as_deref().unwrap_or_default(),
+        inline_refs(&Value::Object((*tool.input_schema).clone()))?,
+    );
+    definition.output_schema = tool
+        .output_schema
+        .as_ref()
+        .map(|schema| Value::Object((**schema).clone()));
+    if let Some(hints) = &tool.annotations {
+        definition.options.annotations = ToolAnnotations {
+            read_only: hints.read_only_hint,
+            destructive: hints.destructive_hint,
+            idempotent: hints.idempotent_hint,
+            open_world: hints.open_world_hint,
+        };
+    }
+    // The per-call timeout is kept around the request (above), where its error can say that
+    // the server did not answer; a pipeline deadline too would race it with a vaguer message.
+    Ok(definition)
+}
+
+/// A call result as the model reads it.
+fn into_value(result: CallToolResult, structured: bool) -> Result<Value, String> {
+    let items: Vec<Value> = result
+        .content
+        .iter()
+        .map(|block| match serde_json::to_value(block) {
+            Ok(Value::Object(item)) if item.get("type").and_then(Value::as_str) == Some("text") => {
+                item.get("text").cloned().unwrap_or(Value::Null)
+            }
+            Ok(other) => other,
+            Err(err) => Value::String(format!("<content that could not be read: {err}>")),
+        })
+        .collect();
+    if result.is_error == Some(true) {
+        let message = items
+            .iter()
+            .map(|item| match item {
+                Value::String(text) => text.clone(),
+                other => other.to_string(),
+            })
+            .collect::<Vec<_>>()
+            .join("\n");
+        return Err(message);
+    }
+    if (structured || items.is_empty())
+        && let Some(value) = result.structured_content
+    {
+        return Ok(value);
+    }
+    let mut items = items;
+    Ok(match items.len() {
+        0 => Value::Null,
+        1 => items.remove(0),
+        _ => Value::Array(items),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn result(value: Value) -> CallToolResult {
+        serde_json::from_value(value).expect("a CallToolResult")
+    }
+
+    #[test]
+    fn one_text_item_is_a_string_and_several_are_a_list_with_images_kept() {
+        let one = result(json!({"content": [{"type": "text", "text": "hi"}]}));
+        assert_eq!(into_value(one, false).unwrap(), json!("hi"));
+        let mixed = result(json!({"content": [
+            {"type": "text", "text": "a chart"},
+            {"type": "image", "data": "iVBORw0KGgo=", "mimeType": "image/png"}
+        ]}));
+        assert_eq!(
+            into_value(mixed, false).unwrap(),
+            json!(["a chart", {"type": "image", "data": "iVBORw0KGgo=", "mimeType": "image/png"}])
+        );
+    }
+
+    #[test]
+    fn is_error_becomes_a_tool_error_with_the_server_text() {
+        let failed =
+            result(json!({"isError": true, "content": [{"type": "text", "text": "no such repo"}]}));
+        match into_value(failed, false) {
+            Err(message) => assert_eq!(message, "no such repo"),
+            other => panic!("expected a failure, got {other:?}"),
+        }
+    }
+
+    #[test]
+    fn structured_content_is_returned_only_when_asked_for() {
+        let value = json!({"content": [{"type": "text", "text": "{\"n\":1}"}], "structuredContent": {"n": 1}});
+        assert_eq!(
+            into_value(result(value.clone()), false).unwrap(),
+            json!("{\"n\":1}")
+        );
+        assert_eq!(into_value(result(value), true).unwrap(), json!({"n": 1}));
+    }
+}

@@ -1,0 +1,281 @@
+//! Where an MCP server is ([`McpTransport`]) and how each kind of transport is opened.
+
+use std::collections::BTreeMap;
+
+use reqwest::header::{AUTHORIZATION, HeaderMap, HeaderName, HeaderValue};
+use rmcp::service::{ClientInitializeError, RunningService};
+use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
+use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
+use rmcp::{ClientHandler, RoleClient, ServiceExt};
+
+use super::sse::SseTransport;
+use crate::mcp::McpError;
+
+/// Where an MCP server is and how to reach it.
+///
+/// ```
+/// use toolkit::mcp::McpTransport;
+///
+/// let local = McpTransport::stdio("python3").arg("server.py").env("LOG_LEVEL", "warning");
+/// let remote = McpTransport::http("https://mcp.example.com/mcp")
+///     .bearer_token("s3cret")
+///     .header("x-team", "tools");
+/// let legacy = McpTransport::sse("http://127.0.0.1:8000/sse");
+/// assert_eq!(local.to_string(), "python3 server.py");
+/// assert_eq!(remote.to_string(), "https://mcp.example.com/mcp");
+/// assert_eq!(legacy.to_string(), "http://127.0.0.1:8000/sse");
+/// ```
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub enum McpTransport {
+    /// A child process speaking MCP on its stdin and stdout.
+    Stdio {
+        /// The program to run.
+        command: String,
+        /// Its arguments.
+        args: Vec<String>,
+        /// Variables added to its environment.
+        env: BTreeMap<String, String>,
+        /// Whether the child's stderr goes to ours (default) or is discarded.
+        inherit_stderr: bool,
+    },
+    /// A server speaking Streamable HTTP at `url`.
+    StreamableHttp {
+        /// The MCP endpoint.
+        url: String,
+        /// Sent as `Authorization: Bearer <token>`.
+        bearer_token: Option<String>,
+        /// Sent with every request.
+        headers: BTreeMap<String, String>,
+    },
+    /// A server speaking the older HTTP+SSE transport; `url` is its event-stream endpoint.
+    Sse {
+        /// The event-stream endpoint (often `/sse`).
+        url: String,
+        /// Sent as `Authorization: Bearer <token>`.
+        bearer_token: Option<String>,
+        /// Sent with every request.
+        headers: BTreeMap<String, String>,
+    },
+}
+
+impl McpTransport {
+    /// A server run as a child process.
+    pub fn stdio(command: impl Into<String>) -> Self {
+        McpTransport::Stdio {
+            command: command.into(),
+            args: Vec::new(),
+            env: BTreeMap::new(),
+            inherit_stderr: true,
+        }
+    }
+
+    /// A Streamable HTTP server.
+    pub fn http(url: impl Into<String>) -> Self {
+        McpTransport::StreamableHttp {
+            url: url.into(),
+            bearer_token: None,
+            headers: BTreeMap::new(),
+        }
+    }
+
+    /// An HTTP+SSE server.
+    pub fn sse(url: impl Into<String>) -> Self {
+        McpTransport::Sse {
+            url: url.into(),
+            bearer_token: None,
+            headers: BTreeMap::new(),
+        }
+    }
+
+    /// Adds an argument to the child process's command line (stdio only; ignored otherwise).
+    pub fn arg(mut self, arg: impl Into<String>) -> Self {
+        if let McpTransport::Stdio { args, .. } = &mut self {
+            args.push(arg.into());
+        }
+        self
+    }
+
+    /// Adds arguments to the child process's command line (stdio only).
+    pub fn args(mut self, more: impl IntoIterator<Item = impl Into<String>>) -> Self {
+        if let McpTransport::Stdio { args, .. } = &mut self {
+            args.extend(more.into_iter().map(Into::into));
+        }
+        self
+    }
+
+    /// Sets an environment variable of the child process (stdio only).
+    pub fn env(mut self, key: impl Into<String>, value: impl Into<String>) -> Self {
+        if let McpTransport::Stdio { env, .. } = &mut self {
+            env.insert(key.into(), value.into());
+        }
+        self
+    }
+
+    /// Whether the child's stderr is shown (default) or discarded (stdio only).
+    pub fn inherit_stderr(mut self, inherit: bool) -> Self {
+        if let McpTransport::Stdio { inherit_stderr, .. } = &mut self {
+            *inherit_stderr = inherit;
+        }
+        self
+    }
+
+    /// Authenticates with a bearer token (HTTP transports only).
+    pub fn bearer_token(mut self, token: impl Into<String>) -> Self {
+        if let McpTransport::StreamableHttp { bearer_token, .. }
+        | McpTransport::Sse { bearer_token, .. } = &mut self
+        {
+            *bearer_token = Some(token.into());
+        }
+        self
+    }
+
+    /// Sends a header with every request (HTTP transports only).
+    pub fn header(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
+        if let McpTransport::StreamableHttp { headers, .. } | McpTransport::Sse { headers, .. } =
+            &mut self
+        {
+            headers.insert(name.into(), value.into());
+        }
+        self
+    }
+
+    /// Whether a dropped connection can be opened again with the same settings: true over
+    /// HTTP, where the server outlives the connection; false for a child process.
+    pub(super) fn reconnects(&self) -> bool {
+        !matches!(self, McpTransport::Stdio { .. })
+    }
+}
+
+impl std::fmt::Display for McpTransport {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            McpTransport::Stdio { command, args, .. } => {
+                f.write_str(command)?;
+                args.iter().try_for_each(|arg| write!(f, " {arg}"))
+            }
+            McpTransport::StreamableHttp { url, .. } | McpTransport::Sse { url, .. } => {
+                f.write_str(url)
+            }
+        }
+    }
+}
+
+/// Opens a session with `handler` on our side: connect, `initialize`,
+/// `notifications/initialized`.
+pub(super) async fn open<H: ClientHandler>(
+    transport: &McpTransport,
+    handler: H,
+) -> Result<RunningService<RoleClient, H>, McpError> {
+    let server = transport.to_string();
+    let initialize = |err: ClientInitializeError| McpError::Connect {
+        server: server.clone(),
+        message: err.to_string(),
+    };
+    match transport {
+        McpTransport::Stdio {
+            command,
+            args,
+            env,
+            inherit_stderr,
+        } => {
+            let child = spawn_child(command, args, env, *inherit_stderr).map_err(|source| {
+                McpError::Spawn {
+                    command: server.clone(),
+                    source,
+                }
+            })?;
+            handler.serve(child).await.map_err(initialize)
+        }
+        McpTransport::StreamableHttp {
+            url,
+            bearer_token,
+            headers,
+        } => {
+            let http = streamable_http(url, bearer_token.as_deref(), headers)?;
+            handler.serve(http).await.map_err(initialize)
+        }
+        McpTransport::Sse {
+            url,
+            bearer_token,
+            headers,
+        } => {
+            let headers = sse_headers(bearer_token.as_deref(), headers)?;
+            let sse =
+                SseTransport::connect(url, headers)
+                    .await
+                    .map_err(|err| McpError::Connect {
+                        server: server.clone(),
+                        message: err.to_string(),
+                    })?;
+            handler.serve(sse).await.map_err(initialize)
+        }
+    }
+}
+
+fn spawn_child(
+    command: &str,
+    args: &[String],
+    env: &BTreeMap<String, String>,
+    inherit_stderr: bool,
+) -> std::io::Result<TokioChildProcess> {
+    let mut process = tokio::process::Command::new(command);
+    process.args(args).envs(env);
+    let stderr = if inherit_stderr {
+        std::process::Stdio::inherit()
+    } else {
+        std::process::Stdio::null()
+    };
+    let (child, _) = TokioChildProcess::builder(process).stderr(stderr).spawn()?;
+    Ok(child)
+}
+
+fn streamable_http(
+    url: &str,
+    bearer_token: Option<&str>,
+    headers: &BTreeMap<String, String>,
+) -> Result<StreamableHttpClientTransport<reqwest::Client>, McpError> {
+    let mut config = StreamableHttpClientTransportConfig::with_uri(url)
+        .custom_headers(header_pairs(headers)?.into_iter().collect());
+    if let Some(token) = bearer_token {
+        config = config.auth_header(token.to_owned());
+    }
+    Ok(StreamableHttpClientTransport::from_config(config))
+}
+
+/// The configured headers plus `Authorization: Bearer <token>`, which the SSE transport sends
+/// itself (rmcp's Streamable HTTP client takes the token separately).
+fn sse_headers(
+    bearer_token: Option<&str>,
+    headers: &BTreeMap<String, String>,
+) -> Result<HeaderMap, McpError> {
+    let mut headers: HeaderMap = header_pairs(headers)?.into_iter().collect();
+    if let Some(token) = bearer_token {
+        let value = HeaderValue::try_from(format!("Bearer {token}")).map_err(|err| {
+            McpError::InvalidHeader {
+                name: AUTHORIZATION.to_string(),
+                message: err.to_string(),
+            }
+        })?;
+        headers.insert(AUTHORIZATION, value);
+    }
+    Ok(headers)
+}
+
+fn header_pairs(
+    headers: &BTreeMap<String, String>,
+) -> Result<Vec<(HeaderName, HeaderValue)>, McpError> {
+    headers
+        .iter()
+        .map(|(name, value)| {
+            let invalid = |message: String| McpError::InvalidHeader {
+                name: name.clone(),
+                message,
+            };
+            Ok((
+                HeaderName::try_from(name.as_str()).map_err(|err| invalid(err.to_string()))?,
+                HeaderValue::try_from(value.as_str()).map_err(|err| invalid(err.to_string()))?,
+            ))
+        })
+        .collect()
+}

@@ -1,0 +1,243 @@
+//! Any set of tools served as an MCP server, over stdio or Streamable HTTP (`http`).
+//!
+//! The protocol is rmcp's; this module only maps tools to MCP and back. Every call goes through
+//! a [`Toolbox`], so arguments are coerced and validated exactly as for a local call, the
+//! toolbox's limits and hooks apply, a model's mistake comes back as an `isError` result it can
+//! read, and a panic is caught there.
+
+mod http;
+
+use std::sync::Arc;
+
+use rmcp::model::{
+    CallToolRequestParams, CallToolResponse, CallToolResult, Implementation, ListToolsResult,
+    PaginatedRequestParams, ResultType, ServerCapabilities, ServerConfig, Tool,
+};
+use rmcp::service::RequestContext;
+use rmcp::{ErrorData, RoleServer, ServerHandler, ServiceExt};
+use serde_json::{Map, Value, json};
+
+use crate::{ToolCall, ToolError, ToolProxy, Toolbox};
+
+use super::McpError;
+pub use http::{DEFAULT_MAX_BODY_BYTES, HttpOptions, HttpServerHandle};
+
+/// Serves a set of tools over MCP.
+///
+/// `tools/list` gives each tool's name, description, `inputSchema` (its
+/// [`parameters`](ToolProxy::parameters)), `outputSchema` (for tools returning a structured
+/// object) and annotations. `tools/call` runs [`Toolbox::acall`]: bad arguments, a tool's own
+/// error or a panic come back as an `isError` result with the message a model can act on; an
+/// unknown tool name is a JSON-RPC error (`-32602`).
+///
+/// ```no_run
+/// use toolkit::mcp::McpServer;
+/// use toolkit::prelude::*;
+///
+/// #[derive(Default)]
+/// struct TextStatsToolset;
+///
+/// #[toolset(name = "stats")]
+/// impl TextStatsToolset {
+///     /// Count whitespace-separated words
+///     #[tool]
+///     fn word_count(&self, text: String) -> usize {
+///         text.split_whitespace().count()
+///     }
+/// }
+///
+/// # async fn run() -> Result<(), toolkit::mcp::McpError> {
+/// McpServer::new(TextStatsToolset::to_tools()).serve_stdio().await
+/// # }
+/// ```
+#[derive(Clone)]
+pub struct McpServer {
+    inner: Arc<ServerInner>,
+}
+
+struct ServerInner {
+    /// Calls go through the toolbox, so its limits and policy hooks apply to MCP clients too.
+    toolbox: Toolbox,
+    /// `tools/list`, built once from each tool's [`ToolProxy::to_mcp`], in the toolbox's order.
+    listed: Vec<Tool>,
+    info: Implementation,
+    instructions: Option<String>,
+}
+
+impl std::fmt::Debug for McpServer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("McpServer")
+            .field("tools", &self.inner.toolbox.len())
+            .field("name", &self.inner.info.name)
+            .finish_non_exhaustive()
+    }
+}
+
+impl McpServer {
+    /// A server for these tools, with the default [`Toolbox`] limits. When two tools share a
+    /// name, the first one wins.
+    pub fn new(tools: impl IntoIterator<Item = ToolProxy>) -> Self {
+        let mut seen = std::collections::HashSet::new();
+        let unique = tools.into_iter().filter(|tool| {
+            let first = seen.insert(tool.name().to_owned());
+            if !first {
+                tracing::warn!(
+                    tool = tool.name(),
+                    "two tools share a name; serving the first"
+                );
+            }
+            first
+        });
+        let toolbox = Toolbox::builder()
+            .tools("MCP server", unique)
+            .build()
+            .expect("duplicate names were filtered out");
+        Self::from_toolbox(toolbox)
+    }
+
+    /// A server for a toolbox: its limits and before/after hooks apply to every MCP call.
+    pub fn from_toolbox(toolbox: Toolbox) -> Self {
+        Self::build(
+            toolbox,
+            Implementation::new("toolkit", env!("CARGO_PKG_VERSION")),
+            None,
+        )
+    }
+
+    fn build(toolbox: Toolbox, info: Implementation, instructions: Option<String>) -> Self {
+        let listed = toolbox.iter().map(mcp_tool).collect();
+        McpServer {
+            inner: Arc::new(ServerInner {
+                toolbox,
+                listed,
+                info,
+                instructions,
+            }),
+        }
+    }
+
+    /// The name and version the server gives in its `initialize` answer (default: `toolkit`).
+    pub fn with_name(self, name: impl Into<String>, version: impl Into<String>) -> Self {
+        let inner = &self.inner;
+        Self::build(
+            inner.toolbox.clone(),
+            Implementation::new(name, version),
+            inner.instructions.clone(),
+        )
+    }
+
+    /// Instructions the server gives clients in its `initialize` answer.
+    pub fn with_instructions(self, instructions: impl Into<String>) -> Self {
+        let inner = &self.inner;
+        Self::build(
+            inner.toolbox.clone(),
+            inner.info.clone(),
+            Some(instructions.into()),
+        )
+    }
+
+    /// The tools served, in order.
+    pub fn tools(&self) -> &[ToolProxy] {
+        self.inner.toolbox.tools()
+    }
+
+    /// Serves one client over this process's stdin and stdout until it disconnects.
+    pub async fn serve_stdio(self) -> Result<(), McpError> {
+        let (read, write) = rmcp::transport::stdio();
+        self.serve_io(read, write).await
+    }
+
+    /// Serves one client over any byte stream pair (a socket, a pipe, an in-memory duplex).
+    pub async fn serve_io<R, W>(self, read: R, write: W) -> Result<(), McpError>
+    where
+        R: tokio::io::AsyncRead + Send + Unpin + 'static,
+        W: tokio::io::AsyncWrite + Send + Unpin + 'static,
+    {
+        let running = self
+            .serve((read, write))
+            .await
+            .map_err(|err| McpError::Serve(err.to_string()))?;
+        running
+            .waiting()
+            .await
+            .map_err(|err| McpError::Serve(err.to_string()))?;
+        Ok(())
+    }
+
+    async fn call(&self, request: CallToolRequestParams) -> Result<CallToolResult, ErrorData> {
+        let toolbox = &self.inner.toolbox;
+        let Some(tool) = toolbox.get(&request.name) else {
+            let unknown = ToolError::UnknownTool {
+                name: request.name.to_string(),
+                available: toolbox.names().map(str::to_owned).collect(),
+            };
+            return Err(ErrorData::invalid_params(unknown.to_string(), None));
+        };
+        let arguments = request.arguments.map_or(Value::Null, Value::Object);
+        let result = toolbox.acall(&ToolCall::new(tool.name(), arguments)).await;
+        let mut answer: CallToolResult = serde_json::from_value(tool.to_mcp_result(&result))
+            .map_err(|err| ErrorData::internal_error(err.to_string(), None))?;
+        // rmcp's constructors mark a result complete (SEP-2322), and its handler removes the
+        // mark for peers of older protocol versions; a result read from JSON needs it set too.
+        answer.result_type = Some(ResultType::COMPLETE);
+        Ok(answer)
+    }
+}
+
+impl From<Vec<ToolProxy>> for McpServer {
+    fn from(tools: Vec<ToolProxy>) -> Self {
+        McpServer::new(tools)
+    }
+}
+
+impl From<Toolbox> for McpServer {
+    fn from(toolbox: Toolbox) -> Self {
+        McpServer::from_toolbox(toolbox)
+    }
+}
+
+/// A tool as `tools/list` describes it: [`ToolProxy::to_mcp`], in rmcp's type.
+fn mcp_tool(tool: &ToolProxy) -> Tool {
+    serde_json::from_value(tool.to_mcp()).unwrap_or_else(|err| {
+        // Only a parameters schema that is not a JSON object could fail here, and tools are
+        // built with object schemas; list the tool without its schema rather than not at all.
+        tracing::warn!(tool = tool.name(), error = %err, "tool listed without its schema");
+        Tool::new(
+            tool.name().to_owned(),
+            tool.description().to_owned(),
+            Map::from_iter([("type".to_owned(), json!("object"))]),
+        )
+    })
+}
+
+impl ServerHandler for McpServer {
+    fn get_info(&self) -> ServerConfig {
+        let config = ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
+            .with_server_info(self.inner.info.clone());
+        match &self.inner.instructions {
+            Some(instructions) => config.with_instructions(instructions.clone()),
+            None => config,
+        }
+    }
+
+    async fn list_tools(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListToolsResult, ErrorData> {
+        Ok(ListToolsResult::with_all_items(self.inner.listed.clone()))
+    }
+
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        self.call(request).await.map(CallToolResponse::from)
+    }
+
+    fn get_tool(&self, name: &str) -> Option<Tool> {
+        let index = self.inner.toolbox.index_of(name)?;
+        self.inner.listed.get(index).cloned()
+    }
+}
