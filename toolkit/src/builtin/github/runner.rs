@@ -142,6 +142,9 @@ mod group {
     use std::os::unix::process::CommandExt;
     use std::process::{Child, Command};
 
+    use nix::sys::signal::{Signal, killpg};
+    use nix::unistd::Pid;
+
     pub(super) fn isolate(command: &mut Command) {
         command.process_group(0);
     }
@@ -151,14 +154,11 @@ mod group {
     /// and a recycled pid leads a group only if it is that process's own choice, in the
     /// microseconds between.
     pub(super) fn kill(child: &Child) {
-        let Ok(pgid) = libc::pid_t::try_from(child.id()) else {
+        let Ok(pgid) = i32::try_from(child.id()) else {
             return;
         };
-        // SAFETY: kill(2) takes plain integers and touches no memory of ours. The group is
-        // ours (process_group(0) above); a group that is already gone gives ESRCH, ignored.
-        unsafe {
-            libc::kill(-pgid, libc::SIGKILL);
-        }
+        // The group is ours (process_group(0) above); one already gone gives ESRCH, ignored.
+        let _ = killpg(Pid::from_raw(pgid), Signal::SIGKILL);
     }
 }
 
