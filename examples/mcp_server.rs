@@ -3,11 +3,16 @@
 //!
 //! ```text
 //! cargo run --example mcp_server -- --stdio
-//! cargo run --example mcp_server -- --http 127.0.0.1:8000 [--token SECRET]
+//! cargo run --example mcp_server -- --http 127.0.0.1:8000 [--token-file PATH] [--stateless]
+//! MCP_BEARER_TOKEN=... cargo run --example mcp_server -- --http 127.0.0.1:8000
 //! ```
 //!
-//! Over HTTP the endpoint is `http://ADDR/mcp`; with `--token`, requests without
-//! `Authorization: Bearer SECRET` get 401. Ctrl-C shuts the server down gracefully.
+//! Over HTTP the endpoint is `http://ADDR/mcp`. With a token (from the `MCP_BEARER_TOKEN`
+//! environment variable or the first line of `--token-file`), requests without
+//! `Authorization: Bearer TOKEN` get 401. `--token SECRET` works too, but a command line is
+//! visible to every local user (`ps`): prefer the variable or the file. `--stateless` keeps no
+//! session on the server, for replicas behind a load balancer. Ctrl-C shuts the server down
+//! gracefully.
 
 use serde::{Deserialize, Serialize};
 use toolkit::mcp::{HttpOptions, McpServer};
@@ -84,7 +89,29 @@ fn tools() -> Vec<ToolProxy> {
     tools
 }
 
-const USAGE: &str = "usage: mcp_server --stdio | --http ADDR [--token SECRET]";
+const USAGE: &str = "usage: mcp_server --stdio | --http ADDR [--token-file PATH | --token SECRET] \
+                     [--stateless]   (or the token in MCP_BEARER_TOKEN)";
+
+/// The bearer token: `--token-file` (its first line), `--token`, or `MCP_BEARER_TOKEN`.
+fn bearer_token(args: &[String]) -> Result<Option<String>, Box<dyn std::error::Error>> {
+    let value = |flag: &str| {
+        args.iter()
+            .position(|arg| arg == flag)
+            .map(|at| args.get(at + 1).cloned().ok_or(USAGE))
+            .transpose()
+    };
+    if let Some(path) = value("--token-file")? {
+        let text = std::fs::read_to_string(&path)
+            .map_err(|err| format!("could not read the token file {path}: {err}"))?;
+        return Ok(text.lines().next().map(|line| line.trim().to_owned()));
+    }
+    if let Some(token) = value("--token")? {
+        return Ok(Some(token));
+    }
+    Ok(std::env::var("MCP_BEARER_TOKEN")
+        .ok()
+        .filter(|token| !token.is_empty()))
+}
 
 #[tokio::main]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
@@ -95,8 +122,11 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         Some("--http") => {
             let addr = args.get(1).ok_or(USAGE)?;
             let mut options = HttpOptions::default();
-            if let Some(at) = args.iter().position(|arg| arg == "--token") {
-                options = options.bearer_token(args.get(at + 1).ok_or(USAGE)?.clone());
+            if let Some(token) = bearer_token(&args)? {
+                options = options.bearer_token(token);
+            }
+            if args.iter().any(|arg| arg == "--stateless") {
+                options = options.stateless(true);
             }
             let listener = tokio::net::TcpListener::bind(addr.as_str()).await?;
             // The resolved address, for a caller that asked for port 0.

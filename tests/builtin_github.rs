@@ -473,11 +473,10 @@ fn traffic_views_is_a_get_on_the_traffic_endpoint_and_lists_each_data_point() {
 #[test]
 fn traffic_clones_on_another_host_names_the_host_separately() {
     let gh = FakeGh::new("traffic_clones").answering("traffic_clones.json");
+    // Another host only when the application allows it (tests/builtin_github_hardening.rs).
+    let tools = gh.tools_of(GithubCliToolset::new().with_allowed_hosts(["ghe.example.com"]));
     assert_eq!(
-        gh.call(
-            "github_traffic_clones",
-            json!({"repo": "ghe.example.com/octo/hello"})
-        ),
+        tools[6].dynamic_call(json!({"repo": "ghe.example.com/octo/hello"})),
         json!(
             "Clones: 3 total (1 unique) over the last 1 data points\n  2026-11-23T00:00:00Z: 3 (1 unique)"
         )

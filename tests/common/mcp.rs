@@ -214,8 +214,10 @@ fn build_example(release: bool) -> String {
 pub fn example_http_server(token: Option<&str>) -> (Process, String) {
     let mut command = Command::new(example_server());
     command.args(["--http", "127.0.0.1:0"]);
+    // Through the environment, as the example asks: a command line is visible to `ps`.
+    command.env_remove("MCP_BEARER_TOKEN");
     if let Some(token) = token {
-        command.args(["--token", token]);
+        command.env("MCP_BEARER_TOKEN", token);
     }
     let mut process = Process::spawn(command.stdout(Stdio::piped()));
     let stdout = process.0.stdout.take().expect("piped stdout");

@@ -98,6 +98,20 @@ pub enum ToolError {
         tool: String,
         timeout: std::time::Duration,
     },
+    /// Too many calls of the tool still hold a thread (some may have been abandoned at their
+    /// deadline and still be running); the call was refused without running.
+    #[error(
+        "tool {tool} is busy: {limit} calls are still running (some past their time limit); \
+         try again later, or with a smaller request"
+    )]
+    Busy { tool: String, limit: usize },
+    /// The arguments would take too long to check against the schema: alternatives (untagged
+    /// enum variants) nest too deeply in them.
+    #[error(
+        "the arguments for {tool} are too complex to check: alternatives nest too deeply in \
+         them; send a flatter structure"
+    )]
+    TooComplex { tool: String },
     /// The application's policy refused the call before it ran.
     #[error("the call to {tool} was refused: {reason}")]
     Rejected { tool: String, reason: String },
@@ -129,6 +143,8 @@ impl ToolError {
             | ToolError::InputTooLarge { tool, .. }
             | ToolError::TooDeeplyNested { tool, .. }
             | ToolError::TimedOut { tool, .. }
+            | ToolError::Busy { tool, .. }
+            | ToolError::TooComplex { tool }
             | ToolError::Rejected { tool, .. } => tool,
             ToolError::InvalidCall { .. } => "",
             ToolError::UnknownTool { name, .. } => name,

@@ -1,64 +1,122 @@
-//! Deadlines: an async body is dropped at its deadline; a sync body runs on a blocking-pool
-//! thread that the caller stops waiting for.
+//! Deadlines. An async body is dropped at its deadline. A sync body runs on a blocking-pool
+//! thread that the caller stops waiting for: Rust cannot stop a thread, so the body runs on to
+//! its end, its result dropped, and the thread counts against the tool's `max_threads` until
+//! then.
 
 use std::future::Future;
+use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc::RecvTimeoutError;
 use std::time::Duration;
 
 use serde_json::Value;
 
-use super::arguments::Arguments;
-use super::async_bridge;
-use super::handler::{HandlerError, SyncHandler};
-use super::panic::run_catching;
+use super::async_bridge::fallback_runtime;
 use crate::error::ToolError;
 
 /// Awaits `future`, giving up at `timeout`; dropping it there cancels an async body.
+///
+/// The deadline is kept on any runtime: one built without timers (where `tokio::time` panics)
+/// borrows the timer of toolkit's fallback runtime.
 pub(crate) async fn with_deadline<F: Future>(
     tool: &str,
     future: F,
     timeout: Option<Duration>,
 ) -> Result<F::Output, ToolError> {
-    match timeout {
-        None => Ok(future.await),
-        Some(timeout) => {
-            tokio::time::timeout(timeout, future)
-                .await
-                .map_err(|_| ToolError::TimedOut {
-                    tool: tool.into(),
-                    timeout,
-                })
+    let Some(timeout) = timeout else {
+        return Ok(future.await);
+    };
+    let timed_out = || ToolError::TimedOut {
+        tool: tool.into(),
+        timeout,
+    };
+    let local = tokio::runtime::Handle::try_current()
+        .ok()
+        .and_then(|_| catch_unwind(AssertUnwindSafe(|| tokio::time::sleep(timeout))).ok());
+    match local {
+        Some(sleep) => tokio::select! {
+            biased;
+            output = future => Ok(output),
+            () = sleep => Err(timed_out()),
+        },
+        None => {
+            // The sleep is made on the fallback runtime: making it here would need this one's
+            // timer.
+            let sleep = fallback_runtime().spawn(async move { tokio::time::sleep(timeout).await });
+            let mut sleep = AbortOnDrop(sleep);
+            tokio::select! {
+                biased;
+                output = future => Ok(output),
+                _ = &mut sleep.0 => Err(timed_out()),
+            }
         }
     }
 }
 
-/// Runs a sync body on a blocking-pool thread and waits for it until `timeout`. At the deadline
-/// the caller gets its error and the thread runs on to the end of the body, its result dropped.
+/// The fallback runtime's timer, stopped when the call no longer needs it.
+struct AbortOnDrop(tokio::task::JoinHandle<()>);
+
+impl Drop for AbortOnDrop {
+    fn drop(&mut self) {
+        self.0.abort();
+    }
+}
+
+/// Runs `job` on a blocking-pool thread and waits for it until `timeout`. At the deadline the
+/// caller gets its error and the thread runs on to the end of the job, its result dropped.
 pub(crate) fn run_with_deadline(
     tool: &str,
-    handler: &Arc<SyncHandler>,
-    mut arguments: Arguments,
     timeout: Duration,
-) -> Result<Result<Value, HandlerError>, ToolError> {
-    let handler = Arc::clone(handler);
+    job: impl FnOnce() -> Result<Value, ToolError> + Send + 'static,
+) -> Result<Value, ToolError> {
     let (sender, receiver) = std::sync::mpsc::sync_channel(1);
     let job = move || {
         // The caller may have stopped waiting; then nobody needs the result.
-        let _ = sender.send(run_catching(|| handler(&mut arguments)));
+        let _ = sender.send(job());
     };
     match tokio::runtime::Handle::try_current() {
         Ok(handle) => drop(handle.spawn_blocking(job)),
-        Err(_) => drop(async_bridge::fallback_runtime().spawn_blocking(job)),
+        Err(_) => drop(fallback_runtime().spawn_blocking(job)),
     }
     match receiver.recv_timeout(timeout) {
-        Ok(result) => Ok(result),
+        Ok(result) => result,
         Err(RecvTimeoutError::Timeout) => Err(ToolError::TimedOut {
             tool: tool.into(),
             timeout,
         }),
-        Err(RecvTimeoutError::Disconnected) => Ok(Err(HandlerError::Failed(
-            "the tool's thread stopped before it answered".into(),
-        ))),
+        Err(RecvTimeoutError::Disconnected) => Err(ToolError::Failed {
+            tool: tool.into(),
+            message: "the tool's thread stopped before it answered".into(),
+        }),
+    }
+}
+
+/// How many calls of one tool hold a blocking-pool thread, counting calls abandoned at their
+/// deadline whose body still runs.
+#[derive(Debug, Default)]
+pub(crate) struct ThreadCount(Arc<AtomicUsize>);
+
+impl ThreadCount {
+    /// A place for one more call, or `ToolError::Busy` when `limit` calls already hold one.
+    pub(crate) fn claim(&self, tool: &str, limit: usize) -> Result<ThreadClaim, ToolError> {
+        let held = self.0.fetch_add(1, Ordering::AcqRel);
+        let claim = ThreadClaim(Arc::clone(&self.0));
+        if held >= limit {
+            return Err(ToolError::Busy {
+                tool: tool.into(),
+                limit,
+            });
+        }
+        Ok(claim)
+    }
+}
+
+/// One call's place on the blocking pool, given back when the call's thread is done with it.
+pub(crate) struct ThreadClaim(Arc<AtomicUsize>);
+
+impl Drop for ThreadClaim {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::AcqRel);
     }
 }

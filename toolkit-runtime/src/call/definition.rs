@@ -35,6 +35,8 @@ pub struct ToolOptions {
     pub max_output_bytes: Option<usize>,
     /// How deeply arrays and objects may nest in the arguments (see [`Limits`]).
     pub max_depth: Option<usize>,
+    /// How many calls of this tool may hold a blocking-pool thread at once (see [`Limits`]).
+    pub max_threads: Option<usize>,
 }
 
 /// Everything about a tool but its body.

@@ -34,11 +34,19 @@ use crate::error::ToolError;
 /// - `max_output_bytes` (default none): a longer result is cut to fit, with a marker saying so.
 ///   A string result is measured by its length; any other result by its compact JSON, and is
 ///   returned as the cut JSON text.
-/// - `timeout` (default none): an async tool is cancelled at its deadline. A sync tool with a
-///   deadline runs on a tokio blocking-pool thread; at the deadline the caller gets
-///   [`ToolError::TimedOut`], and that thread runs the body to its end on its own (Rust cannot
-///   stop a thread), its result dropped. Timeouts need a tokio runtime with its timer enabled
-///   (`#[tokio::main]` enables it).
+/// - `max_output_bytes` applies to error results too: a model reads both.
+/// - `timeout` (default none): the deadline covers the whole call, checking the arguments
+///   included. An async tool is cancelled at its deadline. A call with a deadline checks its
+///   arguments on a tokio blocking-pool thread, and a sync tool runs its body there too; at the
+///   deadline the caller gets [`ToolError::TimedOut`], and that thread runs on to the end of the
+///   body on its own (Rust cannot stop a thread), its result dropped. What a timeout cannot
+///   stop, then, is a sync body already running: its thread stays busy until the body returns.
+///   A runtime built without timers borrows the timer of toolkit's own fallback runtime.
+/// - `max_threads` (default 32): how many calls of one tool may hold a blocking-pool thread at
+///   once (sync tools marked `blocking` or with a deadline, and the argument checks of calls
+///   with a deadline), counting calls abandoned at their deadline whose body still runs. A call
+///   over the limit is refused at once with [`ToolError::Busy`], so a tool that hangs cannot
+///   take every thread of the pool and starve the others.
 ///
 /// ```
 /// use std::time::Duration;
@@ -60,6 +68,8 @@ pub struct Limits {
     pub max_depth: usize,
     /// The largest result returned whole, in bytes.
     pub max_output_bytes: Option<usize>,
+    /// How many calls of one tool may hold a blocking-pool thread at once.
+    pub max_threads: usize,
 }
 
 impl Default for Limits {
@@ -69,6 +79,7 @@ impl Default for Limits {
             max_input_bytes: Limits::DEFAULT_MAX_INPUT_BYTES,
             max_depth: Limits::DEFAULT_MAX_DEPTH,
             max_output_bytes: None,
+            max_threads: Limits::DEFAULT_MAX_THREADS,
         }
     }
 }
@@ -79,6 +90,8 @@ impl Limits {
     /// Deep enough for any argument structure a person would design, shallow enough that every
     /// later step may recurse freely.
     pub const DEFAULT_MAX_DEPTH: usize = 64;
+    /// Enough for the concurrency of a busy agent, a small share of tokio's 512 blocking threads.
+    pub const DEFAULT_MAX_THREADS: usize = 32;
 
     /// The same limits with a deadline.
     pub fn with_timeout(mut self, timeout: Duration) -> Self {
@@ -95,6 +108,12 @@ impl Limits {
     /// The same limits with another nesting bound.
     pub fn with_max_depth(mut self, depth: usize) -> Self {
         self.max_depth = depth;
+        self
+    }
+
+    /// The same limits with another bound on the blocking-pool threads one tool may hold.
+    pub fn with_max_threads(mut self, threads: usize) -> Self {
+        self.max_threads = threads;
         self
     }
 
@@ -120,6 +139,7 @@ impl Limits {
             max_input_bytes: options.max_input_bytes.unwrap_or(self.max_input_bytes),
             max_depth: options.max_depth.unwrap_or(self.max_depth),
             max_output_bytes: options.max_output_bytes.or(self.max_output_bytes),
+            max_threads: options.max_threads.unwrap_or(self.max_threads),
         }
     }
 
@@ -157,6 +177,26 @@ impl Limits {
             }
         }
         Ok(())
+    }
+
+    /// Rejects arguments that nest too deeply once coercion has parsed JSON sent as strings
+    /// (`"[[[...]]]"` for an array parameter): the depth checked before parsing did not see it.
+    pub(crate) fn check_depth(&self, tool: &str, arguments: &Value) -> Result<(), ToolError> {
+        match measure(arguments, self.max_depth) {
+            Some(_) => Ok(()),
+            None => Err(ToolError::TooDeeplyNested {
+                tool: tool.into(),
+                limit: self.max_depth,
+            }),
+        }
+    }
+
+    /// The `"Error: ..."` text a model reads, cut to `max_output_bytes` like a result.
+    pub(crate) fn bound_error(&self, text: String) -> String {
+        match self.max_output_bytes {
+            Some(max) if text.len() > max => truncate(text, max),
+            _ => text,
+        }
     }
 
     /// Cuts a result longer than `max_output_bytes`, marking the cut.
@@ -275,17 +315,23 @@ fn serialized_len_exceeds(value: &Value, max: usize) -> bool {
     serde_json::to_writer(&mut counter, value).is_err()
 }
 
-/// Cuts `text` to at most `max` bytes, marker included, on a character boundary.
+/// Cuts `text` to at most `max` bytes, marker included, on a character boundary. Under a limit
+/// too small for the marker, the text is cut without one: the limit always holds.
 fn truncate(mut text: String, max: usize) -> String {
     let total = text.len();
     let marker = |kept: usize| format!("... [output truncated: showing {kept} of {total} bytes]");
     // The marker for `max` is at least as long as the one for any smaller `kept`.
-    let mut kept = max.saturating_sub(marker(max).len());
+    let (mut kept, with_marker) = match max.checked_sub(marker(max).len()) {
+        Some(kept) => (kept, true),
+        None => (max, false),
+    };
     while !text.is_char_boundary(kept) {
         kept -= 1;
     }
     text.truncate(kept);
-    text.push_str(&marker(kept));
+    if with_marker {
+        text.push_str(&marker(kept));
+    }
     text
 }
 
@@ -331,6 +377,16 @@ mod tests {
         let value = json!({"a": "x\n"}); // {"a":"x\n"} is 11 bytes
         assert!(!serialized_len_exceeds(&value, 11));
         assert!(serialized_len_exceeds(&value, 10));
+    }
+
+    #[test]
+    fn a_limit_smaller_than_the_marker_still_holds() {
+        let limits = Limits::default().with_max_output_bytes(10);
+        let cut = limits.bound_output(Value::String("é".repeat(100)));
+        assert_eq!(cut, json!("ééééé"));
+        let cut = limits.bound_output(json!({"key": "value", "other": 1}));
+        assert_eq!(cut, json!("{\"key\":\"va"));
+        assert_eq!(limits.bound_error("Error: ".repeat(3)), "Error: Err");
     }
 
     #[test]

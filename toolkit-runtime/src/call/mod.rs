@@ -19,6 +19,7 @@
 mod arguments;
 mod async_bridge;
 mod coerce;
+mod complexity;
 mod deadline;
 mod definition;
 mod handler;
@@ -45,6 +46,6 @@ pub use output::{
 pub use proxy::ToolProxy;
 
 pub(crate) use nulls::drop_omitted_nulls;
-pub(crate) use panic::panic_message;
+pub(crate) use panic::{CatchUnwind, panic_message};
 pub(crate) use trace::CallSpan;
 pub(crate) use validate::ArgumentValidator;

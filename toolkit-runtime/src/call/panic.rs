@@ -1,5 +1,5 @@
-//! Panics in a tool's body become errors: `catch_unwind` for sync bodies, a wrapper future for
-//! async ones.
+//! Panics in a tool's body become errors: `catch_unwind` around a sync body, around the call that
+//! makes an async body's future, and around every poll of that future.
 
 use std::any::Any;
 use std::future::Future;
@@ -9,13 +9,35 @@ use std::task::{Context, Poll};
 
 use serde_json::Value;
 
-use super::handler::{BoxFuture, HandlerError};
+use super::arguments::Arguments;
+use super::handler::{AsyncHandler, BoxFuture, HandlerError};
 
+/// Runs a sync body; a panic is its error.
 pub(crate) fn run_catching(
     body: impl FnOnce() -> Result<Value, HandlerError>,
 ) -> Result<Value, HandlerError> {
     catch_unwind(AssertUnwindSafe(body))
         .unwrap_or_else(|payload| Err(HandlerError::Panicked(panic_message(&*payload))))
+}
+
+/// An async body's future, made and polled so that no panic escapes: a closure may panic while
+/// making its future (`args["n"].as_i64().unwrap()` before `async move`), or the future while
+/// it is polled.
+pub(crate) fn start_async(
+    handler: &AsyncHandler,
+    arguments: Arguments,
+) -> BoxFuture<Result<Value, HandlerError>> {
+    match catch_unwind(AssertUnwindSafe(|| handler(arguments))) {
+        Ok(future) => Box::pin(async move {
+            CatchUnwind(future)
+                .await
+                .unwrap_or_else(|message| Err(HandlerError::Panicked(message)))
+        }),
+        Err(payload) => {
+            let message = panic_message(&*payload);
+            Box::pin(async move { Err(HandlerError::Panicked(message)) })
+        }
+    }
 }
 
 /// The text a panic carried, for the error a model reads.
@@ -29,17 +51,18 @@ pub(crate) fn panic_message(payload: &(dyn Any + Send)) -> String {
     }
 }
 
-/// Turns a panic while polling an async tool into an error, as `catch_unwind` does for sync ones.
-pub(crate) struct CatchUnwind(pub(crate) BoxFuture<Result<Value, HandlerError>>);
+/// A future whose panics, while it is polled, become `Err(message)`: what `catch_unwind` is to a
+/// closure.
+pub(crate) struct CatchUnwind<F>(pub(crate) F);
 
-impl Future for CatchUnwind {
-    type Output = Result<Value, HandlerError>;
+impl<F: Future + Unpin> Future for CatchUnwind<F> {
+    type Output = Result<F::Output, String>;
 
     fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
         let future = &mut self.0;
-        match catch_unwind(AssertUnwindSafe(|| future.as_mut().poll(cx))) {
-            Ok(poll) => poll,
-            Err(payload) => Poll::Ready(Err(HandlerError::Panicked(panic_message(&*payload)))),
+        match catch_unwind(AssertUnwindSafe(|| Pin::new(&mut *future).poll(cx))) {
+            Ok(poll) => poll.map(Ok),
+            Err(payload) => Poll::Ready(Err(panic_message(&*payload))),
         }
     }
 }

@@ -12,10 +12,10 @@ use super::arguments::Arguments;
 use super::async_bridge;
 use super::coerce;
 use super::deadline::{run_with_deadline, with_deadline};
-use super::handler::{Handler, HandlerError};
+use super::handler::{Handler, HandlerError, SyncHandler};
 use super::limits::Limits;
 use super::nulls::drop_omitted_nulls;
-use super::panic::{CatchUnwind, panic_message, run_catching};
+use super::panic::{panic_message, run_catching, start_async};
 use super::problems::describe_value;
 use super::proxy::ToolProxy;
 use crate::error::ToolError;
@@ -23,19 +23,25 @@ use crate::error::ToolError;
 impl ToolProxy {
     /// The sync pipeline under the given limits, without a span of its own.
     pub(crate) fn run(&self, input: Cow<'_, Value>, limits: &Limits) -> Result<Value, ToolError> {
-        let mut arguments = self.prepare(input, limits)?;
-        let result = match &self.inner.handler {
-            Handler::Sync(handler) => match limits.timeout {
-                None => run_catching(|| handler(&mut arguments)),
-                Some(timeout) => run_with_deadline(self.name(), handler, arguments, timeout)?,
-            },
-            Handler::Async(handler) => {
-                let future = CatchUnwind(handler(arguments));
-                let deadline = with_deadline(self.name(), future, limits.timeout);
-                async_bridge::block_on(self.name(), deadline)??
+        match (&self.inner.handler, limits.timeout) {
+            (Handler::Sync(handler), None) => {
+                let mut arguments = self.prepare(input, limits)?;
+                self.finish(run_catching(|| handler(&mut arguments)), limits)
             }
-        };
-        self.finish(result, limits)
+            (Handler::Sync(handler), Some(timeout)) => {
+                let job = self.blocking_job(handler, input.into_owned(), *limits)?;
+                run_with_deadline(self.name(), timeout, job)
+            }
+            (Handler::Async(handler), None) => {
+                let arguments = self.prepare(input, limits)?;
+                let result =
+                    async_bridge::block_on(self.name(), start_async(&**handler, arguments))?;
+                self.finish(result, limits)
+            }
+            (Handler::Async(_), Some(_)) => {
+                async_bridge::block_on(self.name(), self.arun(input, limits))?
+            }
+        }
     }
 
     /// The async pipeline under the given limits, without a span of its own.
@@ -44,27 +50,75 @@ impl ToolProxy {
         input: Cow<'_, Value>,
         limits: &Limits,
     ) -> Result<Value, ToolError> {
+        if limits.timeout.is_some() {
+            let call = self.arun_off_thread(input, limits);
+            return with_deadline(self.name(), call, limits.timeout).await?;
+        }
         let mut arguments = self.prepare(input, limits)?;
         let result = match &self.inner.handler {
-            // A deadline can only be kept for a sync body that runs on a thread of its own.
-            Handler::Sync(handler) if self.options().blocking || limits.timeout.is_some() => {
+            Handler::Sync(handler) if self.options().blocking => {
+                let claim = self.inner.threads.claim(self.name(), limits.max_threads)?;
                 let handler = Arc::clone(handler);
-                let task = tokio::task::spawn_blocking(move || handler(&mut arguments));
-                match with_deadline(self.name(), task, limits.timeout).await? {
-                    Ok(result) => result,
-                    Err(join) if join.is_panic() => {
-                        Err(HandlerError::Panicked(panic_message(&*join.into_panic())))
-                    }
-                    Err(join) => Err(HandlerError::Failed(join.to_string())),
-                }
+                let task = tokio::task::spawn_blocking(move || {
+                    let _claim = claim;
+                    run_catching(|| handler(&mut arguments))
+                });
+                task.await.unwrap_or_else(|join| Err(join_failure(join)))
             }
             Handler::Sync(handler) => run_catching(|| handler(&mut arguments)),
-            Handler::Async(handler) => {
-                let future = CatchUnwind(handler(arguments));
-                with_deadline(self.name(), future, limits.timeout).await?
-            }
+            Handler::Async(handler) => start_async(&**handler, arguments).await,
         };
         self.finish(result, limits)
+    }
+
+    /// A call with a deadline, which must cover every step: the arguments are checked on a
+    /// blocking-pool thread (a check is CPU work the deadline could not interrupt), and a sync
+    /// body runs there too.
+    async fn arun_off_thread(
+        &self,
+        input: Cow<'_, Value>,
+        limits: &Limits,
+    ) -> Result<Value, ToolError> {
+        let (input, owned_limits) = (input.into_owned(), *limits);
+        match &self.inner.handler {
+            Handler::Sync(handler) => {
+                let job = self.blocking_job(handler, input, owned_limits)?;
+                let task = tokio::task::spawn_blocking(job);
+                task.await
+                    .unwrap_or_else(|join| self.finish(Err(join_failure(join)), limits))
+            }
+            Handler::Async(handler) => {
+                let claim = self.inner.threads.claim(self.name(), limits.max_threads)?;
+                let this = self.clone();
+                let task = tokio::task::spawn_blocking(move || {
+                    let _claim = claim;
+                    this.prepare(Cow::Owned(input), &owned_limits)
+                });
+                let arguments = match task.await {
+                    Ok(prepared) => prepared?,
+                    Err(join) => return self.finish(Err(join_failure(join)), limits),
+                };
+                let result = start_async(&**handler, arguments).await;
+                self.finish(result, limits)
+            }
+        }
+    }
+
+    /// The whole call of a sync tool, as a job for a blocking-pool thread that holds one of the
+    /// tool's `max_threads` places until the body ends, deadline or not.
+    fn blocking_job(
+        &self,
+        handler: &Arc<SyncHandler>,
+        input: Value,
+        limits: Limits,
+    ) -> Result<impl FnOnce() -> Result<Value, ToolError> + Send + 'static, ToolError> {
+        let claim = self.inner.threads.claim(self.name(), limits.max_threads)?;
+        let (this, handler) = (self.clone(), Arc::clone(handler));
+        Ok(move || {
+            let _claim = claim;
+            let mut arguments = this.prepare(Cow::Owned(input), &limits)?;
+            this.finish(run_catching(|| handler(&mut arguments)), &limits)
+        })
     }
 
     /// input -> (size and depth checked) -> JSON object -> validated arguments, repaired first
@@ -72,24 +126,13 @@ impl ToolProxy {
     fn prepare(&self, input: Cow<'_, Value>, limits: &Limits) -> Result<Arguments, ToolError> {
         let tool = self.name();
         limits.check_input(tool, &input)?;
-        let value = match input {
-            Cow::Borrowed(Value::String(text)) => parse_arguments(tool, text)?,
-            Cow::Owned(Value::String(text)) => parse_arguments(tool, &text)?,
-            // Cloned only now that it is known to be small and shallow.
-            other => other.into_owned(),
-        };
-        let mut arguments = match value {
-            Value::Object(map) => map,
-            Value::Null => Map::new(),
-            other => {
-                return Err(ToolError::NotAnObject {
-                    tool: tool.into(),
-                    got: describe_value(&other),
-                });
-            }
-        };
+        let mut arguments = arguments_object(tool, input)?;
         let parameters = self.parameters();
         let validator = self.validator()?;
+        let too_complex = || ToolError::TooComplex { tool: tool.into() };
+        if !validator.within_budget(&arguments) {
+            return Err(too_complex());
+        }
         // Every repair below only ever turns an invalid value into a valid one, so arguments the
         // schema accepts as sent (the common case) skip them: one validation, no extra walks.
         if !validator.accepts(&mut arguments) {
@@ -98,6 +141,16 @@ impl ToolProxy {
             drop_omitted_nulls(&mut arguments, parameters);
             if !self.options().strict {
                 coerce::coerce_arguments(&mut arguments, parameters);
+                // Coercion parses arrays and objects sent as JSON text: check them as the input
+                // was checked.
+                let coerced = Value::Object(std::mem::take(&mut arguments));
+                limits.check_depth(tool, &coerced)?;
+                if let Value::Object(map) = coerced {
+                    arguments = map;
+                }
+                if !validator.within_budget(&arguments) {
+                    return Err(too_complex());
+                }
             }
             let problems = validator.problems(parameters, &mut arguments);
             if !problems.is_empty() {
@@ -128,6 +181,33 @@ impl ToolProxy {
             }
             Err(HandlerError::Panicked(message)) => Err(ToolError::Panicked { tool, message }),
         }
+    }
+}
+
+/// The arguments as a JSON object: parsed when sent as text; `null` is no arguments.
+fn arguments_object(tool: &str, input: Cow<'_, Value>) -> Result<Map<String, Value>, ToolError> {
+    let value = match input {
+        Cow::Borrowed(Value::String(text)) => parse_arguments(tool, text)?,
+        Cow::Owned(Value::String(text)) => parse_arguments(tool, &text)?,
+        // Cloned only now that it is known to be small and shallow.
+        other => other.into_owned(),
+    };
+    match value {
+        Value::Object(map) => Ok(map),
+        Value::Null => Ok(Map::new()),
+        other => Err(ToolError::NotAnObject {
+            tool: tool.into(),
+            got: describe_value(&other),
+        }),
+    }
+}
+
+/// What a blocking-pool task that did not return says: it panicked, or the runtime shut down.
+fn join_failure(join: tokio::task::JoinError) -> HandlerError {
+    if join.is_panic() {
+        HandlerError::Panicked(panic_message(&*join.into_panic()))
+    } else {
+        HandlerError::Failed("the call could not complete: the async runtime shut down".into())
     }
 }
 

@@ -351,14 +351,12 @@ fn list_values(options: &Value) -> String {
 
 /// How a value reads in an error message: short, and with its JSON type.
 pub(crate) fn describe_value(value: &Value) -> String {
-    const MAX: usize = 60;
     match value {
         Value::Null => "null".into(),
         Value::Bool(b) => format!("the boolean {b}"),
         Value::Number(n) => format!("the number {n}"),
-        Value::String(s) if s.chars().count() > MAX => {
-            let head: String = s.chars().take(MAX).collect();
-            format!("the string \"{head}...\"")
+        Value::String(s) if s.chars().count() > SHOWN_CHARS => {
+            format!("the string \"{}\"", shortened(s))
         }
         Value::String(s) => format!("the string {s:?}"),
         Value::Array(items) => format!(
@@ -378,6 +376,19 @@ pub(crate) fn describe_value(value: &Value) -> String {
             format!("an object with the {noun} {}", keys.join(", "))
         }
     }
+}
+
+/// How much of a string a model is shown back.
+const SHOWN_CHARS: usize = 60;
+
+/// `text`, cut after [`SHOWN_CHARS`] characters with `...`: what the model sent, echoed back
+/// without repeating a megabyte of it.
+pub(crate) fn shortened(text: &str) -> String {
+    if text.chars().count() <= SHOWN_CHARS {
+        return text.to_owned();
+    }
+    let head: String = text.chars().take(SHOWN_CHARS).collect();
+    format!("{head}...")
 }
 
 #[cfg(test)]

@@ -10,6 +10,7 @@ use serde_json::{Map, Value, json};
 use tracing::Instrument;
 
 use super::arguments::Arguments;
+use super::deadline::ThreadCount;
 use super::definition::{ToolDefinition, ToolOptions};
 use super::handler::{BoxFuture, Handler, HandlerError};
 use super::limits::Limits;
@@ -23,6 +24,8 @@ pub(super) struct ToolInner {
     pub(super) handler: Handler,
     /// Compiled on the first call and shared by every clone.
     validator: OnceLock<Result<ArgumentValidator, String>>,
+    /// The calls holding a blocking-pool thread, bounded by `Limits::max_threads`.
+    pub(super) threads: ThreadCount,
 }
 
 /// One tool a model can call: its name, description, argument schema and body.
@@ -139,8 +142,14 @@ impl ToolProxy {
                 definition,
                 handler,
                 validator: OnceLock::new(),
+                threads: ThreadCount::default(),
             }),
         }
+    }
+
+    /// The limits of a call made on the proxy itself: the tool's own, over the defaults.
+    fn limits(&self) -> Limits {
+        Limits::default().for_tool(self.options())
     }
 
     /// The compiled validator of the parameters schema, or why the schema does not compile.
@@ -206,7 +215,7 @@ impl ToolProxy {
     /// [`Limits::default()`]; a sync tool with a timeout runs on a blocking-pool thread so the
     /// deadline can be kept (see [`Limits`]).
     pub fn call(&self, args: impl Into<Value>) -> Result<Value, ToolError> {
-        let limits = Limits::default().for_tool(self.options());
+        let limits = self.limits();
         let span = CallSpan::new(self.name(), None);
         let result = span
             .span
@@ -218,13 +227,13 @@ impl ToolProxy {
     /// Like [`call`](Self::call), but never fails: the result as JSON, or
     /// `"Error: <message>"` as a JSON string a model can read.
     pub fn dynamic_call(&self, args: impl Into<Value>) -> Value {
-        into_model_value(self.call(args))
+        into_model_value(self.call(args), &self.limits())
     }
 
     /// Calls the tool from async code. Sync tools run inline, or on tokio's blocking pool when
     /// marked `#[tool(blocking)]` or given a timeout. An async tool is cancelled at its deadline.
     pub async fn acall(&self, args: impl Into<Value>) -> Result<Value, ToolError> {
-        let limits = Limits::default().for_tool(self.options());
+        let limits = self.limits();
         let span = CallSpan::new(self.name(), None);
         let result = self
             .arun(Cow::Owned(args.into()), &limits)
@@ -236,7 +245,7 @@ impl ToolProxy {
 
     /// Like [`acall`](Self::acall), but never fails (the `"Error: ..."` contract).
     pub async fn dynamic_acall(&self, args: impl Into<Value>) -> Value {
-        into_model_value(self.acall(args).await)
+        into_model_value(self.acall(args).await, &self.limits())
     }
 
     /// The same tool with changed options (limits, strictness, annotations), for tools whose
@@ -270,9 +279,9 @@ impl ToolProxy {
 }
 
 /// A call's outcome as a model reads it: the result, or the `"Error: ..."` string.
-fn into_model_value(result: Result<Value, ToolError>) -> Value {
+fn into_model_value(result: Result<Value, ToolError>, limits: &Limits) -> Value {
     match result {
         Ok(value) => value,
-        Err(err) => Value::String(err.to_model_string()),
+        Err(err) => Value::String(limits.bound_error(err.to_model_string())),
     }
 }

@@ -1,10 +1,17 @@
 //! "Did you mean": the known name closest to one a model got wrong.
 
+/// Names longer than this get no suggestion: no parameter is named so, and comparing costs the
+/// product of the lengths.
+const LONGEST_SUGGESTED: usize = 128;
+
 /// The known name closest to `name`, if it is close enough to be a likely typo.
 pub(crate) fn closest<'a>(
     name: &str,
     candidates: impl Iterator<Item = &'a str>,
 ) -> Option<&'a str> {
+    if name.len() > LONGEST_SUGGESTED {
+        return None;
+    }
     let lowered = name.to_lowercase();
     candidates
         .map(|candidate| {

@@ -66,6 +66,8 @@ pub(crate) fn outcome(result: &Result<Value, ToolError>) -> &'static str {
             ToolError::TooDeeplyNested { .. } => "too_deeply_nested",
             ToolError::TimedOut { .. } => "timed_out",
             ToolError::Rejected { .. } => "rejected",
+            ToolError::Busy { .. } => "busy",
+            ToolError::TooComplex { .. } => "too_complex",
             // Variants other modules add later still get a span outcome.
             #[allow(unreachable_patterns)]
             _ => "error",

@@ -4,14 +4,21 @@
 use jsonschema::error::ValidationErrorKind;
 use serde_json::{Map, Value};
 
-use super::problems::push_problems;
+use super::complexity::{can_explode, within_budget};
+use super::problems::{push_problems, shortened};
 use super::suggest::closest;
 use crate::error::ArgumentProblem;
+
+/// The most problems one error lists.
+const MAX_PROBLEMS: usize = 20;
 
 /// A tool's compiled validator: compiled once, on the first call, and shared by every clone of
 /// the proxy.
 pub(crate) struct ArgumentValidator {
     validator: jsonschema::Validator,
+    /// The schema, kept only when its unions can nest without bound: then the work of a check
+    /// is counted before it is done (see `complexity`).
+    explosive: Option<Value>,
 }
 
 impl ArgumentValidator {
@@ -20,8 +27,20 @@ impl ArgumentValidator {
             .with_draft(jsonschema::Draft::Draft202012)
             .should_validate_formats(true)
             .build(parameters)
-            .map(|validator| ArgumentValidator { validator })
+            .map(|validator| ArgumentValidator {
+                validator,
+                explosive: can_explode(parameters).then(|| parameters.clone()),
+            })
             .map_err(|err| err.to_string())
+    }
+
+    /// Whether checking `arguments` takes a bounded amount of work (always, unless the schema's
+    /// unions recurse).
+    pub(crate) fn within_budget(&self, arguments: &Map<String, Value>) -> bool {
+        match &self.explosive {
+            Some(parameters) => within_budget(parameters, arguments),
+            None => true,
+        }
     }
 
     /// Whether the schema accepts `arguments` as they are (the fast path of every call).
@@ -46,9 +65,18 @@ impl ArgumentValidator {
         arguments: &mut Map<String, Value>,
     ) -> Vec<ArgumentProblem> {
         let instance = Value::Object(std::mem::take(arguments));
-        let problems = self.collect_problems(parameters, &instance);
+        let mut problems = self.collect_problems(parameters, &instance);
         if let Value::Object(map) = instance {
             *arguments = map;
+        }
+        // A model that sent thousands of wrong keys learns as much from the first few.
+        if problems.len() > MAX_PROBLEMS {
+            let more = problems.len() - MAX_PROBLEMS;
+            problems.truncate(MAX_PROBLEMS);
+            problems.push(ArgumentProblem::Invalid {
+                path: "arguments".into(),
+                message: format!("{more} more problems not shown"),
+            });
         }
         problems
     }
@@ -95,7 +123,7 @@ fn name_problems(parameters: &Value, arguments: &Map<String, Value>) -> Vec<Argu
                 .copied()
                 .filter(|k| !arguments.contains_key(*k));
             problems.push(ArgumentProblem::Unknown {
-                name: name.clone(),
+                name: shortened(name),
                 suggestion: closest(name, unsent).map(str::to_owned),
             });
         }

@@ -84,7 +84,7 @@ fn collect_at(
             Ok(())
         }
         Value::Object(map) => {
-            if let Some(call) = single_call(map)? {
+            if let Some(call) = single_call(map, in_list)? {
                 calls.push(call);
                 return Ok(());
             }
@@ -139,9 +139,17 @@ fn collect_at(
 }
 
 /// The call `map` spells directly, if it is one.
-fn single_call(map: &Map<String, Value>) -> Result<Option<ToolCall>, ToolError> {
+///
+/// In a list of calls, a call whose name is missing or not a string is kept with an empty name,
+/// so the others still run and that one is answered with an error of its own; alone, it is the
+/// error.
+fn single_call(map: &Map<String, Value>, in_list: bool) -> Result<Option<ToolCall>, ToolError> {
     let kind = map.get("type").and_then(Value::as_str);
     let id = |key: &str| map.get(key).and_then(id_text);
+    let name_of = |map: &Map<String, Value>, key: &str| match name_of(map, key) {
+        Err(_) if in_list => Ok(String::new()),
+        other => other,
+    };
 
     // OpenAI Responses: `call_id` pairs the output; `id` is the item's own id.
     if kind == Some("function_call") {

@@ -126,7 +126,8 @@ fn finish(mut root: Value, definitions: Map<String, Value>) -> Value {
     {
         map.insert("$defs".into(), Value::Object(definitions));
     }
-    let mut root = inline_refs(&root);
+    // A type's schema is far inside the inliner's bounds; were one not, its `$defs` stay.
+    let mut root = inline_refs(&root).unwrap_or(root);
     strip_noise(&mut root);
     root
 }

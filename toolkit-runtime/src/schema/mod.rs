@@ -13,5 +13,5 @@ mod tidy;
 pub use build::{
     ParamSpec, generator, param_schema, param_schema_option, parameters_schema, type_schema,
 };
-pub use refs::inline_refs;
+pub use refs::{InlineError, inline_refs};
 pub(crate) use refs::{ref_name, resolve_ref};

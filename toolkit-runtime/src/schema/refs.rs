@@ -20,6 +20,10 @@ const CONTAINERS: [&str; 2] = ["$defs", "definitions"];
 /// Keywords written next to a `$ref` (a description, a default) win over the definition's; next
 /// to a definition that is not an object (`true`), they wrap it in `allOf`.
 ///
+/// A schema that would grow past [`InlineError::MAX_NODES`] values or nest past
+/// [`InlineError::MAX_DEPTH`] levels is an error, found before it is built whole and without
+/// deep recursion.
+///
 /// ```
 /// use serde_json::json;
 /// use toolkit::schema::inline_refs;
@@ -30,7 +34,7 @@ const CONTAINERS: [&str; 2] = ["$defs", "definitions"];
 ///     "$defs": {"Point": {"type": "object", "properties": {"x": {"type": "number"}}}}
 /// });
 /// assert_eq!(
-///     inline_refs(&schema),
+///     inline_refs(&schema).unwrap(),
 ///     json!({
 ///         "type": "object",
 ///         "properties": {"at": {
@@ -41,10 +45,10 @@ const CONTAINERS: [&str; 2] = ["$defs", "definitions"];
 ///     })
 /// );
 /// ```
-pub fn inline_refs(schema: &Value) -> Value {
+pub fn inline_refs(schema: &Value) -> Result<Value, InlineError> {
     let mut root = schema.clone();
     let Value::Object(map) = &mut root else {
-        return root;
+        return Ok(root);
     };
     let mut definitions = Definitions::new();
     for container in CONTAINERS {
@@ -61,11 +65,16 @@ pub fn inline_refs(schema: &Value) -> Value {
         }
     }
     if definitions.is_empty() {
-        return root;
+        return Ok(root);
     }
-    let mut recursive = BTreeSet::new();
-    inline(&mut root, &definitions, &mut Vec::new(), &mut recursive);
-    let kept = recursive_closure(&definitions, recursive);
+    let mut inliner = Inliner {
+        definitions: &definitions,
+        in_progress: Vec::new(),
+        recursive: BTreeSet::new(),
+        nodes: 0,
+    };
+    inliner.inline(&mut root, 0)?;
+    let kept = inliner.recursive_closure()?;
     if let Value::Object(map) = &mut root {
         for container in CONTAINERS {
             let mut defs: Map<String, Value> = kept
@@ -81,7 +90,36 @@ pub fn inline_refs(schema: &Value) -> Value {
             }
         }
     }
-    root
+    Ok(root)
+}
+
+/// Why a schema could not be made self-contained: inlined, it would be larger or deeper than any
+/// tool needs, as a hostile or broken schema can be (references chained thousands deep, or each
+/// used twice by the next, doubling at every step).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum InlineError {
+    /// Inlined, the schema would hold more than `limit` JSON values.
+    #[error("the schema would hold more than {limit} values once its references are inlined")]
+    TooLarge {
+        /// The most values an inlined schema may hold.
+        limit: usize,
+    },
+    /// Inlined, the schema would nest more than `limit` levels deep.
+    #[error("the schema would nest more than {limit} levels deep once its references are inlined")]
+    TooDeep {
+        /// The deepest an inlined schema may nest.
+        limit: usize,
+    },
+}
+
+impl InlineError {
+    /// The most JSON values an inlined schema may hold: far more than any tool's arguments
+    /// need, far less than the memory a doubling chain of references would take.
+    pub const MAX_NODES: usize = 100_000;
+    /// The deepest an inlined schema may nest; walking it recurses, so this also bounds the
+    /// stack every later step (validation, provider conversions) needs.
+    pub const MAX_DEPTH: usize = 128;
 }
 
 /// What a local reference (`#/...`) points to inside `root`.
@@ -104,68 +142,108 @@ struct Definition {
 
 type Definitions = BTreeMap<String, Definition>;
 
-/// The recursive definitions, each inlined in turn, by pointer. A recursive definition may reach
-/// other recursive ones, so the set grows to a fixed point.
-fn recursive_closure(
-    definitions: &Definitions,
+/// One inlining: the definitions, the references being expanded (innermost last), the ones
+/// found to recurse, and the values written so far (the budget).
+struct Inliner<'a> {
+    definitions: &'a Definitions,
+    in_progress: Vec<String>,
     recursive: BTreeSet<String>,
-) -> BTreeMap<&String, Value> {
-    let mut kept = BTreeMap::new();
-    let mut pending: Vec<String> = recursive.into_iter().collect();
-    while let Some(pointer) = pending.pop() {
-        let Some((key, definition)) = definitions.get_key_value(&pointer) else {
-            continue;
-        };
-        if kept.contains_key(key) {
-            continue;
-        }
-        let mut schema = definition.schema.clone();
-        let mut found = BTreeSet::new();
-        inline(&mut schema, definitions, &mut vec![pointer], &mut found);
-        kept.insert(key, schema);
-        pending.extend(found);
-    }
-    kept
+    nodes: usize,
 }
 
-fn inline(
-    value: &mut Value,
-    definitions: &Definitions,
-    in_progress: &mut Vec<String>,
-    recursive: &mut BTreeSet<String>,
-) {
-    match value {
-        Value::Object(map) => {
-            let target = match map.get("$ref") {
-                Some(Value::String(reference)) => Some(reference.clone()),
-                _ => None,
-            };
-            for (key, child) in map.iter_mut() {
-                if key != "$ref" && !CONTAINERS.contains(&key.as_str()) {
-                    inline(child, definitions, in_progress, recursive);
+impl<'a> Inliner<'a> {
+    /// Inlines every reference under `value`, which sits `depth` levels down in the result.
+    fn inline(&mut self, value: &mut Value, depth: usize) -> Result<(), InlineError> {
+        self.nodes += 1;
+        if self.nodes > InlineError::MAX_NODES {
+            return Err(InlineError::TooLarge {
+                limit: InlineError::MAX_NODES,
+            });
+        }
+        if depth > InlineError::MAX_DEPTH {
+            return Err(InlineError::TooDeep {
+                limit: InlineError::MAX_DEPTH,
+            });
+        }
+        match value {
+            Value::Object(map) => {
+                let target = match map.get("$ref") {
+                    Some(Value::String(reference)) => Some(reference.clone()),
+                    _ => None,
+                };
+                for (key, child) in map.iter_mut() {
+                    if key != "$ref" && !CONTAINERS.contains(&key.as_str()) {
+                        self.inline(child, depth + 1)?;
+                    }
+                }
+                let Some(pointer) = target else {
+                    return Ok(());
+                };
+                self.expand(value, pointer, depth)?;
+            }
+            Value::Array(items) => {
+                for item in items {
+                    self.inline(item, depth + 1)?;
                 }
             }
-            let Some(pointer) = target else { return };
-            let Some(definition) = definitions.get(&pointer) else {
-                return;
-            };
-            if in_progress.contains(&pointer) {
-                recursive.insert(pointer);
-                return;
-            }
-            let mut inlined = definition.schema.clone();
-            in_progress.push(pointer);
-            inline(&mut inlined, definitions, in_progress, recursive);
-            in_progress.pop();
+            _ => {}
+        }
+        Ok(())
+    }
+
+    /// Replaces the object `value`, which holds a `$ref` to `pointer`, with the definition it
+    /// names (inlined in turn) under the keywords written beside the reference.
+    fn expand(
+        &mut self,
+        value: &mut Value,
+        pointer: String,
+        depth: usize,
+    ) -> Result<(), InlineError> {
+        let Some(definition) = self.definitions.get(&pointer) else {
+            return Ok(());
+        };
+        if self.in_progress.contains(&pointer) {
+            self.recursive.insert(pointer);
+            return Ok(());
+        }
+        // References expanded inside each other deepen the walk even where the result does not
+        // (a chain of definitions that each only point to the next).
+        if self.in_progress.len() >= InlineError::MAX_DEPTH {
+            return Err(InlineError::TooDeep {
+                limit: InlineError::MAX_DEPTH,
+            });
+        }
+        let mut inlined = definition.schema.clone();
+        self.in_progress.push(pointer);
+        let done = self.inline(&mut inlined, depth);
+        self.in_progress.pop();
+        done?;
+        if let Value::Object(map) = value {
             map.remove("$ref");
             *value = merge_siblings(inlined, std::mem::take(map));
         }
-        Value::Array(items) => {
-            for item in items {
-                inline(item, definitions, in_progress, recursive);
+        Ok(())
+    }
+
+    /// The recursive definitions, each inlined in turn, by pointer. A recursive definition may
+    /// reach other recursive ones, so the set grows to a fixed point.
+    fn recursive_closure(&mut self) -> Result<BTreeMap<&'a String, Value>, InlineError> {
+        let mut kept = BTreeMap::new();
+        let mut pending: Vec<String> = std::mem::take(&mut self.recursive).into_iter().collect();
+        while let Some(pointer) = pending.pop() {
+            let Some((key, definition)) = self.definitions.get_key_value(&pointer) else {
+                continue;
+            };
+            if kept.contains_key(key) {
+                continue;
             }
+            let mut schema = definition.schema.clone();
+            self.in_progress = vec![pointer];
+            self.inline(&mut schema, 1)?;
+            kept.insert(key, schema);
+            pending.extend(std::mem::take(&mut self.recursive));
         }
-        _ => {}
+        Ok(kept)
     }
 }
 
@@ -210,7 +288,7 @@ mod tests {
             "$defs": {"Point": {"type": "object", "properties": {"x": {"type": "number"}}, "required": ["x"]}}
         });
         assert_eq!(
-            inline_refs(&schema),
+            inline_refs(&schema).unwrap(),
             json!({
                 "type": "object",
                 "properties": {
@@ -235,7 +313,7 @@ mod tests {
             "$defs": {"Node": {"type": "object", "properties": {"children": {"type": "array", "items": {"$ref": "#/$defs/Node"}}}}}
         });
         assert_eq!(
-            inline_refs(&schema),
+            inline_refs(&schema).unwrap(),
             json!({
                 "type": "object",
                 "properties": {"tree": {"type": "object", "properties": {"children": {"type": "array", "items": {"$ref": "#/$defs/Node"}}}}},
@@ -253,7 +331,7 @@ mod tests {
                 "List": {"type": "object", "properties": {"next": {"$ref": "#/definitions/List"}}}
             }
         });
-        let inlined = inline_refs(&schema);
+        let inlined = inline_refs(&schema).unwrap();
         assert_eq!(inlined["properties"]["a"], json!({"type": "string"}));
         assert_eq!(
             inlined["definitions"],
@@ -268,7 +346,7 @@ mod tests {
             "$defs": {"Any": true}
         });
         assert_eq!(
-            inline_refs(&schema)["properties"]["any"],
+            inline_refs(&schema).unwrap()["properties"]["any"],
             json!({"description": "anything", "allOf": [true]})
         );
     }

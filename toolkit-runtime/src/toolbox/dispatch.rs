@@ -11,7 +11,7 @@ use tracing::Instrument;
 
 use super::Toolbox;
 use super::hooks::Hooks;
-use crate::call::{CallSpan, Limits, ToolProxy};
+use crate::call::{CallSpan, CatchUnwind, Limits, ToolProxy};
 use crate::error::ToolError;
 use crate::{ToolCall, ToolCallResult};
 
@@ -20,6 +20,7 @@ impl Toolbox {
     /// [`allow_async_to_sync`](crate::allow_async_to_sync), as with [`ToolProxy::call`].
     pub fn call(&self, call: &ToolCall) -> ToolCallResult {
         let span = CallSpan::new(&call.name, call.id.as_deref());
+        let limits = self.limits_for(&call.name);
         let outcome = span.span.in_scope(|| {
             let (tool, limits) = self.resolve(&call.name)?;
             self.hooks.allow(call, tool)?;
@@ -27,7 +28,7 @@ impl Toolbox {
         });
         span.finish(&outcome);
         let _entered = span.span.enter();
-        self.hooks.report(call, outcome)
+        self.hooks.report(call, outcome, &limits)
     }
 
     /// Runs one call from async code.
@@ -97,14 +98,25 @@ impl Toolbox {
             tasks.spawn(async move {
                 let mut done = Vec::new();
                 while let Some((position, call, (tool, limits))) = work.claim() {
-                    done.push((position, dispatch(tool, *limits, &hooks, call).await));
+                    // A panic that escaped everything else still costs only its own call:
+                    // the results already done stay with the worker.
+                    let result = CatchUnwind(Box::pin(dispatch(tool, *limits, &hooks, call)))
+                        .await
+                        .unwrap_or_else(|message| {
+                            let panicked = ToolError::Panicked {
+                                tool: call.name.clone(),
+                                message,
+                            };
+                            ToolCallResult::from_outcome(call, Err(panicked))
+                        });
+                    done.push((position, result));
                 }
                 done
             });
         }
         while let Some(joined) = tasks.join_next().await {
-            // Tool and hook panics are caught inside `dispatch`; a worker only fails when the
-            // runtime shuts down under it, and its unfinished calls are answered below.
+            // Every panic is caught above; a worker only fails when the runtime shuts down under
+            // it, and its unfinished calls are answered below.
             for (position, result) in joined.into_iter().flatten() {
                 results[position] = Some(result);
             }
@@ -126,12 +138,31 @@ impl Toolbox {
 
     /// The tool called `name` and its limits, or the error the model reads.
     fn resolve(&self, name: &str) -> Result<(&ToolProxy, Limits), ToolError> {
+        if let Some(tool) = self.get(name) {
+            return Ok((tool, self.limits.for_tool(tool.options())));
+        }
+        let available: Vec<String> = self.names().map(str::to_owned).collect();
+        if name.trim().is_empty() {
+            // `ToolCalls::parse` keeps a call without a usable name in a batch, named "".
+            return Err(ToolError::InvalidCall {
+                message: format!(
+                    "a call names no tool; send \"name\" with one of: {}",
+                    available.join(", ")
+                ),
+            });
+        }
+        Err(ToolError::UnknownTool {
+            name: name.to_owned(),
+            available,
+        })
+    }
+
+    /// The limits of a call to `name`: the tool's own over the toolbox's, or the toolbox's for a
+    /// name it does not hold.
+    fn limits_for(&self, name: &str) -> Limits {
         match self.get(name) {
-            Some(tool) => Ok((tool, self.limits.for_tool(tool.options()))),
-            None => Err(ToolError::UnknownTool {
-                name: name.to_owned(),
-                available: self.names().map(str::to_owned).collect(),
-            }),
+            Some(tool) => self.limits.for_tool(tool.options()),
+            None => self.limits,
         }
     }
 
@@ -140,7 +171,7 @@ impl Toolbox {
         let outcome = Err(unknown);
         span.finish(&outcome);
         let _entered = span.span.enter();
-        self.hooks.report(call, outcome)
+        self.hooks.report(call, outcome, &self.limits)
     }
 }
 
@@ -181,5 +212,5 @@ async fn dispatch(
     .await;
     span.finish(&outcome);
     let _entered = span.span.enter();
-    hooks.report(call, outcome)
+    hooks.report(call, outcome, &limits)
 }

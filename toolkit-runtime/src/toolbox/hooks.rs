@@ -5,7 +5,7 @@ use std::panic::{AssertUnwindSafe, catch_unwind};
 
 use serde_json::Value;
 
-use crate::call::panic_message;
+use crate::call::{Limits, panic_message};
 use crate::error::ToolError;
 use crate::{ToolCall, ToolCallResult, ToolProxy};
 
@@ -46,14 +46,19 @@ impl Hooks {
         Ok(())
     }
 
-    /// Turns an outcome into the result the model reads, passing it through the after-call
-    /// hooks. A hook that panics leaves the result as the hooks before it made it.
+    /// Turns an outcome into the result the model reads (an error cut to the output limit, like
+    /// a result), passing it through the after-call hooks. A hook that panics leaves the result
+    /// as the hooks before it made it.
     pub(super) fn report(
         &self,
         call: &ToolCall,
         outcome: Result<Value, ToolError>,
+        limits: &Limits,
     ) -> ToolCallResult {
         let mut result = ToolCallResult::from_outcome(call, outcome);
+        if let (true, Value::String(text)) = (result.is_error, &mut result.value) {
+            *text = limits.bound_error(std::mem::take(text));
+        }
         for hook in &self.after {
             if let Err(payload) = catch_unwind(AssertUnwindSafe(|| hook(call, &mut result))) {
                 tracing::error!(

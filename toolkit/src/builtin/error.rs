@@ -39,6 +39,14 @@ pub enum BuiltinError {
     /// An argument has a value the tool does not accept.
     #[error("invalid {argument}: {reason}")]
     InvalidArgument { argument: String, reason: String },
+    /// A repository or host names a host the toolset is not allowed to contact.
+    #[error("{argument} names the host '{host}', which is not allowed; allowed hosts: {allowed}")]
+    HostNotAllowed {
+        argument: String,
+        host: String,
+        /// The allowed hosts, comma-separated, or `none`.
+        allowed: String,
+    },
     /// The `gh` program could not be started.
     #[error("could not run {program}: {reason}; is the GitHub CLI installed and on PATH?")]
     Spawn { program: String, reason: String },

@@ -78,8 +78,8 @@ pub(super) fn check_field_name(name: &str) -> Result<&str, BuiltinError> {
     Ok(name)
 }
 
-/// `OWNER/REPO` or `HOST/OWNER/REPO`, in the characters GitHub allows.
-pub(super) fn check_repo(repo: &str) -> Result<&str, BuiltinError> {
+/// `OWNER/REPO`, or `HOST/OWNER/REPO` with a host in `allowed`, in the characters GitHub allows.
+pub(super) fn check_repo<'a>(repo: &'a str, allowed: &[String]) -> Result<&'a str, BuiltinError> {
     let segments: Vec<&str> = repo.split('/').collect();
     let valid_segment = |s: &&str| {
         !s.is_empty()
@@ -90,14 +90,36 @@ pub(super) fn check_repo(repo: &str) -> Result<&str, BuiltinError> {
             && s.bytes()
                 .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.'))
     };
-    if (2..=3).contains(&segments.len()) && segments.iter().all(valid_segment) {
-        Ok(repo)
-    } else {
-        Err(invalid(
+    if !(2..=3).contains(&segments.len()) || !segments.iter().all(valid_segment) {
+        return Err(invalid(
             "repo",
             format!("expected OWNER/REPO (letters, digits, '-', '_', '.'), got '{repo}'"),
-        ))
+        ));
     }
+    if let [host, _, _] = segments[..] {
+        check_host("repo", host, allowed)?;
+    }
+    Ok(repo)
+}
+
+/// A host `gh` may be sent to (with its token for that host): one of `allowed`, in any case.
+pub(super) fn check_host(
+    argument: &str,
+    host: &str,
+    allowed: &[String],
+) -> Result<(), BuiltinError> {
+    if allowed.iter().any(|a| a.eq_ignore_ascii_case(host)) {
+        return Ok(());
+    }
+    Err(BuiltinError::HostNotAllowed {
+        argument: argument.into(),
+        host: host.into(),
+        allowed: if allowed.is_empty() {
+            "none".into()
+        } else {
+            allowed.join(", ")
+        },
+    })
 }
 
 /// A REST path on the GitHub host: no option-like start, no other host, no GraphQL (whose

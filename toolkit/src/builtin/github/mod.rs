@@ -2,10 +2,13 @@
 //!
 //! `gh` is started with an argument vector, never through a shell, so a model's text reaches it
 //! as plain arguments: every user value travels as one `--flag=value` item, and `gh api` gets its
-//! endpoint after `--`. Output is requested with `--json` and parsed into typed values; a call
-//! that outlives the timeout is killed; a failure carries `gh`'s stderr.
+//! endpoint after `--`. A repository on another host is refused unless the application allowed
+//! that host. Output is requested with `--json` and parsed into typed values; a call that
+//! outlives the timeout is killed with everything it started; a failure carries `gh`'s stderr
+//! with credentials redacted.
 
 mod checks;
+mod redact;
 mod render;
 mod runner;
 mod types;
@@ -32,13 +35,19 @@ pub const DEFAULT_GITHUB_TIMEOUT: Duration = Duration::from_secs(30);
 const DEFAULT_MAX_OUTPUT_BYTES: usize = 4 << 20;
 /// How much of `gh`'s stderr an error message keeps.
 const MAX_STDERR_BYTES: usize = 8 * 1024;
+/// The one host a model may name in a repository, by default.
+const DEFAULT_HOST: &str = "github.com";
 
 /// Read-only GitHub tools for a model, run through the GitHub CLI (`gh`) and its login.
 ///
 /// Exports `github_list_issues`, `github_list_prs`, `github_get_issue`, `github_get_pr`,
 /// `github_api_request` (GET only), `github_traffic_views` and `github_traffic_clones`, with
 /// DSPy.rb's names, parameters and output formats. `gh` runs with an argument vector (no shell),
-/// with `--json` output parsed into typed values, and is killed at the timeout.
+/// with `--json` output parsed into typed values, and is killed at the timeout. A repository
+/// given as `HOST/OWNER/REPO` must be on an allowed host ([`with_allowed_hosts`]; `github.com`
+/// by default), and `gh`'s error messages reach the model with tokens redacted.
+///
+/// [`with_allowed_hosts`]: GithubCliToolset::with_allowed_hosts
 ///
 /// ```
 /// use std::sync::Arc;
@@ -63,6 +72,7 @@ pub struct GithubCliToolset {
     program: PathBuf,
     timeout: Duration,
     max_output_bytes: usize,
+    allowed_hosts: Vec<String>,
 }
 
 impl Default for GithubCliToolset {
@@ -71,6 +81,7 @@ impl Default for GithubCliToolset {
             program: PathBuf::from("gh"),
             timeout: DEFAULT_GITHUB_TIMEOUT,
             max_output_bytes: DEFAULT_MAX_OUTPUT_BYTES,
+            allowed_hosts: vec![DEFAULT_HOST.to_owned()],
         }
     }
 }
@@ -105,6 +116,45 @@ impl GithubCliToolset {
     pub fn with_max_output_bytes(mut self, limit: usize) -> Self {
         self.max_output_bytes = limit;
         self
+    }
+
+    /// The same toolset letting a model name these hosts, and only these, in a repository
+    /// (`HOST/OWNER/REPO`); `gh` sends that host's token to it. The default is `github.com`
+    /// alone. An `OWNER/REPO` goes to `gh`'s default host whatever the list says.
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// use toolkit::builtin::GithubCliToolset;
+    /// use toolkit::prelude::*;
+    ///
+    /// let github = GithubCliToolset::new()
+    ///     .with_program("/nonexistent/gh")
+    ///     .with_allowed_hosts(["github.com", "GHE.example.com"]);
+    /// assert_eq!(github.allowed_hosts(), ["github.com", "ghe.example.com"]);
+    /// let tools = Arc::new(github).into_tools();
+    /// assert_eq!(
+    ///     tools[2].dynamic_call(json!({"issue_number": 1, "repo": "127.0.0.1/o/r"})),
+    ///     json!(
+    ///         "Error: repo names the host '127.0.0.1', which is not allowed; \
+    ///          allowed hosts: github.com, ghe.example.com"
+    ///     )
+    /// );
+    /// ```
+    pub fn with_allowed_hosts<I, S>(mut self, hosts: I) -> Self
+    where
+        I: IntoIterator<Item = S>,
+        S: AsRef<str>,
+    {
+        self.allowed_hosts = hosts
+            .into_iter()
+            .map(|host| host.as_ref().trim().to_ascii_lowercase())
+            .collect();
+        self
+    }
+
+    /// The hosts a model may name in a repository, in lower case.
+    pub fn allowed_hosts(&self) -> &[String] {
+        &self.allowed_hosts
     }
 
     /// The program run for each call.
@@ -154,7 +204,7 @@ impl GithubCliToolset {
         if let Some(assignee) = &assignee {
             args.push(format!("--assignee={}", check_text("assignee", assignee)?));
         }
-        push_repo(&mut args, repo.as_deref())?;
+        self.push_repo(&mut args, repo.as_deref())?;
         let issues: Vec<IssueSummary> = self.run_json("gh issue list", &args, None)?;
         Ok(render::issue_list(&issues))
     }
@@ -190,7 +240,7 @@ impl GithubCliToolset {
         if let Some(base) = &base {
             args.push(format!("--base={}", check_text("base", base)?));
         }
-        push_repo(&mut args, repo.as_deref())?;
+        self.push_repo(&mut args, repo.as_deref())?;
         let prs: Vec<PrSummary> = self.run_json("gh pr list", &args, None)?;
         Ok(render::pr_list(&prs))
     }
@@ -212,7 +262,7 @@ impl GithubCliToolset {
             "--json",
             "number,title,state,body,labels,assignees,url",
         ]));
-        push_repo(&mut args, repo.as_deref())?;
+        self.push_repo(&mut args, repo.as_deref())?;
         let issue: IssueDetails = self.run_json("gh issue view", &args, None)?;
         Ok(render::issue(issue))
     }
@@ -230,7 +280,7 @@ impl GithubCliToolset {
             "--json",
             "number,title,state,body,baseRefName,headRefName,mergeable,url",
         ]));
-        push_repo(&mut args, repo.as_deref())?;
+        self.push_repo(&mut args, repo.as_deref())?;
         let pr: PrDetails = self.run_json("gh pr view", &args, None)?;
         Ok(render::pr(pr))
     }
@@ -263,7 +313,10 @@ impl GithubCliToolset {
             ));
         }
         // `gh api` has no --repo flag: it fills {owner}/{repo} from GH_REPO.
-        let repo = repo.as_deref().map(check_repo).transpose()?;
+        let repo = repo
+            .as_deref()
+            .map(|repo| check_repo(repo, &self.allowed_hosts))
+            .transpose()?;
         // `--` ends gh's options, so the endpoint is never read as a flag.
         args.push("--".into());
         args.push(endpoint.into());
@@ -308,9 +361,10 @@ impl GithubCliToolset {
         label: &str,
         per: Option<TrafficPeriod>,
     ) -> Result<String, BuiltinError> {
-        let repo = check_repo(repo)?;
+        let repo = check_repo(repo, &self.allowed_hosts)?;
         let mut args = argv(["api", "--method", "GET"]);
-        // A HOST/OWNER/REPO repository names its host separately; the endpoint is on that host.
+        // A HOST/OWNER/REPO repository names its host separately; the endpoint is on that host,
+        // which check_repo has found in the allowed list.
         let path = match repo.split('/').collect::<Vec<_>>()[..] {
             [host, owner, name] => {
                 args.push(format!("--hostname={host}"));
@@ -327,6 +381,14 @@ impl GithubCliToolset {
         Ok(render::traffic(label, &traffic))
     }
 
+    /// `--repo=OWNER/REPO`, when a repository was given.
+    fn push_repo(&self, args: &mut Vec<String>, repo: Option<&str>) -> Result<(), BuiltinError> {
+        if let Some(repo) = repo {
+            args.push(format!("--repo={}", check_repo(repo, &self.allowed_hosts)?));
+        }
+        Ok(())
+    }
+
     fn run_json<T: DeserializeOwned>(
         &self,
         command: &str,
@@ -341,7 +403,7 @@ impl GithubCliToolset {
     }
 
     /// Runs the program with `args` as its argument vector (no shell), kills it at the deadline,
-    /// and returns its stdout, or an error carrying its stderr.
+    /// and returns its stdout, or an error carrying its stderr without credentials.
     fn run(
         &self,
         command: &str,
@@ -376,7 +438,9 @@ impl GithubCliToolset {
             }
         };
         if !finished.status.success() {
-            let stderr = String::from_utf8_lossy(&finished.stderr).trim().to_owned();
+            let stderr = redact::redact(&String::from_utf8_lossy(&finished.stderr))
+                .trim()
+                .to_owned();
             return Err(BuiltinError::CommandFailed {
                 command: command.into(),
                 status: finished.status.to_string(),
@@ -399,12 +463,4 @@ impl GithubCliToolset {
 
 fn argv<const N: usize>(items: [&str; N]) -> Vec<String> {
     items.iter().map(|item| (*item).to_owned()).collect()
-}
-
-/// `--repo=OWNER/REPO`, when a repository was given.
-fn push_repo(args: &mut Vec<String>, repo: Option<&str>) -> Result<(), BuiltinError> {
-    if let Some(repo) = repo {
-        args.push(format!("--repo={}", check_repo(repo)?));
-    }
-    Ok(())
 }

@@ -73,7 +73,15 @@ impl McpClientBuilder {
     /// before the first try and twice as long before each next one (default: 5 tries from
     /// 100 ms).
     pub fn reconnect(mut self, attempts: u32, delay: Duration) -> Self {
-        self.options.reconnect = Reconnect { attempts, delay };
+        self.options.reconnect.attempts = attempts;
+        self.options.reconnect.delay = delay;
+        self
+    }
+
+    /// How long connecting and the `initialize` handshake may take, each time (default 10 s):
+    /// also the longest wait for an SSE server's `endpoint` event.
+    pub fn connect_timeout(mut self, timeout: Duration) -> Self {
+        self.options.reconnect.connect_timeout = timeout;
         self
     }
 
@@ -197,7 +205,15 @@ impl Catalog {
                     .as_ref()
                     .is_none_or(|allow| allow.contains(tool.name.as_ref()))
             })
-            .map(|tool| remote_tool(session, options, tool))
+            .filter_map(|tool| {
+                let name = tool.name.to_string();
+                remote_tool(session, options, tool)
+                    .inspect_err(|err| {
+                        // One broken or hostile schema costs that tool, not the connection.
+                        tracing::warn!(tool = %name, error = %err, "remote tool left out");
+                    })
+                    .ok()
+            })
             .collect();
         match self.tools.write() {
             Ok(mut slot) => *slot = tools,
@@ -209,9 +225,11 @@ impl Catalog {
     /// Lists the tools again whenever the session says they changed, for as long as both the
     /// catalog and the session are in use.
     fn follow(catalog: &Arc<Catalog>, session: &Arc<Session>, mut changes: ToolListChanges) {
+        changes.mark_unchanged();
         let (weak_session, weak_catalog) = (Arc::downgrade(session), Arc::downgrade(catalog));
         tokio::spawn(async move {
-            while changes.recv().await.is_some() {
+            // `changed` wakes once for any number of notices since the last refresh.
+            while changes.changed().await.is_ok() {
                 let (Some(session), Some(catalog)) =
                     (weak_session.upgrade(), weak_catalog.upgrade())
                 else {

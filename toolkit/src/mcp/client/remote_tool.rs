@@ -8,21 +8,22 @@ use serde_json::Value;
 
 use super::Options;
 use super::session::Session;
-use crate::schema::inline_refs;
+use crate::schema::{InlineError, inline_refs};
 use crate::{ToolAnnotations, ToolDefinition, ToolProxy};
 
-/// One remote tool as an async proxy that calls through the shared session.
+/// One remote tool as an async proxy that calls through the shared session, or why its schema
+/// cannot be used.
 pub(super) fn remote_tool(
     session: &Arc<Session>,
     options: &Options,
     tool: rmcp::model::Tool,
-) -> ToolProxy {
+) -> Result<ToolProxy, InlineError> {
     let remote_name = tool.name.to_string();
-    let definition = definition(options, &tool);
+    let definition = definition(options, &tool)?;
     let session = Arc::clone(session);
     let timeout = options.timeout;
     let structured = options.structured;
-    ToolProxy::from_async_fn(definition, move |arguments| {
+    Ok(ToolProxy::from_async_fn(definition, move |arguments| {
         let session = Arc::clone(&session);
         let name = remote_name.clone();
         async move {
@@ -40,15 +41,15 @@ pub(super) fn remote_tool(
                 None => call.await,
             }
         }
-    })
+    }))
 }
 
 /// The server's description of a tool, renamed with the prefix, `$ref`s inlined.
-fn definition(options: &Options, tool: &rmcp::model::Tool) -> ToolDefinition {
+fn definition(options: &Options, tool: &rmcp::model::Tool) -> Result<ToolDefinition, InlineError> {
     let mut definition = ToolDefinition::new(
         format!("{}{}", options.prefix, tool.name),
         tool.description.as_deref().unwrap_or_default(),
-        inline_refs(&Value::Object((*tool.input_schema).clone())),
+        inline_refs(&Value::Object((*tool.input_schema).clone()))?,
     );
     definition.output_schema = tool
         .output_schema
@@ -62,8 +63,9 @@ fn definition(options: &Options, tool: &rmcp::model::Tool) -> ToolDefinition {
             open_world: hints.open_world_hint,
         };
     }
-    definition.options.timeout = options.timeout;
-    definition
+    // The per-call timeout is kept around the request (above), where its error can say that
+    // the server did not answer; a pipeline deadline too would race it with a vaguer message.
+    Ok(definition)
 }
 
 /// A call result as the model reads it.

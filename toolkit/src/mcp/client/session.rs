@@ -4,22 +4,26 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use rmcp::model::{CallToolRequestParams, CallToolResult, ClientConfig, Implementation};
+use rmcp::model::{
+    CallToolRequestParams, CallToolResult, ClientConfig, Implementation, PaginatedRequestParams,
+};
 use rmcp::service::{NotificationContext, RunningService, ServiceError};
 use rmcp::{ClientHandler, RoleClient};
 use serde_json::{Map, Value};
-use tokio::sync::{RwLock, mpsc};
+use tokio::sync::{Mutex, RwLock, watch};
 
 use super::transport::{McpTransport, open};
 use crate::mcp::McpError;
 
-/// How often, and how patiently, a dropped HTTP connection is reopened.
+/// How often, and how patiently, a connection is opened and a dropped HTTP connection reopened.
 #[derive(Debug, Clone, Copy)]
 pub(super) struct Reconnect {
     /// How many times to try.
     pub(super) attempts: u32,
     /// The wait before the first try; each next wait is twice as long, up to 10 s.
     pub(super) delay: Duration,
+    /// How long one attempt to connect and initialize may take.
+    pub(super) connect_timeout: Duration,
 }
 
 impl Default for Reconnect {
@@ -27,9 +31,17 @@ impl Default for Reconnect {
         Reconnect {
             attempts: 5,
             delay: Duration::from_millis(100),
+            connect_timeout: DEFAULT_CONNECT_TIMEOUT,
         }
     }
 }
+
+/// How long connecting (and the `initialize` handshake) may take unless told otherwise.
+pub(super) const DEFAULT_CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// The most pages of `tools/list` read: a server that always answers with another cursor
+/// would otherwise be listed forever.
+const MAX_TOOL_PAGES: usize = 100;
 
 /// The longest wait between two reconnection attempts.
 const MAX_RECONNECT_DELAY: Duration = Duration::from_secs(10);
@@ -39,8 +51,11 @@ pub(super) struct Session {
     transport: McpTransport,
     reconnect: Reconnect,
     /// Told when the server's tool list may have changed.
-    changed: mpsc::UnboundedSender<()>,
+    changed: Arc<watch::Sender<()>>,
     connection: RwLock<Connection>,
+    /// Held by the one caller reopening the connection; the connection itself is locked only
+    /// to swap in the new one, so calls are never queued behind a sleep or a slow connect.
+    reopening: Mutex<()>,
 }
 
 struct Connection {
@@ -50,8 +65,9 @@ struct Connection {
 }
 
 /// Notices that the server's tool list may have changed: `tools/list_changed`, or a new
-/// session after a reconnection.
-pub(super) type ToolListChanges = mpsc::UnboundedReceiver<()>;
+/// session after a reconnection. Notices coalesce: a flood of them costs one refresh at a time,
+/// not one per notice.
+pub(super) type ToolListChanges = watch::Receiver<()>;
 
 impl Session {
     /// Connects and initializes a session.
@@ -59,14 +75,12 @@ impl Session {
         transport: McpTransport,
         reconnect: Reconnect,
     ) -> Result<(Arc<Session>, ToolListChanges), McpError> {
-        let (changed, changes) = mpsc::unbounded_channel();
-        let service = open(
-            &transport,
-            Listener {
-                changed: changed.clone(),
-            },
-        )
-        .await?;
+        let (changed, changes) = watch::channel(());
+        let changed = Arc::new(changed);
+        let listener = Listener {
+            changed: Arc::clone(&changed),
+        };
+        let service = open_within(&transport, listener, reconnect.connect_timeout).await?;
         let session = Arc::new(Session {
             transport,
             reconnect,
@@ -75,6 +89,7 @@ impl Session {
                 service,
                 generation: 0,
             }),
+            reopening: Mutex::new(()),
         });
         Ok((session, changes))
     }
@@ -105,16 +120,50 @@ impl Session {
     pub(super) async fn list_tools(&self) -> Result<Vec<rmcp::model::Tool>, McpError> {
         let (peer, generation, closed) = self.peer().await;
         if !closed {
-            match peer.list_all_tools().await {
-                Err(err) if self.transport.reconnects() && is_connection_error(&err) => {}
-                other => return other.map_err(|err| self.failed("tools/list", err)),
+            match self.list_pages(&peer).await {
+                Err(Listing::Failed(err))
+                    if self.transport.reconnects() && is_connection_error(&err) => {}
+                other => return other.map_err(|err| self.listing_failed(err)),
             }
         }
         self.reconnect(generation).await?;
         let (peer, _, _) = self.peer().await;
-        peer.list_all_tools()
+        self.list_pages(&peer)
             .await
-            .map_err(|err| self.failed("tools/list", err))
+            .map_err(|err| self.listing_failed(err))
+    }
+
+    /// Every page of `tools/list`, up to [`MAX_TOOL_PAGES`].
+    async fn list_pages(
+        &self,
+        peer: &rmcp::Peer<RoleClient>,
+    ) -> Result<Vec<rmcp::model::Tool>, Listing> {
+        let mut tools = Vec::new();
+        let mut cursor = None;
+        for _ in 0..MAX_TOOL_PAGES {
+            let params =
+                cursor.map(|cursor| PaginatedRequestParams::default().with_cursor(Some(cursor)));
+            let page = peer.list_tools(params).await.map_err(Listing::Failed)?;
+            tools.extend(page.tools);
+            match page.next_cursor {
+                Some(next) => cursor = Some(next),
+                None => return Ok(tools),
+            }
+        }
+        Err(Listing::Endless)
+    }
+
+    fn listing_failed(&self, err: Listing) -> McpError {
+        match err {
+            Listing::Failed(err) => self.failed("tools/list", err),
+            Listing::Endless => McpError::Request {
+                server: self.transport.to_string(),
+                request: "tools/list".into(),
+                message: format!(
+                    "the server was still paginating after {MAX_TOOL_PAGES} pages of tools"
+                ),
+            },
+        }
     }
 
     /// Calls a tool. A call that could not reach the server (the connection had dropped) is
@@ -141,10 +190,12 @@ impl Session {
             .map_err(|err| call_failed(name, err))
     }
 
-    /// Opens a new session unless another caller already replaced `generation`.
+    /// Opens a new session unless another caller already replaced `generation`. Only the
+    /// swap holds the connection's lock: calls go on (and fail fast on the closed connection,
+    /// or wait for this reconnection through `reopening`) while it sleeps and connects.
     async fn reconnect(&self, generation: u64) -> Result<(), McpError> {
-        let mut connection = self.connection.write().await;
-        if connection.generation != generation {
+        let _reopening = self.reopening.lock().await;
+        if self.connection.read().await.generation != generation {
             return Ok(());
         }
         if !self.transport.reconnects() {
@@ -156,14 +207,15 @@ impl Session {
             tokio::time::sleep(delay).await;
             delay = delay.saturating_mul(2).min(MAX_RECONNECT_DELAY);
             let listener = Listener {
-                changed: self.changed.clone(),
+                changed: Arc::clone(&self.changed),
             };
-            match open(&self.transport, listener).await {
+            match open_within(&self.transport, listener, self.reconnect.connect_timeout).await {
                 Ok(service) => {
+                    let mut connection = self.connection.write().await;
                     connection.service = service;
                     connection.generation += 1;
                     // The new session may list different tools.
-                    let _ = self.changed.send(());
+                    self.changed.send_replace(());
                     return Ok(());
                 }
                 Err(err) => last = Some(err),
@@ -195,6 +247,29 @@ fn call_failed(name: &str, err: ServiceError) -> String {
     }
 }
 
+/// Why listing tools stopped.
+enum Listing {
+    Failed(ServiceError),
+    Endless,
+}
+
+/// [`open`] within `timeout`: a server that accepts the connection and then says nothing (or
+/// never names its SSE endpoint) cannot hold the caller forever.
+async fn open_within(
+    transport: &McpTransport,
+    listener: Listener,
+    timeout: Duration,
+) -> Result<RunningService<RoleClient, Listener>, McpError> {
+    tokio::time::timeout(timeout, open(transport, listener))
+        .await
+        .unwrap_or_else(|_| {
+            Err(McpError::Connect {
+                server: transport.to_string(),
+                message: format!("no answer within {} ms", timeout.as_millis()),
+            })
+        })
+}
+
 /// Errors after which the request never reached a live server.
 fn is_connection_error(err: &ServiceError) -> bool {
     matches!(
@@ -205,12 +280,12 @@ fn is_connection_error(err: &ServiceError) -> bool {
 
 /// The client side of the session: says who we are and hears `tools/list_changed`.
 struct Listener {
-    changed: mpsc::UnboundedSender<()>,
+    changed: Arc<watch::Sender<()>>,
 }
 
 impl ClientHandler for Listener {
     async fn on_tool_list_changed(&self, _context: NotificationContext<RoleClient>) {
-        let _ = self.changed.send(());
+        self.changed.send_replace(());
     }
 
     fn get_info(&self) -> ClientConfig {

@@ -28,8 +28,60 @@ pub(crate) enum SseError {
     NoEndpoint,
     #[error("the server named an invalid message endpoint {endpoint:?}: {message}")]
     BadEndpoint { endpoint: String, message: String },
+    #[error(
+        "the server named a message endpoint on another origin ({endpoint}); only its own \
+         origin ({origin}) is trusted with this connection's credentials"
+    )]
+    CrossOrigin { endpoint: String, origin: String },
     #[error("the event stream failed: {0}")]
     Stream(String),
+}
+
+/// The longest line of the event stream accepted: MCP messages are small JSON, and without a
+/// bound a server that never sends a newline fills memory.
+const MAX_LINE_BYTES: usize = 16 << 20;
+
+/// The message endpoint an `endpoint` event names, resolved against the stream's URL. It must
+/// be on the stream's own origin: the client's `Authorization` and custom headers go with every
+/// message, and a server may not send them elsewhere.
+fn same_origin_endpoint(base: &Url, data: &str) -> Result<Url, SseError> {
+    let endpoint = base
+        .join(data.trim())
+        .map_err(|err| SseError::BadEndpoint {
+            endpoint: data.to_owned(),
+            message: err.to_string(),
+        })?;
+    if endpoint.origin() != base.origin() {
+        return Err(SseError::CrossOrigin {
+            endpoint: endpoint.to_string(),
+            origin: base.origin().ascii_serialization(),
+        });
+    }
+    Ok(endpoint)
+}
+
+/// The body's chunks, failing once a line (the bytes since the last newline) grows past `max`.
+fn bounded_lines(
+    body: impl futures::Stream<Item = reqwest::Result<axum::body::Bytes>> + Send + 'static,
+    max: usize,
+) -> impl futures::Stream<Item = std::io::Result<axum::body::Bytes>> + Send + 'static {
+    body.scan(0usize, move |line, chunk| {
+        let chunk = match chunk {
+            Ok(chunk) => chunk,
+            Err(err) => return std::future::ready(Some(Err(std::io::Error::other(err)))),
+        };
+        *line = match chunk.iter().rposition(|b| *b == b'\n') {
+            Some(newline) => chunk.len() - newline - 1,
+            None => line.saturating_add(chunk.len()),
+        };
+        std::future::ready(Some(if *line > max {
+            Err(std::io::Error::other(format!(
+                "an event stream line is longer than {max} bytes"
+            )))
+        } else {
+            Ok(chunk)
+        }))
+    })
 }
 
 /// A client connection over HTTP+SSE.
@@ -56,17 +108,12 @@ impl SseTransport {
             .send()
             .await?
             .error_for_status()?;
-        let mut events = Box::pin(SseStream::from_bytes_stream(response.bytes_stream()));
+        let bytes = bounded_lines(response.bytes_stream(), MAX_LINE_BYTES);
+        let mut events = Box::pin(SseStream::from_bytes_stream(bytes));
         let endpoint = loop {
             match events.next().await {
                 Some(Ok(event)) if event.event.as_deref() == Some("endpoint") => {
-                    let data = event.data.unwrap_or_default();
-                    break base
-                        .join(data.trim())
-                        .map_err(|err| SseError::BadEndpoint {
-                            endpoint: data,
-                            message: err.to_string(),
-                        })?;
+                    break same_origin_endpoint(&base, &event.data.unwrap_or_default())?;
                 }
                 Some(Ok(_)) => continue,
                 Some(Err(err)) => return Err(SseError::Stream(err.to_string())),
@@ -75,6 +122,7 @@ impl SseTransport {
         };
         let (sender, incoming) = mpsc::channel(64);
         let reader = tokio::spawn(async move {
+            // A stream error (an over-long line) ends the stream, and with it the session.
             while let Some(Ok(event)) = events.next().await {
                 if !matches!(event.event.as_deref(), None | Some("message")) {
                     continue;
@@ -142,5 +190,47 @@ impl Transport<RoleClient> for SseTransport {
 impl Drop for SseTransport {
     fn drop(&mut self) {
         self.reader.abort();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_endpoint_on_another_origin_is_refused() {
+        let base = Url::parse("http://127.0.0.1:8000/sse").unwrap();
+        assert_eq!(
+            same_origin_endpoint(&base, "/messages?session=1")
+                .unwrap()
+                .as_str(),
+            "http://127.0.0.1:8000/messages?session=1"
+        );
+        let err = same_origin_endpoint(&base, "http://evil.example.com/steal").unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "the server named a message endpoint on another origin \
+             (http://evil.example.com/steal); only its own origin (http://127.0.0.1:8000) is \
+             trusted with this connection's credentials"
+        );
+        assert!(same_origin_endpoint(&base, "http://127.0.0.1:9000/m").is_err());
+        assert!(same_origin_endpoint(&base, "https://127.0.0.1:8000/m").is_err());
+    }
+
+    #[tokio::test]
+    async fn a_line_without_end_is_cut_off_at_the_bound() {
+        let chunks = vec![
+            Ok(axum::body::Bytes::from_static(b"data: short\n\n")),
+            Ok(axum::body::Bytes::from(vec![b'x'; 40])),
+            Ok(axum::body::Bytes::from(vec![b'x'; 40])),
+        ];
+        let bounded: Vec<_> = bounded_lines(futures::stream::iter(chunks), 64)
+            .collect()
+            .await;
+        assert!(bounded[0].is_ok() && bounded[1].is_ok());
+        assert_eq!(
+            bounded[2].as_ref().unwrap_err().to_string(),
+            "an event stream line is longer than 64 bytes"
+        );
     }
 }

@@ -1,49 +1,68 @@
-//! Serving over Streamable HTTP: the options, the handle of a server running in the
-//! background, and the guard (bearer token, body limit) every request passes before rmcp sees it.
+//! Serving over Streamable HTTP: rmcp's service configured from [`HttpOptions`], behind the
+//! guard every request passes first, and the handle of a server running in the background.
 
 use std::future::Future;
 use std::net::SocketAddr;
 use std::sync::Arc;
 
-use axum::body::Body;
-use axum::extract::{Request, State};
-use axum::http::{StatusCode, header};
-use axum::middleware::Next;
-use axum::response::{IntoResponse, Response};
 use rmcp::transport::streamable_http_server::{
     StreamableHttpServerConfig, StreamableHttpService, session::local::LocalSessionManager,
 };
 use tokio::net::TcpListener;
-use tokio::sync::oneshot;
+use tokio::sync::{Mutex, oneshot};
 use tokio::task::JoinHandle;
 
 use super::McpServer;
+use super::guard::{Guard, SessionCap, guard_request};
+use super::options::HttpOptions;
 use crate::mcp::McpError;
-
-/// The largest request body [`HttpOptions`] accepts unless told otherwise: 4 MiB.
-pub const DEFAULT_MAX_BODY_BYTES: usize = 4 * 1024 * 1024;
 
 impl McpServer {
     /// Serves MCP over Streamable HTTP at `options.path` on `listener`, until `shutdown`
     /// completes; then stops accepting, closes the open sessions and lets in-flight requests
     /// finish.
+    ///
+    /// Every request passes a guard before the protocol sees it, and what it refuses reaches no
+    /// tool:
+    ///
+    /// | request | answer |
+    /// |---|---|
+    /// | without the [bearer token](HttpOptions::bearer_token) | 401 |
+    /// | a body over [`max_body_bytes`](HttpOptions::max_body_bytes) | 413 |
+    /// | a JSON `POST` whose body is not JSON | 400, JSON-RPC error `-32700`, `id: null` |
+    /// | a body that is JSON but not a JSON-RPC message | 400, JSON-RPC error `-32600` |
+    /// | an `initialize` over [`max_sessions`](HttpOptions::max_sessions) | 503, JSON-RPC error `-32000` |
+    /// | a session `DELETE` | 204 once the session is closed |
     pub async fn serve_http(
         self,
         listener: TcpListener,
         options: HttpOptions,
         shutdown: impl Future<Output = ()> + Send + 'static,
     ) -> Result<(), McpError> {
-        let mut config = StreamableHttpServerConfig::default();
+        let mut config = StreamableHttpServerConfig::default()
+            // The guard has read the body within this limit already; rmcp's own (4 MiB unless
+            // told) must not be a second, lower one.
+            .with_max_request_body_bytes(options.max_body_bytes)
+            .with_legacy_session_mode(!options.stateless)
+            .with_json_response(options.stateless);
         if let Some(hosts) = options.allowed_hosts {
             config = config.with_allowed_hosts(hosts);
         }
         let sessions = config.cancellation_token.clone();
+        let mut manager = LocalSessionManager::default();
+        manager.session_config.keep_alive = Some(options.session_idle_timeout);
+        let manager = Arc::new(manager);
         let server = self.clone();
         let service: StreamableHttpService<McpServer, LocalSessionManager> =
-            StreamableHttpService::new(move || Ok(server.clone()), Default::default(), config);
+            StreamableHttpService::new(move || Ok(server.clone()), Arc::clone(&manager), config);
         let guard = Arc::new(Guard {
             bearer: options.bearer_token.map(|token| format!("Bearer {token}")),
             max_body_bytes: options.max_body_bytes,
+            sessions: (!options.stateless).then(|| SessionCap {
+                manager,
+                max: options.max_sessions,
+                opening: Mutex::new(()),
+            }),
         });
         let router = axum::Router::new()
             .nest_service(&options.path, service)
@@ -91,61 +110,6 @@ impl McpServer {
     }
 }
 
-/// How the Streamable HTTP server guards its endpoint.
-#[derive(Debug, Clone)]
-#[non_exhaustive]
-pub struct HttpOptions {
-    /// The path MCP is served at (default `/mcp`).
-    pub path: String,
-    /// When set, every request must carry `Authorization: Bearer <token>`; others get 401 and
-    /// reach no tool.
-    pub bearer_token: Option<String>,
-    /// The largest request body accepted; larger ones get 413 (default
-    /// [`DEFAULT_MAX_BODY_BYTES`]).
-    pub max_body_bytes: usize,
-    /// The `Host` names accepted, against DNS rebinding (default: rmcp's `localhost`,
-    /// `127.0.0.1`, `::1`); set it to serve under a public name. An empty list accepts any host.
-    pub allowed_hosts: Option<Vec<String>>,
-}
-
-impl Default for HttpOptions {
-    fn default() -> Self {
-        HttpOptions {
-            path: "/mcp".to_owned(),
-            bearer_token: None,
-            max_body_bytes: DEFAULT_MAX_BODY_BYTES,
-            allowed_hosts: None,
-        }
-    }
-}
-
-impl HttpOptions {
-    /// Requires `Authorization: Bearer <token>` on every request.
-    pub fn bearer_token(mut self, token: impl Into<String>) -> Self {
-        self.bearer_token = Some(token.into());
-        self
-    }
-
-    /// Sets the largest request body accepted, in bytes.
-    pub fn max_body_bytes(mut self, bytes: usize) -> Self {
-        self.max_body_bytes = bytes;
-        self
-    }
-
-    /// Accepts requests whose `Host` is one of `hosts` (e.g. `["mcp.example.com"]`); an empty
-    /// list accepts any host.
-    pub fn allowed_hosts(mut self, hosts: impl IntoIterator<Item = impl Into<String>>) -> Self {
-        self.allowed_hosts = Some(hosts.into_iter().map(Into::into).collect());
-        self
-    }
-
-    /// Serves MCP at `path` instead of `/mcp`.
-    pub fn path(mut self, path: impl Into<String>) -> Self {
-        self.path = path.into();
-        self
-    }
-}
-
 /// A Streamable HTTP server running in the background (see [`McpServer::spawn_http`]).
 #[derive(Debug)]
 pub struct HttpServerHandle {
@@ -183,60 +147,4 @@ impl Drop for HttpServerHandle {
             let _ = stop.send(());
         }
     }
-}
-
-struct Guard {
-    bearer: Option<String>,
-    max_body_bytes: usize,
-}
-
-/// Bearer auth, then the body limit, before rmcp sees the request.
-async fn guard_request(State(guard): State<Arc<Guard>>, request: Request, next: Next) -> Response {
-    if let Some(expected) = &guard.bearer {
-        let sent = request
-            .headers()
-            .get(header::AUTHORIZATION)
-            .map(|value| value.as_bytes());
-        if !sent.is_some_and(|sent| constant_time_eq(sent, expected.as_bytes())) {
-            return (
-                StatusCode::UNAUTHORIZED,
-                [(header::WWW_AUTHENTICATE, "Bearer")],
-                "missing or wrong bearer token",
-            )
-                .into_response();
-        }
-    }
-    let declared = request
-        .headers()
-        .get(header::CONTENT_LENGTH)
-        .and_then(|value| value.to_str().ok())
-        .and_then(|value| value.parse::<usize>().ok());
-    if declared.is_some_and(|length| length > guard.max_body_bytes) {
-        return too_large(guard.max_body_bytes);
-    }
-    // A chunked body declares no length: read it up to the limit (MCP messages are small JSON).
-    let (parts, body) = request.into_parts();
-    let bytes = match axum::body::to_bytes(body, guard.max_body_bytes).await {
-        Ok(bytes) => bytes,
-        Err(_) => return too_large(guard.max_body_bytes),
-    };
-    next.run(Request::from_parts(parts, Body::from(bytes)))
-        .await
-}
-
-fn too_large(limit: usize) -> Response {
-    (
-        StatusCode::PAYLOAD_TOO_LARGE,
-        format!("the request body is larger than {limit} bytes"),
-    )
-        .into_response()
-}
-
-/// Compares without an early exit, so response timing does not reveal how much of a guessed
-/// token was right.
-fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
-    if a.len() != b.len() {
-        return false;
-    }
-    a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
 }

@@ -3,15 +3,20 @@
 //! The protocol is rmcp's; this module only maps tools to MCP and back. Every call goes through
 //! a [`Toolbox`], so arguments are coerced and validated exactly as for a local call, the
 //! toolbox's limits and hooks apply, a model's mistake comes back as an `isError` result it can
-//! read, and a panic is caught there.
+//! read, and a panic is caught there. Sync tools run on tokio's blocking pool, so a slow one
+//! never holds the async workers that answer every other request.
 
+mod guard;
 mod http;
+mod options;
+mod params;
 
 use std::sync::Arc;
 
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CallToolResult, Implementation, ListToolsResult,
-    PaginatedRequestParams, ResultType, ServerCapabilities, ServerConfig, Tool,
+    CallToolRequestParams, CallToolResponse, CallToolResult, CustomRequest, CustomResult,
+    ErrorCode, Implementation, ListToolsResult, PaginatedRequestParams, ResultType,
+    ServerCapabilities, ServerConfig, Tool,
 };
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer, ServerHandler, ServiceExt};
@@ -20,7 +25,8 @@ use serde_json::{Map, Value, json};
 use crate::{ToolCall, ToolError, ToolProxy, Toolbox};
 
 use super::McpError;
-pub use http::{DEFAULT_MAX_BODY_BYTES, HttpOptions, HttpServerHandle};
+pub use http::HttpServerHandle;
+pub use options::{DEFAULT_MAX_BODY_BYTES, HttpOptions};
 
 /// Serves a set of tools over MCP.
 ///
@@ -28,7 +34,12 @@ pub use http::{DEFAULT_MAX_BODY_BYTES, HttpOptions, HttpServerHandle};
 /// [`parameters`](ToolProxy::parameters)), `outputSchema` (for tools returning a structured
 /// object) and annotations. `tools/call` runs [`Toolbox::acall`]: bad arguments, a tool's own
 /// error or a panic come back as an `isError` result with the message a model can act on; an
-/// unknown tool name is a JSON-RPC error (`-32602`).
+/// unknown tool name is a JSON-RPC error (`-32602`), as are `tools/call` params rmcp cannot read
+/// (`arguments` that are not an object, say).
+///
+/// Sync tools run on tokio's blocking pool, never on the async workers that answer every other
+/// request: at most [`Limits::max_threads`](crate::Limits::max_threads) calls of one tool at
+/// once, and one more gets a "busy" error result at once rather than a queue.
 ///
 /// ```no_run
 /// use toolkit::mcp::McpServer;
@@ -98,7 +109,7 @@ impl McpServer {
     /// A server for a toolbox: its limits and before/after hooks apply to every MCP call.
     pub fn from_toolbox(toolbox: Toolbox) -> Self {
         Self::build(
-            toolbox,
+            off_the_workers(toolbox),
             Implementation::new("toolkit", env!("CARGO_PKG_VERSION")),
             None,
         )
@@ -196,6 +207,38 @@ impl From<Toolbox> for McpServer {
     }
 }
 
+/// The toolbox with each sync tool marked [`blocking`](crate::ToolOptions::blocking): its body
+/// then runs on tokio's blocking pool, at most [`max_threads`](crate::Limits::max_threads)
+/// calls of it at once (one more is a "busy" error result), and never on the async workers,
+/// which must stay free to answer every other request, a 401 included. Limits and hooks stay the
+/// toolbox's.
+fn off_the_workers(toolbox: Toolbox) -> Toolbox {
+    let inline = |tool: &ToolProxy| !tool.is_async() && !tool.options().blocking;
+    if !toolbox.iter().any(inline) {
+        return toolbox;
+    }
+    let tools: Vec<ToolProxy> = toolbox
+        .iter()
+        .map(|tool| {
+            let tool = tool.clone();
+            if inline(&tool) {
+                tool.with_options(|options| options.blocking = true)
+            } else {
+                tool
+            }
+        })
+        .collect();
+    // Selecting no tool keeps the limits, concurrency and hooks; merging keeps the order.
+    let empty = toolbox
+        .select(std::iter::empty::<&str>())
+        .expect("selecting no tool cannot fail");
+    let marked = Toolbox::builder()
+        .tools("MCP server", tools)
+        .build()
+        .expect("a toolbox's names are unique");
+    empty.merge(marked).expect("a toolbox's names are unique")
+}
+
 /// A tool as `tools/list` describes it: [`ToolProxy::to_mcp`], in rmcp's type.
 fn mcp_tool(tool: &ToolProxy) -> Tool {
     serde_json::from_value(tool.to_mcp()).unwrap_or_else(|err| {
@@ -234,6 +277,24 @@ impl ServerHandler for McpServer {
         _context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
         self.call(request).await.map(CallToolResponse::from)
+    }
+
+    /// rmcp reads a request whose params do not fit its method's type as a custom request, and
+    /// would answer "method not found"; for the methods served here, the params are what is
+    /// wrong.
+    async fn on_custom_request(
+        &self,
+        request: CustomRequest,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<CustomResult, ErrorData> {
+        match params::invalid_params(&request) {
+            Some(problem) => Err(ErrorData::invalid_params(problem, None)),
+            None => Err(ErrorData::new(
+                ErrorCode::METHOD_NOT_FOUND,
+                request.method,
+                None,
+            )),
+        }
     }
 
     fn get_tool(&self, name: &str) -> Option<Tool> {

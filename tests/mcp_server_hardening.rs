@@ -1,0 +1,428 @@
+//! The MCP HTTP server under the requests an attacker or a careless client sends: slow sync
+//! tools next to unauthenticated requests, large and malformed bodies, params of the wrong type,
+//! session ends, too many sessions, idle sessions, and stateless serving.
+
+use std::sync::{Arc, Condvar, Mutex};
+use std::time::Duration;
+
+use reqwest::StatusCode;
+use rmcp::ServiceExt;
+use rmcp::model::{CallToolRequestParams, ClientRequest, CustomRequest};
+use rmcp::service::ServiceError;
+use rmcp::transport::StreamableHttpClientTransport;
+use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
+use serde_json::{Value, json};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use toolkit::ToolDefinition;
+use toolkit::mcp::{HttpOptions, HttpServerHandle, McpServer, rmcp};
+use toolkit::prelude::*;
+
+const INITIALIZE: &str = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}"#;
+
+/// An HTTP answer: status, the session header if any, and the body.
+struct Answer {
+    status: StatusCode,
+    session: Option<String>,
+    body: String,
+}
+
+impl Answer {
+    fn json(&self) -> Value {
+        serde_json::from_str(&self.body)
+            .unwrap_or_else(|err| panic!("not JSON ({err}): {:?}", self.body))
+    }
+}
+
+/// Sends one request to the MCP endpoint as an MCP client would shape it.
+async fn send(
+    server: &HttpServerHandle,
+    method: reqwest::Method,
+    session: Option<&str>,
+    body: impl Into<reqwest::Body>,
+) -> Answer {
+    let mut request = reqwest::Client::new()
+        .request(method, server.url())
+        .header("content-type", "application/json")
+        .header("accept", "application/json, text/event-stream")
+        .timeout(Duration::from_secs(30))
+        .body(body);
+    if let Some(session) = session {
+        request = request.header("mcp-session-id", session);
+    }
+    let response = request.send().await.expect("an HTTP answer");
+    let status = response.status();
+    let session = response
+        .headers()
+        .get("mcp-session-id")
+        .map(|value| value.to_str().expect("ASCII").to_owned());
+    let body = response.text().await.expect("the body");
+    Answer {
+        status,
+        session,
+        body,
+    }
+}
+
+async fn post(server: &HttpServerHandle, session: Option<&str>, body: &str) -> Answer {
+    send(server, reqwest::Method::POST, session, body.to_owned()).await
+}
+
+/// Opens a session with a raw `initialize`; its id.
+async fn open_session(server: &HttpServerHandle) -> String {
+    let answer = post(server, None, INITIALIZE).await;
+    assert_eq!(answer.status, StatusCode::OK, "{}", answer.body);
+    answer.session.expect("a session id")
+}
+
+async fn end_session(server: &HttpServerHandle, session: &str) -> StatusCode {
+    send(server, reqwest::Method::DELETE, Some(session), "")
+        .await
+        .status
+}
+
+fn schema() -> Value {
+    json!({"type": "object", "properties": {"text": {"type": "string"}}})
+}
+
+fn echo_server() -> McpServer {
+    let echo = ToolProxy::from_fn(ToolDefinition::new("echo", "Echo", schema()), |args| {
+        Ok::<_, String>(args["text"].clone())
+    });
+    McpServer::new([echo])
+}
+
+/// A door the test opens: calls wait at it, and the test sees how many are waiting.
+#[derive(Default)]
+struct Gate {
+    state: Mutex<(usize, bool)>,
+    changed: Condvar,
+}
+
+impl Gate {
+    /// Waits until the test opens the gate (or 30 s, so a broken server cannot hang the test).
+    fn pass(&self) {
+        let mut state = self.state.lock().unwrap();
+        state.0 += 1;
+        self.changed.notify_all();
+        let _ = self
+            .changed
+            .wait_timeout_while(state, Duration::from_secs(30), |(_, open)| !*open)
+            .unwrap();
+    }
+
+    /// How many calls are waiting, once `count` are or 30 s have passed.
+    fn waiting(&self, count: usize) -> usize {
+        let state = self.state.lock().unwrap();
+        let (state, _) = self
+            .changed
+            .wait_timeout_while(state, Duration::from_secs(30), |(waiting, _)| {
+                *waiting < count
+            })
+            .unwrap();
+        state.0
+    }
+
+    fn open(&self) {
+        self.state.lock().unwrap().1 = true;
+        self.changed.notify_all();
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_unauthenticated_request_is_answered_while_slow_sync_tools_run() {
+    let gate = Arc::new(Gate::default());
+    let slow = {
+        let gate = Arc::clone(&gate);
+        let definition = ToolDefinition::new("slow", "Wait at the gate", schema());
+        ToolProxy::from_fn(definition, move |_| {
+            gate.pass();
+            Ok::<_, String>("done")
+        })
+    };
+    let server = McpServer::new([slow])
+        .spawn_http("127.0.0.1:0", HttpOptions::default().bearer_token("s3cret"))
+        .await
+        .expect("serve");
+    let transport = StreamableHttpClientTransport::from_config(
+        StreamableHttpClientTransportConfig::with_uri(server.url()).auth_header("s3cret"),
+    );
+    let client = ().serve(transport).await.expect("initialize");
+    // Four sync calls on a server with two async workers: inline, they would hold both.
+    let calls: Vec<_> = (0..4)
+        .map(|_| {
+            let peer = client.peer().clone();
+            tokio::spawn(async move { peer.call_tool(CallToolRequestParams::new("slow")).await })
+        })
+        .collect();
+    let waiting = {
+        let gate = Arc::clone(&gate);
+        tokio::task::spawn_blocking(move || gate.waiting(4))
+            .await
+            .unwrap()
+    };
+    assert_eq!(waiting, 4, "the sync calls did not all start");
+
+    // All four are still running: the gate is shut until the 401 has come back.
+    let refused = post(&server, None, INITIALIZE).await;
+    assert_eq!(
+        (refused.status, refused.body.as_str()),
+        (StatusCode::UNAUTHORIZED, "missing or wrong bearer token")
+    );
+
+    gate.open();
+    for call in calls {
+        let result = call.await.unwrap().expect("tools/call");
+        assert_eq!(result.is_error, Some(false));
+        assert_eq!(result.content[0].as_text().unwrap().text, "done");
+    }
+    client.cancel().await.expect("close the client");
+    server.shutdown().await.expect("graceful shutdown");
+}
+
+/// An `initialize` whose body is `bytes` long, padded in the client's name.
+fn initialize_of_size(bytes: usize) -> String {
+    let empty = INITIALIZE.replace(r#""name":"raw""#, r#""name":"""#);
+    let padding = "x".repeat(bytes - empty.len());
+    empty.replace(r#""name":"""#, &format!(r#""name":"{padding}""#))
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_body_limit_above_4_mib_is_honoured() {
+    const MIB: usize = 1024 * 1024;
+    let server = echo_server()
+        .spawn_http(
+            "127.0.0.1:0",
+            HttpOptions::default().max_body_bytes(8 * MIB),
+        )
+        .await
+        .expect("serve");
+    for size in [6 * MIB, 8 * MIB] {
+        let answer = post(&server, None, &initialize_of_size(size)).await;
+        assert_eq!(
+            answer.status,
+            StatusCode::OK,
+            "{size} bytes: {}",
+            answer.body
+        );
+    }
+    // Over the limit, only the declared length is sent: the answer comes before any body.
+    let head = format!(
+        "POST /mcp HTTP/1.1\r\nHost: {}\r\nContent-Type: application/json\r\n\
+         Content-Length: {}\r\n\r\n",
+        server.local_addr(),
+        8 * MIB + 1
+    );
+    let mut stream = tokio::net::TcpStream::connect(server.local_addr())
+        .await
+        .expect("connect");
+    stream.write_all(head.as_bytes()).await.expect("send");
+    let mut answer = vec![0; 1024];
+    let read = stream.read(&mut answer).await.expect("an answer");
+    let answer = String::from_utf8_lossy(&answer[..read]);
+    assert!(
+        answer.starts_with("HTTP/1.1 413 ")
+            && answer.ends_with("the request body is larger than 8388608 bytes"),
+        "{answer}"
+    );
+    server.shutdown().await.expect("graceful shutdown");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_body_that_is_not_json_gets_a_jsonrpc_parse_error() {
+    let server = echo_server()
+        .spawn_http("127.0.0.1:0", HttpOptions::default())
+        .await
+        .expect("serve");
+    let answer = post(&server, None, r#"{"jsonrpc": "2.0", "id": 1, "method": "#).await;
+    assert_eq!(answer.status, StatusCode::BAD_REQUEST);
+    assert_eq!(
+        answer.json(),
+        json!({
+            "jsonrpc": "2.0",
+            "id": null,
+            "error": {
+                "code": -32700,
+                "message": "Parse error: the body is not JSON (EOF while parsing a value at line 1 column 38)"
+            }
+        })
+    );
+    server.shutdown().await.expect("graceful shutdown");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn json_that_is_not_jsonrpc_gets_an_invalid_request_error() {
+    let server = echo_server()
+        .spawn_http("127.0.0.1:0", HttpOptions::default())
+        .await
+        .expect("serve");
+    let message =
+        "Invalid Request: the body is not a JSON-RPC 2.0 request, notification or response";
+    for (body, id) in [
+        (r#"{"jsonrpc":"2.0","id":7,"method":42}"#, json!(7)),
+        (r#"[{"jsonrpc":"2.0","id":1,"method":"ping"}]"#, json!(null)),
+        (r#""initialize""#, json!(null)),
+    ] {
+        let answer = post(&server, None, body).await;
+        assert_eq!(answer.status, StatusCode::BAD_REQUEST, "{body}");
+        assert_eq!(
+            answer.json(),
+            json!({"jsonrpc": "2.0", "id": id, "error": {"code": -32600, "message": message}}),
+            "{body}"
+        );
+    }
+    server.shutdown().await.expect("graceful shutdown");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn tool_call_arguments_of_the_wrong_type_get_invalid_params() {
+    let server = echo_server()
+        .spawn_http("127.0.0.1:0", HttpOptions::default())
+        .await
+        .expect("serve");
+    let client =
+        ().serve(StreamableHttpClientTransport::from_uri(server.url()))
+            .await
+            .expect("initialize");
+    let cases = [
+        (
+            json!({"name": "echo", "arguments": "{\"text\": \"hi\"}"}),
+            "invalid params for tools/call: `arguments` must be a JSON object, not a string",
+        ),
+        (
+            json!({"name": 5, "arguments": {}}),
+            "invalid params for tools/call: `name` must be the tool's name, a string",
+        ),
+        (
+            json!({"name": "echo", "arguments": ["hi"]}),
+            "invalid params for tools/call: `arguments` must be a JSON object, not an array",
+        ),
+    ];
+    for (params, expected) in cases {
+        let request = CustomRequest::new("tools/call", Some(params.clone()));
+        match client
+            .send_request(ClientRequest::CustomRequest(request))
+            .await
+        {
+            Err(ServiceError::McpError(error)) => {
+                assert_eq!((error.code.0, error.message.as_ref()), (-32602, expected));
+            }
+            other => panic!("expected invalid params for {params}, got {other:?}"),
+        }
+    }
+    // A method the server does not serve is still "method not found".
+    let unknown = CustomRequest::new("tools/frobnicate", None);
+    match client
+        .send_request(ClientRequest::CustomRequest(unknown))
+        .await
+    {
+        Err(ServiceError::McpError(error)) => assert_eq!(error.code.0, -32601),
+        other => panic!("expected method not found, got {other:?}"),
+    }
+    client.cancel().await.expect("close the client");
+    server.shutdown().await.expect("graceful shutdown");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn ending_a_session_answers_204_and_the_session_is_gone() {
+    let server = echo_server()
+        .spawn_http("127.0.0.1:0", HttpOptions::default())
+        .await
+        .expect("serve");
+    let session = open_session(&server).await;
+    assert_eq!(end_session(&server, &session).await, StatusCode::NO_CONTENT);
+    let after = post(
+        &server,
+        Some(&session),
+        r#"{"jsonrpc":"2.0","id":2,"method":"tools/list"}"#,
+    )
+    .await;
+    assert_eq!(after.status, StatusCode::NOT_FOUND);
+    server.shutdown().await.expect("graceful shutdown");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_session_over_the_cap_gets_503_until_one_ends() {
+    let server = echo_server()
+        .spawn_http("127.0.0.1:0", HttpOptions::default().max_sessions(2))
+        .await
+        .expect("serve");
+    let first = open_session(&server).await;
+    let _second = open_session(&server).await;
+    let refused = post(&server, None, INITIALIZE).await;
+    assert_eq!(refused.status, StatusCode::SERVICE_UNAVAILABLE);
+    assert_eq!(refused.session, None);
+    assert_eq!(
+        refused.json(),
+        json!({
+            "jsonrpc": "2.0",
+            "id": 1,
+            "error": {
+                "code": -32000,
+                "message": "the server has 2 open sessions, its limit; try again later, or end an unused session"
+            }
+        })
+    );
+    assert_eq!(end_session(&server, &first).await, StatusCode::NO_CONTENT);
+    open_session(&server).await;
+    server.shutdown().await.expect("graceful shutdown");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_idle_session_is_closed_and_frees_its_place() {
+    let options = HttpOptions::default()
+        .max_sessions(1)
+        .session_idle_timeout(Duration::from_millis(200));
+    let server = echo_server()
+        .spawn_http("127.0.0.1:0", options)
+        .await
+        .expect("serve");
+    let idle = open_session(&server).await;
+    // The place frees up once the session has idled out: wait for that, within reason.
+    let mut answer = post(&server, None, INITIALIZE).await;
+    for _ in 0..100 {
+        if answer.status != StatusCode::SERVICE_UNAVAILABLE {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        answer = post(&server, None, INITIALIZE).await;
+    }
+    assert_eq!(answer.status, StatusCode::OK, "{}", answer.body);
+    let gone = post(
+        &server,
+        Some(&idle),
+        r#"{"jsonrpc":"2.0","id":2,"method":"tools/list"}"#,
+    )
+    .await;
+    assert_eq!(gone.status, StatusCode::NOT_FOUND);
+    server.shutdown().await.expect("graceful shutdown");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_stateless_server_answers_tool_calls_without_a_session() {
+    let server = echo_server()
+        .spawn_http("127.0.0.1:0", HttpOptions::default().stateless(true))
+        .await
+        .expect("serve");
+    for (id, text) in [(1, "one"), (2, "two")] {
+        let call = json!({
+            "jsonrpc": "2.0",
+            "id": id,
+            "method": "tools/call",
+            "params": {"name": "echo", "arguments": {"text": text}}
+        });
+        let answer = post(&server, None, &call.to_string()).await;
+        assert_eq!(
+            (answer.status, answer.session.as_deref()),
+            (StatusCode::OK, None)
+        );
+        assert_eq!(
+            answer.json(),
+            json!({
+                "jsonrpc": "2.0",
+                "id": id,
+                "result": {"content": [{"type": "text", "text": text}], "isError": false}
+            })
+        );
+    }
+    server.shutdown().await.expect("graceful shutdown");
+}

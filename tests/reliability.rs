@@ -1,0 +1,369 @@
+//! What a hostile or broken peer can send, and what the host does about it: each test is one of
+//! the defects found when the project was tried as an attacker would (issue 14), kept fixed.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
+
+use serde::Deserialize;
+use toolkit::prelude::*;
+use toolkit::schema::{InlineError, inline_refs};
+use toolkit::schemars::{self, JsonSchema};
+
+/// A tool whose closure panics while it makes its future, before `async move`.
+fn panics_before_its_future() -> ToolProxy {
+    ToolBuilder::new("early")
+        .description("Panics before it returns a future")
+        .parameters(json!({"type": "object", "properties": {"n": {"type": "integer"}}}))
+        .build_async(|args| {
+            let n = args
+                .get("n")
+                .and_then(Value::as_i64)
+                .expect("the model sent no n");
+            async move { Ok::<_, String>(n) }
+        })
+        .unwrap()
+}
+
+#[tokio::test]
+async fn an_async_closure_that_panics_before_its_future_is_an_error_result() {
+    let tool = panics_before_its_future();
+    assert_eq!(
+        tool.dynamic_acall(json!({})).await,
+        json!("Error: tool early panicked: the model sent no n")
+    );
+    let toolbox = Toolbox::builder().tool(tool.clone()).build().unwrap();
+    let result = toolbox.acall(&ToolCall::new("early", json!({}))).await;
+    assert!(result.is_error);
+    assert_eq!(tool.dynamic_acall(json!({"n": 4})).await, json!(4));
+}
+
+#[test]
+fn the_same_panic_through_the_sync_bridge_is_an_error_result() {
+    let tool = panics_before_its_future();
+    let value = toolkit::allow_async_to_sync(|| tool.dynamic_call(json!({})));
+    assert_eq!(
+        value,
+        json!("Error: tool early panicked: the model sent no n")
+    );
+}
+
+#[test]
+fn a_deadline_is_kept_on_a_runtime_built_without_timers() {
+    let tool = ToolBuilder::new("forever")
+        .description("Never answers")
+        .build_async(|_| std::future::pending::<Result<Value, String>>())
+        .unwrap()
+        .with_options(|o| o.timeout = Some(Duration::from_millis(50)));
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .build()
+        .unwrap();
+    let value = runtime.block_on(tool.dynamic_acall(json!({})));
+    assert_eq!(
+        value,
+        json!(
+            "Error: tool forever did not finish within its time limit of 50 ms and the call was \
+             abandoned; try a smaller request or a different approach"
+        )
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn call_all_answers_every_call_when_one_panics() {
+    let ran = Arc::new(AtomicUsize::new(0));
+    let counter = Arc::clone(&ran);
+    let counted = ToolBuilder::new("counted")
+        .description("Counts its calls")
+        .build_async(move |_| {
+            counter.fetch_add(1, Ordering::SeqCst);
+            async move { Ok::<_, String>("done") }
+        })
+        .unwrap();
+    let toolbox = Toolbox::builder()
+        .tool(counted)
+        .tool(panics_before_its_future())
+        .concurrency(1)
+        .build()
+        .unwrap();
+    let calls: Vec<ToolCall> = (0..12)
+        .map(|i| match i {
+            5 => ToolCall::new("early", json!({})).with_id(format!("c{i}")),
+            _ => ToolCall::new("counted", json!({})).with_id(format!("c{i}")),
+        })
+        .collect();
+    let results = toolbox.call_all(calls).await;
+    assert_eq!(results.len(), 12);
+    assert_eq!(ran.load(Ordering::SeqCst), 11);
+    for (i, result) in results.iter().enumerate() {
+        assert_eq!(result.call_id.as_deref(), Some(format!("c{i}").as_str()));
+        assert_eq!(result.is_error, i == 5, "{result:?}");
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sync_calls_abandoned_at_their_deadline_cannot_take_every_thread() {
+    let slow = ToolBuilder::new("slow")
+        .description("Takes two seconds")
+        .build(|_| {
+            std::thread::sleep(Duration::from_secs(2));
+            Ok::<_, String>("late")
+        })
+        .unwrap()
+        .with_options(|o| {
+            o.timeout = Some(Duration::from_millis(20));
+            o.max_threads = Some(4);
+        });
+    let calls = (0..10).map(|_| {
+        let slow = slow.clone();
+        async move { slow.dynamic_acall(json!({})).await }
+    });
+    let answers = futures_join(calls).await;
+    let busy = answers
+        .iter()
+        .filter(|a| a.as_str().is_some_and(|t| t.contains("is busy")))
+        .count();
+    let timed_out = answers
+        .iter()
+        .filter(|a| a.as_str().is_some_and(|t| t.contains("did not finish")))
+        .count();
+    assert_eq!((timed_out, busy), (4, 6), "{answers:?}");
+    assert_eq!(
+        answers
+            .iter()
+            .find(|a| a.as_str().unwrap().contains("is busy")),
+        Some(&json!(
+            "Error: tool slow is busy: 4 calls are still running (some past their time limit); \
+             try again later, or with a smaller request"
+        ))
+    );
+    // Other tools still get threads at once.
+    let quick = ToolBuilder::new("quick")
+        .description("Answers at once")
+        .build(|_| Ok::<_, String>("now"))
+        .unwrap()
+        .with_options(|o| o.timeout = Some(Duration::from_secs(1)));
+    assert_eq!(quick.dynamic_acall(json!({})).await, json!("now"));
+}
+
+/// Awaits every future, in order (the tests avoid a dependency on `futures` for one join).
+async fn futures_join<F: std::future::Future<Output = Value> + Send + 'static>(
+    futures: impl Iterator<Item = F>,
+) -> Vec<Value> {
+    let handles: Vec<_> = futures.map(tokio::spawn).collect();
+    let mut out = Vec::new();
+    for handle in handles {
+        out.push(handle.await.unwrap());
+    }
+    out
+}
+
+#[derive(Default)]
+struct Shapes;
+
+#[toolset(name = "shapes")]
+impl Shapes {
+    /// Count the items
+    #[tool]
+    fn count(&self, items: Vec<Value>) -> usize {
+        items.len()
+    }
+
+    /// Echo the text
+    #[tool(max_output_bytes = 200)]
+    fn capped(&self, text: String) -> String {
+        text
+    }
+
+    /// Echo the text
+    #[tool(max_output_bytes = 10)]
+    fn tiny(&self, text: String) -> String {
+        text
+    }
+}
+
+fn shapes(name: &str) -> ToolProxy {
+    let tool = Shapes::to_tools()
+        .into_iter()
+        .find(|t| t.name() == name)
+        .unwrap();
+    tool.with_options(|o| o.max_depth = Some(8))
+}
+
+#[test]
+fn max_depth_holds_for_arrays_sent_as_json_text() {
+    let deep = format!("{}{}", "[".repeat(120), "]".repeat(120));
+    assert_eq!(
+        shapes("shapes_count").dynamic_call(json!({"items": deep})),
+        json!(
+            "Error: the arguments for shapes_count nest arrays or objects more than 8 levels \
+             deep; send a flatter structure"
+        )
+    );
+    assert_eq!(
+        shapes("shapes_count").dynamic_call(json!({"items": "[[1], [2]]"})),
+        json!(2)
+    );
+}
+
+#[test]
+fn error_results_are_cut_to_the_output_limit_too() {
+    let mut arguments = serde_json::Map::new();
+    for i in 0..20_000 {
+        arguments.insert(format!("unknown_{i}"), json!(i));
+    }
+    let error = shapes("shapes_capped").dynamic_call(Value::Object(arguments));
+    let text = error.as_str().unwrap();
+    assert!(text.len() <= 200, "{} bytes", text.len());
+    assert!(text.starts_with("Error: 21 problems with the arguments for shapes_capped:"));
+    assert!(text.ends_with("bytes]"), "{text}");
+
+    let tiny = shapes("shapes_tiny");
+    assert_eq!(
+        tiny.dynamic_call(json!({"text": "a".repeat(50)})),
+        json!("aaaaaaaaaa")
+    );
+    let error = tiny.dynamic_call(json!({}));
+    assert_eq!(error, json!("Error: mis"));
+}
+
+#[test]
+fn a_huge_unknown_key_is_named_briefly() {
+    let key = "k".repeat(900_000);
+    let error = shapes("shapes_capped").dynamic_call(json!({"text": "x", key: 1}));
+    assert_eq!(
+        error,
+        json!(format!(
+            "Error: unknown argument \"{}...\" for shapes_capped",
+            "k".repeat(60)
+        ))
+    );
+}
+
+#[test]
+fn one_nameless_call_in_a_batch_does_not_stop_the_others() {
+    let calls = ToolCalls::parse(&json!([
+        {"name": "shapes_tiny", "arguments": {"text": "hi"}},
+        {"id": "c2", "name": "", "arguments": {}},
+        {"name": 7, "arguments": {}}
+    ]))
+    .unwrap();
+    assert_eq!(calls.len(), 3);
+    let toolbox = Toolbox::builder().toolset::<Shapes>().build().unwrap();
+    let results: Vec<ToolCallResult> = calls.iter().map(|c| toolbox.call(c)).collect();
+    assert_eq!(results[0].value, json!("hi"));
+    assert_eq!(results[1].call_id.as_deref(), Some("c2"));
+    assert_eq!(
+        results[1].value,
+        json!(
+            "Error: could not read a tool call: a call names no tool; send \"name\" with one of: \
+             shapes_count, shapes_capped, shapes_tiny"
+        )
+    );
+    assert!(results[2].is_error);
+    // Alone, a nameless call is still the parse error it always was.
+    assert!(ToolCalls::parse(&json!({"name": 7, "args": {}})).is_err());
+}
+
+/// A tree whose nodes are one of two shapes, both with children: schemars writes an untagged
+/// enum as `anyOf`, and a validator tries both branches at every level.
+#[derive(Deserialize, JsonSchema)]
+#[serde(untagged)]
+#[allow(dead_code)]
+enum Node {
+    Named { name: String, children: Vec<Node> },
+    Numbered { number: i64, children: Vec<Node> },
+}
+
+#[derive(Default)]
+struct Trees;
+
+#[toolset(name = "trees")]
+impl Trees {
+    /// Count the nodes of a tree
+    #[tool]
+    fn size(&self, root: Node) -> usize {
+        fn count(node: &Node) -> usize {
+            match node {
+                Node::Named { children, .. } | Node::Numbered { children, .. } => {
+                    1 + children.iter().map(count).sum::<usize>()
+                }
+            }
+        }
+        count(&root)
+    }
+}
+
+fn chain(depth: usize, leaf: Value) -> Value {
+    let mut node = leaf;
+    for _ in 0..depth {
+        node = json!({"mislabelled": true, "children": [node]});
+    }
+    node
+}
+
+#[test]
+fn nested_alternatives_are_refused_before_they_take_seconds() {
+    let size = Trees::to_tools().remove(0);
+    let started = Instant::now();
+    assert_eq!(
+        size.dynamic_call(json!({"root": chain(30, json!({"name": "leaf", "children": []}))})),
+        json!(
+            "Error: the arguments for trees_size are too complex to check: alternatives nest \
+             too deeply in them; send a flatter structure"
+        )
+    );
+    // A hang guard, not a speed measurement: unbounded, this takes hours.
+    assert!(started.elapsed() < Duration::from_secs(20));
+    let mut tree = json!({"name": "leaf", "children": []});
+    for level in 0..6 {
+        tree = json!({"number": level, "children": [tree.clone(), tree]});
+    }
+    assert_eq!(size.dynamic_call(json!({"root": tree})), json!(127));
+}
+
+/// Definitions each pointing at the next, `count` deep.
+fn reference_chain(count: usize) -> Value {
+    let mut defs = serde_json::Map::new();
+    for i in 0..count {
+        defs.insert(
+            format!("D{i}"),
+            json!({"$ref": format!("#/$defs/D{}", i + 1)}),
+        );
+    }
+    defs.insert(format!("D{count}"), json!({"type": "string"}));
+    json!({"type": "object", "properties": {"x": {"$ref": "#/$defs/D0"}}, "$defs": defs})
+}
+
+#[test]
+fn a_chain_of_thousands_of_references_is_an_error_not_a_crash() {
+    // A small stack proves the inliner does not recurse once per reference.
+    let inlined = std::thread::Builder::new()
+        .stack_size(256 * 1024)
+        .spawn(|| inline_refs(&reference_chain(3_000)))
+        .unwrap()
+        .join()
+        .unwrap();
+    assert_eq!(inlined, Err(InlineError::TooDeep { limit: 128 }));
+    assert_eq!(
+        inline_refs(&reference_chain(10)).unwrap()["properties"]["x"],
+        json!({"type": "string"})
+    );
+}
+
+#[test]
+fn a_schema_that_doubles_at_every_reference_is_refused_before_it_grows() {
+    let mut defs = serde_json::Map::new();
+    for i in 0..20 {
+        let next = json!({"$ref": format!("#/$defs/D{}", i + 1)});
+        defs.insert(
+            format!("D{i}"),
+            json!({"type": "object", "properties": {"a": next, "b": next}}),
+        );
+    }
+    defs.insert("D20".into(), json!({"type": "string"}));
+    let schema = json!({"properties": {"x": {"$ref": "#/$defs/D0"}}, "$defs": defs});
+    assert_eq!(
+        inline_refs(&schema),
+        Err(InlineError::TooLarge { limit: 100_000 })
+    );
+}

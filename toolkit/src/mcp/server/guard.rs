@@ -1,0 +1,248 @@
+//! What every HTTP request passes before rmcp sees it: the bearer token, the body limit, a body
+//! that is JSON-RPC at all, and the session cap; and one answer rmcp gives that clients misread.
+//!
+//! rmcp answers a body it cannot parse with HTTP 415 and no JSON-RPC error, and a session
+//! `DELETE` with 202, which the official Python client reports as a failure. Both are fixed
+//! here, at the HTTP layer, where the body and the status are in hand.
+
+use std::sync::Arc;
+
+use axum::body::{Body, Bytes};
+use axum::extract::{Request, State};
+use axum::http::request::Parts;
+use axum::http::{HeaderMap, Method, StatusCode, header};
+use axum::middleware::Next;
+use axum::response::{IntoResponse, Response};
+use rmcp::model::{ClientJsonRpcMessage, ClientRequest, ErrorCode};
+use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
+use serde_json::{Value, json};
+use tokio::sync::{Mutex, MutexGuard};
+
+/// The header that names a session.
+const SESSION_ID: &str = "mcp-session-id";
+
+pub(super) struct Guard {
+    /// `Bearer <token>`, as the `Authorization` header must read.
+    pub(super) bearer: Option<String>,
+    pub(super) max_body_bytes: usize,
+    /// `None` when serving without sessions.
+    pub(super) sessions: Option<SessionCap>,
+}
+
+/// At most `max` sessions open at once.
+pub(super) struct SessionCap {
+    pub(super) manager: Arc<LocalSessionManager>,
+    pub(super) max: usize,
+    /// Held from the count to the new session's insertion, so concurrent `initialize`s cannot
+    /// all pass the same count. An `initialize` is answered from the server's info, at once.
+    pub(super) opening: Mutex<()>,
+}
+
+/// Bearer auth, the body limit and JSON-RPC parse errors, the session cap; then rmcp.
+pub(super) async fn guard_request(
+    State(guard): State<Arc<Guard>>,
+    request: Request,
+    next: Next,
+) -> Response {
+    if !guard.authorized(request.headers()) {
+        return (
+            StatusCode::UNAUTHORIZED,
+            [(header::WWW_AUTHENTICATE, "Bearer")],
+            "missing or wrong bearer token",
+        )
+            .into_response();
+    }
+    let (parts, bytes) = match guard.read_body(request).await {
+        Ok(read) => read,
+        Err(too_large) => return too_large,
+    };
+    let mut place = None;
+    if parts.method == Method::POST && is_json(&parts.headers) {
+        let message = match parse_message(&bytes) {
+            Ok(message) => message,
+            Err(refusal) => return refusal.into_response(),
+        };
+        if let Some(cap) = &guard.sessions
+            && opens_a_session(&message, &parts.headers)
+        {
+            match cap.place(&message).await {
+                Ok(held) => place = Some(held),
+                Err(full) => return full,
+            }
+        }
+    }
+    let is_delete = parts.method == Method::DELETE;
+    let mut response = next
+        .run(Request::from_parts(parts, Body::from(bytes)))
+        .await;
+    drop(place);
+    if is_delete && response.status() == StatusCode::ACCEPTED {
+        // The session is closed: say so plainly (the Python SDK accepts only 200 and 204).
+        *response.status_mut() = StatusCode::NO_CONTENT;
+    }
+    response
+}
+
+impl Guard {
+    fn authorized(&self, headers: &HeaderMap) -> bool {
+        let Some(expected) = &self.bearer else {
+            return true;
+        };
+        let sent = headers
+            .get(header::AUTHORIZATION)
+            .map(|value| value.as_bytes());
+        sent.is_some_and(|sent| constant_time_eq(sent, expected.as_bytes()))
+    }
+
+    /// The whole body, refused with 413 over the limit: at once when the declared length says
+    /// so, else once the limit is reached (a chunked body declares no length).
+    async fn read_body(&self, request: Request) -> Result<(Parts, Bytes), Response> {
+        let declared = request
+            .headers()
+            .get(header::CONTENT_LENGTH)
+            .and_then(|value| value.to_str().ok())
+            .and_then(|value| value.parse::<usize>().ok());
+        if declared.is_some_and(|length| length > self.max_body_bytes) {
+            return Err(too_large(self.max_body_bytes));
+        }
+        let (parts, body) = request.into_parts();
+        match axum::body::to_bytes(body, self.max_body_bytes).await {
+            Ok(bytes) => Ok((parts, bytes)),
+            Err(_) => Err(too_large(self.max_body_bytes)),
+        }
+    }
+}
+
+impl SessionCap {
+    /// A place for one more session, held until rmcp has opened it; 503 when none is left.
+    async fn place(
+        &self,
+        initialize: &ClientJsonRpcMessage,
+    ) -> Result<MutexGuard<'_, ()>, Response> {
+        let held = self.opening.lock().await;
+        if self.manager.sessions.read().await.len() >= self.max {
+            return Err(too_many_sessions(initialize, self.max));
+        }
+        Ok(held)
+    }
+}
+
+fn is_json(headers: &HeaderMap) -> bool {
+    headers
+        .get(header::CONTENT_TYPE)
+        .and_then(|value| value.to_str().ok())
+        .and_then(|value| value.split(';').next())
+        .is_some_and(|essence| essence.trim().eq_ignore_ascii_case("application/json"))
+}
+
+/// Why a body is not one JSON-RPC message.
+enum NotJsonRpc {
+    /// The text is not JSON: `-32700`, with serde's reason.
+    NotJson(String),
+    /// JSON, but not a message (a batch included: MCP has none): `-32600`, with the id if one
+    /// could be read.
+    NotAMessage(Value),
+}
+
+impl NotJsonRpc {
+    /// The JSON-RPC error a client can read, with `id: null` when none could be read.
+    fn into_response(self) -> Response {
+        let (id, code, message) = match self {
+            NotJsonRpc::NotJson(reason) => (
+                Value::Null,
+                ErrorCode::PARSE_ERROR,
+                format!("Parse error: the body is not JSON ({reason})"),
+            ),
+            NotJsonRpc::NotAMessage(id) => (
+                id,
+                ErrorCode::INVALID_REQUEST,
+                "Invalid Request: the body is not a JSON-RPC 2.0 request, notification or \
+                 response"
+                    .to_owned(),
+            ),
+        };
+        jsonrpc_error(StatusCode::BAD_REQUEST, id, code, &message)
+    }
+}
+
+/// The body as one JSON-RPC message, as rmcp reads it.
+///
+/// rmcp parses the body again; MCP messages are small, and the second parse is what keeps
+/// rmcp's own checks unchanged.
+fn parse_message(bytes: &Bytes) -> Result<ClientJsonRpcMessage, NotJsonRpc> {
+    let error = match serde_json::from_slice::<ClientJsonRpcMessage>(bytes) {
+        Ok(message) => return Ok(message),
+        Err(error) => error,
+    };
+    if error.is_syntax() || error.is_eof() {
+        return Err(NotJsonRpc::NotJson(error.to_string()));
+    }
+    let id = serde_json::from_slice::<Value>(bytes)
+        .ok()
+        .and_then(|value| value.get("id").cloned())
+        .filter(|id| id.is_string() || id.is_i64() || id.is_u64())
+        .unwrap_or(Value::Null);
+    Err(NotJsonRpc::NotAMessage(id))
+}
+
+/// An `initialize` without a session: rmcp opens a session for it.
+fn opens_a_session(message: &ClientJsonRpcMessage, headers: &HeaderMap) -> bool {
+    let ClientJsonRpcMessage::Request(request) = message else {
+        return false;
+    };
+    matches!(request.request, ClientRequest::InitializeRequest(_))
+        && !headers.contains_key(SESSION_ID)
+}
+
+fn too_many_sessions(message: &ClientJsonRpcMessage, max: usize) -> Response {
+    let id = match message {
+        ClientJsonRpcMessage::Request(request) => {
+            serde_json::to_value(&request.id).unwrap_or(Value::Null)
+        }
+        _ => Value::Null,
+    };
+    let message = format!(
+        "the server has {max} open sessions, its limit; try again later, or end an unused \
+         session"
+    );
+    // Overload, not a bad request: a client may retry.
+    jsonrpc_error(
+        StatusCode::SERVICE_UNAVAILABLE,
+        id,
+        ErrorCode(-32000),
+        &message,
+    )
+}
+
+/// A JSON-RPC error as the whole HTTP answer. `id` is `null` when the request's id could not be
+/// read, as JSON-RPC 2.0 asks.
+fn jsonrpc_error(status: StatusCode, id: Value, code: ErrorCode, message: &str) -> Response {
+    let body = json!({
+        "jsonrpc": "2.0",
+        "id": id,
+        "error": {"code": code.0, "message": message},
+    });
+    (
+        status,
+        [(header::CONTENT_TYPE, "application/json")],
+        body.to_string(),
+    )
+        .into_response()
+}
+
+fn too_large(limit: usize) -> Response {
+    (
+        StatusCode::PAYLOAD_TOO_LARGE,
+        format!("the request body is larger than {limit} bytes"),
+    )
+        .into_response()
+}
+
+/// Compares without an early exit, so response timing does not reveal how much of a guessed
+/// token was right.
+fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
+    if a.len() != b.len() {
+        return false;
+    }
+    a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
+}

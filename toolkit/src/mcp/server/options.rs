@@ -1,0 +1,127 @@
+//! How the Streamable HTTP server is configured: [`HttpOptions`] and its defaults.
+
+use std::time::Duration;
+
+/// The largest request body [`HttpOptions`] accepts unless told otherwise: 4 MiB.
+pub const DEFAULT_MAX_BODY_BYTES: usize = 4 * 1024 * 1024;
+
+/// How the Streamable HTTP server guards its endpoint and bounds its sessions.
+///
+/// | option | default |
+/// |---|---|
+/// | [`path`](Self::path) | `/mcp` |
+/// | [`bearer_token`](Self::bearer_token) | none: no authentication |
+/// | [`max_body_bytes`](Self::max_body_bytes) | 4 MiB ([`DEFAULT_MAX_BODY_BYTES`]) |
+/// | [`allowed_hosts`](Self::allowed_hosts) | `localhost`, `127.0.0.1`, `::1` |
+/// | [`max_sessions`](Self::max_sessions) | 1,000 ([`HttpOptions::DEFAULT_MAX_SESSIONS`]) |
+/// | [`session_idle_timeout`](Self::session_idle_timeout) | 5 minutes ([`HttpOptions::DEFAULT_SESSION_IDLE_TIMEOUT`]) |
+/// | [`stateless`](Self::stateless) | `false`: one session per client |
+///
+/// ```
+/// use std::time::Duration;
+/// use toolkit::mcp::HttpOptions;
+///
+/// let options = HttpOptions::default()
+///     .bearer_token("s3cret")
+///     .max_sessions(100)
+///     .session_idle_timeout(Duration::from_secs(60));
+/// assert_eq!(options.max_sessions, 100);
+/// assert_eq!(HttpOptions::default().max_sessions, HttpOptions::DEFAULT_MAX_SESSIONS);
+/// ```
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub struct HttpOptions {
+    /// The path MCP is served at (default `/mcp`).
+    pub path: String,
+    /// When set, every request must carry `Authorization: Bearer <token>`; others get 401 and
+    /// reach no tool.
+    pub bearer_token: Option<String>,
+    /// The largest request body accepted, whatever its size; larger ones get 413 (default
+    /// [`DEFAULT_MAX_BODY_BYTES`]). A body is read whole into memory before it is parsed.
+    pub max_body_bytes: usize,
+    /// The `Host` names accepted, against DNS rebinding (default: rmcp's `localhost`,
+    /// `127.0.0.1`, `::1`); set it to serve under a public name. An empty list accepts any host.
+    pub allowed_hosts: Option<Vec<String>>,
+    /// How many sessions may be open at once (default [`HttpOptions::DEFAULT_MAX_SESSIONS`]);
+    /// over it, an `initialize` gets HTTP 503 until a session closes or idles out.
+    pub max_sessions: usize,
+    /// How long a session may go without a request before the server closes it (default
+    /// [`HttpOptions::DEFAULT_SESSION_IDLE_TIMEOUT`]).
+    pub session_idle_timeout: Duration,
+    /// Serve without sessions (default `false`); see [`HttpOptions::stateless`].
+    pub stateless: bool,
+}
+
+impl Default for HttpOptions {
+    fn default() -> Self {
+        HttpOptions {
+            path: "/mcp".to_owned(),
+            bearer_token: None,
+            max_body_bytes: DEFAULT_MAX_BODY_BYTES,
+            allowed_hosts: None,
+            max_sessions: HttpOptions::DEFAULT_MAX_SESSIONS,
+            session_idle_timeout: HttpOptions::DEFAULT_SESSION_IDLE_TIMEOUT,
+            stateless: false,
+        }
+    }
+}
+
+impl HttpOptions {
+    /// 1,000 sessions: an open session costs about 200 KB, so a few hundred MB at most.
+    pub const DEFAULT_MAX_SESSIONS: usize = 1_000;
+    /// 5 minutes, rmcp's own default.
+    pub const DEFAULT_SESSION_IDLE_TIMEOUT: Duration = Duration::from_secs(300);
+
+    /// Requires `Authorization: Bearer <token>` on every request.
+    pub fn bearer_token(mut self, token: impl Into<String>) -> Self {
+        self.bearer_token = Some(token.into());
+        self
+    }
+
+    /// Sets the largest request body accepted, in bytes.
+    pub fn max_body_bytes(mut self, bytes: usize) -> Self {
+        self.max_body_bytes = bytes;
+        self
+    }
+
+    /// Accepts requests whose `Host` is one of `hosts` (e.g. `["mcp.example.com"]`); an empty
+    /// list accepts any host.
+    pub fn allowed_hosts(mut self, hosts: impl IntoIterator<Item = impl Into<String>>) -> Self {
+        self.allowed_hosts = Some(hosts.into_iter().map(Into::into).collect());
+        self
+    }
+
+    /// Serves MCP at `path` instead of `/mcp`.
+    pub fn path(mut self, path: impl Into<String>) -> Self {
+        self.path = path.into();
+        self
+    }
+
+    /// Sets how many sessions may be open at once. A client that opens one more (its
+    /// `initialize`) gets HTTP 503 with a JSON-RPC error saying so; sessions free up when a
+    /// client ends its session (`DELETE`) or when one idles out
+    /// ([`session_idle_timeout`](Self::session_idle_timeout)).
+    pub fn max_sessions(mut self, sessions: usize) -> Self {
+        self.max_sessions = sessions;
+        self
+    }
+
+    /// Sets how long a session may go without a request before the server closes it; the
+    /// client's next request then gets 404 and it must initialize again. Keep it above the
+    /// longest a client stays quiet between calls.
+    pub fn session_idle_timeout(mut self, timeout: Duration) -> Self {
+        self.session_idle_timeout = timeout;
+        self
+    }
+
+    /// Serves without sessions when `true`: no `Mcp-Session-Id`, nothing kept between requests,
+    /// each `POST` answered with one JSON body. Any replica can then answer any request, so
+    /// several servers can stand behind a load balancer without sticky sessions. The price:
+    /// no server-to-client messages outside a request's answer (`GET` and `DELETE` get 405),
+    /// and [`max_sessions`](Self::max_sessions) and
+    /// [`session_idle_timeout`](Self::session_idle_timeout) do not apply.
+    pub fn stateless(mut self, stateless: bool) -> Self {
+        self.stateless = stateless;
+        self
+    }
+}
