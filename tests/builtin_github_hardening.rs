@@ -27,7 +27,7 @@ impl FakeGh {
         let _ = std::fs::remove_dir_all(&dir);
         std::fs::create_dir_all(&dir).unwrap();
         let program = dir.join("gh");
-        let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures/fake_gh.py");
+        let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/fake_gh.py");
         std::fs::copy(script, &program).unwrap();
         std::fs::set_permissions(&program, std::fs::Permissions::from_mode(0o755)).unwrap();
         FakeGh { dir }
