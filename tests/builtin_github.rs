@@ -3,8 +3,7 @@
 //! runs, hostile input reaching `gh` as plain arguments, and every failure path.
 #![cfg(unix)]
 
-use std::os::unix::fs::PermissionsExt;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 use std::sync::Arc;
 use std::time::Duration;
@@ -12,73 +11,8 @@ use std::time::Duration;
 use toolkit::builtin::{GithubCliToolset, IssueState, PrState, TrafficPeriod};
 use toolkit::prelude::*;
 
-fn fixtures() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures")
-}
-
-/// A directory holding the fake, named `gh`, and the files it answers from.
-struct FakeGh {
-    dir: PathBuf,
-}
-
-impl FakeGh {
-    fn new(test: &str) -> FakeGh {
-        let dir = Path::new(env!("CARGO_TARGET_TMPDIR"))
-            .join("fake-gh")
-            .join(test);
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).unwrap();
-        let program = dir.join("gh");
-        std::fs::copy(fixtures().join("fake_gh.py"), &program).unwrap();
-        std::fs::set_permissions(&program, std::fs::Permissions::from_mode(0o755)).unwrap();
-        FakeGh { dir }
-    }
-
-    fn answering(self, canned: &str) -> FakeGh {
-        let json = std::fs::read_to_string(fixtures().join("builtin/gh").join(canned)).unwrap();
-        self.set("stdout", &json)
-    }
-
-    fn set(self, file: &str, contents: &str) -> FakeGh {
-        std::fs::write(self.dir.join(file), contents).unwrap();
-        self
-    }
-
-    fn program(&self) -> PathBuf {
-        self.dir.join("gh")
-    }
-
-    fn tools(&self) -> Vec<ToolProxy> {
-        self.tools_of(GithubCliToolset::new())
-    }
-
-    fn tools_of(&self, toolset: GithubCliToolset) -> Vec<ToolProxy> {
-        Arc::new(toolset.with_program(self.program())).into_tools()
-    }
-
-    fn call(&self, name: &str, args: Value) -> Value {
-        let tools = self.tools();
-        let tool = tools.iter().find(|t| t.name() == name).unwrap();
-        tool.dynamic_call(args)
-    }
-
-    /// Every run's record: `{"argv": [...], "GH_REPO": ..., "GH_PROMPT_DISABLED": ...}`.
-    fn runs(&self) -> Vec<Value> {
-        match std::fs::read_to_string(self.dir.join("argv.jsonl")) {
-            Ok(log) => log
-                .lines()
-                .map(|l| serde_json::from_str(l).unwrap())
-                .collect(),
-            Err(_) => Vec::new(),
-        }
-    }
-
-    fn only_argv(&self) -> Value {
-        let runs = self.runs();
-        assert_eq!(runs.len(), 1, "expected one gh run, got {runs:?}");
-        runs[0]["argv"].clone()
-    }
-}
+mod common;
+use common::fake_gh::{FakeGh, fixtures};
 
 #[test]
 fn the_toolset_exports_the_seven_read_only_dspy_rb_names() {
@@ -130,7 +64,7 @@ fn every_tool_schema_matches_the_golden_file() {
 
 #[test]
 fn list_issues_runs_gh_issue_list_with_json_fields_and_formats_like_dspy_rb() {
-    let gh = FakeGh::new("list_issues").answering("issue_list.json");
+    let gh = FakeGh::new("fake-gh", "list_issues").answering("issue_list.json");
     assert_eq!(
         gh.call("github_list_issues", json!({})),
         json!(
@@ -156,7 +90,7 @@ fn list_issues_runs_gh_issue_list_with_json_fields_and_formats_like_dspy_rb() {
 
 #[test]
 fn list_issues_passes_every_filter_as_one_argument() {
-    let gh = FakeGh::new("list_issues_filters").set("stdout", "[]");
+    let gh = FakeGh::new("fake-gh", "list_issues_filters").set("stdout", "[]");
     assert_eq!(
         gh.call(
             "github_list_issues",
@@ -184,7 +118,7 @@ fn list_issues_passes_every_filter_as_one_argument() {
 
 #[test]
 fn list_prs_formats_branches_and_passes_filters() {
-    let gh = FakeGh::new("list_prs").answering("pr_list.json");
+    let gh = FakeGh::new("fake-gh", "list_prs").answering("pr_list.json");
     assert_eq!(
         gh.call(
             "github_list_prs",
@@ -214,7 +148,7 @@ fn list_prs_formats_branches_and_passes_filters() {
 
 #[test]
 fn an_empty_pull_request_list_says_so() {
-    let gh = FakeGh::new("list_prs_empty").set("stdout", "[]\n");
+    let gh = FakeGh::new("fake-gh", "list_prs_empty").set("stdout", "[]\n");
     assert_eq!(
         gh.call("github_list_prs", json!({})),
         json!("No pull requests found")
@@ -223,7 +157,7 @@ fn an_empty_pull_request_list_says_so() {
 
 #[test]
 fn get_issue_shows_details_and_body() {
-    let gh = FakeGh::new("get_issue").answering("issue_view.json");
+    let gh = FakeGh::new("fake-gh", "get_issue").answering("issue_view.json");
     assert_eq!(
         gh.call(
             "github_get_issue",
@@ -249,7 +183,7 @@ fn get_issue_shows_details_and_body() {
 
 #[test]
 fn get_pr_reports_mergeability_from_the_typed_state() {
-    let gh = FakeGh::new("get_pr").answering("pr_view.json");
+    let gh = FakeGh::new("fake-gh", "get_pr").answering("pr_view.json");
     assert_eq!(
         gh.call("github_get_pr", json!({"pr_number": 12})),
         json!(
@@ -271,7 +205,7 @@ fn get_pr_reports_mergeability_from_the_typed_state() {
 
 #[test]
 fn api_request_is_a_get_with_fields_and_the_endpoint_after_double_dash() {
-    let gh = FakeGh::new("api_request").set("stdout", "[{\"id\":1}]\n");
+    let gh = FakeGh::new("fake-gh", "api_request").set("stdout", "[{\"id\":1}]\n");
     assert_eq!(
         gh.call(
             "github_api_request",
@@ -302,7 +236,7 @@ fn api_request_is_a_get_with_fields_and_the_endpoint_after_double_dash() {
 
 #[test]
 fn api_request_accepts_get_in_any_case_and_refuses_every_other_method_without_running_gh() {
-    let gh = FakeGh::new("api_methods").set("stdout", "{}");
+    let gh = FakeGh::new("fake-gh", "api_methods").set("stdout", "{}");
     assert_eq!(
         gh.call(
             "github_api_request",
@@ -326,7 +260,7 @@ fn api_request_accepts_get_in_any_case_and_refuses_every_other_method_without_ru
 
 #[test]
 fn api_request_refuses_endpoints_that_are_options_urls_graphql_or_spaced() {
-    let gh = FakeGh::new("api_endpoints");
+    let gh = FakeGh::new("fake-gh", "api_endpoints");
     let cases = [
         (
             "--method=POST",
@@ -369,7 +303,7 @@ fn api_request_refuses_endpoints_that_are_options_urls_graphql_or_spaced() {
 
 #[test]
 fn hostile_text_reaches_gh_as_plain_arguments() {
-    let gh = FakeGh::new("hostile").set("stdout", "[]");
+    let gh = FakeGh::new("fake-gh", "hostile").set("stdout", "[]");
     let hostile = [
         "\"quoted\" 'single'",
         "a; rm -rf ~",
@@ -400,7 +334,7 @@ fn hostile_text_reaches_gh_as_plain_arguments() {
 
 #[test]
 fn more_than_thirty_two_labels_are_refused_before_gh_runs() {
-    let gh = FakeGh::new("too_many_labels");
+    let gh = FakeGh::new("fake-gh", "too_many_labels");
     let labels: Vec<String> = (0..33).map(|i| format!("l{i}")).collect();
     assert_eq!(
         gh.call("github_list_issues", json!({"labels": labels})),
@@ -411,7 +345,7 @@ fn more_than_thirty_two_labels_are_refused_before_gh_runs() {
 
 #[test]
 fn hostile_api_fields_and_endpoint_characters_stay_single_arguments() {
-    let gh = FakeGh::new("hostile_api").set("stdout", "{}");
+    let gh = FakeGh::new("fake-gh", "hostile_api").set("stdout", "{}");
     gh.call(
         "github_api_request",
         json!({"endpoint": "search/issues?q=$(id);x", "fields": {"q": "'; rm -rf / \"$(id)\"", "-f": "-X POST"}}),
@@ -432,7 +366,7 @@ fn hostile_api_fields_and_endpoint_characters_stay_single_arguments() {
 
 #[test]
 fn a_repository_that_is_not_owner_slash_repo_is_refused_before_gh_runs() {
-    let gh = FakeGh::new("bad_repo");
+    let gh = FakeGh::new("fake-gh", "bad_repo");
     for repo in ["-R evil", "octo", "octo/hello; rm", "a/b/c/d", "../x"] {
         assert_eq!(
             gh.call("github_get_issue", json!({"issue_number": 1, "repo": repo})),
@@ -446,7 +380,7 @@ fn a_repository_that_is_not_owner_slash_repo_is_refused_before_gh_runs() {
 
 #[test]
 fn traffic_views_is_a_get_on_the_traffic_endpoint_and_lists_each_data_point() {
-    let gh = FakeGh::new("traffic_views").answering("traffic_views.json");
+    let gh = FakeGh::new("fake-gh", "traffic_views").answering("traffic_views.json");
     assert_eq!(
         gh.call(
             "github_traffic_views",
@@ -472,7 +406,7 @@ fn traffic_views_is_a_get_on_the_traffic_endpoint_and_lists_each_data_point() {
 
 #[test]
 fn traffic_clones_on_another_host_names_the_host_separately() {
-    let gh = FakeGh::new("traffic_clones").answering("traffic_clones.json");
+    let gh = FakeGh::new("fake-gh", "traffic_clones").answering("traffic_clones.json");
     // Another host only when the application allows it (tests/builtin_github_hardening.rs).
     let tools = gh.tools_of(GithubCliToolset::new().with_allowed_hosts(["ghe.example.com"]));
     assert_eq!(
@@ -496,7 +430,7 @@ fn traffic_clones_on_another_host_names_the_host_separately() {
 
 #[test]
 fn a_failing_gh_reports_its_exit_status_and_stderr() {
-    let gh = FakeGh::new("gh_fails")
+    let gh = FakeGh::new("fake-gh", "gh_fails")
         .set(
             "stderr",
             "GraphQL: Could not resolve to an issue or pull request with the number of 999.\n",
@@ -513,7 +447,7 @@ fn a_failing_gh_reports_its_exit_status_and_stderr() {
 
 #[test]
 fn a_silent_failure_still_says_gh_failed() {
-    let gh = FakeGh::new("gh_fails_silently").set("exit_code", "4");
+    let gh = FakeGh::new("fake-gh", "gh_fails_silently").set("exit_code", "4");
     assert_eq!(
         gh.call("github_list_prs", json!({})),
         json!("Error: gh pr list failed (exit status: 4): (gh printed no error message)")
@@ -522,7 +456,7 @@ fn a_silent_failure_still_says_gh_failed() {
 
 #[test]
 fn output_that_is_not_the_expected_json_is_an_error() {
-    let gh = FakeGh::new("bad_json").set("stdout", "Welcome to GitHub CLI!\n");
+    let gh = FakeGh::new("fake-gh", "bad_json").set("stdout", "Welcome to GitHub CLI!\n");
     assert_eq!(
         gh.call("github_list_issues", json!({})),
         json!(
@@ -534,7 +468,7 @@ fn output_that_is_not_the_expected_json_is_an_error() {
 
 #[test]
 fn a_state_gh_does_not_document_is_an_error_not_a_guess() {
-    let gh = FakeGh::new("bad_state").set(
+    let gh = FakeGh::new("fake-gh", "bad_state").set(
         "stdout",
         r#"[{"number": 1, "title": "t", "state": "DRAFT", "baseRefName": "m", "headRefName": "h", "url": "u"}]"#,
     );
@@ -549,7 +483,7 @@ fn a_state_gh_does_not_document_is_an_error_not_a_guess() {
 
 #[test]
 fn gh_is_killed_at_the_timeout() {
-    let gh = FakeGh::new("timeout").set("sleep", "60");
+    let gh = FakeGh::new("fake-gh", "timeout").set("sleep", "60");
     let tools = gh.tools_of(GithubCliToolset::new().with_timeout(Duration::from_millis(300)));
     assert_eq!(
         tools[0].dynamic_call(json!({})),
@@ -559,7 +493,7 @@ fn gh_is_killed_at_the_timeout() {
 
 #[test]
 fn output_beyond_the_limit_is_refused() {
-    let gh = FakeGh::new("too_much").answering("issue_list.json");
+    let gh = FakeGh::new("fake-gh", "too_much").answering("issue_list.json");
     let tools = gh.tools_of(GithubCliToolset::new().with_max_output_bytes(64));
     assert_eq!(
         tools[0].dynamic_call(json!({})),
@@ -583,7 +517,7 @@ fn a_missing_gh_is_reported_with_a_hint() {
 
 #[test]
 fn a_limit_outside_one_to_a_thousand_is_refused() {
-    let gh = FakeGh::new("bad_limit");
+    let gh = FakeGh::new("fake-gh", "bad_limit");
     for limit in [0, 1001] {
         assert_eq!(
             gh.call("github_list_prs", json!({"limit": limit})),
@@ -597,7 +531,7 @@ fn a_limit_outside_one_to_a_thousand_is_refused() {
 
 #[test]
 fn a_state_outside_the_enum_is_refused_by_the_schema() {
-    let gh = FakeGh::new("bad_state_argument");
+    let gh = FakeGh::new("fake-gh", "bad_state_argument");
     assert_eq!(
         gh.call("github_list_issues", json!({"state": "opened"})),
         json!(
@@ -617,7 +551,7 @@ fn typed_states_name_the_values_gh_takes() {
 
 #[tokio::test]
 async fn acall_runs_gh_off_the_async_runtime() {
-    let gh = FakeGh::new("acall").answering("pr_view.json");
+    let gh = FakeGh::new("fake-gh", "acall").answering("pr_view.json");
     let tools = gh.tools();
     let value = tools[3].acall(json!({"pr_number": 12})).await.unwrap();
     assert!(
@@ -643,7 +577,7 @@ fn the_default_program_is_gh_found_on_path() {
         );
         return;
     }
-    let gh = FakeGh::new("default_on_path").answering("pr_view.json");
+    let gh = FakeGh::new("fake-gh", "default_on_path").answering("pr_view.json");
     let path = std::env::join_paths(std::iter::once(gh.dir.clone()).chain(std::env::split_paths(
         &std::env::var_os("PATH").unwrap_or_default(),
     )))

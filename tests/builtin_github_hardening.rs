@@ -4,88 +4,21 @@
 //! run and everything gh started dies with it.
 #![cfg(unix)]
 
-use std::os::unix::fs::PermissionsExt;
-use std::path::{Path, PathBuf};
 use std::process::Command;
-use std::sync::Arc;
 use std::thread;
 use std::time::{Duration, Instant};
 
 use toolkit::builtin::GithubCliToolset;
 use toolkit::prelude::*;
 
-/// A directory holding the fake, named `gh`, and the files it answers from (see the script).
-struct FakeGh {
-    dir: PathBuf,
-}
-
-impl FakeGh {
-    fn new(test: &str) -> FakeGh {
-        let dir = Path::new(env!("CARGO_TARGET_TMPDIR"))
-            .join("fake-gh-hardening")
-            .join(test);
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).unwrap();
-        let program = dir.join("gh");
-        let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/fake_gh.py");
-        std::fs::copy(script, &program).unwrap();
-        std::fs::set_permissions(&program, std::fs::Permissions::from_mode(0o755)).unwrap();
-        FakeGh { dir }
-    }
-
-    fn set(self, file: &str, contents: &str) -> FakeGh {
-        std::fs::write(self.dir.join(file), contents).unwrap();
-        self
-    }
-
-    /// The tool `name` of `toolset`, running the fake.
-    fn tool(&self, toolset: GithubCliToolset, name: &str) -> ToolProxy {
-        Arc::new(toolset.with_program(self.dir.join("gh")))
-            .into_tools()
-            .into_iter()
-            .find(|t| t.name() == name)
-            .unwrap()
-    }
-
-    fn call(&self, name: &str, args: Value) -> Value {
-        self.tool(GithubCliToolset::new(), name).dynamic_call(args)
-    }
-
-    /// Every run's record: `{"argv": [...], "GH_REPO": ..., "GH_PROMPT_DISABLED": ...}`.
-    fn runs(&self) -> Vec<Value> {
-        match std::fs::read_to_string(self.dir.join("argv.jsonl")) {
-            Ok(log) => log
-                .lines()
-                .map(|l| serde_json::from_str(l).unwrap())
-                .collect(),
-            Err(_) => Vec::new(),
-        }
-    }
-
-    fn exists(&self, file: &str) -> bool {
-        self.dir.join(file).exists()
-    }
-
-    /// The background child's pid, once it has written it.
-    fn background_pid(&self) -> String {
-        let path = self.dir.join("background.pid");
-        for _ in 0..200 {
-            if let Ok(pid) = std::fs::read_to_string(&path)
-                && !pid.is_empty()
-            {
-                return pid;
-            }
-            thread::sleep(Duration::from_millis(10));
-        }
-        panic!("the background child wrote no pid");
-    }
-}
+mod common;
+use common::fake_gh::FakeGh;
 
 // ---- hosts ----
 
 #[test]
 fn a_repository_on_another_host_is_refused_by_default_before_gh_runs() {
-    let gh = FakeGh::new("other_host");
+    let gh = FakeGh::new("fake-gh-hardening", "other_host");
     for host in ["evil.example.com", "127.0.0.1"] {
         let repo = format!("{host}/o/r");
         let refused = json!(format!(
@@ -113,7 +46,7 @@ fn a_repository_on_another_host_is_refused_by_default_before_gh_runs() {
 
 #[test]
 fn github_com_is_allowed_by_default_in_any_case() {
-    let gh = FakeGh::new("github_com").set("stdout", "[]");
+    let gh = FakeGh::new("fake-gh-hardening", "github_com").set("stdout", "[]");
     assert_eq!(
         gh.call(
             "github_list_issues",
@@ -129,7 +62,7 @@ fn github_com_is_allowed_by_default_in_any_case() {
 
 #[test]
 fn an_allowed_host_list_set_by_the_application_is_accepted_and_replaces_the_default() {
-    let gh = FakeGh::new("allowed_hosts").set("stdout", r#"{"id": 1}"#);
+    let gh = FakeGh::new("fake-gh-hardening", "allowed_hosts").set("stdout", r#"{"id": 1}"#);
     let toolset = GithubCliToolset::new().with_allowed_hosts(["ghe.example.com", "Git.Corp"]);
     let api = gh.tool(toolset, "github_api_request");
     for repo in ["ghe.example.com/octo/hello", "git.corp/octo/hello"] {
@@ -160,7 +93,7 @@ fn an_allowed_host_list_set_by_the_application_is_accepted_and_replaces_the_defa
 
 #[test]
 fn with_no_allowed_host_only_owner_slash_repo_reaches_gh() {
-    let gh = FakeGh::new("no_hosts").set("stdout", "[]");
+    let gh = FakeGh::new("fake-gh-hardening", "no_hosts").set("stdout", "[]");
     let list = gh.tool(
         GithubCliToolset::new().with_allowed_hosts(Vec::<String>::new()),
         "github_list_prs",
@@ -178,7 +111,8 @@ fn with_no_allowed_host_only_owner_slash_repo_reaches_gh() {
 
 #[test]
 fn traffic_on_an_allowed_host_passes_it_as_hostname() {
-    let gh = FakeGh::new("traffic_host").set("stdout", r#"{"count": 0, "uniques": 0}"#);
+    let gh = FakeGh::new("fake-gh-hardening", "traffic_host")
+        .set("stdout", r#"{"count": 0, "uniques": 0}"#);
     let toolset = GithubCliToolset::new().with_allowed_hosts(["github.com", "ghe.example.com"]);
     gh.tool(toolset, "github_traffic_views")
         .dynamic_call(json!({"repo": "ghe.example.com/octo/hello"}));
@@ -199,7 +133,7 @@ fn traffic_on_an_allowed_host_passes_it_as_hostname() {
 
 #[test]
 fn token_shapes_in_gh_stderr_are_redacted_and_the_reason_kept() {
-    let gh = FakeGh::new("stderr_tokens")
+    let gh = FakeGh::new("fake-gh-hardening", "stderr_tokens")
         .set(
             "stderr",
             "HTTP 401: Bad credentials (https://api.github.com/repos/o/r)\n\
@@ -238,7 +172,7 @@ fn the_values_of_the_token_variables_are_redacted_even_when_stderr_cuts_them() {
         let head = format!("{TOKEN} was refused (HTTP 401)\n");
         // The 8 KiB cut leaves the first 11 bytes of ENTERPRISE at the end.
         let padding = "a".repeat(8 * 1024 - head.len() - " ".len() - 11);
-        let gh = FakeGh::new("stderr_env_child")
+        let gh = FakeGh::new("fake-gh-hardening", "stderr_env_child")
             .set("stderr", &format!("{head}{padding} {ENTERPRISE}"))
             .set("exit_code", "1");
         assert_eq!(
@@ -280,7 +214,7 @@ fn the_values_of_the_token_variables_are_redacted_even_when_stderr_cuts_them() {
 #[test]
 fn a_background_child_holding_stdout_neither_delays_the_result_nor_survives() {
     // The child would hold gh's stdout for 4 s, then write `survived`.
-    let gh = FakeGh::new("background")
+    let gh = FakeGh::new("fake-gh-hardening", "background")
         .set("stdout", "[]")
         .set("background", "4");
     let started = Instant::now();
@@ -303,7 +237,7 @@ fn a_background_child_holding_stdout_neither_delays_the_result_nor_survives() {
 
 #[test]
 fn at_the_deadline_gh_and_everything_it_started_are_killed() {
-    let gh = FakeGh::new("deadline_group")
+    let gh = FakeGh::new("fake-gh-hardening", "deadline_group")
         .set("sleep", "30")
         .set("background", "2");
     let started = Instant::now();
@@ -323,7 +257,7 @@ fn at_the_deadline_gh_and_everything_it_started_are_killed() {
 #[test]
 fn a_child_that_left_the_group_cannot_stretch_the_deadline() {
     // It holds stdout for 6 s from a session of its own, out of reach of the group kill.
-    let gh = FakeGh::new("detached")
+    let gh = FakeGh::new("fake-gh-hardening", "detached")
         .set("stdout", "[]")
         .set("background", "6")
         .set("background_detached", "");

@@ -1,4 +1,6 @@
 //! Fixtures shared by several test files; each includes them with `mod common;`. Cargo does not
 //! build this directory as a test of its own.
 
+#[cfg(unix)]
+pub mod fake_gh;
 pub mod mcp;
