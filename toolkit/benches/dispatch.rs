@@ -1,13 +1,52 @@
-//! What a tool call costs: `dynamic_call` against the direct method call and against the floor
-//! every JSON tool layer pays (parse the arguments, serialize the result).
+//! What a tool call costs: `dynamic_call` against the floor, the typed call a person would write
+//! by hand without a tool layer: `serde_json::from_str` (or `from_value`) of the same arguments
+//! into a `#[derive(Deserialize)]` struct of the tool's parameters, the method, and
+//! `serde_json::to_value` of its result.
 //!
-//! Report ratios between these, measured in the same run: the machine is shared and noisy.
+//! Report ratios between these, measured in the same run: the machine is shared and noisy. Before
+//! the timings, the bench prints the heap allocations one call of each makes (a counting global
+//! allocator), since allocation is most of what a tool layer adds.
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use serde::{Deserialize, Serialize};
+use std::alloc::{GlobalAlloc, Layout, System};
 use std::hint::black_box;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use toolkit::prelude::*;
 use toolkit::schemars::{self, JsonSchema};
+
+/// The system allocator, counting allocations (reallocations count: they are allocations).
+struct Counting;
+
+static ALLOCATIONS: AtomicUsize = AtomicUsize::new(0);
+
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
+        unsafe { System.alloc(layout) }
+    }
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        unsafe { System.dealloc(ptr, layout) }
+    }
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
+        unsafe { System.realloc(ptr, layout, new_size) }
+    }
+}
+
+#[global_allocator]
+static GLOBAL: Counting = Counting;
+
+/// Heap allocations per call of `body`, averaged over a warm loop.
+fn allocations_per_call<R>(mut body: impl FnMut() -> R) -> f64 {
+    const ROUNDS: usize = 1_000;
+    black_box(body());
+    let before = ALLOCATIONS.load(Ordering::Relaxed);
+    for _ in 0..ROUNDS {
+        black_box(body());
+    }
+    (ALLOCATIONS.load(Ordering::Relaxed) - before) as f64 / ROUNDS as f64
+}
 
 #[derive(Default)]
 struct TextStatsToolset;
@@ -79,7 +118,12 @@ impl Shop {
     }
 }
 
-/// What a hand-written tool layer would deserialize: the floor for the nested tool.
+/// What a hand-written tool layer would deserialize: the floor for each tool.
+#[derive(Deserialize)]
+struct WordCountArgs {
+    text: String,
+}
+
 #[derive(Deserialize)]
 struct TotalArgs {
     order: Order,
@@ -99,49 +143,80 @@ const ORDER_ARGS: &str = r#"{"order": {
 
 const ARGS: &str = r#"{"text": "the quick brown fox jumps over the lazy dog"}"#;
 
+/// Every measured call, by name, as a closure: timed by criterion and counted for allocations.
+type Case<'a> = (&'static str, Box<dyn FnMut() -> Value + 'a>);
+
 fn dispatch(c: &mut Criterion) {
     let toolset = TextStatsToolset;
     let tool = TextStatsToolset::to_tools().remove(0);
     let args: Value = serde_json::from_str(ARGS).unwrap();
-    let mut group = c.benchmark_group("dispatch");
-    group.bench_function("word_count/direct", |b| {
-        b.iter(|| {
-            toolset.word_count(black_box("the quick brown fox jumps over the lazy dog").to_owned())
-        })
-    });
-    group.bench_function("word_count/serde_floor", |b| {
-        b.iter(|| {
-            let parsed: Value = serde_json::from_str(black_box(ARGS)).unwrap();
-            let text = parsed["text"].as_str().unwrap().to_owned();
-            serde_json::to_value(toolset.word_count(text)).unwrap()
-        })
-    });
-    group.bench_function("word_count/dynamic_call_value", |b| {
-        b.iter(|| tool.dynamic_call(black_box(args.clone())))
-    });
-    group.bench_function("word_count/dynamic_call_str", |b| {
-        b.iter(|| tool.dynamic_call(black_box(ARGS)))
-    });
-
     let shop = Shop;
     let total = Shop::to_tools().remove(0);
     let order_args: Value = serde_json::from_str(ORDER_ARGS).unwrap();
+    assert_eq!(tool.dynamic_call(ARGS), json!(9));
     assert_eq!(
         total.dynamic_call(order_args.clone()),
         json!({"lines": 3, "items": 6, "total_cents": 2189})
     );
-    group.bench_function("nested_order/serde_floor", |b| {
-        b.iter(|| {
-            let args: TotalArgs = serde_json::from_str(black_box(ORDER_ARGS)).unwrap();
-            serde_json::to_value(shop.total(args.order)).unwrap()
-        })
-    });
-    group.bench_function("nested_order/dynamic_call_value", |b| {
-        b.iter(|| total.dynamic_call(black_box(order_args.clone())))
-    });
-    group.bench_function("nested_order/dynamic_call_str", |b| {
-        b.iter(|| total.dynamic_call(black_box(ORDER_ARGS)))
-    });
+
+    let cases: Vec<Case> = vec![
+        (
+            "word_count/floor_str",
+            Box::new(|| {
+                let args: WordCountArgs = serde_json::from_str(black_box(ARGS)).unwrap();
+                serde_json::to_value(toolset.word_count(args.text)).unwrap()
+            }),
+        ),
+        (
+            "word_count/dynamic_call_str",
+            Box::new(|| tool.dynamic_call(black_box(ARGS))),
+        ),
+        (
+            "word_count/floor_value",
+            Box::new(|| {
+                let args: WordCountArgs = serde_json::from_value(black_box(args.clone())).unwrap();
+                serde_json::to_value(toolset.word_count(args.text)).unwrap()
+            }),
+        ),
+        (
+            "word_count/dynamic_call_value",
+            Box::new(|| tool.dynamic_call(black_box(args.clone()))),
+        ),
+        (
+            "nested_order/floor_str",
+            Box::new(|| {
+                let args: TotalArgs = serde_json::from_str(black_box(ORDER_ARGS)).unwrap();
+                serde_json::to_value(shop.total(args.order)).unwrap()
+            }),
+        ),
+        (
+            "nested_order/dynamic_call_str",
+            Box::new(|| total.dynamic_call(black_box(ORDER_ARGS))),
+        ),
+        (
+            "nested_order/floor_value",
+            Box::new(|| {
+                let args: TotalArgs =
+                    serde_json::from_value(black_box(order_args.clone())).unwrap();
+                serde_json::to_value(shop.total(args.order)).unwrap()
+            }),
+        ),
+        (
+            "nested_order/dynamic_call_value",
+            Box::new(|| total.dynamic_call(black_box(order_args.clone()))),
+        ),
+    ];
+    let mut cases = cases;
+    for (name, body) in &mut cases {
+        println!(
+            "allocations per call: {name:<32} {:>6.1}",
+            allocations_per_call(body)
+        );
+    }
+    let mut group = c.benchmark_group("dispatch");
+    for (name, body) in &mut cases {
+        group.bench_function(*name, |b| b.iter(&mut *body));
+    }
     group.finish();
 }
 
