@@ -173,25 +173,88 @@ fn expand_toolset(toolset: &Toolset) -> TokenStream {
 /// One tool's `ToolProxy` expression. `receiver` is the `&Arc<Self>` a method is called on;
 /// `None` calls a free function by name.
 fn expand_tool(p: &TokenStream, tool: &ToolFn, receiver: Option<&TokenStream>) -> TokenStream {
-    let name = &tool.name.value;
-    let description = tool.description.as_deref().unwrap_or_default();
     let method = &tool.ident;
-    let specs = tool.args.iter().map(|arg| param_spec(p, arg));
     let bindings: Vec<_> = tool.args.iter().map(binding).collect();
     let takes = tool
         .args
         .iter()
         .zip(&bindings)
         .map(|(arg, bind)| take_argument(p, arg, bind));
-    let call_args = tool.args.iter().zip(&bindings).map(|(arg, bind)| {
-        if types::is_str_ref(&arg.ty) {
-            quote!(&#bind)
-        } else {
-            quote!(#bind)
-        }
-    });
-    let output_ty = &tool.output;
-    let (convert, schema_ty) = convert_output(p, output_ty);
+    let call_args: Vec<_> = tool
+        .args
+        .iter()
+        .zip(&bindings)
+        .map(|(arg, bind)| {
+            if types::is_str_ref(&arg.ty) {
+                quote!(&#bind)
+            } else {
+                quote!(#bind)
+            }
+        })
+        .collect();
+    let (convert, _) = convert_output(p, &tool.output);
+    let definition = method_tool(p, tool);
+    let result = quote!(#p::std::result::Result<#p::serde_json::Value, #p::HandlerError>);
+    // A method's body holds its own clone of the shared instance; each async call clones again,
+    // since the future outlives the closure's borrow.
+    let (capture, recapture, callee) = match receiver {
+        Some(this) => (
+            quote!(let __toolkit_this = #p::std::sync::Arc::clone(#this);),
+            quote!(let __toolkit_this = #p::std::sync::Arc::clone(&__toolkit_this);),
+            quote!(__toolkit_this.#method),
+        ),
+        None => (quote!(), quote!(), quote!(#method)),
+    };
+    let read_fields = read_fields(p, tool, &bindings);
+    if tool.asyncness {
+        quote! {{
+            #capture
+            let __toolkit_typed = #read_fields.map(|__toolkit_read| {
+                #recapture
+                move |__toolkit_input: #p::TypedInput<'_>| {
+                    let __toolkit_args = __toolkit_read(__toolkit_input)?;
+                    #recapture
+                    let __toolkit_future: #p::BoxFuture<#result> = #p::std::boxed::Box::pin(async move {
+                        let (#(#bindings,)*) = __toolkit_args;
+                        #convert(#callee(#(#call_args),*).await)
+                    });
+                    #p::std::option::Option::Some(__toolkit_future)
+                }
+            });
+            #definition.asynchronous(move |mut __toolkit_args: #p::Arguments| {
+                #recapture
+                let __toolkit_future: #p::BoxFuture<#result> = #p::std::boxed::Box::pin(async move {
+                    let __toolkit_args = &mut __toolkit_args;
+                    #(#takes)*
+                    #convert(#callee(#(#call_args),*).await)
+                });
+                __toolkit_future
+            }, __toolkit_typed)
+        }}
+    } else {
+        quote! {{
+            #capture
+            let __toolkit_typed = #read_fields.map(|__toolkit_read| {
+                #recapture
+                move |__toolkit_input: #p::TypedInput<'_>| -> #p::std::option::Option<#result> {
+                    let (#(#bindings,)*) = __toolkit_read(__toolkit_input)?;
+                    #p::std::option::Option::Some(#convert(#callee(#(#call_args),*)))
+                }
+            });
+            #definition.sync(move |__toolkit_args: &mut #p::Arguments| -> #result {
+                #(#takes)*
+                #convert(#callee(#(#call_args),*))
+            }, __toolkit_typed)
+        }}
+    }
+}
+
+/// The tool's `MethodTool`: everything about it but its body.
+fn method_tool(p: &TokenStream, tool: &ToolFn) -> TokenStream {
+    let name = &tool.name.value;
+    let description = tool.description.as_deref().unwrap_or_default();
+    let specs = tool.args.iter().map(|arg| param_spec(p, arg));
+    let (_, schema_ty) = convert_output(p, &tool.output);
     let output_schema = if types::contains_impl_trait(schema_ty) {
         quote!(|| #p::std::option::Option::None)
     } else {
@@ -204,7 +267,7 @@ fn expand_tool(p: &TokenStream, tool: &ToolFn, receiver: Option<&TokenStream>) -
         }
     };
     let options = options(p, tool);
-    let definition = quote! {
+    quote! {
         #p::MethodTool {
             name: #name,
             description: #description,
@@ -212,40 +275,38 @@ fn expand_tool(p: &TokenStream, tool: &ToolFn, receiver: Option<&TokenStream>) -
             output_schema: #output_schema,
             options: #options,
         }
-    };
-    let result = quote!(#p::std::result::Result<#p::serde_json::Value, #p::HandlerError>);
-    // A method's body holds its own clone of the shared instance; each async call clones again,
-    // since the future outlives the closure's borrow.
-    let (capture, recapture, callee) = match receiver {
-        Some(this) => (
-            quote!(let __toolkit_this = #p::std::sync::Arc::clone(#this);),
-            quote!(let __toolkit_this = #p::std::sync::Arc::clone(&__toolkit_this);),
-            quote!(__toolkit_this.#method),
-        ),
-        None => (quote!(), quote!(), quote!(#method)),
-    };
-    if tool.asyncness {
-        quote! {{
-            #capture
-            #definition.asynchronous(move |mut __toolkit_args: #p::Arguments| {
-                #recapture
-                let __toolkit_future: #p::BoxFuture<#result> = #p::std::boxed::Box::pin(async move {
-                    let __toolkit_args = &mut __toolkit_args;
-                    #(#takes)*
-                    #convert(#callee(#(#call_args),*).await)
-                });
-                __toolkit_future
-            })
-        }}
-    } else {
-        quote! {{
-            #capture
-            #definition.sync(move |__toolkit_args: &mut #p::Arguments| -> #result {
-                #(#takes)*
-                #convert(#callee(#(#call_args),*))
-            })
-        }}
     }
+}
+
+/// The typed fast path's reader of a tool's parameters (see the runtime's `call::typed`): an
+/// `Option` of a closure from the call's input to the parameters, each turned into its
+/// parameter as `Arguments::take*` would turn it, or `None` where only the full pipeline can
+/// word the error. The closure exists only when every parameter type can be read, so a type that
+/// cannot is reported once, where the full pipeline takes it.
+fn read_fields(p: &TokenStream, tool: &ToolFn, bindings: &[syn::Ident]) -> TokenStream {
+    let keys: Vec<String> = tool.args.iter().map(Arg::key).collect();
+    let types: Vec<TokenStream> = tool.args.iter().map(|arg| decoded_type(p, arg)).collect();
+    let values = tool.args.iter().zip(bindings).map(|(arg, bind)| {
+        let ty = decoded_type(p, arg);
+        match (&arg.default, types::option_inner(&arg.ty)) {
+            (Some(default), _) => {
+                let value = default_expr(p, arg, &ty, &default.value);
+                quote!(#bind.or_else(|| #value))
+            }
+            (None, Some(_)) if arg.required.is_none() => quote!(#bind.optional()),
+            (None, _) => quote!(#bind.required()?),
+        }
+    });
+    quote! {{
+        #[allow(unused_imports)]
+        use #p::{HasFields as _, NoFields as _};
+        (&&#p::FieldsProbe::<(#(#p::Field<#types>,)*)>::new()).parser().map(|__toolkit_parse| {
+            move |__toolkit_input: #p::TypedInput<'_>| {
+                let (#(#bindings,)*) = __toolkit_parse(__toolkit_input, &[#(#keys),*])?;
+                #p::std::option::Option::Some((#(#values,)*))
+            }
+        })
+    }}
 }
 
 /// The function that turns the method's return value into JSON, with its type arguments

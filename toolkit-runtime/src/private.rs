@@ -3,8 +3,9 @@
 //! notice.
 
 pub use crate::call::{
-    BoxFuture, DefaultHidden, DefaultShown, DefaultValue, Handler, HandlerError, HasOutputSchema,
-    NoOutputSchema, OutputSchemaProbe, output, result_output,
+    BoxFuture, DefaultHidden, DefaultShown, DefaultValue, Field, FieldsProbe, Handler,
+    HandlerError, HasFields, HasOutputSchema, NoFields, NoOutputSchema, OutputSchemaProbe,
+    TypedHandler, TypedInput, output, result_output,
 };
 pub use crate::registry::{DefaultProbe, NoDefault, ToolsetRegistration, ViaDefault};
 pub use crate::schema::{ParamSpec, param_schema, param_schema_option, parameters_schema};
@@ -39,19 +40,27 @@ impl MethodTool {
         }
     }
 
-    /// A proxy whose body is sync.
-    pub fn sync<F>(self, body: F) -> ToolProxy
+    /// A proxy whose body is sync, with the same body on the typed fast path when every
+    /// parameter type can be read there.
+    pub fn sync<F, T>(self, body: F, typed: Option<T>) -> ToolProxy
     where
         F: Fn(&mut Arguments) -> Result<Value, HandlerError> + Send + Sync + 'static,
+        T: Fn(TypedInput<'_>) -> Option<Result<Value, HandlerError>> + Send + Sync + 'static,
     {
-        ToolProxy::from_parts(self.definition(), Handler::Sync(Arc::new(body)))
+        let typed = typed.map(|typed| TypedHandler::Sync(Arc::new(typed)));
+        ToolProxy::with_typed(self.definition(), Handler::Sync(Arc::new(body)), typed)
     }
 
-    /// A proxy whose body is async.
-    pub fn asynchronous<F>(self, body: F) -> ToolProxy
+    /// A proxy whose body is async; see [`sync`](Self::sync).
+    pub fn asynchronous<F, T>(self, body: F, typed: Option<T>) -> ToolProxy
     where
         F: Fn(Arguments) -> BoxFuture<Result<Value, HandlerError>> + Send + Sync + 'static,
+        T: Fn(TypedInput<'_>) -> Option<BoxFuture<Result<Value, HandlerError>>>
+            + Send
+            + Sync
+            + 'static,
     {
-        ToolProxy::from_parts(self.definition(), Handler::Async(Arc::new(body)))
+        let typed = typed.map(|typed| TypedHandler::Async(Arc::new(typed)));
+        ToolProxy::with_typed(self.definition(), Handler::Async(Arc::new(body)), typed)
     }
 }

@@ -37,6 +37,11 @@ pub struct ToolOptions {
     pub max_depth: Option<usize>,
     /// How many calls of this tool may hold a blocking-pool thread at once (see [`Limits`]).
     pub max_threads: Option<usize>,
+    /// Check every call against the schema, even where the parameters' types already enforce
+    /// all it says. Only for argument types whose `Deserialize` accepts more than their
+    /// `JsonSchema` describes (a serde `alias`, `deserialize_with`, a hand-written impl): for
+    /// every other type the outcome of a call is the same either way, only slower.
+    pub always_validate: bool,
 }
 
 /// Everything about a tool but its body.

@@ -26,6 +26,31 @@ pub enum Handler {
     Async(Arc<AsyncHandler>),
 }
 
+/// A `#[tool]` method's sync body on the typed fast path (see `typed`): `None` sends the call
+/// down the full pipeline.
+pub type TypedSync = dyn Fn(TypedInput<'_>) -> Option<Result<Value, HandlerError>> + Send + Sync;
+/// A `#[tool]` method's async body on the typed fast path.
+pub type TypedAsync =
+    dyn Fn(TypedInput<'_>) -> Option<BoxFuture<Result<Value, HandlerError>>> + Send + Sync;
+
+/// A `#[tool]` method's body on the typed fast path.
+#[derive(Clone)]
+#[doc(hidden)]
+pub enum TypedHandler {
+    Sync(Arc<TypedSync>),
+    Async(Arc<TypedAsync>),
+}
+
+/// A call's arguments as the fast path reads them.
+#[doc(hidden)]
+#[derive(Clone, Copy, Debug)]
+pub enum TypedInput<'a> {
+    /// JSON text, as a model sends it.
+    Text(&'a str),
+    /// A JSON object built by the caller.
+    Value(&'a Value),
+}
+
 /// What a tool's body produced, before the proxy attaches the tool's name.
 #[derive(Debug)]
 #[doc(hidden)]

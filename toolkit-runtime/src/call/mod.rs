@@ -8,6 +8,8 @@
 //!        rejected as sent? drop omitted nulls, coerce, validate again        (nulls, coerce)
 //!        still rejected: every problem, phrased for the model                (problems, suggest)
 //!   -> typed arguments, taken by generated code                              (arguments)
+//!   (fast path: JSON text or object read straight into the parameters' types when the
+//!    schema says nothing more than they do; anything else takes the path above) (typed)
 //!   -> the body: sync, on the blocking pool, or async; panics caught,
 //!      deadline kept                                                         (handler, panic, deadline, async_bridge)
 //!   -> JSON result, bounded in size                                          (output, limits)
@@ -32,18 +34,20 @@ mod problems;
 mod proxy;
 mod suggest;
 mod trace;
+mod typed;
 mod validate;
 
 pub use arguments::Arguments;
 pub use async_bridge::{allow_async_to_sync, async_to_sync_allowed};
 pub use definition::{ToolAnnotations, ToolDefinition, ToolOptions, is_valid_tool_name};
-pub use handler::{BoxFuture, Handler, HandlerError};
+pub use handler::{BoxFuture, Handler, HandlerError, TypedHandler, TypedInput};
 pub use limits::Limits;
 pub use output::{
     DefaultHidden, DefaultShown, DefaultValue, HasOutputSchema, NoOutputSchema, OutputSchemaProbe,
     output, result_output,
 };
 pub use proxy::ToolProxy;
+pub use typed::{Field, FieldsProbe, HasFields, NoFields};
 
 pub(crate) use nulls::drop_omitted_nulls;
 pub(crate) use panic::{CatchUnwind, panic_message};

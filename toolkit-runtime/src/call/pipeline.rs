@@ -4,6 +4,7 @@
 //! Only the step that runs the body differs between [`ToolProxy::run`] and [`ToolProxy::arun`].
 
 use std::borrow::Cow;
+use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::Arc;
 
 use serde_json::{Map, Value};
@@ -12,10 +13,10 @@ use super::arguments::Arguments;
 use super::async_bridge;
 use super::coerce;
 use super::deadline::{run_with_deadline, with_deadline};
-use super::handler::{Handler, HandlerError, SyncHandler};
+use super::handler::{BoxFuture, Handler, HandlerError, SyncHandler, TypedHandler, TypedInput};
 use super::limits::Limits;
 use super::nulls::drop_omitted_nulls;
-use super::panic::{panic_message, run_catching, start_async};
+use super::panic::{CatchUnwind, panic_message, run_catching, start_async};
 use super::problems::describe_value;
 use super::proxy::ToolProxy;
 use crate::error::ToolError;
@@ -25,6 +26,9 @@ impl ToolProxy {
     pub(crate) fn run(&self, input: Cow<'_, Value>, limits: &Limits) -> Result<Value, ToolError> {
         match (&self.inner.handler, limits.timeout) {
             (Handler::Sync(handler), None) => {
+                if let Some(Typed::Done(result)) = self.start_typed(&input, limits)? {
+                    return self.finish(result, limits);
+                }
                 let mut arguments = self.prepare(input, limits)?;
                 self.finish(run_catching(|| handler(&mut arguments)), limits)
             }
@@ -33,6 +37,10 @@ impl ToolProxy {
                 run_with_deadline(self.name(), timeout, job)
             }
             (Handler::Async(handler), None) => {
+                if let Some(Typed::Started(future)) = self.start_typed(&input, limits)? {
+                    let result = async_bridge::block_on(self.name(), future)?;
+                    return self.finish(result, limits);
+                }
                 let arguments = self.prepare(input, limits)?;
                 let result =
                     async_bridge::block_on(self.name(), start_async(&**handler, arguments))?;
@@ -53,6 +61,11 @@ impl ToolProxy {
         if limits.timeout.is_some() {
             let call = self.arun_off_thread(input, limits);
             return with_deadline(self.name(), call, limits.timeout).await?;
+        }
+        match self.start_typed(&input, limits)? {
+            Some(Typed::Done(result)) => return self.finish(result, limits),
+            Some(Typed::Started(future)) => return self.finish(future.await, limits),
+            None => {}
         }
         let mut arguments = self.prepare(input, limits)?;
         let result = match &self.inner.handler {
@@ -121,6 +134,47 @@ impl ToolProxy {
         })
     }
 
+    /// The typed fast path, when the tool has one and the input is JSON text or an object: the
+    /// input's size and depth checked as `prepare` checks them, then read straight into the
+    /// parameters' types and the body run inline (`Done`) or started (`Started`). `None` means
+    /// the full pipeline decides: the input is anything the types alone cannot read, or the body
+    /// must run on the blocking pool.
+    fn start_typed(&self, input: &Value, limits: &Limits) -> Result<Option<Typed>, ToolError> {
+        let Some(body) = self.typed_body() else {
+            return Ok(None);
+        };
+        let typed_input = match input {
+            Value::String(text) if !text.trim().is_empty() => TypedInput::Text(text),
+            Value::Object(_) => TypedInput::Value(input),
+            _ => return Ok(None),
+        };
+        let panicked = |payload: Box<dyn std::any::Any + Send>| {
+            HandlerError::Panicked(panic_message(&*payload))
+        };
+        match body {
+            TypedHandler::Sync(_) if self.options().blocking => Ok(None),
+            TypedHandler::Sync(body) => {
+                limits.check_input(self.name(), input)?;
+                Ok(catch_unwind(AssertUnwindSafe(|| body(typed_input)))
+                    .unwrap_or_else(|payload| Some(Err(panicked(payload))))
+                    .map(Typed::Done))
+            }
+            TypedHandler::Async(body) => {
+                limits.check_input(self.name(), input)?;
+                Ok(match catch_unwind(AssertUnwindSafe(|| body(typed_input))) {
+                    Ok(started) => started.map(|future| {
+                        Typed::Started(Box::pin(async move {
+                            CatchUnwind(future)
+                                .await
+                                .unwrap_or_else(|message| Err(HandlerError::Panicked(message)))
+                        }))
+                    }),
+                    Err(payload) => Some(Typed::Done(Err(panicked(payload)))),
+                })
+            }
+        }
+    }
+
     /// input -> (size and depth checked) -> JSON object -> validated arguments, repaired first
     /// (omitted-nulls dropped, coerced) only when the schema rejects them as sent.
     fn prepare(&self, input: Cow<'_, Value>, limits: &Limits) -> Result<Arguments, ToolError> {
@@ -168,20 +222,29 @@ impl ToolProxy {
         result: Result<Value, HandlerError>,
         limits: &Limits,
     ) -> Result<Value, ToolError> {
+        let failure = match result {
+            Ok(value) => return Ok(limits.bound_output(value)),
+            Err(failure) => failure,
+        };
         let tool = self.name().to_owned();
-        match result {
-            Ok(value) => Ok(limits.bound_output(value)),
-            Err(HandlerError::Argument(problem)) => Err(ToolError::InvalidArguments {
+        match failure {
+            HandlerError::Argument(problem) => Err(ToolError::InvalidArguments {
                 tool,
                 problems: vec![problem],
             }),
-            Err(HandlerError::Failed(message)) => Err(ToolError::Failed { tool, message }),
-            Err(HandlerError::Unserializable(message)) => {
+            HandlerError::Failed(message) => Err(ToolError::Failed { tool, message }),
+            HandlerError::Unserializable(message) => {
                 Err(ToolError::UnserializableResult { tool, message })
             }
-            Err(HandlerError::Panicked(message)) => Err(ToolError::Panicked { tool, message }),
+            HandlerError::Panicked(message) => Err(ToolError::Panicked { tool, message }),
         }
     }
+}
+
+/// A call on the typed fast path: its body's result, or its body's future.
+enum Typed {
+    Done(Result<Value, HandlerError>),
+    Started(BoxFuture<Result<Value, HandlerError>>),
 }
 
 /// The arguments as a JSON object: parsed when sent as text; `null` is no arguments.

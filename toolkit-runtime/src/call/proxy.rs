@@ -12,7 +12,7 @@ use tracing::Instrument;
 use super::arguments::Arguments;
 use super::deadline::ThreadCount;
 use super::definition::{ToolDefinition, ToolOptions};
-use super::handler::{BoxFuture, Handler, HandlerError};
+use super::handler::{BoxFuture, Handler, HandlerError, TypedHandler};
 use super::limits::Limits;
 use super::output::result_output;
 use super::trace::CallSpan;
@@ -26,6 +26,10 @@ pub(super) struct ToolInner {
     validator: OnceLock<Result<ArgumentValidator, String>>,
     /// The calls holding a blocking-pool thread, bounded by `Limits::max_threads`.
     pub(super) threads: ThreadCount,
+    /// The body on the typed fast path, for `#[tool]` methods whose parameters serde can read.
+    pub(super) typed: Option<TypedHandler>,
+    /// Whether calls may take the fast path: decided once, from the schema, on the first call.
+    fast: OnceLock<bool>,
 }
 
 /// One tool a model can call: its name, description, argument schema and body.
@@ -137,14 +141,38 @@ impl ToolProxy {
 
     /// Builds a proxy from a definition and a handler (what generated code uses).
     pub(crate) fn from_parts(definition: ToolDefinition, handler: Handler) -> Self {
+        ToolProxy::with_typed(definition, handler, None)
+    }
+
+    /// Builds a proxy that also has a body on the typed fast path (what `#[tool]` methods get).
+    pub(crate) fn with_typed(
+        definition: ToolDefinition,
+        handler: Handler,
+        typed: Option<TypedHandler>,
+    ) -> Self {
         ToolProxy {
             inner: Arc::new(ToolInner {
                 definition,
                 handler,
                 validator: OnceLock::new(),
                 threads: ThreadCount::default(),
+                typed,
+                fast: OnceLock::new(),
             }),
         }
+    }
+
+    /// The fast-path body, when calls of this tool may take it: the schema must compile (else
+    /// every call reports it), be free of unions whose checks are budgeted, and say nothing the
+    /// parameters' types do not enforce.
+    pub(super) fn typed_body(&self) -> Option<&TypedHandler> {
+        let typed = self.inner.typed.as_ref()?;
+        let fast = *self.inner.fast.get_or_init(|| {
+            !self.options().always_validate
+                && self.validator().is_ok_and(|v| !v.is_budgeted())
+                && crate::schema::implied_by_types(self.parameters())
+        });
+        fast.then_some(typed)
     }
 
     /// The limits of a call made on the proxy itself: the tool's own, over the defaults.
@@ -162,6 +190,13 @@ impl ToolProxy {
                 tool: self.name().into(),
                 message: message.clone(),
             })
+    }
+
+    /// Whether calls of this tool take the typed fast path (for tests that compare it with the
+    /// full pipeline). Not public API.
+    #[doc(hidden)]
+    pub fn __takes_fast_path(&self) -> bool {
+        self.typed_body().is_some()
     }
 
     /// The name the model calls this tool by.
@@ -274,7 +309,8 @@ impl ToolProxy {
     pub fn with_options(self, change: impl FnOnce(&mut ToolOptions)) -> ToolProxy {
         let mut definition = self.inner.definition.clone();
         change(&mut definition.options);
-        ToolProxy::from_parts(definition, self.inner.handler.clone())
+        let (handler, typed) = (self.inner.handler.clone(), self.inner.typed.clone());
+        ToolProxy::with_typed(definition, handler, typed)
     }
 }
 

@@ -34,6 +34,11 @@ impl ArgumentValidator {
             .map_err(|err| err.to_string())
     }
 
+    /// Whether the work of a check is counted before it is done (the schema's unions recurse).
+    pub(crate) fn is_budgeted(&self) -> bool {
+        self.explosive.is_some()
+    }
+
     /// Whether checking `arguments` takes a bounded amount of work (always, unless the schema's
     /// unions recurse).
     pub(crate) fn within_budget(&self, arguments: &Map<String, Value>) -> bool {

@@ -3,9 +3,11 @@
 //! - `build`: a tool's parameters schema and a type's schema, from schemars.
 //! - `refs`: the one `$ref` inliner and resolver, for every schema whatever its source.
 //! - `tidy`: what schemars writes that models and providers trip over, removed.
+//! - `implied`: whether a schema says more than serde enforces (the typed fast path's test).
 //! - `keywords`: the questions the call pipeline and the provider converters ask of a schema.
 
 mod build;
+mod implied;
 pub(crate) mod keywords;
 mod refs;
 mod tidy;
@@ -13,5 +15,6 @@ mod tidy;
 pub use build::{
     ParamSpec, generator, param_schema, param_schema_option, parameters_schema, type_schema,
 };
+pub(crate) use implied::implied_by_types;
 pub use refs::{InlineError, inline_refs};
 pub(crate) use refs::{ref_name, resolve_ref};
