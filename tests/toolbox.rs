@@ -473,3 +473,72 @@ fn every_call_emits_a_span_with_tool_name_duration_and_outcome() {
         ]
     );
 }
+
+fn strict_names(toolbox: &Toolbox) -> Vec<String> {
+    let tools = toolbox.to_openai_strict().expect("strict definitions");
+    let tools = tools.as_array().expect("an array");
+    tools
+        .iter()
+        .map(|tool| {
+            tool["function"]["name"]
+                .as_str()
+                .unwrap_or_default()
+                .to_owned()
+        })
+        .collect()
+}
+
+#[test]
+fn provider_definitions_are_rendered_once_and_renewed_when_the_tools_change() {
+    let toolbox = Toolbox::builder()
+        .toolset::<TextStatsToolset>()
+        .build()
+        .unwrap();
+    // Asked again, and by a clone: the same rendering, not a new one.
+    let first = toolbox.to_openai_strict().unwrap();
+    assert!(std::ptr::eq(first, toolbox.to_openai_strict().unwrap()));
+    assert!(std::ptr::eq(toolbox.to_mcp(), toolbox.clone().to_mcp()));
+    assert_eq!(
+        strict_names(&toolbox),
+        ["stats_word_count", "stats_line_count"]
+    );
+
+    let mut smaller = toolbox.clone();
+    smaller.remove("stats_word_count");
+    assert_eq!(strict_names(&smaller), ["stats_line_count"]);
+    assert_eq!(smaller.to_anthropic().as_array().map(Vec::len), Some(1));
+
+    let selected = toolbox.select(["stats_word_count"]).unwrap();
+    assert_eq!(strict_names(&selected), ["stats_word_count"]);
+
+    let merged = smaller.merge(selected).unwrap();
+    assert_eq!(
+        strict_names(&merged),
+        ["stats_line_count", "stats_word_count"]
+    );
+    assert_eq!(
+        merged.to_gemini()["functionDeclarations"]
+            .as_array()
+            .map(Vec::len),
+        Some(2)
+    );
+    // The original is untouched by what was done to its clones.
+    assert_eq!(
+        strict_names(&toolbox),
+        ["stats_word_count", "stats_line_count"]
+    );
+}
+
+#[test]
+fn a_proxy_with_changed_options_renders_its_definitions_afresh() {
+    let tool = single_tool();
+    assert!(tool.to_mcp().get("annotations").is_none());
+    let read_only = tool
+        .clone()
+        .with_options(|o| o.annotations.read_only = Some(true));
+    assert_eq!(
+        read_only.to_mcp()["annotations"],
+        json!({"readOnlyHint": true})
+    );
+    assert!(tool.to_mcp().get("annotations").is_none());
+}

@@ -4,7 +4,7 @@
 //! Report each as a ratio to `dynamic_call` of the same tool, measured in the same run: the
 //! machine is shared and noisy.
 
-use criterion::{Criterion, criterion_group, criterion_main};
+use criterion::{BatchSize, Criterion, criterion_group, criterion_main};
 use std::hint::black_box;
 use toolkit::prelude::*;
 
@@ -54,11 +54,31 @@ fn formats(c: &mut Criterion) {
     group.bench_function("result/to_anthropic", |b| {
         b.iter(|| black_box(&result).to_anthropic())
     });
-    group.bench_function("definition/to_openai_strict", |b| {
+    // A definition is rendered once per proxy and once per toolbox: `first` renders a fresh
+    // tool's, `again` asks a proxy (a copy of its rendering) and a toolbox (a lookup) once more.
+    group.bench_function("definition/to_openai_strict_first", |b| {
+        b.iter_batched(
+            word_count_tool,
+            |tool| tool.to_openai_strict(),
+            BatchSize::SmallInput,
+        )
+    });
+    group.bench_function("definition/to_openai_strict_again", |b| {
         b.iter(|| black_box(&tool).to_openai_strict())
     });
-    group.bench_function("definition/to_gemini", |b| {
+    group.bench_function("definition/to_gemini_again", |b| {
         b.iter(|| black_box(&tool).to_gemini())
+    });
+    group.bench_function("definition/toolbox_to_openai_strict_first", |b| {
+        b.iter_batched(
+            || Toolbox::builder().tool(word_count_tool()).build().unwrap(),
+            |toolbox| toolbox.to_openai_strict().map(Value::clone),
+            BatchSize::SmallInput,
+        )
+    });
+    let toolbox = Toolbox::builder().tool(word_count_tool()).build().unwrap();
+    group.bench_function("definition/toolbox_to_openai_strict_again", |b| {
+        b.iter(|| black_box(&toolbox).to_openai_strict().is_ok())
     });
     group.finish();
 }

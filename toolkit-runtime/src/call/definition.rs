@@ -120,3 +120,34 @@ mod tests {
         }
     }
 }
+
+/// The provider formats a definition is rendered in, each computed once and kept (on a proxy,
+/// and for a whole toolbox): a request carries them every time, and the strict rewrite costs
+/// more than a call.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum DefinitionFormat {
+    OpenAi,
+    OpenAiStrict,
+    OpenAiResponses,
+    Anthropic,
+    Gemini,
+    Mcp,
+}
+
+/// One rendering per [`DefinitionFormat`], made on first use.
+#[derive(Debug, Default)]
+pub(crate) struct DefinitionCache([std::sync::OnceLock<Result<Value, crate::ToolError>>; 6]);
+
+impl DefinitionCache {
+    /// The rendering in `format`, made by `render` the first time.
+    pub(crate) fn get(
+        &self,
+        format: DefinitionFormat,
+        render: impl FnOnce() -> Result<Value, crate::ToolError>,
+    ) -> Result<&Value, crate::ToolError> {
+        self.0[format as usize]
+            .get_or_init(render)
+            .as_ref()
+            .map_err(Clone::clone)
+    }
+}

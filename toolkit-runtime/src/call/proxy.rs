@@ -11,7 +11,7 @@ use tracing::Instrument;
 
 use super::arguments::Arguments;
 use super::deadline::ThreadCount;
-use super::definition::{ToolDefinition, ToolOptions};
+use super::definition::{DefinitionCache, DefinitionFormat, ToolDefinition, ToolOptions};
 use super::handler::{BoxFuture, Handler, HandlerError, TypedHandler};
 use super::limits::Limits;
 use super::output::result_output;
@@ -30,6 +30,8 @@ pub(super) struct ToolInner {
     pub(super) typed: Option<TypedHandler>,
     /// Whether calls may take the fast path: decided once, from the schema, on the first call.
     fast: OnceLock<bool>,
+    /// The definition in each provider's format, rendered on first use.
+    definitions: DefinitionCache,
 }
 
 /// One tool a model can call: its name, description, argument schema and body.
@@ -158,8 +160,29 @@ impl ToolProxy {
                 threads: ThreadCount::default(),
                 typed,
                 fast: OnceLock::new(),
+                definitions: DefinitionCache::default(),
             }),
         }
+    }
+
+    /// The definition in `format`, rendered by `render` on first use and kept.
+    pub(crate) fn definition_in(
+        &self,
+        format: DefinitionFormat,
+        render: impl FnOnce() -> Result<Value, ToolError>,
+    ) -> Result<Value, ToolError> {
+        self.inner.definitions.get(format, render).cloned()
+    }
+
+    /// An infallible rendering, kept as [`definition_in`](Self::definition_in) keeps it.
+    pub(crate) fn rendered(
+        &self,
+        format: DefinitionFormat,
+        render: impl FnOnce() -> Value,
+    ) -> Value {
+        // `render` cannot fail, so neither can this: the default is never used.
+        self.definition_in(format, || Ok(render()))
+            .unwrap_or_default()
     }
 
     /// The fast-path body, when calls of this tool may take it: the schema must compile (else

@@ -1,5 +1,6 @@
 //! Anthropic Messages: tool definitions and `tool_result` blocks.
 
+use crate::call::DefinitionFormat;
 use serde_json::{Value, json};
 
 use crate::{ToolCallResult, ToolProxy};
@@ -20,10 +21,12 @@ impl ToolProxy {
     /// assert_eq!(def["input_schema"]["type"], "object");
     /// ```
     pub fn to_anthropic(&self) -> Value {
-        json!({
-            "name": self.name(),
-            "description": self.description(),
-            "input_schema": self.parameters(),
+        self.rendered(DefinitionFormat::Anthropic, || {
+            json!({
+                "name": self.name(),
+                "description": self.description(),
+                "input_schema": self.parameters(),
+            })
         })
     }
 }

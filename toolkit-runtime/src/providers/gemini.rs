@@ -1,5 +1,6 @@
 //! Gemini: function declarations in its OpenAPI 3.0 schema subset, and `functionResponse` parts.
 
+use crate::call::DefinitionFormat;
 use serde_json::{Map, Value, json};
 
 use super::notes::{append_description, constraint_note};
@@ -57,18 +58,20 @@ impl ToolProxy {
     /// );
     /// ```
     pub fn to_gemini(&self) -> Value {
-        let mut declaration = Map::new();
-        declaration.insert("name".into(), self.name().into());
-        declaration.insert("description".into(), self.description().into());
-        let has_properties = self
-            .parameters()
-            .get("properties")
-            .and_then(Value::as_object)
-            .is_some_and(|p| !p.is_empty());
-        if has_properties {
-            declaration.insert("parameters".into(), gemini_schema(self.parameters()));
-        }
-        Value::Object(declaration)
+        self.rendered(DefinitionFormat::Gemini, || {
+            let mut declaration = Map::new();
+            declaration.insert("name".into(), self.name().into());
+            declaration.insert("description".into(), self.description().into());
+            let has_properties = self
+                .parameters()
+                .get("properties")
+                .and_then(Value::as_object)
+                .is_some_and(|p| !p.is_empty());
+            if has_properties {
+                declaration.insert("parameters".into(), gemini_schema(self.parameters()));
+            }
+            Value::Object(declaration)
+        })
     }
 }
 

@@ -1,6 +1,7 @@
 //! MCP: `tools/list` entries and `tools/call` results. The MCP server serves exactly these, so
 //! what a toolbox renders with `to_mcp()` is what an MCP client receives.
 
+use crate::call::DefinitionFormat;
 use serde_json::{Map, Value, json};
 
 use crate::{ToolAnnotations, ToolCallResult, ToolProxy};
@@ -24,23 +25,25 @@ impl ToolProxy {
     /// assert!(def.get("outputSchema").is_none());
     /// ```
     pub fn to_mcp(&self) -> Value {
-        let mut tool = Map::new();
-        tool.insert("name".into(), self.name().into());
-        tool.insert("description".into(), self.description().into());
-        tool.insert("inputSchema".into(), self.parameters().clone());
-        if let Some(schema) = self.output_schema() {
-            tool.insert("outputSchema".into(), schema.clone());
-        }
-        let mut annotations = Map::new();
-        for (key, hint) in annotation_hints(&self.options().annotations) {
-            if let Some(hint) = hint {
-                annotations.insert(key.into(), hint.into());
+        self.rendered(DefinitionFormat::Mcp, || {
+            let mut tool = Map::new();
+            tool.insert("name".into(), self.name().into());
+            tool.insert("description".into(), self.description().into());
+            tool.insert("inputSchema".into(), self.parameters().clone());
+            if let Some(schema) = self.output_schema() {
+                tool.insert("outputSchema".into(), schema.clone());
             }
-        }
-        if !annotations.is_empty() {
-            tool.insert("annotations".into(), Value::Object(annotations));
-        }
-        Value::Object(tool)
+            let mut annotations = Map::new();
+            for (key, hint) in annotation_hints(&self.options().annotations) {
+                if let Some(hint) = hint {
+                    annotations.insert(key.into(), hint.into());
+                }
+            }
+            if !annotations.is_empty() {
+                tool.insert("annotations".into(), Value::Object(annotations));
+            }
+            Value::Object(tool)
+        })
     }
 
     /// The MCP `CallToolResult` for a result of this tool, as the MCP server sends it: the

@@ -1,5 +1,6 @@
 //! OpenAI: Chat Completions and Responses API tool definitions, and tool messages.
 
+use crate::call::DefinitionFormat;
 use serde_json::{Value, json};
 
 use super::strict::strict_schema;
@@ -25,13 +26,15 @@ impl ToolProxy {
     /// assert_eq!(def["function"]["parameters"]["required"], json!(["a", "b"]));
     /// ```
     pub fn to_openai(&self) -> Value {
-        json!({
-            "type": "function",
-            "function": {
-                "name": self.name(),
-                "description": self.description(),
-                "parameters": self.parameters(),
-            }
+        self.rendered(DefinitionFormat::OpenAi, || {
+            json!({
+                "type": "function",
+                "function": {
+                    "name": self.name(),
+                    "description": self.description(),
+                    "parameters": self.parameters(),
+                }
+            })
         })
     }
 
@@ -60,16 +63,18 @@ impl ToolProxy {
     /// assert_eq!(params["properties"]["title"]["type"], json!(["string", "null"]));
     /// ```
     pub fn to_openai_strict(&self) -> Result<Value, ToolError> {
-        let parameters = self.strict_parameters()?;
-        Ok(json!({
-            "type": "function",
-            "function": {
-                "name": self.name(),
-                "description": self.description(),
-                "parameters": parameters,
-                "strict": true,
-            }
-        }))
+        self.definition_in(DefinitionFormat::OpenAiStrict, || {
+            let parameters = self.strict_parameters()?;
+            Ok(json!({
+                "type": "function",
+                "function": {
+                    "name": self.name(),
+                    "description": self.description(),
+                    "parameters": parameters,
+                    "strict": true,
+                }
+            }))
+        })
     }
 
     /// The parameters schema rewritten for OpenAI strict mode (see
@@ -133,16 +138,18 @@ impl ToolProxy {
     /// assert_eq!(def["strict"], true);
     /// ```
     pub fn to_openai_responses(&self) -> Value {
-        let (parameters, strict) = match self.strict_parameters() {
-            Ok(parameters) => (parameters, true),
-            Err(_) => (self.parameters().clone(), false),
-        };
-        json!({
-            "type": "function",
-            "name": self.name(),
-            "description": self.description(),
-            "parameters": parameters,
-            "strict": strict,
+        self.rendered(DefinitionFormat::OpenAiResponses, || {
+            let (parameters, strict) = match self.strict_parameters() {
+                Ok(parameters) => (parameters, true),
+                Err(_) => (self.parameters().clone(), false),
+            };
+            json!({
+                "type": "function",
+                "name": self.name(),
+                "description": self.description(),
+                "parameters": parameters,
+                "strict": strict,
+            })
         })
     }
 }

@@ -13,7 +13,7 @@ use std::collections::HashMap;
 use std::fmt;
 use std::sync::Arc;
 
-use crate::call::{Limits, ToolProxy};
+use crate::call::{DefinitionCache, Limits, ToolProxy};
 
 pub use builder::ToolboxBuilder;
 use hooks::Hooks;
@@ -61,6 +61,9 @@ pub struct Toolbox {
     limits: Limits,
     concurrency: usize,
     hooks: Arc<Hooks>,
+    /// The whole toolbox in each provider's format, rendered on first use; shared by clones and
+    /// replaced whenever the tools change.
+    definitions: Arc<DefinitionCache>,
 }
 
 /// A tool and where it came from, before it joins a toolbox.
@@ -216,6 +219,7 @@ impl Toolbox {
         let position = self.index.remove(name)?;
         self.sources.remove(position);
         let tool = self.tools.remove(position);
+        self.definitions = Arc::default();
         for index in self.index.values_mut() {
             if *index > position {
                 *index -= 1;
@@ -284,6 +288,7 @@ impl Toolbox {
     }
 
     fn extend(&mut self, entries: Vec<Entry>) -> Result<(), ToolboxError> {
+        self.definitions = Arc::default();
         for Entry { tool, source } in entries {
             let name = tool.name();
             if let Some(&existing) = self.index.get(name) {
@@ -319,6 +324,7 @@ impl Toolbox {
             limits,
             concurrency,
             hooks,
+            definitions: Arc::default(),
         }
     }
 }
