@@ -72,7 +72,7 @@ fn formats(c: &mut Criterion) {
     group.bench_function("definition/toolbox_to_openai_strict_first", |b| {
         b.iter_batched(
             || Toolbox::builder().tool(word_count_tool()).build().unwrap(),
-            |toolbox| toolbox.to_openai_strict().map(Value::clone),
+            |toolbox| toolbox.to_openai_strict().cloned(),
             BatchSize::SmallInput,
         )
     });
