@@ -3,6 +3,7 @@
 //! [`ToolCallResult`].
 
 use std::borrow::Cow;
+use std::pin::pin;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
@@ -70,20 +71,31 @@ impl Toolbox {
     /// # });
     /// ```
     pub async fn call_all(&self, calls: Vec<ToolCall>) -> Vec<ToolCallResult> {
-        let mut results: Vec<Option<ToolCallResult>> = vec![None; calls.len()];
-        // Resolved up front, so that the tasks need none of the toolbox but the tools they run.
+        let mut results: Vec<Option<ToolCallResult>> = Vec::with_capacity(calls.len());
+        // Resolved up front, as positions in one copy of the tool list: the tasks then need none
+        // of the toolbox, and no call touches a tool's shared count (cheap calls on two threads
+        // would otherwise fight over it).
         let mut targets = Vec::with_capacity(calls.len());
-        for (position, call) in calls.iter().enumerate() {
-            match self.resolve(&call.name) {
-                Ok((tool, limits)) => targets.push(Some((tool.clone(), limits))),
-                Err(unknown) => {
-                    results[position] = Some(self.unknown(call, unknown));
+        for call in &calls {
+            match self.index_of(&call.name) {
+                Some(index) => {
+                    targets.push(Some(index));
+                    results.push(None);
+                }
+                None => {
                     targets.push(None);
+                    results.push(Some(self.unknown(call, self.unknown_tool(&call.name))));
                 }
             }
         }
+        let tools: Vec<(ToolProxy, Limits)> = self
+            .tools
+            .iter()
+            .map(|tool| (tool.clone(), self.limits.for_tool(tool.options())))
+            .collect();
         let work = Arc::new(Batch {
             calls,
+            tools,
             targets,
             next: AtomicUsize::new(0),
         });
@@ -95,20 +107,20 @@ impl Toolbox {
         for _ in 0..workers {
             let work = Arc::clone(&work);
             let hooks = Arc::clone(&self.hooks);
+            let share = work.calls.len() / workers + 1;
             tasks.spawn(async move {
-                let mut done = Vec::new();
+                let mut done = Vec::with_capacity(share);
                 while let Some((position, call, (tool, limits))) = work.claim() {
                     // A panic that escaped everything else still costs only its own call:
                     // the results already done stay with the worker.
-                    let result = CatchUnwind(Box::pin(dispatch(tool, *limits, &hooks, call)))
-                        .await
-                        .unwrap_or_else(|message| {
-                            let panicked = ToolError::Panicked {
-                                tool: call.name.clone(),
-                                message,
-                            };
-                            ToolCallResult::from_outcome(call, Err(panicked))
-                        });
+                    let call_future = pin!(dispatch(tool, *limits, &hooks, call));
+                    let result = CatchUnwind(call_future).await.unwrap_or_else(|message| {
+                        let panicked = ToolError::Panicked {
+                            tool: call.name.clone(),
+                            message,
+                        };
+                        ToolCallResult::from_outcome(call, Err(panicked))
+                    });
                     done.push((position, result));
                 }
                 done
@@ -138,23 +150,28 @@ impl Toolbox {
 
     /// The tool called `name` and its limits, or the error the model reads.
     fn resolve(&self, name: &str) -> Result<(&ToolProxy, Limits), ToolError> {
-        if let Some(tool) = self.get(name) {
-            return Ok((tool, self.limits.for_tool(tool.options())));
+        match self.get(name) {
+            Some(tool) => Ok((tool, self.limits.for_tool(tool.options()))),
+            None => Err(self.unknown_tool(name)),
         }
+    }
+
+    /// The error for a call to a tool the toolbox does not hold.
+    fn unknown_tool(&self, name: &str) -> ToolError {
         let available: Vec<String> = self.names().map(str::to_owned).collect();
         if name.trim().is_empty() {
             // `ToolCalls::parse` keeps a call without a usable name in a batch, named "".
-            return Err(ToolError::InvalidCall {
+            return ToolError::InvalidCall {
                 message: format!(
                     "a call names no tool; send \"name\" with one of: {}",
                     available.join(", ")
                 ),
-            });
+            };
         }
-        Err(ToolError::UnknownTool {
+        ToolError::UnknownTool {
             name: name.to_owned(),
             available,
-        })
+        }
     }
 
     /// The limits of a call to `name`: the tool's own over the toolbox's, or the toolbox's for a
@@ -178,8 +195,11 @@ impl Toolbox {
 /// The calls of one `call_all`, shared by its workers.
 struct Batch {
     calls: Vec<ToolCall>,
-    /// The tool and limits of each call; `None` for an unknown tool, already answered.
-    targets: Vec<Option<(ToolProxy, Limits)>>,
+    /// The toolbox's tools, each with its limits.
+    tools: Vec<(ToolProxy, Limits)>,
+    /// The position in `tools` of each call's tool; `None` for an unknown tool, already
+    /// answered.
+    targets: Vec<Option<usize>>,
     next: AtomicUsize,
 }
 
@@ -189,8 +209,8 @@ impl Batch {
         loop {
             let position = self.next.fetch_add(1, Ordering::Relaxed);
             let call = self.calls.get(position)?;
-            if let Some(target) = &self.targets[position] {
-                return Some((position, call, target));
+            if let Some(index) = self.targets[position] {
+                return Some((position, call, &self.tools[index]));
             }
         }
     }
