@@ -39,6 +39,12 @@ impl Cheap {
         n * 2
     }
 
+    /// Hash a number many times: CPU work of about 50 µs, as a parser or a scorer would do
+    #[tool]
+    fn crunch(&self, n: u64) -> u64 {
+        (0..20_000u64).fold(n, |acc, i| acc.rotate_left(5) ^ i.wrapping_mul(0x9E37_79B9_7F4A_7C15))
+    }
+
     /// Wait a millisecond, as a call to another service would
     #[tool]
     async fn wait(&self, n: u64) -> u64 {
@@ -251,5 +257,35 @@ fn overhead(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, call_all, overhead);
+/// CPU-bound sync tools: `call_all` should spread them over both worker threads.
+fn cpu_bound(c: &mut Criterion) {
+    const CPU_CALLS: u64 = 200;
+    let rt = runtime();
+    let toolbox = Toolbox::builder().toolset::<Cheap>().build().unwrap();
+    let calls: Vec<ToolCall> = (0..CPU_CALLS)
+        .map(|n| ToolCall::new("cheap_crunch", json!({ "n": n })))
+        .collect();
+    let mut group = c.benchmark_group("cpu_bound");
+    group.sample_size(10);
+    group.throughput(Throughput::Elements(CPU_CALLS));
+    group.bench_function("200x50us/call_all", |b| {
+        b.iter_custom(|iters| {
+            timed_async(&rt, iters, || async {
+                black_box(toolbox.call_all(calls.clone()).await);
+            })
+        })
+    });
+    group.bench_function("200x50us/acall_one_after_another", |b| {
+        b.iter_custom(|iters| {
+            timed_async(&rt, iters, || async {
+                for call in &calls {
+                    black_box(toolbox.acall(call).await);
+                }
+            })
+        })
+    });
+    group.finish();
+}
+
+criterion_group!(benches, call_all, overhead, cpu_bound);
 criterion_main!(benches);
