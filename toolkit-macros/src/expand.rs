@@ -207,28 +207,36 @@ fn expand_tool(p: &TokenStream, tool: &ToolFn, receiver: Option<&TokenStream>) -
     };
     let read_fields = read_fields(p, tool, &bindings);
     if tool.asyncness {
+        let types: Vec<_> = tool.args.iter().map(|arg| decoded_type(p, arg)).collect();
+        // One future per tool, whichever path read the arguments: a second `async` block would
+        // be a second state machine for rustc to build.
         quote! {{
             #capture
-            let __toolkit_typed = #read_fields.map(|__toolkit_read| {
+            let __toolkit_start = move |#(#bindings: #types),*| -> #p::BoxFuture<#result> {
                 #recapture
+                #p::std::boxed::Box::pin(async move {
+                    #convert(#callee(#(#call_args),*).await)
+                })
+            };
+            let __toolkit_typed = #read_fields.map(|__toolkit_read| {
+                let __toolkit_start = __toolkit_start.clone();
                 move |__toolkit_input: #p::TypedInput<'_>| {
-                    let __toolkit_args = __toolkit_read(__toolkit_input)?;
-                    #recapture
-                    let __toolkit_future: #p::BoxFuture<#result> = #p::std::boxed::Box::pin(async move {
-                        let (#(#bindings,)*) = __toolkit_args;
-                        #convert(#callee(#(#call_args),*).await)
-                    });
-                    #p::std::option::Option::Some(__toolkit_future)
+                    let (#(#bindings,)*) = __toolkit_read(__toolkit_input)?;
+                    #p::std::option::Option::Some(__toolkit_start(#(#bindings),*))
                 }
             });
             #definition.asynchronous(move |mut __toolkit_args: #p::Arguments| {
-                #recapture
-                let __toolkit_future: #p::BoxFuture<#result> = #p::std::boxed::Box::pin(async move {
-                    let __toolkit_args = &mut __toolkit_args;
+                let __toolkit_args = &mut __toolkit_args;
+                let __toolkit_taken = (|| -> #p::std::result::Result<_, #p::HandlerError> {
                     #(#takes)*
-                    #convert(#callee(#(#call_args),*).await)
-                });
-                __toolkit_future
+                    #p::std::result::Result::Ok((#(#bindings,)*))
+                })();
+                match __toolkit_taken {
+                    #p::std::result::Result::Ok((#(#bindings,)*)) => __toolkit_start(#(#bindings),*),
+                    #p::std::result::Result::Err(__toolkit_error) => #p::std::boxed::Box::pin(
+                        #p::std::future::ready(#p::std::result::Result::Err(__toolkit_error)),
+                    ),
+                }
             }, __toolkit_typed)
         }}
     } else {

@@ -42,7 +42,9 @@ impl Cheap {
     /// Hash a number many times: CPU work of about 50 µs, as a parser or a scorer would do
     #[tool]
     fn crunch(&self, n: u64) -> u64 {
-        (0..20_000u64).fold(n, |acc, i| acc.rotate_left(5) ^ i.wrapping_mul(0x9E37_79B9_7F4A_7C15))
+        (0..20_000u64).fold(n, |acc, i| {
+            acc.rotate_left(5) ^ i.wrapping_mul(0x9E37_79B9_7F4A_7C15)
+        })
     }
 
     /// Wait a millisecond, as a call to another service would
