@@ -180,31 +180,11 @@ fn expand_tool(p: &TokenStream, tool: &ToolFn, receiver: Option<&TokenStream>) -
         .iter()
         .zip(&bindings)
         .map(|(arg, bind)| take_argument(p, arg, bind));
-    let call_args: Vec<_> = tool
-        .args
-        .iter()
-        .zip(&bindings)
-        .map(|(arg, bind)| {
-            if types::is_str_ref(&arg.ty) {
-                quote!(&#bind)
-            } else {
-                quote!(#bind)
-            }
-        })
-        .collect();
+    let call_args = call_args(tool, &bindings);
     let (convert, _) = convert_output(p, &tool.output);
     let definition = method_tool(p, tool);
     let result = quote!(#p::std::result::Result<#p::serde_json::Value, #p::HandlerError>);
-    // A method's body holds its own clone of the shared instance; each async call clones again,
-    // since the future outlives the closure's borrow.
-    let (capture, recapture, callee) = match receiver {
-        Some(this) => (
-            quote!(let __toolkit_this = #p::std::sync::Arc::clone(#this);),
-            quote!(let __toolkit_this = #p::std::sync::Arc::clone(&__toolkit_this);),
-            quote!(__toolkit_this.#method),
-        ),
-        None => (quote!(), quote!(), quote!(#method)),
-    };
+    let (capture, recapture, callee) = receiver_parts(p, receiver, method);
     let read_fields = read_fields(p, tool, &bindings);
     if tool.asyncness {
         let types: Vec<_> = tool.args.iter().map(|arg| decoded_type(p, arg)).collect();
@@ -254,6 +234,39 @@ fn expand_tool(p: &TokenStream, tool: &ToolFn, receiver: Option<&TokenStream>) -
                 #convert(#callee(#(#call_args),*))
             }, __toolkit_typed)
         }}
+    }
+}
+
+/// The arguments the method is called with: a `&str` parameter is passed a borrowed `String`.
+fn call_args(tool: &ToolFn, bindings: &[syn::Ident]) -> Vec<TokenStream> {
+    tool.args
+        .iter()
+        .zip(bindings)
+        .map(|(arg, bind)| {
+            if types::is_str_ref(&arg.ty) {
+                quote!(&#bind)
+            } else {
+                quote!(#bind)
+            }
+        })
+        .collect()
+}
+
+/// How a body reaches the instance: `(capture, recapture, callee)`. A method's body holds its
+/// own clone of the shared instance; each async call clones again, since the future outlives the
+/// closure's borrow.
+fn receiver_parts(
+    p: &TokenStream,
+    receiver: Option<&TokenStream>,
+    method: &syn::Ident,
+) -> (TokenStream, TokenStream, TokenStream) {
+    match receiver {
+        Some(this) => (
+            quote!(let __toolkit_this = #p::std::sync::Arc::clone(#this);),
+            quote!(let __toolkit_this = #p::std::sync::Arc::clone(&__toolkit_this);),
+            quote!(__toolkit_this.#method),
+        ),
+        None => (quote!(), quote!(), quote!(#method)),
     }
 }
 
