@@ -185,7 +185,7 @@ fn expand_tool(p: &TokenStream, tool: &ToolFn, receiver: Option<&TokenStream>) -
     let definition = method_tool(p, tool);
     let result = quote!(#p::std::result::Result<#p::serde_json::Value, #p::HandlerError>);
     let (capture, recapture, callee) = receiver_parts(p, receiver, method);
-    let read_fields = read_fields(p, tool, &bindings);
+    let (parser, fields_type, unpack) = fast_path(p, tool, &bindings);
     if tool.asyncness {
         let types: Vec<_> = tool.args.iter().map(|arg| decoded_type(p, arg)).collect();
         // One future per tool, whichever path read the arguments: a second `async` block would
@@ -198,13 +198,13 @@ fn expand_tool(p: &TokenStream, tool: &ToolFn, receiver: Option<&TokenStream>) -
                     #convert(#callee(#(#call_args),*).await)
                 })
             };
-            let __toolkit_typed = #read_fields.map(|__toolkit_read| {
+            let __toolkit_finish = {
                 let __toolkit_start = __toolkit_start.clone();
-                move |__toolkit_input: #p::TypedInput<'_>| {
-                    let (#(#bindings,)*) = __toolkit_read(__toolkit_input)?;
+                move |__toolkit_fields: #fields_type| {
+                    #unpack
                     #p::std::option::Option::Some(__toolkit_start(#(#bindings),*))
                 }
-            });
+            };
             #definition.asynchronous(move |mut __toolkit_args: #p::Arguments| {
                 let __toolkit_args = &mut __toolkit_args;
                 let __toolkit_taken = (|| -> #p::std::result::Result<_, #p::HandlerError> {
@@ -217,22 +217,22 @@ fn expand_tool(p: &TokenStream, tool: &ToolFn, receiver: Option<&TokenStream>) -
                         #p::std::future::ready(#p::std::result::Result::Err(__toolkit_error)),
                     ),
                 }
-            }, __toolkit_typed)
+            }, #parser, __toolkit_finish)
         }}
     } else {
         quote! {{
             #capture
-            let __toolkit_typed = #read_fields.map(|__toolkit_read| {
+            let __toolkit_finish = {
                 #recapture
-                move |__toolkit_input: #p::TypedInput<'_>| -> #p::std::option::Option<#result> {
-                    let (#(#bindings,)*) = __toolkit_read(__toolkit_input)?;
+                move |__toolkit_fields: #fields_type| -> #p::std::option::Option<#result> {
+                    #unpack
                     #p::std::option::Option::Some(#convert(#callee(#(#call_args),*)))
                 }
-            });
+            };
             #definition.sync(move |__toolkit_args: &mut #p::Arguments| -> #result {
                 #(#takes)*
                 #convert(#callee(#(#call_args),*))
-            }, __toolkit_typed)
+            }, #parser, __toolkit_finish)
         }}
     }
 }
@@ -299,35 +299,40 @@ fn method_tool(p: &TokenStream, tool: &ToolFn) -> TokenStream {
     }
 }
 
-/// The typed fast path's reader of a tool's parameters (see the runtime's `call::typed`): an
-/// `Option` of a closure from the call's input to the parameters, each turned into its
-/// parameter as `Arguments::take*` would turn it, or `None` where only the full pipeline can
-/// word the error. The closure exists only when every parameter type can be read, so a type that
-/// cannot is reported once, where the full pipeline takes it.
-fn read_fields(p: &TokenStream, tool: &ToolFn, bindings: &[syn::Ident]) -> TokenStream {
-    let keys: Vec<String> = tool.args.iter().map(Arg::key).collect();
-    let types: Vec<TokenStream> = tool.args.iter().map(|arg| decoded_type(p, arg)).collect();
+/// The typed fast path (see the runtime's `call::typed`): `(parser, fields_type, unpack)`.
+/// `parser` is `Some` only when every parameter type can be read, so a type that cannot is
+/// reported once, where the full pipeline takes it; `unpack` turns the `Field`s read into the
+/// parameters as `Arguments::take*` would, or returns `None` where only the full pipeline can
+/// word the error.
+fn fast_path(
+    p: &TokenStream,
+    tool: &ToolFn,
+    bindings: &[syn::Ident],
+) -> (TokenStream, TokenStream, TokenStream) {
+    let types = tool.args.iter().map(|arg| decoded_type(p, arg));
+    let fields_type = quote!((#(#p::Field<#types>,)*));
+    let parser = quote! {{
+        #[allow(unused_imports)]
+        use #p::{HasFields as _, NoFields as _};
+        (&&#p::FieldsProbe::<#fields_type>::new()).parser()
+    }};
     let values = tool.args.iter().zip(bindings).map(|(arg, bind)| {
         let ty = decoded_type(p, arg);
-        match (&arg.default, types::option_inner(&arg.ty)) {
+        let value = match (&arg.default, types::option_inner(&arg.ty)) {
             (Some(default), _) => {
                 let value = default_expr(p, arg, &ty, &default.value);
                 quote!(#bind.or_else(|| #value))
             }
             (None, Some(_)) if arg.required.is_none() => quote!(#bind.optional()),
             (None, _) => quote!(#bind.required()?),
-        }
+        };
+        quote!(let #bind: #ty = #value;)
     });
-    quote! {{
-        #[allow(unused_imports)]
-        use #p::{HasFields as _, NoFields as _};
-        (&&#p::FieldsProbe::<(#(#p::Field<#types>,)*)>::new()).parser().map(|__toolkit_parse| {
-            move |__toolkit_input: #p::TypedInput<'_>| {
-                let (#(#bindings,)*) = __toolkit_parse(__toolkit_input, &[#(#keys),*])?;
-                #p::std::option::Option::Some((#(#values,)*))
-            }
-        })
-    }}
+    let unpack = quote! {
+        let (#(#bindings,)*) = __toolkit_fields;
+        #(#values)*
+    };
+    (parser, fields_type, unpack)
 }
 
 /// The function that turns the method's return value into JSON, with its type arguments

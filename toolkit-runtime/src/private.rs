@@ -5,7 +5,7 @@
 pub use crate::call::{
     BoxFuture, DefaultHidden, DefaultShown, DefaultValue, Field, FieldsProbe, Handler,
     HandlerError, HasFields, HasOutputSchema, NoFields, NoOutputSchema, OutputSchemaProbe,
-    TypedHandler, TypedInput, output, result_output,
+    ParseFields, TypedHandler, TypedInput, output, result_output,
 };
 pub use crate::registry::{DefaultProbe, NoDefault, ToolsetRegistration, ViaDefault};
 pub use crate::schema::{ParamSpec, param_schema, param_schema_option, parameters_schema};
@@ -40,27 +40,44 @@ impl MethodTool {
         }
     }
 
-    /// A proxy whose body is sync, with the same body on the typed fast path when every
-    /// parameter type can be read there.
-    pub fn sync<F, T>(self, body: F, typed: Option<T>) -> ToolProxy
+    /// A proxy whose body is sync. With a `parser` (every parameter type can be read on the
+    /// typed fast path), `finish` turns the parameters it read into the call, or `None` where
+    /// only the full pipeline can word the error.
+    pub fn sync<F, S, T>(self, body: F, parser: Option<ParseFields<S>>, finish: T) -> ToolProxy
     where
         F: Fn(&mut Arguments) -> Result<Value, HandlerError> + Send + Sync + 'static,
-        T: Fn(TypedInput<'_>) -> Option<Result<Value, HandlerError>> + Send + Sync + 'static,
+        S: 'static,
+        T: Fn(S) -> Option<Result<Value, HandlerError>> + Send + Sync + 'static,
     {
-        let typed = typed.map(|typed| TypedHandler::Sync(Arc::new(typed)));
+        let typed = parser.map(|parse| {
+            let names = self.param_names();
+            let typed = move |input: TypedInput<'_>| finish(parse(input, &names)?);
+            TypedHandler::Sync(Arc::new(typed))
+        });
         ToolProxy::with_typed(self.definition(), Handler::Sync(Arc::new(body)), typed)
     }
 
     /// A proxy whose body is async; see [`sync`](Self::sync).
-    pub fn asynchronous<F, T>(self, body: F, typed: Option<T>) -> ToolProxy
+    pub fn asynchronous<F, S, T>(
+        self,
+        body: F,
+        parser: Option<ParseFields<S>>,
+        finish: T,
+    ) -> ToolProxy
     where
         F: Fn(Arguments) -> BoxFuture<Result<Value, HandlerError>> + Send + Sync + 'static,
-        T: Fn(TypedInput<'_>) -> Option<BoxFuture<Result<Value, HandlerError>>>
-            + Send
-            + Sync
-            + 'static,
+        S: 'static,
+        T: Fn(S) -> Option<BoxFuture<Result<Value, HandlerError>>> + Send + Sync + 'static,
     {
-        let typed = typed.map(|typed| TypedHandler::Async(Arc::new(typed)));
+        let typed = parser.map(|parse| {
+            let names = self.param_names();
+            let typed = move |input: TypedInput<'_>| finish(parse(input, &names)?);
+            TypedHandler::Async(Arc::new(typed))
+        });
         ToolProxy::with_typed(self.definition(), Handler::Async(Arc::new(body)), typed)
+    }
+
+    fn param_names(&self) -> Vec<&'static str> {
+        self.params.iter().map(|param| param.name).collect()
     }
 }

@@ -48,7 +48,7 @@ pub use output::{
     output, result_output,
 };
 pub use proxy::ToolProxy;
-pub use typed::{Field, FieldsProbe, HasFields, NoFields};
+pub use typed::{Field, FieldsProbe, HasFields, NoFields, ParseFields};
 
 pub(crate) use nulls::drop_omitted_nulls;
 pub(crate) use panic::{CatchUnwind, panic_message};

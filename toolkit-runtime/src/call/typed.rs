@@ -59,12 +59,12 @@ impl<T> Field<Option<T>> {
 pub trait FieldSet: Sized {
     /// Reads the arguments, or `None` when they are not exactly an object of the named
     /// parameters in their types.
-    fn parse(input: TypedInput<'_>, names: &'static [&'static str]) -> Option<Self>;
+    fn parse(input: TypedInput<'_>, names: &[&str]) -> Option<Self>;
 }
 
 /// The reader of a tool's parameters, if every parameter type can be read.
 #[doc(hidden)]
-pub type ParseFields<S> = fn(TypedInput<'_>, &'static [&'static str]) -> Option<S>;
+pub type ParseFields<S> = fn(TypedInput<'_>, &[&str]) -> Option<S>;
 
 /// `(&&FieldsProbe::<S>::new()).parser()` is `Some` when `S` is a [`FieldSet`] (every parameter
 /// type is `DeserializeOwned`), `None` otherwise: a type that cannot be read is reported once,
@@ -124,8 +124,8 @@ fn read<S>(
 
 /// The seed and visitor of a tuple of fields: a JSON object whose keys are among `names`, each
 /// at most once.
-struct Fields<S> {
-    names: &'static [&'static str],
+struct Fields<'n, S> {
+    names: &'n [&'n str],
     fields: PhantomData<S>,
 }
 
@@ -164,19 +164,19 @@ impl<'de> de::Deserialize<'de> for Key<'de> {
 macro_rules! field_set {
     ($($ty:ident $index:tt),*) => {
         impl<$($ty: DeserializeOwned),*> FieldSet for ($(Field<$ty>,)*) {
-            fn parse(input: TypedInput<'_>, names: &'static [&'static str]) -> Option<Self> {
+            fn parse(input: TypedInput<'_>, names: &[&str]) -> Option<Self> {
                 read(input, Fields::<Self> { names, fields: PhantomData })
             }
         }
 
-        impl<'de, $($ty: DeserializeOwned),*> DeserializeSeed<'de> for Fields<($(Field<$ty>,)*)> {
+        impl<'de, $($ty: DeserializeOwned),*> DeserializeSeed<'de> for Fields<'_, ($(Field<$ty>,)*)> {
             type Value = ($(Field<$ty>,)*);
             fn deserialize<De: Deserializer<'de>>(self, deserializer: De) -> Result<Self::Value, De::Error> {
                 deserializer.deserialize_map(self)
             }
         }
 
-        impl<'de, $($ty: DeserializeOwned),*> Visitor<'de> for Fields<($(Field<$ty>,)*)> {
+        impl<'de, $($ty: DeserializeOwned),*> Visitor<'de> for Fields<'_, ($(Field<$ty>,)*)> {
             type Value = ($(Field<$ty>,)*);
             fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
                 f.write_str("an object of arguments")
