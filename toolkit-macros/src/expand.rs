@@ -13,7 +13,7 @@ use syn::spanned::Spanned;
 use crate::ast::{Arg, ToolFn, Toolset};
 use crate::attr::{self, ArgDefault};
 use crate::ctxt::Ctxt;
-use crate::{types, valid};
+use crate::{fast, types, valid};
 
 pub fn toolset(args: TokenStream, item: ItemImpl) -> TokenStream {
     let cx = Ctxt::default();
@@ -185,7 +185,7 @@ fn expand_tool(p: &TokenStream, tool: &ToolFn, receiver: Option<&TokenStream>) -
     let definition = method_tool(p, tool);
     let result = quote!(#p::std::result::Result<#p::serde_json::Value, #p::HandlerError>);
     let (capture, recapture, callee) = receiver_parts(p, receiver, method);
-    let (parser, fields_type, unpack) = fast_path(p, tool, &bindings);
+    let (parser, fields_type, unpack) = fast::fast_path(p, tool, &bindings);
     if tool.asyncness {
         let types: Vec<_> = tool.args.iter().map(|arg| decoded_type(p, arg)).collect();
         // One future per tool, whichever path read the arguments: a second `async` block would
@@ -299,42 +299,6 @@ fn method_tool(p: &TokenStream, tool: &ToolFn) -> TokenStream {
     }
 }
 
-/// The typed fast path (see the runtime's `call::typed`): `(parser, fields_type, unpack)`.
-/// `parser` is `Some` only when every parameter type can be read, so a type that cannot is
-/// reported once, where the full pipeline takes it; `unpack` turns the `Field`s read into the
-/// parameters as `Arguments::take*` would, or returns `None` where only the full pipeline can
-/// word the error.
-fn fast_path(
-    p: &TokenStream,
-    tool: &ToolFn,
-    bindings: &[syn::Ident],
-) -> (TokenStream, TokenStream, TokenStream) {
-    let types = tool.args.iter().map(|arg| decoded_type(p, arg));
-    let fields_type = quote!((#(#p::Field<#types>,)*));
-    let parser = quote! {{
-        #[allow(unused_imports)]
-        use #p::{HasFields as _, NoFields as _};
-        (&&#p::FieldsProbe::<#fields_type>::new()).parser()
-    }};
-    let values = tool.args.iter().zip(bindings).map(|(arg, bind)| {
-        let ty = decoded_type(p, arg);
-        let value = match (&arg.default, types::option_inner(&arg.ty)) {
-            (Some(default), _) => {
-                let value = default_expr(p, arg, &ty, &default.value);
-                quote!(#bind.or_else(|| #value))
-            }
-            (None, Some(_)) if arg.required.is_none() => quote!(#bind.optional()),
-            (None, _) => quote!(#bind.required()?),
-        };
-        quote!(let #bind: #ty = #value;)
-    });
-    let unpack = quote! {
-        let (#(#bindings,)*) = __toolkit_fields;
-        #(#values)*
-    };
-    (parser, fields_type, unpack)
-}
-
 /// The function that turns the method's return value into JSON, with its type arguments
 /// written out: an unmet bound (`ToolOutput`, `ToolErrorMessage`) is then reported at the user's
 /// return type (or the `Result`'s error type), not at the `#[toolset]` attribute. `impl Trait`
@@ -361,7 +325,7 @@ fn binding(arg: &Arg) -> syn::Ident {
 }
 
 /// The type the argument is decoded as: `String` for a `&str` parameter.
-fn decoded_type(p: &TokenStream, arg: &Arg) -> TokenStream {
+pub(crate) fn decoded_type(p: &TokenStream, arg: &Arg) -> TokenStream {
     let ty = &arg.ty;
     if types::is_str_ref(ty) {
         quote_spanned!(ty.span()=> #p::std::string::String)
@@ -411,7 +375,12 @@ fn param_spec(p: &TokenStream, arg: &Arg) -> TokenStream {
     }
 }
 
-fn default_expr(p: &TokenStream, arg: &Arg, ty: &TokenStream, default: &ArgDefault) -> TokenStream {
+pub(crate) fn default_expr(
+    p: &TokenStream,
+    arg: &Arg,
+    ty: &TokenStream,
+    default: &ArgDefault,
+) -> TokenStream {
     match default {
         ArgDefault::Trait => quote!(<#ty as ::core::default::Default>::default()),
         // A `&str` parameter is decoded as a `String`: `#[arg(default = "x")]` must become one.

@@ -10,6 +10,7 @@ mod case;
 mod ctxt;
 mod docs;
 mod expand;
+mod fast;
 mod symbol;
 mod types;
 mod valid;

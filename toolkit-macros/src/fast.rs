@@ -1,0 +1,45 @@
+//! The typed fast path of a `#[tool]` method: what the runtime's `call::typed` needs to read
+//! the parameters straight from the call's JSON.
+
+use proc_macro2::TokenStream;
+use quote::quote;
+
+use crate::ast::ToolFn;
+use crate::expand::{decoded_type, default_expr};
+use crate::types;
+
+/// The typed fast path (see the runtime's `call::typed`): `(parser, fields_type, unpack)`.
+/// `parser` is `Some` only when every parameter type can be read, so a type that cannot is
+/// reported once, where the full pipeline takes it; `unpack` turns the `Field`s read into the
+/// parameters as `Arguments::take*` would, or returns `None` where only the full pipeline can
+/// word the error.
+pub fn fast_path(
+    p: &TokenStream,
+    tool: &ToolFn,
+    bindings: &[syn::Ident],
+) -> (TokenStream, TokenStream, TokenStream) {
+    let types = tool.args.iter().map(|arg| decoded_type(p, arg));
+    let fields_type = quote!((#(#p::Field<#types>,)*));
+    let parser = quote! {{
+        #[allow(unused_imports)]
+        use #p::{HasFields as _, NoFields as _};
+        (&&#p::FieldsProbe::<#fields_type>::new()).parser()
+    }};
+    let values = tool.args.iter().zip(bindings).map(|(arg, bind)| {
+        let ty = decoded_type(p, arg);
+        let value = match (&arg.default, types::option_inner(&arg.ty)) {
+            (Some(default), _) => {
+                let value = default_expr(p, arg, &ty, &default.value);
+                quote!(#bind.or_else(|| #value))
+            }
+            (None, Some(_)) if arg.required.is_none() => quote!(#bind.optional()),
+            (None, _) => quote!(#bind.required()?),
+        };
+        quote!(let #bind: #ty = #value;)
+    });
+    let unpack = quote! {
+        let (#(#bindings,)*) = __toolkit_fields;
+        #(#values)*
+    };
+    (parser, fields_type, unpack)
+}
