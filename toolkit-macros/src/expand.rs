@@ -11,9 +11,10 @@ use syn::ItemImpl;
 use syn::spanned::Spanned;
 
 use crate::ast::{Arg, ToolFn, Toolset};
-use crate::attr::{self, ArgDefault};
+use crate::attr;
 use crate::ctxt::Ctxt;
-use crate::{fast, types, valid};
+use crate::fast::{self, decoded_type, default_expr};
+use crate::{types, valid};
 
 pub fn toolset(args: TokenStream, item: ItemImpl) -> TokenStream {
     let cx = Ctxt::default();
@@ -324,16 +325,6 @@ fn binding(arg: &Arg) -> syn::Ident {
     format_ident!("__toolkit_arg_{}", arg.key())
 }
 
-/// The type the argument is decoded as: `String` for a `&str` parameter.
-pub(crate) fn decoded_type(p: &TokenStream, arg: &Arg) -> TokenStream {
-    let ty = &arg.ty;
-    if types::is_str_ref(ty) {
-        quote_spanned!(ty.span()=> #p::std::string::String)
-    } else {
-        quote!(#ty)
-    }
-}
-
 fn param_spec(p: &TokenStream, arg: &Arg) -> TokenStream {
     let key = arg.key();
     let ty = decoded_type(p, arg);
@@ -372,22 +363,6 @@ fn param_spec(p: &TokenStream, arg: &Arg) -> TokenStream {
             required: #required,
             default: #default,
         }
-    }
-}
-
-pub(crate) fn default_expr(
-    p: &TokenStream,
-    arg: &Arg,
-    ty: &TokenStream,
-    default: &ArgDefault,
-) -> TokenStream {
-    match default {
-        ArgDefault::Trait => quote!(<#ty as ::core::default::Default>::default()),
-        // A `&str` parameter is decoded as a `String`: `#[arg(default = "x")]` must become one.
-        ArgDefault::Expr(expr) if types::is_str_ref(&arg.ty) => {
-            quote!(#p::std::string::String::from(#expr))
-        }
-        ArgDefault::Expr(expr) => quote!(#expr),
     }
 }
 

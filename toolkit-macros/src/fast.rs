@@ -2,10 +2,11 @@
 //! the parameters straight from the call's JSON.
 
 use proc_macro2::TokenStream;
-use quote::quote;
+use quote::{quote, quote_spanned};
+use syn::spanned::Spanned;
 
-use crate::ast::ToolFn;
-use crate::expand::{decoded_type, default_expr};
+use crate::ast::{Arg, ToolFn};
+use crate::attr::ArgDefault;
 use crate::types;
 
 /// The typed fast path (see the runtime's `call::typed`): `(parser, fields_type, unpack)`.
@@ -42,4 +43,30 @@ pub fn fast_path(
         #(#values)*
     };
     (parser, fields_type, unpack)
+}
+
+/// The type the argument is decoded as: `String` for a `&str` parameter.
+pub(crate) fn decoded_type(p: &TokenStream, arg: &Arg) -> TokenStream {
+    let ty = &arg.ty;
+    if types::is_str_ref(ty) {
+        quote_spanned!(ty.span()=> #p::std::string::String)
+    } else {
+        quote!(#ty)
+    }
+}
+
+pub(crate) fn default_expr(
+    p: &TokenStream,
+    arg: &Arg,
+    ty: &TokenStream,
+    default: &ArgDefault,
+) -> TokenStream {
+    match default {
+        ArgDefault::Trait => quote!(<#ty as ::core::default::Default>::default()),
+        // A `&str` parameter is decoded as a `String`: `#[arg(default = "x")]` must become one.
+        ArgDefault::Expr(expr) if types::is_str_ref(&arg.ty) => {
+            quote!(#p::std::string::String::from(#expr))
+        }
+        ArgDefault::Expr(expr) => quote!(#expr),
+    }
 }
