@@ -1,7 +1,7 @@
 //! MCP both ways, on rmcp: remote MCP tools as [`ToolProxy`](crate::ToolProxy)s
 //! ([`McpClient`]), and any set of tools served as an MCP server ([`McpServer`]).
 //!
-//! Behind the `mcp` cargo feature (on by default).
+//! Behind the `mcp` cargo feature (opt-in: `features = ["mcp"]`).
 //!
 //! ```no_run
 //! use toolkit::mcp::{McpClient, McpServer, McpTransport};
