@@ -22,6 +22,7 @@ mod text;
 
 pub use error::BuiltinError;
 #[cfg(feature = "github")]
+#[cfg_attr(docsrs, doc(cfg(feature = "github")))]
 pub use github::{
     DEFAULT_GITHUB_TIMEOUT, GithubCliToolset, IssueState, IssueStatus, Mergeable, PrState,
     PrStatus, TrafficPeriod,
