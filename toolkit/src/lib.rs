@@ -43,6 +43,7 @@
 extern crate self as toolkit;
 
 pub mod builtin;
+pub mod integrations;
 
 pub use toolkit_macros::{tool, toolset};
 pub use toolkit_runtime::{
