@@ -179,33 +179,43 @@ pub fn python_server(transport: &str, port: u16) -> Process {
 /// `examples/mcp_server.rs`, built (debug) if needed.
 pub fn example_server() -> String {
     static BUILT: OnceLock<String> = OnceLock::new();
-    BUILT.get_or_init(|| build_example(false)).clone()
+    BUILT
+        .get_or_init(|| build_example("mcp_server", false))
+        .clone()
 }
 
 /// `examples/mcp_server.rs`, built with optimizations (for measurements).
 pub fn example_server_release() -> String {
     static BUILT: OnceLock<String> = OnceLock::new();
-    BUILT.get_or_init(|| build_example(true)).clone()
+    BUILT
+        .get_or_init(|| build_example("mcp_server", true))
+        .clone()
 }
 
-fn build_example(release: bool) -> String {
+/// `examples/mcp_client.rs`, built (debug) if needed.
+pub fn example_client() -> String {
+    static BUILT: OnceLock<String> = OnceLock::new();
+    BUILT
+        .get_or_init(|| build_example("mcp_client", false))
+        .clone()
+}
+
+/// The named example, built once with the workspace's features; returns its path.
+fn build_example(name: &str, release: bool) -> String {
     // `--workspace` resolves features as `cargo test --workspace` does, so the example that run
     // already built is reused; `-p toolkit-suite` would build toolkit once more.
     let mut command = Command::new(env!("CARGO"));
-    command.current_dir(root()).args([
-        "build",
-        "--quiet",
-        "--workspace",
-        "--example",
-        "mcp_server",
-    ]);
+    command
+        .current_dir(root())
+        .args(["build", "--quiet", "--workspace", "--example", name]);
     if release {
         command.arg("--release");
     }
     run(&mut command);
     target_dir()
         .join(if release { "release" } else { "debug" })
-        .join("examples/mcp_server")
+        .join("examples")
+        .join(name)
         .to_string_lossy()
         .into_owned()
 }

@@ -4,6 +4,9 @@
 //! `ast` parses the input into our own model, `attr` reads the attributes (whose keys are listed
 //! in `symbol`), `valid` checks the model, and `expand` writes the code.
 
+#![deny(missing_docs)]
+#![cfg_attr(docsrs, feature(doc_cfg))]
+
 mod ast;
 mod attr;
 mod case;

@@ -24,26 +24,50 @@ use std::fmt;
 pub enum ToolError {
     /// The arguments arrived as a string that is not JSON.
     #[error("arguments for {tool} were not valid JSON: {message}")]
-    InvalidJson { tool: String, message: String },
+    InvalidJson {
+        /// The name of the tool that was called.
+        tool: String,
+        /// The JSON parser's message.
+        message: String,
+    },
     /// The arguments were JSON, but not an object of named arguments.
     #[error("arguments for {tool} must be a JSON object of named arguments, got {got}")]
-    NotAnObject { tool: String, got: String },
+    NotAnObject {
+        /// The name of the tool that was called.
+        tool: String,
+        /// The JSON type that arrived instead (`array`, `string`, ...).
+        got: String,
+    },
     /// One or more arguments are missing, unknown or of the wrong shape.
     #[error("{}", DisplayProblems { tool, problems })]
     InvalidArguments {
+        /// The name of the tool that was called.
         tool: String,
+        /// Every problem found, in the order of the arguments.
         problems: Vec<ArgumentProblem>,
     },
     /// The tool ran and returned an error of its own; the message is the tool's, unchanged.
     #[error("{message}")]
-    Failed { tool: String, message: String },
+    Failed {
+        /// The name of the tool that was called.
+        tool: String,
+        /// The tool's own error message, unchanged.
+        message: String,
+    },
     /// The tool panicked; the host caught it and kept running.
     #[error("tool {tool} panicked: {message}")]
-    Panicked { tool: String, message: String },
+    Panicked {
+        /// The name of the tool that was called.
+        tool: String,
+        /// The panic's message.
+        message: String,
+    },
     /// The model named a tool that does not exist.
     #[error("Unknown tool: {name}. Available: {}", available.join(", "))]
     UnknownTool {
+        /// The tool name the model sent.
         name: String,
+        /// The names that do exist, for the model to choose from.
         available: Vec<String>,
     },
     /// An async tool was called through the sync `call` without the explicit opt-in.
@@ -51,43 +75,83 @@ pub enum ToolError {
         "tool {tool} is async: call it with acall, or allow async-to-sync conversion \
          (toolkit::allow_async_to_sync)"
     )]
-    AsyncToolCalledSync { tool: String },
+    AsyncToolCalledSync {
+        /// The name of the tool that was called.
+        tool: String,
+    },
     /// Async-to-sync conversion was allowed but cannot work where the call was made.
     #[error("tool {tool} is async and cannot be run synchronously here: {reason}")]
-    AsyncConversionUnavailable { tool: String, reason: String },
+    AsyncConversionUnavailable {
+        /// The name of the tool that was called.
+        tool: String,
+        /// Why the conversion cannot work here.
+        reason: String,
+    },
     /// The tool's parameter schema could not be compiled into a validator.
     #[error("tool {tool} has an invalid parameter schema: {message}")]
-    InvalidSchema { tool: String, message: String },
+    InvalidSchema {
+        /// The name of the tool that was called.
+        tool: String,
+        /// What went wrong, in words.
+        message: String,
+    },
     /// The result could not be turned into JSON.
     #[error("the result of {tool} could not be converted to JSON: {message}")]
-    UnserializableResult { tool: String, message: String },
+    UnserializableResult {
+        /// The name of the tool that was called.
+        tool: String,
+        /// What went wrong, in words.
+        message: String,
+    },
     /// The tool's schema cannot be expressed in a provider's dialect (`target`, such as
     /// "OpenAI strict mode"); `path` is where (`items[].counts.additionalProperties`).
     #[error("tool {tool} cannot be sent to {target}: at {path}: {message}")]
     UnsupportedSchema {
+        /// The name of the tool that was called.
         tool: String,
+        /// The provider dialect, such as "OpenAI strict mode".
         target: String,
+        /// Where in the schema or value (`items[2].name`).
         path: String,
+        /// What went wrong, in words.
         message: String,
     },
     /// What the model sent is not a tool call in any shape toolkit reads.
     #[error("could not read a tool call: {message}")]
-    InvalidCall { message: String },
+    InvalidCall {
+        /// What is wrong with the call.
+        message: String,
+    },
     /// A tool built at run time has a name, description or schema that cannot work.
     #[error("tool {tool} cannot be built: {message}")]
-    InvalidDefinition { tool: String, message: String },
+    InvalidDefinition {
+        /// The name of the tool that was called.
+        tool: String,
+        /// What went wrong, in words.
+        message: String,
+    },
     /// The arguments were larger than the tool accepts; nothing was parsed.
     #[error(
         "the arguments for {tool} are larger than its limit of {limit} bytes; \
          send less data, for example a shorter text or fewer items"
     )]
-    InputTooLarge { tool: String, limit: usize },
+    InputTooLarge {
+        /// The name of the tool that was called.
+        tool: String,
+        /// The tool's limit, in bytes.
+        limit: usize,
+    },
     /// The arguments nest arrays or objects more deeply than the tool accepts.
     #[error(
         "the arguments for {tool} nest arrays or objects more than {limit} levels deep; \
          send a flatter structure"
     )]
-    TooDeeplyNested { tool: String, limit: usize },
+    TooDeeplyNested {
+        /// The name of the tool that was called.
+        tool: String,
+        /// The deepest nesting the tool accepts.
+        limit: usize,
+    },
     /// The call ran past its deadline and its result was abandoned.
     #[error(
         "tool {tool} did not finish within its time limit of {} ms and the call was abandoned; \
@@ -95,7 +159,9 @@ pub enum ToolError {
         timeout.as_millis()
     )]
     TimedOut {
+        /// The name of the tool that was called.
         tool: String,
+        /// The deadline the call ran past.
         timeout: std::time::Duration,
     },
     /// Too many calls of the tool still hold a thread (some may have been abandoned at their
@@ -104,17 +170,30 @@ pub enum ToolError {
         "tool {tool} is busy: {limit} calls are still running (some past their time limit); \
          try again later, or with a smaller request"
     )]
-    Busy { tool: String, limit: usize },
+    Busy {
+        /// The name of the tool that was called.
+        tool: String,
+        /// How many calls of the tool may hold a thread at once.
+        limit: usize,
+    },
     /// The arguments would take too long to check against the schema: alternatives (untagged
     /// enum variants) nest too deeply in them.
     #[error(
         "the arguments for {tool} are too complex to check: alternatives nest too deeply in \
          them; send a flatter structure"
     )]
-    TooComplex { tool: String },
+    TooComplex {
+        /// The name of the tool that was called.
+        tool: String,
+    },
     /// The application's policy refused the call before it ran.
     #[error("the call to {tool} was refused: {reason}")]
-    Rejected { tool: String, reason: String },
+    Rejected {
+        /// The name of the tool that was called.
+        tool: String,
+        /// Why the policy refused it, in the policy's words.
+        reason: String,
+    },
 }
 
 impl ToolError {
@@ -178,14 +257,24 @@ impl ToolError {
 #[non_exhaustive]
 pub enum ArgumentProblem {
     /// A required argument was not sent.
-    Missing { name: String },
+    Missing {
+        /// The argument's name.
+        name: String,
+    },
     /// An argument the tool does not take was sent.
     Unknown {
+        /// The argument name that was sent.
         name: String,
+        /// The closest argument the tool does take, if one is close.
         suggestion: Option<String>,
     },
     /// A value does not fit the schema; `path` is where (`items[2].name`).
-    Invalid { path: String, message: String },
+    Invalid {
+        /// Where in the schema or value (`items[2].name`).
+        path: String,
+        /// What went wrong, in words.
+        message: String,
+    },
 }
 
 impl fmt::Display for ArgumentProblem {

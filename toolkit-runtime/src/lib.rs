@@ -12,6 +12,9 @@
 //! - `builder`, `toolset`, [`registry`]: tools made at run time, toolsets, and the registry;
 //! - `__private` (`private.rs`): what generated code uses.
 
+#![deny(missing_docs)]
+#![cfg_attr(docsrs, feature(doc_cfg))]
+
 mod bounds;
 mod builder;
 mod call;

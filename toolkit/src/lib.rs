@@ -36,10 +36,14 @@
 //!
 //! See `docs/` in the repository for the type mapping and the design.
 
+#![deny(missing_docs)]
+#![cfg_attr(docsrs, feature(doc_cfg))]
+
 // Generated code names `::toolkit::...`; this makes that path resolve inside this crate too.
 extern crate self as toolkit;
 
 pub mod builtin;
+pub mod integrations;
 
 pub use toolkit_macros::{tool, toolset};
 pub use toolkit_runtime::{
@@ -51,6 +55,7 @@ pub use toolkit_runtime::{Limits, Toolbox, ToolboxBuilder, ToolboxError};
 pub use toolkit_runtime::{ToolBuilder, ToolCalls, formats, parse, providers};
 
 #[cfg(feature = "mcp")]
+#[cfg_attr(docsrs, doc(cfg(feature = "mcp")))]
 pub mod mcp;
 
 /// schemars, re-exported so users derive `JsonSchema` with the major version toolkit uses.

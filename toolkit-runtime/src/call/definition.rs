@@ -33,9 +33,9 @@ pub struct ToolOptions {
     pub max_input_bytes: Option<usize>,
     /// The largest result returned before it is truncated, in bytes.
     pub max_output_bytes: Option<usize>,
-    /// How deeply arrays and objects may nest in the arguments (see [`Limits`]).
+    /// How deeply arrays and objects may nest in the arguments (see [`Limits`](crate::Limits)).
     pub max_depth: Option<usize>,
-    /// How many calls of this tool may hold a blocking-pool thread at once (see [`Limits`]).
+    /// How many calls of this tool may hold a blocking-pool thread at once (see [`Limits`](crate::Limits)).
     pub max_threads: Option<usize>,
     /// Check every call against the schema, even where the parameters' types already enforce
     /// all it says. Only for argument types whose `Deserialize` accepts more than their

@@ -40,7 +40,7 @@ impl ToolProxy {
     /// `$ref`, `additionalProperties`, `oneOf`, `const`, ...). A tool without parameters has no
     /// `parameters` key, as Gemini rejects an object schema without properties.
     ///
-    /// Put declarations in one `{"functionDeclarations": [...]}` object with [`gemini_tools`].
+    /// Put declarations in one `{"functionDeclarations": [...]}` object with [`gemini_tools`](super::gemini_tools).
     ///
     /// ```
     /// use toolkit::prelude::*;

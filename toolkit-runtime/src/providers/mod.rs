@@ -8,11 +8,11 @@
 //!
 //! | provider | definition | result | converter |
 //! | --- | --- | --- | --- |
-//! | OpenAI Chat Completions | [`ToolProxy::to_openai`], [`ToolProxy::to_openai_strict`] | [`ToolCallResult::to_openai`] | `strict` |
-//! | OpenAI Responses | [`ToolProxy::to_openai_responses`] | [`ToolCallResult::to_openai_responses`] | `strict` |
-//! | Anthropic Messages | [`ToolProxy::to_anthropic`] | [`ToolCallResult::to_anthropic`] | none |
-//! | Gemini | [`ToolProxy::to_gemini`] | [`ToolCallResult::to_gemini`] | `gemini` |
-//! | MCP | [`ToolProxy::to_mcp`] | [`ToolCallResult::to_mcp`], [`ToolProxy::to_mcp_result`] | none |
+//! | OpenAI Chat Completions | [`ToolProxy::to_openai`], [`ToolProxy::to_openai_strict`] | [`ToolCallResult::to_openai`](crate::ToolCallResult::to_openai) | `strict` |
+//! | OpenAI Responses | [`ToolProxy::to_openai_responses`] | [`ToolCallResult::to_openai_responses`](crate::ToolCallResult::to_openai_responses) | `strict` |
+//! | Anthropic Messages | [`ToolProxy::to_anthropic`] | [`ToolCallResult::to_anthropic`](crate::ToolCallResult::to_anthropic) | none |
+//! | Gemini | [`ToolProxy::to_gemini`] | [`ToolCallResult::to_gemini`](crate::ToolCallResult::to_gemini) | `gemini` |
+//! | MCP | [`ToolProxy::to_mcp`] | [`ToolCallResult::to_mcp`](crate::ToolCallResult::to_mcp), [`ToolProxy::to_mcp_result`] | none |
 //!
 //! Calls come in through [`ToolCalls::parse`](crate::ToolCalls::parse) (`parse`), which reads
 //! every provider's shape and repairs argument strings (`repair`).

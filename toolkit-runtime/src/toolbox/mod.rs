@@ -22,7 +22,7 @@ use hooks::Hooks;
 ///
 /// Build one from any mix of toolsets and single tools; a name defined twice is an error that
 /// names both sources. [`call`](Self::call), [`acall`](Self::acall) and
-/// [`call_all`](Self::call_all) always return a [`ToolCallResult`]: an unknown tool, invalid
+/// [`call_all`](Self::call_all) always return a [`ToolCallResult`](crate::ToolCallResult): an unknown tool, invalid
 /// arguments, a panic or a timeout are error results the model reads, never an `Err` or a panic
 /// the agent loop must handle.
 ///
@@ -128,14 +128,19 @@ pub enum ToolboxError {
     /// Two tools have the same name; `first` and `second` say where each came from.
     #[error("tool \"{name}\" is defined twice: by {first} and by {second}")]
     DuplicateTool {
+        /// The name both tools have.
         name: String,
+        /// Where the first tool came from (`toolset "stats" (my_crate::Stats)`).
         first: String,
+        /// Where the second tool came from.
         second: String,
     },
     /// [`Toolbox::select`] named tools the toolbox does not hold.
     #[error("no tool named {} in this toolbox; it holds: {}", quoted(missing), available.join(", "))]
     UnknownTools {
+        /// The names asked for that the toolbox does not hold.
         missing: Vec<String>,
+        /// The names the toolbox does hold.
         available: Vec<String>,
     },
 }

@@ -18,52 +18,101 @@ use std::time::Duration;
 pub enum BuiltinError {
     /// A regular expression did not compile, or compiled past the size limit.
     #[error("invalid pattern '{pattern}': {reason}")]
-    InvalidPattern { pattern: String, reason: String },
+    InvalidPattern {
+        /// The pattern as sent.
+        pattern: String,
+        /// Why, in words.
+        reason: String,
+    },
     /// An argument is larger than the tool accepts.
     #[error(
         "{argument} is {actual} bytes, more than the {limit}-byte limit of {tool}; \
          send a smaller piece"
     )]
     TooLarge {
+        /// The tool's name.
         tool: &'static str,
+        /// The argument's name.
         argument: String,
+        /// The argument's size, in bytes.
         actual: usize,
+        /// The limit, in bytes.
         limit: usize,
     },
     /// `text_extract_lines` was asked for a line after the last one.
     #[error("start_line {start} is past the end of the text ({lines} lines)")]
-    StartPastEnd { start: i64, lines: usize },
+    StartPastEnd {
+        /// The first line asked for (1-based).
+        start: i64,
+        /// How many lines the text has.
+        lines: usize,
+    },
     /// `text_extract_lines` got a range that ends before it starts.
     #[error("end_line {end} is before start_line {start}")]
-    EndBeforeStart { start: i64, end: i64 },
+    EndBeforeStart {
+        /// The first line asked for (1-based).
+        start: i64,
+        /// The last line asked for.
+        end: i64,
+    },
     /// An argument has a value the tool does not accept.
     #[error("invalid {argument}: {reason}")]
-    InvalidArgument { argument: String, reason: String },
+    InvalidArgument {
+        /// The argument's name.
+        argument: String,
+        /// Why, in words.
+        reason: String,
+    },
     /// A repository or host names a host the toolset is not allowed to contact.
     #[error("{argument} names the host '{host}', which is not allowed; allowed hosts: {allowed}")]
     HostNotAllowed {
+        /// The argument's name.
         argument: String,
+        /// The host that was named.
         host: String,
         /// The allowed hosts, comma-separated, or `none`.
         allowed: String,
     },
     /// The `gh` program could not be started.
     #[error("could not run {program}: {reason}; is the GitHub CLI installed and on PATH?")]
-    Spawn { program: String, reason: String },
+    Spawn {
+        /// The program that was run.
+        program: String,
+        /// Why, in words.
+        reason: String,
+    },
     /// `gh` ran past the deadline and was stopped.
     #[error("{command} did not finish within {timeout:?} and was stopped")]
-    Timeout { command: String, timeout: Duration },
+    Timeout {
+        /// The command line that was run.
+        command: String,
+        /// The deadline it ran past.
+        timeout: Duration,
+    },
     /// `gh` exited with an error; its stderr is the reason.
     #[error("{command} failed ({status}): {stderr}")]
     CommandFailed {
+        /// The command line that was run.
         command: String,
+        /// How it exited (exit code or signal).
         status: String,
+        /// What it printed on stderr.
         stderr: String,
     },
     /// `gh` printed more than the toolset accepts.
     #[error("{command} printed more than {limit} bytes; ask for less (a smaller limit or page)")]
-    OutputTooLarge { command: String, limit: usize },
+    OutputTooLarge {
+        /// The command line that was run.
+        command: String,
+        /// The limit, in bytes.
+        limit: usize,
+    },
     /// `gh` printed something that is not the JSON the tool asked for.
     #[error("{command} printed output that is not the expected JSON: {reason}")]
-    UnexpectedOutput { command: String, reason: String },
+    UnexpectedOutput {
+        /// The command line that was run.
+        command: String,
+        /// Why, in words.
+        reason: String,
+    },
 }

@@ -1,6 +1,6 @@
 //! Ready-made toolsets, name-compatible with DSPy.rb's built-ins so prompts written for those
-//! keep working: [`TextProcessingToolset`] (`text_*`) and, with the `github` feature (on by
-//! default), [`GithubCliToolset`] (`github_*`).
+//! keep working: [`TextProcessingToolset`] (`text_*`) and, with the opt-in `github` feature,
+//! `GithubCliToolset` (`github_*`).
 //!
 //! Neither uses a shell. The text tools are pure Rust with bounded work; the GitHub tools run the
 //! `gh` program with an argument vector and a timeout. Every refusal or failure is a
@@ -22,6 +22,7 @@ mod text;
 
 pub use error::BuiltinError;
 #[cfg(feature = "github")]
+#[cfg_attr(docsrs, doc(cfg(feature = "github")))]
 pub use github::{
     DEFAULT_GITHUB_TIMEOUT, GithubCliToolset, IssueState, IssueStatus, Mergeable, PrState,
     PrStatus, TrafficPeriod,

@@ -1,7 +1,7 @@
 //! MCP both ways, on rmcp: remote MCP tools as [`ToolProxy`](crate::ToolProxy)s
 //! ([`McpClient`]), and any set of tools served as an MCP server ([`McpServer`]).
 //!
-//! Behind the `mcp` cargo feature (on by default).
+//! Behind the `mcp` cargo feature (opt-in: `features = ["mcp"]`).
 //!
 //! ```no_run
 //! use toolkit::mcp::{McpClient, McpServer, McpTransport};
@@ -33,26 +33,44 @@ pub enum McpError {
     /// The server's process could not be started.
     #[error("could not start the MCP server `{command}`: {source}")]
     Spawn {
+        /// The command line that was run.
         command: String,
+        /// Why the operating system refused to start it.
         #[source]
         source: std::io::Error,
     },
     /// The connection or the `initialize` handshake failed.
     #[error("could not connect to the MCP server {server}: {message}")]
-    Connect { server: String, message: String },
+    Connect {
+        /// The server, as configured (command line or URL).
+        server: String,
+        /// What went wrong, in words.
+        message: String,
+    },
     /// A request other than a tool call failed.
     #[error("the MCP server {server} failed {request}: {message}")]
     Request {
+        /// The server, as configured (command line or URL).
         server: String,
+        /// The request that failed (`tools/list`, ...).
         request: String,
+        /// What went wrong, in words.
         message: String,
     },
     /// The connection dropped and cannot be reopened (a child process exited).
     #[error("the MCP server {server} has disconnected")]
-    Disconnected { server: String },
+    Disconnected {
+        /// The server, as configured (command line or URL).
+        server: String,
+    },
     /// A configured HTTP header is not a valid header.
     #[error("invalid HTTP header {name}: {message}")]
-    InvalidHeader { name: String, message: String },
+    InvalidHeader {
+        /// The header's name.
+        name: String,
+        /// What went wrong, in words.
+        message: String,
+    },
     /// Serving failed.
     #[error("the MCP server failed: {0}")]
     Serve(String),
