@@ -18,6 +18,7 @@ use super::output::result_output;
 use super::trace::CallSpan;
 use super::validate::ArgumentValidator;
 use crate::error::ToolError;
+use crate::state::StateWiring;
 
 pub(super) struct ToolInner {
     pub(super) definition: ToolDefinition,
@@ -26,6 +27,9 @@ pub(super) struct ToolInner {
     validator: OnceLock<Result<ArgumentValidator, String>>,
     /// The calls holding a blocking-pool thread, bounded by `Limits::max_threads`.
     pub(super) threads: ThreadCount,
+    /// How the tool reads and writes state, with the full parameter schema that calls are
+    /// validated against (`definition.parameters` hides the state-filled parameters).
+    pub(super) state: Option<(StateWiring, Value)>,
 }
 
 /// One tool a model can call: its name, description, argument schema and body.
@@ -143,6 +147,7 @@ impl ToolProxy {
                 handler,
                 validator: OnceLock::new(),
                 threads: ThreadCount::default(),
+                state: None,
             }),
         }
     }
@@ -156,7 +161,7 @@ impl ToolProxy {
     pub(super) fn validator(&self) -> Result<&ArgumentValidator, ToolError> {
         self.inner
             .validator
-            .get_or_init(|| ArgumentValidator::new(self.parameters()))
+            .get_or_init(|| ArgumentValidator::new(self.checked_parameters()))
             .as_ref()
             .map_err(|message| ToolError::InvalidSchema {
                 tool: self.name().into(),
@@ -177,6 +182,66 @@ impl ToolProxy {
     /// The JSON Schema of the arguments: an object schema, self-contained.
     pub fn parameters(&self) -> &Value {
         &self.inner.definition.parameters
+    }
+
+    /// The schema calls are validated against: [`parameters`](Self::parameters) with the
+    /// state-filled parameters put back.
+    pub(crate) fn checked_parameters(&self) -> &Value {
+        match &self.inner.state {
+            Some((_, full)) => full,
+            None => self.parameters(),
+        }
+    }
+
+    /// How the tool reads and writes state, when it was given a wiring.
+    pub fn state_wiring(&self) -> Option<&StateWiring> {
+        self.inner.state.as_ref().map(|(wiring, _)| wiring)
+    }
+
+    /// The same tool wired to state: parameters filled from state keys, results merged into keys.
+    ///
+    /// The state-filled parameters disappear from [`parameters`](Self::parameters) and so from
+    /// every provider format and MCP `tools/list`; calls are still validated against the full
+    /// schema, after [`Toolbox::call_with_state`](crate::Toolbox::call_with_state) filled them.
+    /// A wiring that names a parameter the tool does not have is an error.
+    ///
+    /// ```
+    /// use toolkit::prelude::*;
+    /// use toolkit::ToolDefinition;
+    /// use toolkit::state::StateWiring;
+    ///
+    /// let schema = json!({"type": "object", "properties": {
+    ///     "repository": {"type": "string"}, "query": {"type": "string"}},
+    ///     "required": ["repository", "query"]});
+    /// let search = ToolProxy::from_fn(ToolDefinition::new("search", "Search", schema), |args| {
+    ///     Ok::<_, String>(format!("{} in {}", args["query"], args["repository"]))
+    /// });
+    /// let search = search.with_state(StateWiring::new().input("repository")).unwrap();
+    /// assert_eq!(search.parameters()["required"], json!(["query"]));
+    /// ```
+    pub fn with_state(&self, wiring: StateWiring) -> Result<ToolProxy, ToolError> {
+        let full = self.checked_parameters().clone();
+        let properties = full.get("properties").and_then(Value::as_object);
+        if let Some(missing) = wiring
+            .parameters()
+            .find(|p| !properties.is_some_and(|props| props.contains_key(*p)))
+        {
+            return Err(ToolError::InvalidDefinition {
+                tool: self.name().into(),
+                message: format!("the state wiring fills \"{missing}\", which is not a parameter"),
+            });
+        }
+        let mut definition = self.inner.definition.clone();
+        definition.parameters = wiring.hide(&full);
+        Ok(ToolProxy {
+            inner: Arc::new(ToolInner {
+                definition,
+                handler: self.inner.handler.clone(),
+                validator: OnceLock::new(),
+                threads: ThreadCount::default(),
+                state: Some((wiring, full)),
+            }),
+        })
     }
 
     /// The JSON Schema of the result, when the tool returns a structured type.
