@@ -1,6 +1,8 @@
 //! `DynamicState`: state whose keys are declared at run time, for tools built at run time and
 //! remote MCP tools.
 
+use std::sync::{Arc, OnceLock};
+
 use serde::{Serialize, Serializer};
 use serde_json::{Map, Value};
 
@@ -54,10 +56,11 @@ impl StateSchema {
         &self.keys
     }
 
-    fn find(&self, name: &str) -> Result<&StateKey, StateError> {
+    fn find(&self, name: &str) -> Result<(usize, &StateKey), StateError> {
         self.keys
             .iter()
-            .find(|key| key.name == name)
+            .enumerate()
+            .find(|(_, key)| key.name == name)
             .ok_or_else(|| undeclared(name, &self.keys))
     }
 }
@@ -83,12 +86,56 @@ impl StateSchema {
 pub struct DynamicState {
     schema: StateSchema,
     values: Map<String, Value>,
+    checkers: Checkers,
+}
+
+/// Each key's compiled schema, compiled on its first write and shared by clones.
+#[derive(Clone)]
+struct Checkers(Arc<[OnceLock<Result<jsonschema::Validator, String>>]>);
+
+impl Checkers {
+    fn new(count: usize) -> Self {
+        Checkers((0..count).map(|_| OnceLock::new()).collect())
+    }
+
+    /// Whether `value` fits key number `index` (declared as `key`).
+    fn check(&self, index: usize, key: &StateKey, value: &Value) -> Result<(), StateError> {
+        let mismatch = |message: String| StateError::Mismatch {
+            key: key.name.clone(),
+            message,
+        };
+        let compiled = self.0[index].get_or_init(|| {
+            jsonschema::validator_for(&key.schema)
+                .map_err(|err| format!("the key's schema does not compile: {err}"))
+        });
+        let validator = compiled
+            .as_ref()
+            .map_err(|message| mismatch(message.clone()))?;
+        match validator.iter_errors(value).next() {
+            None => Ok(()),
+            Some(error) => Err(mismatch(error.to_string())),
+        }
+    }
+}
+
+/// A cache: no part of what a state is.
+impl PartialEq for Checkers {
+    fn eq(&self, _: &Self) -> bool {
+        true
+    }
+}
+
+impl std::fmt::Debug for Checkers {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Checkers")
+    }
 }
 
 impl DynamicState {
     /// Empty state over `schema`.
     pub fn new(schema: StateSchema) -> Self {
         DynamicState {
+            checkers: Checkers::new(schema.keys.len()),
             schema,
             values: Map::new(),
         }
@@ -104,7 +151,8 @@ impl DynamicState {
             });
         };
         for (key, value) in values {
-            check(state.schema.find(&key)?, &value)?;
+            let (index, declared) = state.schema.find(&key)?;
+            state.checkers.check(index, declared, &value)?;
             state.values.insert(key, value);
         }
         Ok(state)
@@ -116,21 +164,6 @@ impl DynamicState {
     }
 }
 
-/// Whether `value` fits the key's JSON Schema.
-fn check(key: &StateKey, value: &Value) -> Result<(), StateError> {
-    let validator = jsonschema::validator_for(&key.schema).map_err(|err| StateError::Mismatch {
-        key: key.name.clone(),
-        message: format!("the key's schema does not compile: {err}"),
-    })?;
-    match validator.iter_errors(value).next() {
-        None => Ok(()),
-        Some(error) => Err(StateError::Mismatch {
-            key: key.name.clone(),
-            message: error.to_string(),
-        }),
-    }
-}
-
 impl AgentState for DynamicState {
     fn read(&self, key: &str) -> Result<Option<Value>, StateError> {
         self.schema.find(key)?;
@@ -138,10 +171,10 @@ impl AgentState for DynamicState {
     }
 
     fn merge(&mut self, key: &str, value: Value) -> Result<(), StateError> {
-        let declared = self.schema.find(key)?;
+        let (index, declared) = self.schema.find(key)?;
         let mut merged = self.values.get(key).cloned().unwrap_or(Value::Null);
         declared.rule.merge(key, &mut merged, value)?;
-        check(declared, &merged)?;
+        self.checkers.check(index, declared, &merged)?;
         self.values.insert(key.to_owned(), merged);
         Ok(())
     }
