@@ -5,7 +5,9 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use toolkit::prelude::*;
-use toolkit::state::{AgentState, MergeRule, StateError, StateKey, StateWiring, merge_into};
+use toolkit::state::{
+    AgentState, MergeRule, StateError, StateKey, StateWiring, merge_into, merge_list_into,
+};
 
 #[derive(Default)]
 struct RepoToolset;
@@ -55,7 +57,7 @@ impl AgentState for Research {
     fn merge(&mut self, key: &str, value: Value) -> Result<(), StateError> {
         match key {
             "repository" => merge_into(key, &mut self.repository, MergeRule::Replace, value),
-            "documents" => merge_into(key, &mut self.documents, MergeRule::Lists, value),
+            "documents" => merge_list_into(key, &mut self.documents, value),
             other => Err(Self::undeclared(other)),
         }
     }

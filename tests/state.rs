@@ -5,7 +5,8 @@ use serde_json::{Value, json};
 use toolkit::ToolDefinition;
 use toolkit::prelude::*;
 use toolkit::state::{
-    AgentState, DynamicState, MergeRule, StateError, StateKey, StateSchema, StateWiring, merge_into,
+    AgentState, DynamicState, MergeRule, StateError, StateKey, StateSchema, StateWiring,
+    merge_into, merge_list_into,
 };
 
 fn keep_max(current: &mut Value, new: Value) -> Result<(), String> {
@@ -164,7 +165,7 @@ impl AgentState for Research {
     fn merge(&mut self, key: &str, value: Value) -> Result<(), StateError> {
         match key {
             "repository" => merge_into(key, &mut self.repository, MergeRule::Replace, value),
-            "documents" => merge_into(key, &mut self.documents, MergeRule::Lists, value),
+            "documents" => merge_list_into(key, &mut self.documents, value),
             other => Err(StateError::UndeclaredKey {
                 key: other.into(),
                 declared: self.keys().into_iter().map(|k| k.name).collect(),

@@ -107,8 +107,43 @@ where
         key: key.into(),
         message,
     };
+    if let MergeRule::Replace = rule {
+        // Nothing of the current value is kept: no need to turn it into JSON.
+        *field = serde_json::from_value(new).map_err(|err| mismatch(err.to_string()))?;
+        return Ok(());
+    }
     let mut current = serde_json::to_value(&*field).map_err(|err| mismatch(err.to_string()))?;
     rule.merge(key, &mut current, new)?;
     *field = serde_json::from_value(current).map_err(|err| mismatch(err.to_string()))?;
+    Ok(())
+}
+
+/// Merges a JSON value into a typed list under [`MergeRule::Lists`] without turning the list into
+/// JSON: a JSON array is concatenated, a single value appended; the list is untouched when the
+/// value does not fit `T`.
+///
+/// ```
+/// use toolkit::state::merge_list_into;
+/// use serde_json::json;
+///
+/// let mut scores = vec![1];
+/// merge_list_into("scores", &mut scores, json!([2, 3])).unwrap();
+/// merge_list_into("scores", &mut scores, json!(4)).unwrap();
+/// assert_eq!(scores, [1, 2, 3, 4]);
+/// assert!(merge_list_into("scores", &mut scores, json!("five")).is_err());
+/// assert_eq!(scores, [1, 2, 3, 4]);
+/// ```
+pub fn merge_list_into<T>(key: &str, list: &mut Vec<T>, new: Value) -> Result<(), StateError>
+where
+    T: DeserializeOwned,
+{
+    let mismatch = |err: serde_json::Error| StateError::Mismatch {
+        key: key.into(),
+        message: err.to_string(),
+    };
+    match new {
+        Value::Array(_) => list.extend(serde_json::from_value::<Vec<T>>(new).map_err(mismatch)?),
+        single => list.push(serde_json::from_value(single).map_err(mismatch)?),
+    }
     Ok(())
 }

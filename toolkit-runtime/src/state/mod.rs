@@ -16,7 +16,7 @@ mod wiring;
 use serde_json::Value;
 
 pub use dynamic::{DynamicState, StateSchema};
-pub use merge::{MergeFn, MergeRule, merge_into};
+pub use merge::{MergeFn, MergeRule, merge_into, merge_list_into};
 pub use wiring::{StateOutput, StateWiring};
 
 /// Why state could not be read or written, phrased for the model or user that reads it.

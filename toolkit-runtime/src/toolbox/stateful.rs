@@ -4,7 +4,6 @@
 use serde_json::Value;
 
 use super::Toolbox;
-use crate::call::ToolProxy;
 use crate::error::ToolError;
 use crate::state::{AgentState, StateWiring};
 use crate::{ToolCall, ToolCallResult};
@@ -33,13 +32,15 @@ impl Toolbox {
     /// assert_eq!(state.to_json(), json!({"n": 42}));
     /// ```
     pub fn call_with_state(&self, state: &mut dyn AgentState, call: &ToolCall) -> ToolCallResult {
-        let wiring = self.wiring(&call.name);
-        let filled = match fill(self.get(&call.name), &*state, call) {
+        let Some(wiring) = self.wiring(&call.name) else {
+            return self.call(call);
+        };
+        let filled = match fill(wiring, &*state, call) {
             Ok(filled) => filled,
             Err(err) => return self.refuse(call, err),
         };
         let result = self.call(&filled);
-        self.write_back(wiring, state, call, result)
+        self.write_back(Some(wiring.0), state, call, result)
     }
 
     /// Runs one call from async code with `state`; see [`call_with_state`](Self::call_with_state).
@@ -48,13 +49,15 @@ impl Toolbox {
         state: &mut dyn AgentState,
         call: &ToolCall,
     ) -> ToolCallResult {
-        let wiring = self.wiring(&call.name);
-        let filled = match fill(self.get(&call.name), &*state, call) {
+        let Some(wiring) = self.wiring(&call.name) else {
+            return self.acall(call).await;
+        };
+        let filled = match fill(wiring, &*state, call) {
             Ok(filled) => filled,
             Err(err) => return self.refuse(call, err),
         };
         let result = self.acall(&filled).await;
-        self.write_back(wiring, state, call, result)
+        self.write_back(Some(wiring.0), state, call, result)
     }
 
     /// Runs a batch with `state` and returns the results in the order of `calls`.
@@ -77,16 +80,20 @@ impl Toolbox {
             let mut ready = Vec::with_capacity(members.len());
             for &position in &members {
                 let call = &calls[position];
-                match fill(self.get(&call.name), &*state, call) {
-                    Ok(filled) => ready.push((position, filled)),
-                    Err(err) => results[position] = Some(self.refuse(call, err)),
+                match self
+                    .wiring(&call.name)
+                    .map(|wiring| fill(wiring, &*state, call))
+                {
+                    None => ready.push((position, call.clone())),
+                    Some(Ok(filled)) => ready.push((position, filled)),
+                    Some(Err(err)) => results[position] = Some(self.refuse(call, err)),
                 }
             }
             let (positions, filled): (Vec<usize>, Vec<ToolCall>) = ready.into_iter().unzip();
             let done = self.call_all(filled).await;
             for (position, result) in positions.into_iter().zip(done) {
                 let call = &calls[position];
-                let wiring = self.wiring(&call.name);
+                let wiring = self.wiring(&call.name).map(|(wiring, _)| wiring);
                 results[position] = Some(self.write_back(wiring, state, call, result));
             }
         }
@@ -97,13 +104,13 @@ impl Toolbox {
     fn rounds(&self, calls: &[ToolCall]) -> Vec<usize> {
         let mut rounds: Vec<usize> = Vec::with_capacity(calls.len());
         for call in calls {
-            let round = self.wiring(&call.name).map_or(0, |wiring| {
+            let round = self.wiring(&call.name).map_or(0, |(wiring, _)| {
                 let mut round = 0;
                 for (earlier, before) in calls.iter().zip(&rounds) {
                     let writes = self
                         .wiring(&earlier.name)
                         .into_iter()
-                        .flat_map(StateWiring::writes);
+                        .flat_map(|(wiring, _)| wiring.writes());
                     if writes
                         .into_iter()
                         .any(|key| wiring.reads().any(|read| read == key))
@@ -118,8 +125,10 @@ impl Toolbox {
         rounds
     }
 
-    fn wiring(&self, name: &str) -> Option<&StateWiring> {
-        self.get(name).and_then(|tool| tool.state_wiring())
+    /// The tool's wiring and the full parameter schema it is checked against.
+    fn wiring(&self, name: &str) -> Option<(&StateWiring, &Value)> {
+        let tool = self.get(name)?;
+        Some((tool.state_wiring()?, tool.checked_parameters()))
     }
 
     /// The error result of a call refused before it ran, through the after-call hooks.
@@ -152,16 +161,13 @@ impl Toolbox {
     }
 }
 
-/// The call with its state-filled parameters filled in (unchanged for a tool without a wiring,
-/// or arguments that are not an object: the pipeline answers those).
+/// The call with its state-filled parameters filled in (unchanged for arguments that are not an
+/// object: the pipeline answers those).
 fn fill(
-    tool: Option<&ToolProxy>,
+    (wiring, parameters): (&StateWiring, &Value),
     state: &dyn AgentState,
     call: &ToolCall,
 ) -> Result<ToolCall, ToolError> {
-    let Some((wiring, tool)) = tool.and_then(|tool| Some((tool.state_wiring()?, tool))) else {
-        return Ok(call.clone());
-    };
     let mut args = match &call.args {
         Value::String(text) => match serde_json::from_str(text) {
             Ok(Value::Object(map)) => map,
@@ -171,7 +177,7 @@ fn fill(
         Value::Null => serde_json::Map::new(),
         _ => return Ok(call.clone()),
     };
-    wiring.fill(&call.name, tool.checked_parameters(), state, &mut args)?;
+    wiring.fill(&call.name, parameters, state, &mut args)?;
     Ok(ToolCall {
         id: call.id.clone(),
         name: call.name.clone(),
