@@ -3,4 +3,5 @@
 
 #[cfg(unix)]
 pub mod fake_gh;
+pub mod golden;
 pub mod mcp;

@@ -194,6 +194,32 @@ pub enum ToolError {
         /// Why the policy refused it, in the policy's words.
         reason: String,
     },
+    /// The model sent an argument for a parameter that is filled from state.
+    #[error(
+        "do not send \"{parameter}\" to {tool}: it is filled from the agent's state; call again without it"
+    )]
+    StateArgumentSent {
+        /// The tool called.
+        tool: String,
+        /// The state-filled parameter the model sent.
+        parameter: String,
+    },
+    /// A required parameter is filled from a state key that has no value yet.
+    #[error("{tool} cannot run yet: state key \"{key}\" has no value")]
+    StateValueMissing {
+        /// The tool called.
+        tool: String,
+        /// The state key without a value.
+        key: String,
+    },
+    /// State could not be read for the call or could not take its result.
+    #[error("{tool}: {message}")]
+    State {
+        /// The tool called.
+        tool: String,
+        /// What went wrong, naming the state key.
+        message: String,
+    },
 }
 
 impl ToolError {
@@ -224,7 +250,10 @@ impl ToolError {
             | ToolError::TimedOut { tool, .. }
             | ToolError::Busy { tool, .. }
             | ToolError::TooComplex { tool }
-            | ToolError::Rejected { tool, .. } => tool,
+            | ToolError::Rejected { tool, .. }
+            | ToolError::StateArgumentSent { tool, .. }
+            | ToolError::StateValueMissing { tool, .. }
+            | ToolError::State { tool, .. } => tool,
             ToolError::InvalidCall { .. } => "",
             ToolError::UnknownTool { name, .. } => name,
         }

@@ -6,6 +6,7 @@
 //! The modules, bottom to top (a module uses only those above it in this list):
 //! - `error`, `bounds`, `calls`: the error type, the bounds on tool types, calls and results;
 //! - [`schema`]: schemas from Rust types, the one `$ref` inliner, schema keywords;
+//! - [`state`]: agent state, merge rules and how a tool is wired to state;
 //! - `call`: [`ToolProxy`] and the pipeline every call goes through;
 //! - [`providers`]: definitions, calls and results in each provider's wire format;
 //! - `toolbox`: [`Toolbox`], dispatch by name under limits and hooks;
@@ -27,6 +28,7 @@ pub mod __private;
 pub mod providers;
 pub mod registry;
 pub mod schema;
+pub mod state;
 mod toolbox;
 mod toolset;
 

@@ -181,7 +181,7 @@ impl ToolProxy {
         let tool = self.name();
         limits.check_input(tool, &input)?;
         let mut arguments = arguments_object(tool, input)?;
-        let parameters = self.parameters();
+        let parameters = self.checked_parameters();
         let validator = self.validator()?;
         let too_complex = || ToolError::TooComplex { tool: tool.into() };
         if !validator.within_budget(&arguments) {

@@ -18,6 +18,7 @@ use super::output::result_output;
 use super::trace::CallSpan;
 use super::validate::ArgumentValidator;
 use crate::error::ToolError;
+use crate::state::StateWiring;
 
 pub(super) struct ToolInner {
     pub(super) definition: ToolDefinition,
@@ -32,6 +33,9 @@ pub(super) struct ToolInner {
     fast: OnceLock<bool>,
     /// The definition in each provider's format, rendered on first use.
     definitions: DefinitionCache,
+    /// How the tool reads and writes state, with the full parameter schema that calls are
+    /// validated against (`definition.parameters` hides the state-filled parameters).
+    pub(super) state: Option<(StateWiring, Value)>,
 }
 
 /// One tool a model can call: its name, description, argument schema and body.
@@ -152,6 +156,15 @@ impl ToolProxy {
         handler: Handler,
         typed: Option<TypedHandler>,
     ) -> Self {
+        ToolProxy::build(definition, handler, typed, None)
+    }
+
+    fn build(
+        definition: ToolDefinition,
+        handler: Handler,
+        typed: Option<TypedHandler>,
+        state: Option<(StateWiring, Value)>,
+    ) -> Self {
         ToolProxy {
             inner: Arc::new(ToolInner {
                 definition,
@@ -161,6 +174,7 @@ impl ToolProxy {
                 typed,
                 fast: OnceLock::new(),
                 definitions: DefinitionCache::default(),
+                state,
             }),
         }
     }
@@ -193,7 +207,7 @@ impl ToolProxy {
         let fast = *self.inner.fast.get_or_init(|| {
             !self.options().always_validate
                 && self.validator().is_ok_and(|v| !v.is_budgeted())
-                && crate::schema::implied_by_types(self.parameters())
+                && crate::schema::implied_by_types(self.checked_parameters())
         });
         fast.then_some(typed)
     }
@@ -207,7 +221,7 @@ impl ToolProxy {
     pub(super) fn validator(&self) -> Result<&ArgumentValidator, ToolError> {
         self.inner
             .validator
-            .get_or_init(|| ArgumentValidator::new(self.parameters()))
+            .get_or_init(|| ArgumentValidator::new(self.checked_parameters()))
             .as_ref()
             .map_err(|message| ToolError::InvalidSchema {
                 tool: self.name().into(),
@@ -235,6 +249,64 @@ impl ToolProxy {
     /// The JSON Schema of the arguments: an object schema, self-contained.
     pub fn parameters(&self) -> &Value {
         &self.inner.definition.parameters
+    }
+
+    /// The schema calls are validated against: [`parameters`](Self::parameters) with the
+    /// state-filled parameters put back.
+    pub(crate) fn checked_parameters(&self) -> &Value {
+        match &self.inner.state {
+            Some((_, full)) => full,
+            None => self.parameters(),
+        }
+    }
+
+    /// How the tool reads and writes state, when it was given a wiring.
+    pub fn state_wiring(&self) -> Option<&StateWiring> {
+        self.inner.state.as_ref().map(|(wiring, _)| wiring)
+    }
+
+    /// The same tool wired to state: parameters filled from state keys, results merged into keys.
+    ///
+    /// The state-filled parameters disappear from [`parameters`](Self::parameters) and so from
+    /// every provider format and MCP `tools/list`; calls are still validated against the full
+    /// schema, after [`Toolbox::call_with_state`](crate::Toolbox::call_with_state) filled them.
+    /// A wiring that names a parameter the tool does not have is an error.
+    ///
+    /// ```
+    /// use toolkit::prelude::*;
+    /// use toolkit::ToolDefinition;
+    /// use toolkit::state::StateWiring;
+    ///
+    /// let schema = json!({"type": "object", "properties": {
+    ///     "repository": {"type": "string"}, "query": {"type": "string"}},
+    ///     "required": ["repository", "query"]});
+    /// let search = ToolProxy::from_fn(ToolDefinition::new("search", "Search", schema), |args| {
+    ///     Ok::<_, String>(format!("{} in {}", args["query"], args["repository"]))
+    /// });
+    /// let search = search.with_state(StateWiring::new().input("repository")).unwrap();
+    /// assert_eq!(search.parameters()["required"], json!(["query"]));
+    /// ```
+    pub fn with_state(&self, wiring: StateWiring) -> Result<ToolProxy, ToolError> {
+        let full = self.checked_parameters().clone();
+        let properties = full.get("properties").and_then(Value::as_object);
+        if let Some(missing) = wiring
+            .parameters()
+            .find(|p| !properties.is_some_and(|props| props.contains_key(*p)))
+        {
+            return Err(ToolError::InvalidDefinition {
+                tool: self.name().into(),
+                message: format!("the state wiring fills \"{missing}\", which is not a parameter"),
+            });
+        }
+        let mut definition = self.inner.definition.clone();
+        definition.parameters = wiring.hide(&full);
+        let (handler, typed) = (self.inner.handler.clone(), self.inner.typed.clone());
+        Ok(ToolProxy::build(
+            definition,
+            handler,
+            typed,
+            Some((wiring, full)),
+        ))
     }
 
     /// The JSON Schema of the result, when the tool returns a structured type.
@@ -333,7 +405,7 @@ impl ToolProxy {
         let mut definition = self.inner.definition.clone();
         change(&mut definition.options);
         let (handler, typed) = (self.inner.handler.clone(), self.inner.typed.clone());
-        ToolProxy::with_typed(definition, handler, typed)
+        ToolProxy::build(definition, handler, typed, self.inner.state.clone())
     }
 }
 

@@ -8,6 +8,7 @@ mod builder;
 mod dispatch;
 mod formats;
 mod hooks;
+mod stateful;
 
 use std::collections::HashMap;
 use std::fmt;

@@ -1,0 +1,116 @@
+//! What state costs a call: one call with two parameters filled from state and its result
+//! merged into a state key, against the same call with every argument sent and no state.
+//!
+//! - `state/none`: `Toolbox::call` with all three arguments (the baseline);
+//! - `state/dynamic`: `Toolbox::call_with_state` on a `DynamicState` (keys checked against
+//!   their JSON Schema);
+//! - `state/typed`: the same on a typed struct implementing `AgentState`.
+//!
+//! Report the ratios to `state/none` of the same run: the machine is shared and noisy.
+
+use std::hint::black_box;
+
+use criterion::{Criterion, criterion_group, criterion_main};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use toolkit::prelude::*;
+use toolkit::state::{
+    AgentState, DynamicState, MergeRule, StateError, StateKey, StateSchema, StateWiring, merge_into,
+};
+
+#[derive(Default)]
+struct Repo;
+
+#[toolset(name = "repo")]
+impl Repo {
+    /// Search a repository
+    #[tool]
+    fn search(&self, repository: String, owner: String, query: String) -> Vec<String> {
+        vec![format!("{owner}/{repository}: {query}")]
+    }
+}
+
+#[derive(Default, Serialize, Deserialize)]
+struct Research {
+    repository: String,
+    owner: String,
+    documents: Vec<String>,
+}
+
+impl AgentState for Research {
+    fn read(&self, key: &str) -> Result<Option<Value>, StateError> {
+        Ok(Some(match key {
+            "repository" => Value::String(self.repository.clone()),
+            "owner" => Value::String(self.owner.clone()),
+            "documents" => serde_json::to_value(&self.documents).unwrap_or_default(),
+            _ => {
+                return Err(StateError::UndeclaredKey {
+                    key: key.into(),
+                    declared: vec![],
+                });
+            }
+        }))
+    }
+
+    fn merge(&mut self, key: &str, value: Value) -> Result<(), StateError> {
+        match key {
+            "documents" => merge_into(key, &mut self.documents, MergeRule::Replace, value),
+            _ => Err(StateError::UndeclaredKey {
+                key: key.into(),
+                declared: vec![],
+            }),
+        }
+    }
+
+    fn keys(&self) -> Vec<StateKey> {
+        Vec::new()
+    }
+
+    fn to_json(&self) -> Value {
+        serde_json::to_value(self).unwrap_or_default()
+    }
+}
+
+fn bench(c: &mut Criterion) {
+    let plain = Toolbox::builder().toolset::<Repo>().build().unwrap();
+    let wiring = StateWiring::new()
+        .input("repository")
+        .input("owner")
+        .output("documents");
+    let wired = Repo::to_tools().remove(0).with_state(wiring).unwrap();
+    let stateful = Toolbox::builder().tool(wired).build().unwrap();
+
+    let full = ToolCall::new(
+        "repo_search",
+        json!({"repository": "toolkit", "owner": "acme", "query": "merge rules"}),
+    );
+    let partial = ToolCall::new("repo_search", json!({"query": "merge rules"}));
+
+    let schema = StateSchema::new()
+        .key("repository", json!({"type": "string"}))
+        .key("owner", json!({"type": "string"}))
+        .key_with_rule("documents", json!({"type": "array"}), MergeRule::Replace);
+    let mut dynamic = DynamicState::new(schema);
+    dynamic.merge("repository", json!("toolkit")).unwrap();
+    dynamic.merge("owner", json!("acme")).unwrap();
+    let mut typed = Research {
+        repository: "toolkit".into(),
+        owner: "acme".into(),
+        documents: Vec::new(),
+    };
+
+    let mut group = c.benchmark_group("state");
+    group.bench_function("none", |b| {
+        b.iter(|| black_box(plain.call(black_box(&full))))
+    });
+    group.bench_function("dynamic", |b| {
+        b.iter(|| black_box(stateful.call_with_state(&mut dynamic, black_box(&partial))))
+    });
+    group.bench_function("typed", |b| {
+        b.iter(|| black_box(stateful.call_with_state(&mut typed, black_box(&partial))))
+    });
+    group.finish();
+}
+
+criterion_group!(benches, bench);
+criterion_main!(benches);
