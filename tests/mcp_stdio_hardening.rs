@@ -52,7 +52,6 @@ async fn replies_to(frames: &[&[u8]], expected: usize) -> Vec<Value> {
     for _ in 0..expected {
         replies.push(next().await);
     }
-    drop(next);
     // The client's end closes once both its halves are gone.
     drop((to_server, lines));
     serving
