@@ -10,6 +10,8 @@ mod guard;
 mod http;
 mod options;
 mod params;
+mod screen;
+mod stdio;
 
 use std::sync::Arc;
 
@@ -159,20 +161,26 @@ impl McpServer {
     }
 
     /// Serves one client over any byte stream pair (a socket, a pipe, an in-memory duplex).
+    ///
+    /// Every request with an id gets an answer: a line that is not UTF-8 or not JSON gets a
+    /// JSON-RPC parse error (`-32700`, id `null`), and a request naming a field twice gets an
+    /// invalid-request error (`-32600`, with its id when that is not the repeated field).
     pub async fn serve_io<R, W>(self, read: R, write: W) -> Result<(), McpError>
     where
         R: tokio::io::AsyncRead + Send + Unpin + 'static,
         W: tokio::io::AsyncWrite + Send + Unpin + 'static,
     {
-        let running = self
-            .serve((read, write))
-            .await
-            .map_err(|err| McpError::Serve(err.to_string()))?;
-        running
-            .waiting()
-            .await
-            .map_err(|err| McpError::Serve(err.to_string()))?;
-        Ok(())
+        let (pipe, screened) = stdio::Screened::start(read, write);
+        let served = match self.serve(pipe).await {
+            Ok(running) => running
+                .waiting()
+                .await
+                .map(drop)
+                .map_err(|err| err.to_string()),
+            Err(err) => Err(err.to_string()),
+        };
+        screened.finish().await;
+        served.map_err(McpError::Serve)
     }
 
     async fn call(&self, request: CallToolRequestParams) -> Result<CallToolResult, ErrorData> {
