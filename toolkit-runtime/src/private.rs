@@ -54,7 +54,12 @@ impl MethodTool {
             let typed = move |input: TypedInput<'_>| finish(parse(input, &names)?);
             TypedHandler::Sync(Arc::new(typed))
         });
-        ToolProxy::with_typed(self.definition(), Handler::Sync(Arc::new(body)), typed)
+        ToolProxy::build(
+            self.definition(),
+            Handler::Sync(Arc::new(body)),
+            typed,
+            None,
+        )
     }
 
     /// A proxy whose body is async; see [`sync`](Self::sync).
@@ -74,7 +79,12 @@ impl MethodTool {
             let typed = move |input: TypedInput<'_>| finish(parse(input, &names)?);
             TypedHandler::Async(Arc::new(typed))
         });
-        ToolProxy::with_typed(self.definition(), Handler::Async(Arc::new(body)), typed)
+        ToolProxy::build(
+            self.definition(),
+            Handler::Async(Arc::new(body)),
+            typed,
+            None,
+        )
     }
 
     fn param_names(&self) -> Vec<&'static str> {

@@ -12,12 +12,17 @@ use serde_json::Value;
 use super::arguments::Arguments;
 use super::handler::{AsyncHandler, BoxFuture, HandlerError};
 
+/// Runs `body`; a panic is its error.
+pub(crate) fn caught<T>(body: impl FnOnce() -> T) -> Result<T, HandlerError> {
+    catch_unwind(AssertUnwindSafe(body))
+        .map_err(|payload| HandlerError::Panicked(panic_message(&*payload)))
+}
+
 /// Runs a sync body; a panic is its error.
 pub(crate) fn run_catching(
     body: impl FnOnce() -> Result<Value, HandlerError>,
 ) -> Result<Value, HandlerError> {
-    catch_unwind(AssertUnwindSafe(body))
-        .unwrap_or_else(|payload| Err(HandlerError::Panicked(panic_message(&*payload))))
+    caught(body).and_then(|result| result)
 }
 
 /// An async body's future, made and polled so that no panic escapes: a closure may panic while
@@ -27,17 +32,21 @@ pub(crate) fn start_async(
     handler: &AsyncHandler,
     arguments: Arguments,
 ) -> BoxFuture<Result<Value, HandlerError>> {
-    match catch_unwind(AssertUnwindSafe(|| handler(arguments))) {
-        Ok(future) => Box::pin(async move {
-            CatchUnwind(future)
-                .await
-                .unwrap_or_else(|message| Err(HandlerError::Panicked(message)))
-        }),
-        Err(payload) => {
-            let message = panic_message(&*payload);
-            Box::pin(async move { Err(HandlerError::Panicked(message)) })
-        }
+    match caught(|| handler(arguments)) {
+        Ok(future) => polled_catching(future),
+        Err(panicked) => Box::pin(std::future::ready(Err(panicked))),
     }
+}
+
+/// A body's future whose panics, while it is polled, become its error.
+pub(crate) fn polled_catching(
+    future: BoxFuture<Result<Value, HandlerError>>,
+) -> BoxFuture<Result<Value, HandlerError>> {
+    Box::pin(async move {
+        CatchUnwind(future)
+            .await
+            .unwrap_or_else(|message| Err(HandlerError::Panicked(message)))
+    })
 }
 
 /// The text a panic carried, for the error a model reads.

@@ -4,7 +4,6 @@
 //! Only the step that runs the body differs between [`ToolProxy::run`] and [`ToolProxy::arun`].
 
 use std::borrow::Cow;
-use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::Arc;
 
 use serde_json::{Map, Value};
@@ -16,7 +15,7 @@ use super::deadline::{run_with_deadline, with_deadline};
 use super::handler::{BoxFuture, Handler, HandlerError, SyncHandler, TypedHandler, TypedInput};
 use super::limits::Limits;
 use super::nulls::drop_omitted_nulls;
-use super::panic::{CatchUnwind, panic_message, run_catching, start_async};
+use super::panic::{caught, panic_message, polled_catching, run_catching, start_async};
 use super::problems::describe_value;
 use super::proxy::ToolProxy;
 use crate::error::ToolError;
@@ -148,31 +147,21 @@ impl ToolProxy {
             Value::Object(_) => TypedInput::Value(input),
             _ => return Ok(None),
         };
-        let panicked = |payload: Box<dyn std::any::Any + Send>| {
-            HandlerError::Panicked(panic_message(&*payload))
-        };
-        match body {
-            TypedHandler::Sync(_) if self.options().blocking => Ok(None),
-            TypedHandler::Sync(body) => {
-                limits.check_input(self.name(), input)?;
-                Ok(catch_unwind(AssertUnwindSafe(|| body(typed_input)))
-                    .unwrap_or_else(|payload| Some(Err(panicked(payload))))
-                    .map(Typed::Done))
-            }
-            TypedHandler::Async(body) => {
-                limits.check_input(self.name(), input)?;
-                Ok(match catch_unwind(AssertUnwindSafe(|| body(typed_input))) {
-                    Ok(started) => started.map(|future| {
-                        Typed::Started(Box::pin(async move {
-                            CatchUnwind(future)
-                                .await
-                                .unwrap_or_else(|message| Err(HandlerError::Panicked(message)))
-                        }))
-                    }),
-                    Err(payload) => Some(Typed::Done(Err(panicked(payload)))),
-                })
-            }
+        if matches!(body, TypedHandler::Sync(_)) && self.options().blocking {
+            return Ok(None);
         }
+        limits.check_input(self.name(), input)?;
+        // Panics are caught as the full pipeline catches them (`panic`).
+        Ok(match body {
+            TypedHandler::Sync(body) => match caught(|| body(typed_input)) {
+                Ok(read) => read.map(Typed::Done),
+                Err(panicked) => Some(Typed::Done(Err(panicked))),
+            },
+            TypedHandler::Async(body) => match caught(|| body(typed_input)) {
+                Ok(read) => read.map(|future| Typed::Started(polled_catching(future))),
+                Err(panicked) => Some(Typed::Done(Err(panicked))),
+            },
+        })
     }
 
     /// input -> (size and depth checked) -> JSON object -> validated arguments, repaired first

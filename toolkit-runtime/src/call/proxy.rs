@@ -147,19 +147,12 @@ impl ToolProxy {
 
     /// Builds a proxy from a definition and a handler (what generated code uses).
     pub(crate) fn from_parts(definition: ToolDefinition, handler: Handler) -> Self {
-        ToolProxy::with_typed(definition, handler, None)
+        ToolProxy::build(definition, handler, None, None)
     }
 
-    /// Builds a proxy that also has a body on the typed fast path (what `#[tool]` methods get).
-    pub(crate) fn with_typed(
-        definition: ToolDefinition,
-        handler: Handler,
-        typed: Option<TypedHandler>,
-    ) -> Self {
-        ToolProxy::build(definition, handler, typed, None)
-    }
-
-    fn build(
+    /// Builds a proxy with everything it can have: a body on the typed fast path (what
+    /// `#[tool]` methods get) and a state wiring with the full parameter schema.
+    pub(crate) fn build(
         definition: ToolDefinition,
         handler: Handler,
         typed: Option<TypedHandler>,
