@@ -18,6 +18,8 @@ pub struct Toolset {
     /// Whether to submit the toolset to `toolkit::registry` (`register = false` opts out).
     pub register: bool,
     pub name: Spanned<String>,
+    /// `state = T`: the `#[derive(AgentState)]` type the tools' state wiring is checked against.
+    pub state: Option<Type>,
     /// The impl block with our attributes removed, emitted unchanged otherwise.
     pub item: ItemImpl,
     pub tools: Vec<ToolFn>,
@@ -51,6 +53,9 @@ pub struct Arg {
     pub description: Option<String>,
     pub default: Option<Spanned<ArgDefault>>,
     pub required: Option<Span>,
+    /// The state key the parameter is filled from, written where the key is named (the
+    /// `from_state = "key"` literal, or the parameter's name for a bare `from_state`).
+    pub from_state: Option<Spanned<String>>,
 }
 
 impl Toolset {
@@ -82,6 +87,7 @@ impl Toolset {
             krate,
             register: attrs.register.unwrap_or(true),
             name,
+            state: attrs.state,
             item,
             tools,
         }
@@ -182,12 +188,21 @@ impl Arg {
             _ => None,
         };
         let from_section = ident.as_ref().and_then(|ident| {
-            let key = ident.to_string();
-            let key = key.strip_prefix("r#").unwrap_or(&key).to_owned();
+            let key = unraw(ident);
             doc_arguments
                 .iter()
                 .find(|(n, _)| *n == key)
                 .map(|(_, d)| d.clone())
+        });
+        let from_state = arg_attrs.from_state.map(|from| match from.value {
+            Some(key) => Spanned {
+                value: key,
+                span: from.span,
+            },
+            None => Spanned {
+                value: ident.as_ref().map(unraw).unwrap_or_default(),
+                span: typed.pat.span(),
+            },
         });
         Arg {
             ident,
@@ -196,18 +211,20 @@ impl Arg {
             description: arg_attrs.description.or(param_doc).or(from_section),
             default: arg_attrs.default,
             required: arg_attrs.required,
+            from_state,
         }
     }
 
     /// The argument's name as the model sends it (`r#type` -> `type`).
     pub fn key(&self) -> String {
-        let ident = self
-            .ident
-            .as_ref()
-            .map(ToString::to_string)
-            .unwrap_or_default();
-        ident.strip_prefix("r#").map(str::to_owned).unwrap_or(ident)
+        self.ident.as_ref().map(unraw).unwrap_or_default()
     }
+}
+
+/// An identifier as written without `r#` (`r#type` -> `type`).
+pub fn unraw(ident: &Ident) -> String {
+    let ident = ident.to_string();
+    ident.strip_prefix("r#").map(str::to_owned).unwrap_or(ident)
 }
 
 pub fn is_tool_attr(attr: &syn::Attribute) -> bool {

@@ -19,6 +19,8 @@ pub struct ToolsetAttrs {
     pub krate: Option<Path>,
     /// `register = false`: leave the toolset out of `toolkit::registry`.
     pub register: Option<bool>,
+    /// `state = T`: the `#[derive(AgentState)]` type the wiring is checked against.
+    pub state: Option<syn::Type>,
 }
 
 pub fn parse_toolset_attrs(cx: &Ctxt, args: TokenStream) -> ToolsetAttrs {
@@ -35,6 +37,8 @@ pub fn parse_toolset_attrs(cx: &Ctxt, args: TokenStream) -> ToolsetAttrs {
             attrs.krate = Some(lit.parse()?);
         } else if meta.path == REGISTER {
             attrs.register = Some(flag(&meta)?);
+        } else if meta.path == STATE {
+            attrs.state = Some(meta.value()?.parse()?);
         } else {
             return Err(unknown_key(&meta, TOOLSET, TOOLSET_KEYS));
         }
@@ -60,6 +64,25 @@ pub struct ToolAttrs {
     pub max_input_bytes: Option<usize>,
     pub max_output_bytes: Option<usize>,
     pub max_depth: Option<usize>,
+    /// `outputs_to_state(key, key = "field", ...)`.
+    pub outputs_to_state: Vec<OutputToState>,
+    /// `outputs_to_string = "field"` or `outputs_to_string(with = path)`.
+    pub outputs_to_string: Option<Spanned<ShownAs>>,
+}
+
+/// One key of `outputs_to_state(...)`: the whole result (`key`) or one field of it
+/// (`key = "field"`).
+pub struct OutputToState {
+    pub key: Spanned<String>,
+    pub field: Option<String>,
+}
+
+/// What the model is shown of a result wired to state.
+pub enum ShownAs {
+    /// `outputs_to_string = "field"`.
+    Field(String),
+    /// `outputs_to_string(with = path)`: a `fn(&T) -> String` of the result type.
+    Format(Path),
 }
 
 pub fn parse_tool_attrs(cx: &Ctxt, attr: &syn::Attribute) -> ToolAttrs {
@@ -114,6 +137,42 @@ fn parse_tool_key(attrs: &mut ToolAttrs, meta: &ParseNestedMeta) -> syn::Result<
         attrs.max_output_bytes = Some(number(meta)?);
     } else if path == MAX_DEPTH {
         attrs.max_depth = Some(number(meta)?);
+    } else if path == OUTPUTS_TO_STATE {
+        meta.parse_nested_meta(|output| {
+            let key = output.path.require_ident()?;
+            let field = if output.input.peek(syn::Token![=]) {
+                Some(output.value()?.parse::<LitStr>()?.value())
+            } else {
+                None
+            };
+            attrs.outputs_to_state.push(OutputToState {
+                key: Spanned {
+                    value: key.to_string(),
+                    span: key.span(),
+                },
+                field,
+            });
+            Ok(())
+        })?;
+    } else if path == OUTPUTS_TO_STRING {
+        let span = path.segments[0].ident.span();
+        let shown = if meta.input.peek(syn::Token![=]) {
+            ShownAs::Field(meta.value()?.parse::<LitStr>()?.value())
+        } else {
+            let mut format = None;
+            meta.parse_nested_meta(|inner| {
+                if inner.path == WITH {
+                    format = Some(inner.value()?.parse::<Path>()?);
+                    Ok(())
+                } else {
+                    Err(inner.error("expected `with = path::to::function`"))
+                }
+            })?;
+            ShownAs::Format(format.ok_or_else(|| {
+                meta.error("expected `outputs_to_string = \"field\"` or `outputs_to_string(with = function)`")
+            })?)
+        };
+        attrs.outputs_to_string = Some(Spanned { value: shown, span });
     } else {
         return Err(unknown_key(meta, TOOL, TOOL_KEYS));
     }
@@ -151,6 +210,8 @@ pub struct ArgAttrs {
     pub description: Option<String>,
     pub default: Option<Spanned<ArgDefault>>,
     pub required: Option<Span>,
+    /// `from_state` (`None` inside: the key is the parameter's name) or `from_state = "key"`.
+    pub from_state: Option<Spanned<Option<String>>>,
 }
 
 pub fn parse_arg_attrs(cx: &Ctxt, attr: &syn::Attribute, into: &mut ArgAttrs) {
@@ -171,6 +232,16 @@ pub fn parse_arg_attrs(cx: &Ctxt, attr: &syn::Attribute, into: &mut ArgAttrs) {
             });
         } else if meta.path == REQUIRED {
             into.required = Some(span);
+        } else if meta.path == FROM_STATE {
+            into.from_state = Some(if meta.input.peek(syn::Token![=]) {
+                let lit: LitStr = meta.value()?.parse()?;
+                Spanned {
+                    value: Some(lit.value()),
+                    span: lit.span(),
+                }
+            } else {
+                Spanned { value: None, span }
+            });
         } else {
             return Err(unknown_key(&meta, ARG, ARG_KEYS));
         }
@@ -181,7 +252,7 @@ pub fn parse_arg_attrs(cx: &Ctxt, attr: &syn::Attribute, into: &mut ArgAttrs) {
     }
 }
 
-fn unknown_key(meta: &ParseNestedMeta, attribute: Symbol, keys: &[Symbol]) -> syn::Error {
+pub fn unknown_key(meta: &ParseNestedMeta, attribute: Symbol, keys: &[Symbol]) -> syn::Error {
     let key = meta
         .path
         .get_ident()

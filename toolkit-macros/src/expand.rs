@@ -14,7 +14,7 @@ use crate::ast::{Arg, ToolFn, Toolset};
 use crate::attr;
 use crate::ctxt::Ctxt;
 use crate::fast::{self, decoded_type, default_expr};
-use crate::{types, valid};
+use crate::{types, valid, wiring};
 
 pub fn toolset(args: TokenStream, item: ItemImpl) -> TokenStream {
     let cx = Ctxt::default();
@@ -97,6 +97,7 @@ pub fn standalone_tool(args: TokenStream, input: TokenStream) -> TokenStream {
     };
     let tool = ToolFn::from_sig(&cx, "", &item.attrs, &mut item.sig, attrs);
     valid::check_tool(&cx, &tool, false);
+    valid::check_state_wiring(&cx, &tool, false);
     match cx.check() {
         Ok(()) => {
             let p = quote!(::toolkit::__private);
@@ -137,7 +138,8 @@ fn expand_toolset(toolset: &Toolset) -> TokenStream {
     let builders = toolset
         .tools
         .iter()
-        .map(|t| expand_tool(&p, t, Some(&this)));
+        .map(|t| wiring::wire(&p, t, expand_tool(&p, t, Some(&this))));
+    let state_checks = wiring::checks(&p, toolset);
     // A generic impl block has no one type to register.
     let registration = (toolset.register && item.generics.params.is_empty()).then(|| {
         quote! {
@@ -168,6 +170,7 @@ fn expand_toolset(toolset: &Toolset) -> TokenStream {
             }
         }
         #registration
+        #state_checks
     }
 }
 

@@ -14,9 +14,11 @@ mod ctxt;
 mod docs;
 mod expand;
 mod fast;
+mod state;
 mod symbol;
 mod types;
 mod valid;
+mod wiring;
 
 use proc_macro::TokenStream;
 use syn::parse_macro_input;
@@ -46,4 +48,18 @@ pub fn toolset(args: TokenStream, input: TokenStream) -> TokenStream {
 #[proc_macro_attribute]
 pub fn tool(args: TokenStream, input: TokenStream) -> TokenStream {
     expand::standalone_tool(args.into(), input.into()).into()
+}
+
+/// Derives `AgentState` for a struct whose fields are the state's keys.
+///
+/// A `Vec<T>` field concatenates a list written to it and appends a single item; any other field
+/// is replaced. `#[state(replace)]` replaces a list instead, and `#[state(merge = path)]` merges
+/// with a `fn(&mut T, T)`. `#[state(crate = "path")]` on the struct says where toolkit is when
+/// the dependency is renamed. The derive also lists the keys for `#[toolset(state = ...)]`,
+/// which checks at compile time that the keys its tools read and write exist, with fitting
+/// types.
+#[proc_macro_derive(AgentState, attributes(state))]
+pub fn derive_agent_state(input: TokenStream) -> TokenStream {
+    let input = parse_macro_input!(input as syn::DeriveInput);
+    state::derive(input).into()
 }

@@ -15,6 +15,8 @@ pub const TOOLSET: Symbol = Symbol("toolset");
 pub const TOOL: Symbol = Symbol("tool");
 pub const ARG: Symbol = Symbol("arg");
 pub const DOC: Symbol = Symbol("doc");
+/// `#[state(...)]` on a field of a `#[derive(AgentState)]` struct.
+pub const STATE: Symbol = Symbol("state");
 /// The crate `#[toolkit::tool]` is spelled with.
 pub const TOOLKIT: Symbol = Symbol("toolkit");
 
@@ -35,9 +37,15 @@ pub const MAX_OUTPUT_BYTES: Symbol = Symbol("max_output_bytes");
 pub const MAX_DEPTH: Symbol = Symbol("max_depth");
 pub const DEFAULT: Symbol = Symbol("default");
 pub const REQUIRED: Symbol = Symbol("required");
+pub const FROM_STATE: Symbol = Symbol("from_state");
+pub const OUTPUTS_TO_STATE: Symbol = Symbol("outputs_to_state");
+pub const OUTPUTS_TO_STRING: Symbol = Symbol("outputs_to_string");
+pub const WITH: Symbol = Symbol("with");
+pub const REPLACE: Symbol = Symbol("replace");
+pub const MERGE: Symbol = Symbol("merge");
 
 /// The keys of `#[toolset(...)]`, in the order an unknown-key error lists them.
-pub const TOOLSET_KEYS: &[Symbol] = &[NAME, CRATE, REGISTER];
+pub const TOOLSET_KEYS: &[Symbol] = &[NAME, STATE, CRATE, REGISTER];
 
 /// The keys of `#[tool(...)]`, in the order an unknown-key error lists them.
 pub const TOOL_KEYS: &[Symbol] = &[
@@ -53,10 +61,18 @@ pub const TOOL_KEYS: &[Symbol] = &[
     MAX_INPUT_BYTES,
     MAX_OUTPUT_BYTES,
     MAX_DEPTH,
+    OUTPUTS_TO_STATE,
+    OUTPUTS_TO_STRING,
 ];
 
 /// The keys of `#[arg(...)]`, in the order an unknown-key error lists them.
-pub const ARG_KEYS: &[Symbol] = &[DESCRIPTION, DEFAULT, REQUIRED];
+pub const ARG_KEYS: &[Symbol] = &[DESCRIPTION, DEFAULT, REQUIRED, FROM_STATE];
+
+/// The keys of `#[state(...)]` on a field, in the order an unknown-key error lists them.
+pub const STATE_KEYS: &[Symbol] = &[REPLACE, MERGE];
+
+/// The keys of `#[state(...)]` on the struct, in the order an unknown-key error lists them.
+pub const STATE_CONTAINER_KEYS: &[Symbol] = &[CRATE];
 
 impl PartialEq<Symbol> for Ident {
     fn eq(&self, word: &Symbol) -> bool {

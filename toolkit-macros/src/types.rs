@@ -38,6 +38,14 @@ pub fn option_inner(ty: &Type) -> Option<&Type> {
     }
 }
 
+/// The `T` of `Vec<T>`.
+pub fn vec_item(ty: &Type) -> Option<&Type> {
+    match last_segment_args(ty, "Vec")?.as_slice() {
+        [item] => Some(item),
+        _ => None,
+    }
+}
+
 /// The `T` of `Result<T, E>` (also `io::Result<T>` and `anyhow::Result<T>`).
 pub fn result_ok_type(ty: &Type) -> Option<&Type> {
     last_segment_args(ty, "Result").and_then(|args| args.first().copied())

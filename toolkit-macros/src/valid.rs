@@ -3,6 +3,7 @@
 use std::collections::BTreeMap;
 
 use crate::ast::{Arg, Receiver, ToolFn, Toolset};
+use crate::attr::Spanned;
 use crate::ctxt::Ctxt;
 use crate::types;
 
@@ -43,6 +44,7 @@ pub fn check_toolset(cx: &Ctxt, toolset: &Toolset) {
     let mut seen: BTreeMap<&str, ()> = BTreeMap::new();
     for tool in &toolset.tools {
         check_tool(cx, tool, true);
+        check_state_wiring(cx, tool, toolset.state.is_some());
         if seen.insert(&tool.name.value, ()).is_some() {
             cx.error_at(
                 tool.name.span,
@@ -52,6 +54,49 @@ pub fn check_toolset(cx: &Ctxt, toolset: &Toolset) {
                 ),
             );
         }
+    }
+}
+
+/// State wiring names keys of the toolset's state type, so it needs one, and keys are its field
+/// names. Free functions (`is_method` false at `check_tool`) have no state type at all.
+pub fn check_state_wiring(cx: &Ctxt, tool: &ToolFn, has_state: bool) {
+    let missing_state = |span, what: &str| {
+        cx.error_at(
+            span,
+            format!(
+                "`{what}` needs the state type the keys belong to: write \
+                 #[toolset(state = YourState)] on the impl block (YourState derives AgentState)"
+            ),
+        );
+    };
+    let check_key = |key: &Spanned<String>| {
+        if syn::parse_str::<syn::Ident>(&key.value).is_err() {
+            cx.error_at(
+                key.span,
+                format!(
+                    "state key `{}` is not a field name: the keys of a state are its fields",
+                    key.value
+                ),
+            );
+        }
+    };
+    for arg in &tool.args {
+        let Some(key) = &arg.from_state else { continue };
+        if has_state {
+            check_key(key);
+        } else {
+            missing_state(key.span, "from_state");
+        }
+    }
+    for output in &tool.attrs.outputs_to_state {
+        if has_state {
+            check_key(&output.key);
+        } else {
+            missing_state(output.key.span, "outputs_to_state");
+        }
+    }
+    if let (Some(shown), false) = (&tool.attrs.outputs_to_string, has_state) {
+        missing_state(shown.span, "outputs_to_string");
     }
 }
 

@@ -9,6 +9,8 @@ pub use crate::call::{
 };
 pub use crate::registry::{DefaultProbe, NoDefault, ToolsetRegistration, ViaDefault};
 pub use crate::schema::{ParamSpec, param_schema, param_schema_option, parameters_schema};
+pub use crate::state::typed::*;
+pub use crate::state::{AgentState, MergeRule, StateError, StateKey, StateWiring, merge_list_into};
 pub use crate::{
     Arguments, ToolAnnotations, ToolArgument, ToolDefinition, ToolErrorMessage, ToolOptions,
     ToolOutput, ToolProxy, Toolset,
@@ -89,5 +91,15 @@ impl MethodTool {
 
     fn param_names(&self) -> Vec<&'static str> {
         self.params.iter().map(|param| param.name).collect()
+    }
+}
+
+/// A `#[toolset]` tool wired to its `#[toolset(state = ...)]` keys.
+pub fn wire_state(tool: ToolProxy, wiring: StateWiring) -> ToolProxy {
+    match tool.with_state(wiring) {
+        Ok(wired) => wired,
+        // The macro wires only parameters the method has, so this is unreachable; the tool is
+        // still better unwired than a panic in `to_tools`.
+        Err(_) => tool,
     }
 }

@@ -11,6 +11,8 @@
 
 mod dynamic;
 mod merge;
+#[doc(hidden)]
+pub mod typed;
 mod wiring;
 
 use serde_json::Value;

@@ -37,8 +37,29 @@ pub struct StateOutput {
 pub struct StateWiring {
     inputs: Vec<(String, String)>,
     outputs: Vec<StateOutput>,
-    to_string: Option<String>,
+    shown: Option<Shown>,
 }
+
+/// What the model is shown of a result, when not the whole of it.
+#[derive(Debug, Clone)]
+enum Shown {
+    /// One top-level field.
+    Field(String),
+    /// What a function makes of the result.
+    Format(fn(&Value) -> Value),
+}
+
+impl PartialEq for Shown {
+    fn eq(&self, other: &Self) -> bool {
+        match (self, other) {
+            (Shown::Field(a), Shown::Field(b)) => a == b,
+            (Shown::Format(a), Shown::Format(b)) => std::ptr::fn_addr_eq(*a, *b),
+            _ => false,
+        }
+    }
+}
+
+impl Eq for Shown {}
 
 impl StateWiring {
     /// Wiring that reads and writes nothing.
@@ -78,7 +99,25 @@ impl StateWiring {
 
     /// Shows the model only the result's top-level `field` (by default, the whole result).
     pub fn output_to_string(mut self, field: impl Into<String>) -> Self {
-        self.to_string = Some(field.into());
+        self.shown = Some(Shown::Field(field.into()));
+        self
+    }
+
+    /// Shows the model what `format` makes of the result (deepset's `outputs_to_string` with a
+    /// handler); the whole result is still what is merged into state.
+    ///
+    /// ```
+    /// use toolkit::state::StateWiring;
+    /// use serde_json::{Value, json};
+    ///
+    /// fn count(result: &Value) -> Value {
+    ///     json!(format!("{} documents", result.as_array().map_or(0, Vec::len)))
+    /// }
+    /// let wiring = StateWiring::new().output("documents").output_to_string_with(count);
+    /// # let _ = wiring;
+    /// ```
+    pub fn output_to_string_with(mut self, format: fn(&Value) -> Value) -> Self {
+        self.shown = Some(Shown::Format(format));
         self
     }
 
@@ -174,10 +213,11 @@ impl StateWiring {
 
     /// What the model is shown of `result`.
     pub(crate) fn shown(&self, result: Value) -> Value {
-        match (&self.to_string, result) {
-            (Some(field), Value::Object(mut map)) if map.contains_key(field) => {
+        match (&self.shown, result) {
+            (Some(Shown::Field(field)), Value::Object(mut map)) if map.contains_key(field) => {
                 map.remove(field).unwrap_or(Value::Null)
             }
+            (Some(Shown::Format(format)), result) => format(&result),
             (_, result) => result,
         }
     }

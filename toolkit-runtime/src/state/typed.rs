@@ -1,0 +1,159 @@
+//! What `#[derive(AgentState)]` and `#[toolset(state = T)]` generate code against.
+//!
+//! The derive writes, next to the state, a struct with one field per state key whose type
+//! records the key's Rust type, its merge rule and its name ([`StateField`]). The toolset macro
+//! checks its wiring by naming those fields: an unknown key is rustc's "no field" error (with
+//! its "a field with a similar name exists"), and a type that does not fit is an unmet bound of
+//! [`FillsParameter`] or [`TakesResult`], whose message names the key and both types.
+//! None of this exists at run time: the checks are functions that are never called.
+
+use std::marker::PhantomData;
+
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+use serde_json::Value;
+
+use super::StateError;
+
+/// The keys of a state made by `#[derive(AgentState)]`, for `#[toolset(state = ...)]` to check
+/// its wiring against.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be the state of a toolset: it does not derive `AgentState`",
+    label = "not a `#[derive(AgentState)]` type",
+    note = "`#[toolset(state = T)]` checks its wiring against the keys `#[derive(AgentState)]` lists for `T`"
+)]
+pub trait StateKeys {
+    /// A struct with one [`StateField`] per key.
+    type Keys;
+}
+
+/// One key of a derived state: its Rust type `T`, its merge rule `Rule` ([`Lists`], [`Replace`]
+/// or [`Custom`]) and a marker type named after the key, so that errors can name it.
+pub struct StateField<T, Rule, Key>(PhantomData<fn() -> (T, Rule, Key)>);
+
+/// The merge rule of a `Vec<T>` key: a list is concatenated, a single item appended.
+pub struct Lists;
+/// The merge rule of other keys, and of lists marked `#[state(replace)]`.
+pub struct Replace;
+/// The merge rule of a key marked `#[state(merge = path)]`.
+pub struct Custom;
+
+/// A state key holding `Self` can fill a parameter of type `P`: the same type, or `Option` of
+/// it on either side (an empty key leaves an optional parameter out).
+#[diagnostic::on_unimplemented(
+    message = "state key `{Key}` holds `{Self}`, which cannot fill a parameter of type `{P}`",
+    label = "filled from state key `{Key}`",
+    note = "a parameter filled from state has the key's type, or `Option` of it"
+)]
+pub trait FillsParameter<P, Key> {}
+
+impl<T, Key> FillsParameter<T, Key> for T {}
+impl<T, Key> FillsParameter<Option<T>, Key> for T {}
+impl<T, Key> FillsParameter<T, Key> for Option<T> {}
+
+/// A state key holding `Self`, merged under `Rule`, can take a tool result of type `R`.
+#[diagnostic::on_unimplemented(
+    message = "a result of type `{R}` cannot be merged into state key `{Key}`, which holds `{Self}`",
+    label = "merged into state key `{Key}`",
+    note = "a `Vec<T>` key takes a `Vec<T>` (concatenated) or one `T` (appended); other keys take their own type"
+)]
+pub trait TakesResult<R, Rule, Key> {}
+
+impl<T, Key> TakesResult<Vec<T>, Lists, Key> for Vec<T> {}
+impl<T, Key> TakesResult<T, Lists, Key> for Vec<T> {}
+impl<T, Key> TakesResult<T, Replace, Key> for T {}
+impl<T, Key> TakesResult<T, Replace, Key> for Option<T> {}
+impl<T, Key> TakesResult<T, Custom, Key> for T {}
+
+/// Checks that the key fills a parameter of type `P`; never called.
+pub fn check_input<P, T, Rule, Key>(_key: &StateField<T, Rule, Key>)
+where
+    T: FillsParameter<P, Key>,
+{
+}
+
+/// Checks that the key takes a result of type `R`; never called.
+pub fn check_output<R, T, Rule, Key>(_key: &StateField<T, Rule, Key>)
+where
+    T: TakesResult<R, Rule, Key>,
+{
+}
+
+/// A field's value as JSON; a field that serialises to `null` (an empty `Option`) has none.
+pub fn read_field<T: Serialize>(key: &str, field: &T) -> Result<Option<Value>, StateError> {
+    match serde_json::to_value(field) {
+        Ok(Value::Null) => Ok(None),
+        Ok(value) => Ok(Some(value)),
+        Err(err) => Err(StateError::Mismatch {
+            key: key.into(),
+            message: err.to_string(),
+        }),
+    }
+}
+
+/// Replaces a field with a JSON value; the field is untouched when the value does not fit.
+pub fn replace_field<T: DeserializeOwned>(
+    key: &str,
+    field: &mut T,
+    new: Value,
+) -> Result<(), StateError> {
+    *field = serde_json::from_value(new).map_err(|err| StateError::Mismatch {
+        key: key.into(),
+        message: err.to_string(),
+    })?;
+    Ok(())
+}
+
+/// Merges a JSON value into a field with a typed custom merge; the field is untouched when the
+/// value does not fit.
+pub fn merge_field_with<T: DeserializeOwned>(
+    key: &str,
+    field: &mut T,
+    new: Value,
+    merge: impl FnOnce(&mut T, T),
+) -> Result<(), StateError> {
+    let new = serde_json::from_value(new).map_err(|err| StateError::Mismatch {
+        key: key.into(),
+        message: err.to_string(),
+    })?;
+    merge(field, new);
+    Ok(())
+}
+
+/// A typed custom merge applied to JSON values, for the [`MergeRule::Custom`] a derived state
+/// lists in its [`keys`](super::AgentState::keys).
+///
+/// [`MergeRule::Custom`]: super::MergeRule::Custom
+pub fn merge_json_with<T: Serialize + DeserializeOwned>(
+    current: &mut Value,
+    new: Value,
+    merge: impl FnOnce(&mut T, T),
+) -> Result<(), String> {
+    let mut typed: T = serde_json::from_value(current.clone()).map_err(|err| err.to_string())?;
+    merge(
+        &mut typed,
+        serde_json::from_value(new).map_err(|err| err.to_string())?,
+    );
+    *current = serde_json::to_value(typed).map_err(|err| err.to_string())?;
+    Ok(())
+}
+
+/// What the model is shown of a result through a typed formatting function; a result that does
+/// not read as `T` is shown whole.
+pub fn format_result<T: DeserializeOwned>(
+    result: &Value,
+    format: impl FnOnce(&T) -> String,
+) -> Value {
+    match T::deserialize(result) {
+        Ok(typed) => Value::String(format(&typed)),
+        Err(_) => result.clone(),
+    }
+}
+
+/// The error for a key a derived state does not have, naming the ones it has.
+pub fn undeclared_key(key: &str, declared: &[&str]) -> StateError {
+    StateError::UndeclaredKey {
+        key: key.into(),
+        declared: declared.iter().map(|name| (*name).to_owned()).collect(),
+    }
+}
