@@ -318,3 +318,20 @@ fn without_state_a_wired_parameter_is_an_ordinary_required_argument() {
     let call = ToolCall::new("repo_search", json!({"repository": "r", "query": "q"}));
     assert_eq!(toolbox.call(&call).value, json!(["r/README.md: q"]));
 }
+
+#[test]
+fn the_state_example_runs_the_batch_and_prints_the_state_it_built() {
+    let example = common::examples::build_example("state", false);
+    let output = std::process::Command::new(example).output().unwrap();
+    assert!(output.status.success(), "{output:?}");
+    let stdout = String::from_utf8(output.stdout).unwrap();
+    let last = stdout.lines().last().unwrap_or_default();
+    assert_eq!(
+        last,
+        r#"state after: {"repository":"toolkit","documents":["toolkit/README.md mentions state","toolkit/README.md mentions merge"],"best":0.6666666666666667}"#
+    );
+    assert!(
+        stdout.contains(r#"repo_rank -> "2 documents ranked""#),
+        "{stdout}"
+    );
+}

@@ -12,6 +12,8 @@ use std::net::TcpListener;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::sync::OnceLock;
+
+use super::examples::{build_example, target_dir};
 use std::time::{Duration, Instant, SystemTime};
 
 /// The Python SDK version the tests run against.
@@ -25,12 +27,6 @@ pub fn root() -> PathBuf {
         .find(|dir| dir.join("tests/common/mcp.rs").is_file())
         .expect("the package sits in the toolkit workspace")
         .to_path_buf()
-}
-
-fn target_dir() -> PathBuf {
-    std::env::var_os("CARGO_TARGET_DIR")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| root().join("target"))
 }
 
 /// A script under `tests/mcp/`.
@@ -79,7 +75,7 @@ fn install(venv: &Path, python: &Path) {
     ]));
 }
 
-fn run(command: &mut Command) {
+pub fn run(command: &mut Command) {
     let status = command
         .status()
         .unwrap_or_else(|err| panic!("could not run {command:?}: {err}"));
@@ -198,26 +194,6 @@ pub fn example_client() -> String {
     BUILT
         .get_or_init(|| build_example("mcp_client", false))
         .clone()
-}
-
-/// The named example, built once with the workspace's features; returns its path.
-fn build_example(name: &str, release: bool) -> String {
-    // `--workspace` resolves features as `cargo test --workspace` does, so the example that run
-    // already built is reused; `-p toolkit-suite` would build toolkit once more.
-    let mut command = Command::new(env!("CARGO"));
-    command
-        .current_dir(root())
-        .args(["build", "--quiet", "--workspace", "--example", name]);
-    if release {
-        command.arg("--release");
-    }
-    run(&mut command);
-    target_dir()
-        .join(if release { "release" } else { "debug" })
-        .join("examples")
-        .join(name)
-        .to_string_lossy()
-        .into_owned()
 }
 
 /// Starts the example server over HTTP on a free port; returns it and its MCP URL.

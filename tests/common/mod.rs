@@ -1,6 +1,7 @@
 //! Fixtures shared by several test files; each includes them with `mod common;`. Cargo does not
 //! build this directory as a test of its own.
 
+pub mod examples;
 #[cfg(unix)]
 pub mod fake_gh;
 pub mod golden;

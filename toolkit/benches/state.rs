@@ -4,7 +4,9 @@
 //! - `state/none`: `Toolbox::call` with all three arguments (the baseline);
 //! - `state/dynamic`: `Toolbox::call_with_state` on a `DynamicState` (keys checked against
 //!   their JSON Schema);
-//! - `state/typed`: the same on a typed struct implementing `AgentState`.
+//! - `state/typed`: the same on a struct deriving `AgentState`;
+//! - `state/wired_called_without_state`: the wired tool called with every argument and no state
+//!   (the call alone, without filling and merging).
 //!
 //! Report the ratios to `state/none` of the same run: the machine is shared and noisy.
 
@@ -12,11 +14,8 @@ use std::hint::black_box;
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use serde::{Deserialize, Serialize};
-use serde_json::Value;
 use toolkit::prelude::*;
-use toolkit::state::{
-    AgentState, DynamicState, MergeRule, StateError, StateKey, StateSchema, StateWiring, merge_into,
-};
+use toolkit::state::{DynamicState, MergeRule, StateSchema, StateWiring};
 
 #[derive(Default)]
 struct Repo;
@@ -30,45 +29,13 @@ impl Repo {
     }
 }
 
-#[derive(Default, Serialize, Deserialize)]
+#[derive(AgentState, Default, Serialize, Deserialize)]
 struct Research {
     repository: String,
     owner: String,
+    // Replaced, so that the state does not grow over the iterations.
+    #[state(replace)]
     documents: Vec<String>,
-}
-
-impl AgentState for Research {
-    fn read(&self, key: &str) -> Result<Option<Value>, StateError> {
-        Ok(Some(match key {
-            "repository" => Value::String(self.repository.clone()),
-            "owner" => Value::String(self.owner.clone()),
-            "documents" => serde_json::to_value(&self.documents).unwrap_or_default(),
-            _ => {
-                return Err(StateError::UndeclaredKey {
-                    key: key.into(),
-                    declared: vec![],
-                });
-            }
-        }))
-    }
-
-    fn merge(&mut self, key: &str, value: Value) -> Result<(), StateError> {
-        match key {
-            "documents" => merge_into(key, &mut self.documents, MergeRule::Replace, value),
-            _ => Err(StateError::UndeclaredKey {
-                key: key.into(),
-                declared: vec![],
-            }),
-        }
-    }
-
-    fn keys(&self) -> Vec<StateKey> {
-        Vec::new()
-    }
-
-    fn to_json(&self) -> Value {
-        serde_json::to_value(self).unwrap_or_default()
-    }
 }
 
 fn bench(c: &mut Criterion) {
@@ -102,6 +69,9 @@ fn bench(c: &mut Criterion) {
     let mut group = c.benchmark_group("state");
     group.bench_function("none", |b| {
         b.iter(|| black_box(plain.call(black_box(&full))))
+    });
+    group.bench_function("wired_called_without_state", |b| {
+        b.iter(|| black_box(stateful.call(black_box(&full))))
     });
     group.bench_function("dynamic", |b| {
         b.iter(|| black_box(stateful.call_with_state(&mut dynamic, black_box(&partial))))
