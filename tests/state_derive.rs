@@ -167,6 +167,8 @@ struct Found {
     best: f64,
 }
 
+// `outputs_to_string(with = ...)` takes a function of a reference to the result type.
+#[allow(clippy::ptr_arg)]
 fn count(documents: &Vec<String>) -> String {
     format!("{} documents", documents.len())
 }

@@ -4,8 +4,10 @@
 //!
 //! `cargo bench -p toolkit --bench mcp_stdio` (sets up the Python venv on first use).
 
-#[path = "../../tests/common/mcp.rs"]
-mod support;
+#[path = "../../tests/common/mod.rs"]
+mod common;
+
+use common::mcp as support;
 
 use std::hint::black_box;
 use std::time::Duration;

@@ -29,7 +29,11 @@ pub trait StateKeys {
 
 /// One key of a derived state: its Rust type `T`, its merge rule `Rule` ([`Lists`], [`Replace`]
 /// or [`Custom`]) and a marker type named after the key, so that errors can name it.
-pub struct StateField<T, Rule, Key>(PhantomData<fn() -> (T, Rule, Key)>);
+pub struct StateField<T, Rule, Key>(Marker<(T, Rule, Key)>);
+
+/// Names types without owning them: `StateField` is never built, and is `Send`, `Sync` and
+/// free of drop checks whatever its types.
+type Marker<T> = PhantomData<fn() -> T>;
 
 /// The merge rule of a `Vec<T>` key: a list is concatenated, a single item appended.
 pub struct Lists;
