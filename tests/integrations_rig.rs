@@ -16,6 +16,7 @@ use rig_core::driver::{Exchange, Model, Opened, Opening, Transport};
 use rig_core::message::{Message, Origin, ToolName, ToolResultContent, UserContent};
 use rig_core::test_utils::{MOCK_API, MOCK_MODEL, MOCK_PROVIDER, MockFrame, MockScript};
 use rig_core::tool::{DynamicTool, PortableTool, ToolExecutionError, ToolOutput};
+use toolkit::ToolDefinition;
 use toolkit::integrations::rig::{dynamic_tool, dynamic_tools, from_dynamic_tool, from_rig_tool};
 use toolkit::prelude::*;
 
@@ -204,6 +205,36 @@ async fn a_toolbox_hook_refusal_reaches_the_model_through_rig() {
     let refused = "Error: the call to add was refused: negative numbers are not allowed";
     let results = tool_results(&script.requests()[1]);
     assert_eq!(results, [("add".into(), true, refused.into())]);
+}
+
+/// Repeat the text
+#[tool]
+fn repeat(text: String, times: usize) -> String {
+    text.repeat(times)
+}
+
+#[tokio::test]
+async fn a_single_tool_keeps_its_own_output_limit_in_rig() {
+    let limited = repeat_tool().with_options(|o| o.max_output_bytes = Some(50));
+    let tool = dynamic_tool(&limited).expect("named");
+
+    let output = tool.execute(json!({"text": "ab", "times": 40})).await;
+
+    let expected = "abab... [output truncated: showing 4 of 80 bytes]";
+    assert_eq!(output.expect("a result").as_text(), Some(expected));
+}
+
+#[test]
+fn a_tool_without_a_name_is_refused_as_rig_refuses_it() {
+    let definition = ToolDefinition::new("", "Nameless", json!({"type": "object"}));
+    let nameless = ToolProxy::from_fn(definition, |_| Ok::<_, String>(0));
+
+    let error = dynamic_tool(&nameless).expect_err("rig needs a name");
+
+    assert_eq!(
+        error.to_string(),
+        "tool  cannot be built: a tool name cannot be empty"
+    );
 }
 
 /// A typed rig tool, as rig users write them.

@@ -50,18 +50,19 @@ use crate::{ToolCall, ToolCallResult, ToolDefinition, ToolError, ToolProxy, Tool
 /// A toolkit tool as a rig [`DynamicTool`]: the same name, description and parameters, and a
 /// callback that runs the tool's pipeline on every call.
 ///
-/// The tool's own limits apply, as with [`ToolProxy::acall`]. An error is a failed rig result
-/// whose model feedback is our `Error: ...` text. A tool without a name (possible only through
-/// [`ToolProxy::from_fn`]) is an error, as rig refuses empty names.
+/// The tool's own limits apply, over the defaults, as with [`ToolProxy::acall`]. An error is a
+/// failed rig result whose model feedback is our `Error: ...` text. A tool without a name
+/// (possible only for a definition taken as it is, through [`ToolProxy::from_fn`] or
+/// [`ToolProxy::from_async_fn`]) is an error, as rig refuses empty names.
 pub fn dynamic_tool(tool: &ToolProxy) -> Result<DynamicTool, ToolError> {
-    let proxy = tool.clone();
-    define(tool, move |arguments| {
-        let proxy = proxy.clone();
-        Box::pin(async move {
-            let call = ToolCall::new(proxy.name(), Value::Null);
-            ToolCallResult::from_outcome(&call, proxy.acall(arguments).await)
-        })
-    })
+    // A toolbox of one runs the call exactly as the proxy would (its limits over the defaults),
+    // and bounds an error's text as it bounds every result; one tool cannot be a duplicate.
+    let toolbox = Toolbox::builder().tool(tool.clone()).build();
+    let toolbox = toolbox.map_err(|error| ToolError::InvalidDefinition {
+        tool: tool.name().to_string(),
+        message: error.to_string(),
+    })?;
+    dispatched(Arc::new(toolbox), tool)
 }
 
 /// Every tool of a toolbox as a rig [`DynamicTool`], in the toolbox's order, each call
@@ -69,55 +70,41 @@ pub fn dynamic_tool(tool: &ToolProxy) -> Result<DynamicTool, ToolError> {
 /// do to any other call of it.
 pub fn dynamic_tools(toolbox: &Toolbox) -> Result<Vec<DynamicTool>, ToolError> {
     let shared = Arc::new(toolbox.clone());
-    toolbox
-        .tools()
-        .iter()
-        .map(|tool| {
-            let (toolbox, name) = (Arc::clone(&shared), tool.name().to_string());
-            define(tool, move |arguments| {
-                let (toolbox, call) = (Arc::clone(&toolbox), ToolCall::new(&name, arguments));
-                Box::pin(async move { toolbox.acall(&call).await })
-            })
-        })
+    let tools = toolbox.tools().iter();
+    tools
+        .map(|tool| dispatched(Arc::clone(&shared), tool))
         .collect()
 }
 
-/// A rig tool definition around `call`, with `tool`'s name, description and parameters.
-fn define<F>(tool: &ToolProxy, call: F) -> Result<DynamicTool, ToolError>
-where
-    F: Fn(Value) -> WasmBoxedFuture<'static, ToolCallResult> + Send + Sync + 'static,
-{
+/// `tool` (one of `toolbox`'s) as a rig tool whose calls `toolbox` dispatches.
+fn dispatched(toolbox: Arc<Toolbox>, tool: &ToolProxy) -> Result<DynamicTool, ToolError> {
     let name = ToolName::new(tool.name()).map_err(|empty| ToolError::InvalidDefinition {
         tool: tool.name().to_string(),
         message: empty.to_string(),
     })?;
-    let call = Arc::new(call);
+    let tool_name = tool.name().to_string();
+    let callback = move |arguments| -> WasmBoxedFuture<'static, _> {
+        let (toolbox, call) = (Arc::clone(&toolbox), ToolCall::new(&tool_name, arguments));
+        Box::pin(async move { rig_outcome(toolbox.acall(&call).await) })
+    };
     Ok(DynamicTool::new(
         name,
         tool.description(),
         tool.parameters().clone(),
-        move |arguments| {
-            let call = Arc::clone(&call);
-            Box::pin(async move { rig_outcome(call(arguments).await) })
-        },
+        callback,
     ))
 }
 
 /// A toolkit result as rig's: a value as JSON (a string as text), an error as a failed call
 /// whose model feedback is the `Error: ...` text.
 fn rig_outcome(result: ToolCallResult) -> Result<ToolOutput, ToolExecutionError> {
-    match (result.is_error, result.value) {
-        (true, value) => Err(ToolExecutionError::other(text_of(value))),
-        (false, Value::String(text)) => Ok(ToolOutput::text(text)),
-        (false, value) => Ok(ToolOutput::json(value)),
+    if result.is_error {
+        return Err(ToolExecutionError::other(result.text()));
     }
-}
-
-fn text_of(value: Value) -> String {
-    match value {
-        Value::String(text) => text,
-        other => other.to_string(),
-    }
+    Ok(match result.value {
+        Value::String(text) => ToolOutput::text(text),
+        value => ToolOutput::json(value),
+    })
 }
 
 /// A typed rig tool (one with a `Tool::NAME`) as a toolkit tool, for a [`Toolbox`].
@@ -127,7 +114,7 @@ fn text_of(value: Value) -> String {
 /// [`ToolContext`]. A failed rig call is our error, its model feedback the message.
 ///
 /// ```
-/// use rig_core::tool::{PortableTool, ToolOutput};
+/// use rig_core::tool::PortableTool;
 /// use toolkit::integrations::rig::from_rig_tool;
 /// use toolkit::prelude::*;
 ///
