@@ -17,6 +17,11 @@ use serde::{Deserialize, Serialize};
 use toolkit::prelude::*;
 use toolkit::state::{DynamicState, MergeRule, StateSchema, StateWiring};
 
+#[path = "support/counting.rs"]
+mod counting;
+
+use counting::allocations_per_call;
+
 #[derive(Default)]
 struct Repo;
 
@@ -65,6 +70,20 @@ fn bench(c: &mut Criterion) {
         owner: "acme".into(),
         documents: Vec::new(),
     };
+
+    for (name, allocations) in [
+        ("none", allocations_per_call(|| plain.call(&full))),
+        (
+            "dynamic",
+            allocations_per_call(|| stateful.call_with_state(&mut dynamic, &partial)),
+        ),
+        (
+            "typed",
+            allocations_per_call(|| stateful.call_with_state(&mut typed, &partial)),
+        ),
+    ] {
+        println!("allocations per call: {name:<10} {allocations:>6.1}");
+    }
 
     let mut group = c.benchmark_group("state");
     group.bench_function("none", |b| {
