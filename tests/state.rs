@@ -107,6 +107,16 @@ fn an_undeclared_key_is_an_error_naming_it_and_the_declared_keys() {
 }
 
 #[test]
+fn dynamic_state_says_whether_a_merge_would_succeed_without_merging() {
+    let mut state = research();
+    state.merge("documents", json!(["a"])).unwrap();
+    assert_eq!(state.accepts("documents", &json!("b")), Ok(()));
+    assert!(state.accepts("documents", &json!(3)).is_err());
+    assert!(state.accepts("docs", &json!([])).is_err());
+    assert_eq!(state.read("documents").unwrap(), Some(json!(["a"])));
+}
+
+#[test]
 fn the_default_rule_is_lists_for_array_schemas_and_replace_for_the_rest() {
     let keys: Vec<(String, MergeRule)> = research()
         .keys()

@@ -215,6 +215,12 @@ impl RepoToolset {
             hits,
         }
     }
+
+    /// Report findings as loose JSON
+    #[tool(outputs_to_state(documents = "documents", best = "best"))]
+    fn report(&self, best: Option<f64>) -> Value {
+        json!({"documents": ["found"], "best": best})
+    }
 }
 
 fn toolbox() -> Toolbox {
@@ -303,6 +309,31 @@ fn a_failed_call_writes_nothing_to_state() {
     );
     assert_eq!(result.value, json!("Error: the query is empty"));
     assert_eq!(state, research());
+}
+
+#[test]
+fn a_result_whose_second_output_does_not_fit_writes_neither() {
+    let toolbox = toolbox();
+    let mut state = research();
+    let bad = toolbox.call_with_state(&mut state, &ToolCall::new("repo_report", json!({})));
+    assert!(bad.is_error, "{bad:?}");
+    assert!(
+        bad.value
+            .as_str()
+            .unwrap()
+            .contains("state key \"best\" does not fit it"),
+        "{bad:?}"
+    );
+    assert_eq!(state, research());
+    let good = toolbox.call_with_state(
+        &mut state,
+        &ToolCall::new("repo_report", json!({"best": 0.5})),
+    );
+    assert!(!good.is_error, "{good:?}");
+    assert_eq!(
+        (state.documents.as_slice(), state.best),
+        (&["found".to_string()][..], 0.5)
+    );
 }
 
 #[test]

@@ -15,6 +15,7 @@ pub fn state(state: &State) -> TokenStream {
     let names: Vec<_> = state.keys.iter().map(|key| &key.name).collect();
     let fields: Vec<_> = state.keys.iter().map(|key| &key.field).collect();
     let merges = state.keys.iter().map(|key| merge(&p, key));
+    let accepts = state.keys.iter().map(|key| accepts(&p, key));
     let listed = state.keys.iter().map(|key| listed(&p, key));
     let keys_struct = keys_struct(&p, state);
     quote! {
@@ -43,6 +44,17 @@ pub fn state(state: &State) -> TokenStream {
                 ) -> #p::std::result::Result<(), #p::StateError> {
                     match key {
                         #(#names => #merges,)*
+                        _ => #p::std::result::Result::Err(#p::undeclared_key(key, &[#(#names),*])),
+                    }
+                }
+
+                fn accepts(
+                    &self,
+                    key: &#p::std::primitive::str,
+                    value: &#p::serde_json::Value,
+                ) -> #p::std::result::Result<(), #p::StateError> {
+                    match key {
+                        #(#names => #accepts,)*
                         _ => #p::std::result::Result::Err(#p::undeclared_key(key, &[#(#names),*])),
                     }
                 }
@@ -82,6 +94,15 @@ fn merge(p: &TokenStream, key: &Key) -> TokenStream {
         Rule::Custom(merge) => quote_spanned! {merge.span()=>
             #p::merge_field_with(key, &mut self.#field, value, #merge)
         },
+    }
+}
+
+/// Whether a JSON value would merge into the key: it reads as what the key's rule takes.
+fn accepts(p: &TokenStream, key: &Key) -> TokenStream {
+    let ty = &key.ty;
+    match (&key.rule, crate::types::vec_item(ty)) {
+        (Rule::Lists, Some(item)) => quote!(#p::accepts_list::<#item>(key, value)),
+        _ => quote!(#p::accepts_value::<#ty>(key, value)),
     }
 }
 

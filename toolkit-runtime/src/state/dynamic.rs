@@ -179,6 +179,13 @@ impl AgentState for DynamicState {
         Ok(())
     }
 
+    fn accepts(&self, key: &str, value: &Value) -> Result<(), StateError> {
+        let (index, declared) = self.schema.find(key)?;
+        let mut merged = self.values.get(key).cloned().unwrap_or(Value::Null);
+        declared.rule.merge(key, &mut merged, value.clone())?;
+        self.checkers.check(index, declared, &merged)
+    }
+
     fn keys(&self) -> Vec<StateKey> {
         self.schema.keys.clone()
     }

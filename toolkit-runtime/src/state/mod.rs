@@ -84,6 +84,17 @@ pub trait AgentState: Send + Sync {
     /// Merges `value` into `key` under the key's rule; on error the state is unchanged.
     fn merge(&mut self, key: &str, value: Value) -> Result<(), StateError>;
 
+    /// Whether [`merge`](Self::merge) of `value` into `key` would succeed, without merging.
+    ///
+    /// A tool that writes several keys has each of its values checked first, so that a value
+    /// that does not fit changes nothing at all. The default accepts everything (a hand-written
+    /// state then merges key by key, and a refusal leaves the keys merged before it);
+    /// `#[derive(AgentState)]` and [`DynamicState`] answer exactly.
+    fn accepts(&self, key: &str, value: &Value) -> Result<(), StateError> {
+        let _ = (key, value);
+        Ok(())
+    }
+
     /// The declared keys, in declaration order.
     fn keys(&self) -> Vec<StateKey>;
 

@@ -108,6 +108,24 @@ pub fn replace_field<T: DeserializeOwned>(
     Ok(())
 }
 
+/// Whether a JSON value reads as `T` (a replaced or custom-merged key of type `T`).
+pub fn accepts_value<T: DeserializeOwned>(key: &str, value: &Value) -> Result<(), StateError> {
+    T::deserialize(value)
+        .map(drop)
+        .map_err(|err| StateError::Mismatch {
+            key: key.into(),
+            message: err.to_string(),
+        })
+}
+
+/// Whether a JSON value can be merged into a `Vec<T>` key: a list of `T`, or one `T`.
+pub fn accepts_list<T: DeserializeOwned>(key: &str, value: &Value) -> Result<(), StateError> {
+    match value {
+        Value::Array(_) => accepts_value::<Vec<T>>(key, value),
+        single => accepts_value::<T>(key, single),
+    }
+}
+
 /// Merges a JSON value into a field with a typed custom merge; the field is untouched when the
 /// value does not fit.
 pub fn merge_field_with<T: DeserializeOwned>(

@@ -203,6 +203,15 @@ impl StateWiring {
             };
             values.push((output.key.as_str(), value));
         }
+        // One key's merge is all or nothing by itself; several are checked first, so that a
+        // value that does not fit leaves the keys before it untouched too.
+        if values.len() > 1 {
+            for (key, value) in &values {
+                state
+                    .accepts(key, value)
+                    .map_err(|err| state_error(tool, err))?;
+            }
+        }
         for (key, value) in values {
             state
                 .merge(key, value)
