@@ -103,6 +103,7 @@ impl Toolbox {
         // the bound holds by construction, and cheap calls do not pay a spawn and a cross-thread
         // wake-up each.
         let workers = self.concurrency.min(work.calls.len());
+        let chunk = Batch::chunk(work.calls.len(), workers);
         let mut tasks = JoinSet::new();
         for _ in 0..workers {
             let work = Arc::clone(&work);
@@ -110,7 +111,8 @@ impl Toolbox {
             let share = work.calls.len() / workers + 1;
             tasks.spawn(async move {
                 let mut done = Vec::with_capacity(share);
-                while let Some((position, call, (tool, limits))) = work.claim() {
+                let mut claimed = 0..0;
+                while let Some((position, call, (tool, limits))) = work.claim(&mut claimed, chunk) {
                     // A panic that escaped everything else still costs only its own call:
                     // the results already done stay with the worker.
                     let call_future = pin!(dispatch(tool, *limits, &hooks, call));
@@ -204,13 +206,34 @@ struct Batch {
 }
 
 impl Batch {
-    /// The next call to a known tool that no worker has taken yet.
-    fn claim(&self) -> Option<(usize, &ToolCall, &(ToolProxy, Limits))> {
+    /// How many calls a worker takes at a time: several, so that workers of cheap calls do not
+    /// contend for the counter at every call, but few enough (one sixteenth of a worker's share,
+    /// at most 32) that slow calls still spread evenly.
+    fn chunk(calls: usize, workers: usize) -> usize {
+        (calls / (workers.max(1) * 16)).clamp(1, 32)
+    }
+
+    /// The next call to a known tool that no worker has taken yet: from the worker's `claimed`
+    /// range, refilled with the next `chunk` positions when it runs out.
+    fn claim(
+        &self,
+        claimed: &mut std::ops::Range<usize>,
+        chunk: usize,
+    ) -> Option<(usize, &ToolCall, &(ToolProxy, Limits))> {
         loop {
-            let position = self.next.fetch_add(1, Ordering::Relaxed);
-            let call = self.calls.get(position)?;
+            let position = match claimed.next() {
+                Some(position) => position,
+                None => {
+                    let start = self.next.fetch_add(chunk, Ordering::Relaxed);
+                    if start >= self.calls.len() {
+                        return None;
+                    }
+                    *claimed = start..(start + chunk).min(self.calls.len());
+                    continue;
+                }
+            };
             if let Some(index) = self.targets[position] {
-                return Some((position, call, &self.tools[index]));
+                return Some((position, &self.calls[position], &self.tools[index]));
             }
         }
     }
