@@ -5,3 +5,4 @@
 pub mod fake_gh;
 pub mod golden;
 pub mod mcp;
+pub mod model_server;

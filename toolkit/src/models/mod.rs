@@ -11,6 +11,17 @@ mod message;
 mod record;
 mod scripted;
 
+#[cfg(any(feature = "openai", feature = "anthropic"))]
+mod decode;
+#[cfg(any(feature = "openai", feature = "anthropic"))]
+mod http;
+#[cfg(feature = "openai")]
+mod openai;
+#[cfg(feature = "openai")]
+mod openai_stream;
+#[cfg(any(feature = "openai", feature = "anthropic"))]
+mod sse;
+
 use std::future::Future;
 use std::pin::Pin;
 
@@ -18,6 +29,19 @@ pub use error::ModelError;
 pub use message::{ChatOptions, ChatRequest, FinishReason, Message, ModelReply, ToolChoice, Usage};
 pub use record::{Exchange, Recorder, Replayer};
 pub use scripted::ScriptedModel;
+
+#[cfg(any(feature = "openai", feature = "anthropic"))]
+#[cfg_attr(docsrs, doc(cfg(any(feature = "openai", feature = "anthropic"))))]
+pub use http::{ApiKey, ModelClient, ModelClientBuilder, RetryPolicy, WireApi};
+#[doc(hidden)]
+#[cfg(any(feature = "openai", feature = "anthropic"))]
+pub use http::{ClientConfig, StreamAssembler};
+#[cfg(feature = "openai")]
+#[cfg_attr(docsrs, doc(cfg(feature = "openai")))]
+pub use openai::{OpenAi, OpenAiClient, OpenAiClientBuilder};
+#[doc(hidden)]
+#[cfg(any(feature = "openai", feature = "anthropic"))]
+pub use sse::SseEvent;
 
 /// A boxed future that can move between threads, as object-safe async traits return.
 pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
