@@ -62,6 +62,7 @@ impl<'a> At<'a> {
     }
 
     /// The elements of an array, or none when it is absent or null.
+    #[cfg_attr(not(feature = "openai"), allow(dead_code))]
     pub(crate) fn items_or_none(&self) -> Result<Vec<At<'a>>, ModelError> {
         if self.is_null() {
             return Ok(Vec::new());

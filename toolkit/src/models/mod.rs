@@ -11,6 +11,10 @@ mod message;
 mod record;
 mod scripted;
 
+#[cfg(feature = "anthropic")]
+mod anthropic;
+#[cfg(feature = "anthropic")]
+mod anthropic_stream;
 #[cfg(any(feature = "openai", feature = "anthropic"))]
 mod decode;
 #[cfg(any(feature = "openai", feature = "anthropic"))]
@@ -30,6 +34,9 @@ pub use message::{ChatOptions, ChatRequest, FinishReason, Message, ModelReply, T
 pub use record::{Exchange, Recorder, Replayer};
 pub use scripted::ScriptedModel;
 
+#[cfg(feature = "anthropic")]
+#[cfg_attr(docsrs, doc(cfg(feature = "anthropic")))]
+pub use anthropic::{Anthropic, AnthropicClient, AnthropicClientBuilder};
 #[cfg(any(feature = "openai", feature = "anthropic"))]
 #[cfg_attr(docsrs, doc(cfg(any(feature = "openai", feature = "anthropic"))))]
 pub use http::{ApiKey, ModelClient, ModelClientBuilder, RetryPolicy, WireApi};
