@@ -201,7 +201,7 @@ pub fn example_client() -> String {
 }
 
 /// The named example, built once with the workspace's features; returns its path.
-fn build_example(name: &str, release: bool) -> String {
+pub fn build_example(name: &str, release: bool) -> String {
     // `--workspace` resolves features as `cargo test --workspace` does, so the example that run
     // already built is reused; `-p toolkit-suite` would build toolkit once more.
     let mut command = Command::new(env!("CARGO"));
