@@ -2,12 +2,9 @@
 
 use serde_json::{Map, Value, json};
 
-use super::anthropic_stream::AnthropicStream;
-use super::decode::At;
+use super::anthropic_reply::{API, AnthropicStream, read_reply};
 use super::http::{ClientConfig, ModelClient, ModelClientBuilder, WireApi, sealed};
-use super::{
-    ApiKey, ChatRequest, FinishReason, Message, ModelError, ModelReply, ToolChoice, Usage,
-};
+use super::{ApiKey, ChatRequest, Message, ModelError, ModelReply, ToolChoice};
 use crate::ToolCall;
 
 /// The Anthropic Messages wire format, for [`ModelClient`].
@@ -40,7 +37,7 @@ const VERSION: &str = "2023-06-01";
 impl sealed::Sealed for Anthropic {}
 
 impl WireApi for Anthropic {
-    const NAME: &'static str = "Anthropic Messages";
+    const NAME: &'static str = API;
     const DEFAULT_BASE_URL: &'static str = "https://api.anthropic.com/v1";
     const PATH: &'static str = "/messages";
     type Stream = AnthropicStream;
@@ -92,38 +89,7 @@ impl WireApi for Anthropic {
     }
 
     fn reply(body: &Value) -> Result<ModelReply, ModelError> {
-        let root = At::root(Self::NAME, body);
-        let mut text: Option<String> = None;
-        let mut tool_calls = Vec::new();
-        for block in root.get("content").items()? {
-            match block.get("type").str()? {
-                "text" => text
-                    .get_or_insert_with(String::new)
-                    .push_str(block.get("text").str()?),
-                "tool_use" => tool_calls.push(
-                    ToolCall::new(
-                        block.get("name").str()?,
-                        block.get("input").value()?.clone(),
-                    )
-                    .with_id(block.get("id").str()?),
-                ),
-                // Thinking and other blocks carry nothing the loop acts on.
-                _ => {}
-            }
-        }
-        let usage = root.get("usage");
-        Ok(ModelReply {
-            text,
-            tool_calls,
-            finish: stop_reason(root.get("stop_reason").opt_str()?),
-            usage: match usage.is_null() {
-                true => None,
-                false => Some(Usage {
-                    input_tokens: usage.get("input_tokens").count()?,
-                    output_tokens: usage.get("output_tokens").count()?,
-                }),
-            },
-        })
+        read_reply(body)
     }
 }
 
@@ -172,15 +138,5 @@ fn tool_choice(choice: &ToolChoice) -> Value {
         ToolChoice::None => json!({"type": "none"}),
         ToolChoice::Required => json!({"type": "any"}),
         ToolChoice::Tool(name) => json!({"type": "tool", "name": name}),
-    }
-}
-
-pub(super) fn stop_reason(reason: Option<&str>) -> FinishReason {
-    match reason {
-        Some("end_turn" | "stop_sequence") | None => FinishReason::Stop,
-        Some("tool_use") => FinishReason::ToolCalls,
-        Some("max_tokens") => FinishReason::Length,
-        Some("refusal") => FinishReason::ContentFilter,
-        Some(other) => FinishReason::Other(other.to_owned()),
     }
 }

@@ -14,7 +14,7 @@ mod scripted;
 #[cfg(feature = "anthropic")]
 mod anthropic;
 #[cfg(feature = "anthropic")]
-mod anthropic_stream;
+mod anthropic_reply;
 #[cfg(any(feature = "openai", feature = "anthropic"))]
 mod decode;
 #[cfg(any(feature = "openai", feature = "anthropic"))]
@@ -22,7 +22,7 @@ mod http;
 #[cfg(feature = "openai")]
 mod openai;
 #[cfg(feature = "openai")]
-mod openai_stream;
+mod openai_reply;
 #[cfg(any(feature = "openai", feature = "anthropic"))]
 mod sse;
 

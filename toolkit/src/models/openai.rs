@@ -3,14 +3,10 @@
 
 use serde_json::{Map, Value, json};
 
-use super::decode::At;
 use super::http::{ClientConfig, ModelClient, ModelClientBuilder, WireApi, sealed};
-use super::openai_stream::OpenAiStream;
-use super::{
-    ApiKey, ChatRequest, FinishReason, Message, ModelError, ModelReply, ToolChoice, Usage,
-};
+use super::openai_reply::{API, OpenAiStream, read_reply};
+use super::{ApiKey, ChatRequest, Message, ModelError, ModelReply, ToolChoice};
 use crate::ToolCall;
-use crate::providers::parse::repair_arguments;
 
 /// The OpenAI Chat Completions wire format, for [`ModelClient`].
 #[derive(Debug, Clone, Copy)]
@@ -40,7 +36,7 @@ pub type OpenAiClientBuilder = ModelClientBuilder<OpenAi>;
 impl sealed::Sealed for OpenAi {}
 
 impl WireApi for OpenAi {
-    const NAME: &'static str = "OpenAI Chat Completions";
+    const NAME: &'static str = API;
     const DEFAULT_BASE_URL: &'static str = "https://api.openai.com/v1";
     const PATH: &'static str = "/chat/completions";
     type Stream = OpenAiStream;
@@ -91,32 +87,7 @@ impl WireApi for OpenAi {
     }
 
     fn reply(body: &Value) -> Result<ModelReply, ModelError> {
-        let root = At::root(Self::NAME, body);
-        let choices = root.get("choices").items()?;
-        let choice = choices
-            .first()
-            .ok_or_else(|| root.get("choices").error("is empty"))?;
-        let message = choice.get("message");
-        message.value()?;
-        let mut tool_calls = Vec::new();
-        for call in message.get("tool_calls").items_or_none()? {
-            let function = call.get("function");
-            let arguments = function.get("arguments");
-            let args = match arguments.value()? {
-                Value::String(text) => repair_arguments(text),
-                other => other.clone(),
-            };
-            let id = call.get("id").opt_str()?;
-            let mut call = ToolCall::new(function.get("name").str()?, args);
-            call.id = id.map(str::to_owned);
-            tool_calls.push(call);
-        }
-        Ok(ModelReply {
-            text: message.get("content").opt_str()?.map(str::to_owned),
-            tool_calls,
-            finish: finish_reason(choice.get("finish_reason").opt_str()?),
-            usage: usage(&root.get("usage"))?,
-        })
+        read_reply(body)
     }
 }
 
@@ -159,24 +130,4 @@ fn tool_choice(choice: &ToolChoice) -> Value {
         ToolChoice::Required => json!("required"),
         ToolChoice::Tool(name) => json!({"type": "function", "function": {"name": name}}),
     }
-}
-
-pub(super) fn finish_reason(reason: Option<&str>) -> FinishReason {
-    match reason {
-        Some("stop") | None => FinishReason::Stop,
-        Some("tool_calls" | "function_call") => FinishReason::ToolCalls,
-        Some("length") => FinishReason::Length,
-        Some("content_filter") => FinishReason::ContentFilter,
-        Some(other) => FinishReason::Other(other.to_owned()),
-    }
-}
-
-pub(super) fn usage(usage: &At<'_>) -> Result<Option<Usage>, ModelError> {
-    if usage.is_null() {
-        return Ok(None);
-    }
-    Ok(Some(Usage {
-        input_tokens: usage.get("prompt_tokens").count()?,
-        output_tokens: usage.get("completion_tokens").count()?,
-    }))
 }

@@ -1,15 +1,63 @@
-//! A streamed Messages reply: text deltas appended, `input_json_delta` fragments assembled into
-//! each `tool_use` block's input.
+//! Messages replies read: a whole response, or a stream whose text deltas are appended and whose
+//! `input_json_delta` fragments are assembled into each `tool_use` block's input.
 
 use serde_json::Value;
 
-use super::anthropic::{Anthropic, stop_reason};
 use super::decode::At;
-use super::http::{StreamAssembler, WireApi};
+use super::http::StreamAssembler;
 use super::sse::SseEvent;
 use super::{FinishReason, ModelError, ModelReply, Usage};
 use crate::ToolCall;
 use crate::providers::parse::repair_arguments;
+
+/// The API's name in errors.
+pub(super) const API: &str = "Anthropic Messages";
+
+/// A whole Messages response read into a reply.
+pub(super) fn read_reply(body: &Value) -> Result<ModelReply, ModelError> {
+    let root = At::root(API, body);
+    let mut text: Option<String> = None;
+    let mut tool_calls = Vec::new();
+    for block in root.get("content").items()? {
+        match block.get("type").str()? {
+            "text" => text
+                .get_or_insert_with(String::new)
+                .push_str(block.get("text").str()?),
+            "tool_use" => tool_calls.push(
+                ToolCall::new(
+                    block.get("name").str()?,
+                    block.get("input").value()?.clone(),
+                )
+                .with_id(block.get("id").str()?),
+            ),
+            // Thinking and other blocks carry nothing the loop acts on.
+            _ => {}
+        }
+    }
+    let usage = root.get("usage");
+    Ok(ModelReply {
+        text,
+        tool_calls,
+        finish: stop_reason(root.get("stop_reason").opt_str()?),
+        usage: match usage.is_null() {
+            true => None,
+            false => Some(Usage {
+                input_tokens: usage.get("input_tokens").count()?,
+                output_tokens: usage.get("output_tokens").count()?,
+            }),
+        },
+    })
+}
+
+pub(super) fn stop_reason(reason: Option<&str>) -> FinishReason {
+    match reason {
+        Some("end_turn" | "stop_sequence") | None => FinishReason::Stop,
+        Some("tool_use") => FinishReason::ToolCalls,
+        Some("max_tokens") => FinishReason::Length,
+        Some("refusal") => FinishReason::ContentFilter,
+        Some(other) => FinishReason::Other(other.to_owned()),
+    }
+}
 
 /// The reply so far.
 #[doc(hidden)]
@@ -52,10 +100,10 @@ impl Block {
 impl StreamAssembler for AnthropicStream {
     fn event(&mut self, event: SseEvent) -> Result<(), ModelError> {
         let data: Value = serde_json::from_str(&event.data).map_err(|e| ModelError::Decode {
-            api: Anthropic::NAME,
+            api: API,
             message: format!("a stream event is not JSON: {e}"),
         })?;
-        let root = At::root(Anthropic::NAME, &data);
+        let root = At::root(API, &data);
         match root.get("type").str()? {
             "message_start" => {
                 let usage = root.get("message").get("usage");

@@ -1,14 +1,67 @@
-//! A streamed Chat Completion: text deltas appended, tool-call fragments assembled by index.
+//! Chat Completions replies read: a whole response, or a stream whose text deltas are appended
+//! and whose tool-call fragments are assembled by index.
 
 use serde_json::Value;
 
 use super::decode::At;
-use super::http::{StreamAssembler, WireApi};
-use super::openai::{OpenAi, finish_reason, usage};
+use super::http::StreamAssembler;
 use super::sse::SseEvent;
 use super::{FinishReason, ModelError, ModelReply, Usage};
 use crate::ToolCall;
 use crate::providers::parse::repair_arguments;
+
+/// The API's name in errors.
+pub(super) const API: &str = "OpenAI Chat Completions";
+
+/// A whole Chat Completion read into a reply.
+pub(super) fn read_reply(body: &Value) -> Result<ModelReply, ModelError> {
+    let root = At::root(API, body);
+    let choices = root.get("choices").items()?;
+    let choice = choices
+        .first()
+        .ok_or_else(|| root.get("choices").error("is empty"))?;
+    let message = choice.get("message");
+    message.value()?;
+    let mut tool_calls = Vec::new();
+    for call in message.get("tool_calls").items_or_none()? {
+        let function = call.get("function");
+        let arguments = function.get("arguments");
+        let args = match arguments.value()? {
+            Value::String(text) => repair_arguments(text),
+            other => other.clone(),
+        };
+        let id = call.get("id").opt_str()?;
+        let mut call = ToolCall::new(function.get("name").str()?, args);
+        call.id = id.map(str::to_owned);
+        tool_calls.push(call);
+    }
+    Ok(ModelReply {
+        text: message.get("content").opt_str()?.map(str::to_owned),
+        tool_calls,
+        finish: finish_reason(choice.get("finish_reason").opt_str()?),
+        usage: usage(&root.get("usage"))?,
+    })
+}
+
+pub(super) fn finish_reason(reason: Option<&str>) -> FinishReason {
+    match reason {
+        Some("stop") | None => FinishReason::Stop,
+        Some("tool_calls" | "function_call") => FinishReason::ToolCalls,
+        Some("length") => FinishReason::Length,
+        Some("content_filter") => FinishReason::ContentFilter,
+        Some(other) => FinishReason::Other(other.to_owned()),
+    }
+}
+
+pub(super) fn usage(usage: &At<'_>) -> Result<Option<Usage>, ModelError> {
+    if usage.is_null() {
+        return Ok(None);
+    }
+    Ok(Some(Usage {
+        input_tokens: usage.get("prompt_tokens").count()?,
+        output_tokens: usage.get("completion_tokens").count()?,
+    }))
+}
 
 /// The reply so far.
 #[doc(hidden)]
@@ -38,10 +91,10 @@ impl StreamAssembler for OpenAiStream {
             return Ok(());
         }
         let chunk: Value = serde_json::from_str(data).map_err(|e| ModelError::Decode {
-            api: OpenAi::NAME,
+            api: API,
             message: format!("a stream chunk is not JSON: {e}"),
         })?;
-        let root = At::root(OpenAi::NAME, &chunk);
+        let root = At::root(API, &chunk);
         if let Some(error) = chunk.get("error") {
             return Err(root.error(&format!("reports an error: {error}")));
         }
