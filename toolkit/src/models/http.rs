@@ -1,5 +1,5 @@
-//! The HTTP layer shared by the model clients: the client and its builder, timeouts, the retry
-//! policy, the API key, and reading a JSON or event-stream body into a reply.
+//! The HTTP layer shared by the model clients: the client and its builder, timeouts, retries
+//! under a [`RetryPolicy`], and reading a JSON or event-stream body into a reply.
 
 use std::fmt;
 use std::marker::PhantomData;
@@ -9,93 +9,7 @@ use reqwest::header::{CONTENT_TYPE, HeaderMap, RETRY_AFTER};
 use serde_json::Value;
 
 use super::sse::{SseEvent, SseParser};
-use super::{BoxFuture, ChatModel, ChatRequest, ModelError, ModelReply};
-
-/// An API key; `Debug` and `Display` print `***`, so it never reaches a log or an error.
-///
-/// ```
-/// use toolkit::models::ApiKey;
-///
-/// let key = ApiKey::new("sk-secret");
-/// assert_eq!(format!("{key:?} {key}"), "*** ***");
-/// ```
-#[derive(Clone)]
-pub struct ApiKey(String);
-
-impl ApiKey {
-    /// Wraps `key`.
-    pub fn new(key: impl Into<String>) -> Self {
-        ApiKey(key.into())
-    }
-
-    pub(crate) fn expose(&self) -> &str {
-        &self.0
-    }
-}
-
-impl fmt::Debug for ApiKey {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("***")
-    }
-}
-
-impl fmt::Display for ApiKey {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("***")
-    }
-}
-
-/// When to try a request again: after 429, 5xx, a broken connection or a timeout, up to
-/// `max_retries` more times, waiting as the server's `Retry-After` says or else with
-/// exponential backoff, never longer than `max_delay`.
-///
-/// ```
-/// use std::time::Duration;
-/// use toolkit::models::RetryPolicy;
-///
-/// let policy = RetryPolicy::default();
-/// assert_eq!(policy.delay(0, None), Duration::from_millis(500));
-/// assert_eq!(policy.delay(2, None), Duration::from_secs(2));
-/// assert_eq!(policy.delay(0, Some(Duration::from_secs(3))), Duration::from_secs(3));
-/// assert_eq!(policy.delay(0, Some(Duration::from_secs(600))), policy.max_delay);
-/// ```
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct RetryPolicy {
-    /// How many times to try again after the first attempt (0: never).
-    pub max_retries: u32,
-    /// The wait before the first retry; each later one waits twice as long.
-    pub initial_backoff: Duration,
-    /// The longest wait, for backoff and `Retry-After` alike.
-    pub max_delay: Duration,
-}
-
-impl Default for RetryPolicy {
-    fn default() -> Self {
-        RetryPolicy {
-            max_retries: 3,
-            initial_backoff: Duration::from_millis(500),
-            max_delay: Duration::from_secs(30),
-        }
-    }
-}
-
-impl RetryPolicy {
-    /// No retries.
-    pub fn none() -> Self {
-        RetryPolicy {
-            max_retries: 0,
-            ..RetryPolicy::default()
-        }
-    }
-
-    /// The wait before retry number `retry` (from 0), given the server's `Retry-After`.
-    pub fn delay(&self, retry: u32, retry_after: Option<Duration>) -> Duration {
-        let backoff = self
-            .initial_backoff
-            .saturating_mul(2u32.saturating_pow(retry.min(16)));
-        retry_after.unwrap_or(backoff).min(self.max_delay)
-    }
-}
+use super::{ApiKey, BoxFuture, ChatModel, ChatRequest, ModelError, ModelReply, RetryPolicy};
 
 /// A model API spoken over HTTP: how to address it, build its body and read its replies.
 /// Implemented by [`OpenAi`](super::OpenAi) and [`Anthropic`](super::Anthropic) only.

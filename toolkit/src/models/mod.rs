@@ -16,6 +16,8 @@ mod anthropic;
 #[cfg(feature = "anthropic")]
 mod anthropic_reply;
 #[cfg(any(feature = "openai", feature = "anthropic"))]
+mod api_key;
+#[cfg(any(feature = "openai", feature = "anthropic"))]
 mod decode;
 #[cfg(any(feature = "openai", feature = "anthropic"))]
 mod http;
@@ -23,6 +25,8 @@ mod http;
 mod openai;
 #[cfg(feature = "openai")]
 mod openai_reply;
+#[cfg(any(feature = "openai", feature = "anthropic"))]
+mod retry;
 #[cfg(any(feature = "openai", feature = "anthropic"))]
 mod sse;
 
@@ -39,13 +43,19 @@ pub use scripted::ScriptedModel;
 pub use anthropic::{Anthropic, AnthropicClient, AnthropicClientBuilder};
 #[cfg(any(feature = "openai", feature = "anthropic"))]
 #[cfg_attr(docsrs, doc(cfg(any(feature = "openai", feature = "anthropic"))))]
-pub use http::{ApiKey, ModelClient, ModelClientBuilder, RetryPolicy, WireApi};
+pub use api_key::ApiKey;
 #[doc(hidden)]
 #[cfg(any(feature = "openai", feature = "anthropic"))]
 pub use http::{ClientConfig, StreamAssembler};
+#[cfg(any(feature = "openai", feature = "anthropic"))]
+#[cfg_attr(docsrs, doc(cfg(any(feature = "openai", feature = "anthropic"))))]
+pub use http::{ModelClient, ModelClientBuilder, WireApi};
 #[cfg(feature = "openai")]
 #[cfg_attr(docsrs, doc(cfg(feature = "openai")))]
 pub use openai::{OpenAi, OpenAiClient, OpenAiClientBuilder};
+#[cfg(any(feature = "openai", feature = "anthropic"))]
+#[cfg_attr(docsrs, doc(cfg(any(feature = "openai", feature = "anthropic"))))]
+pub use retry::RetryPolicy;
 #[doc(hidden)]
 #[cfg(any(feature = "openai", feature = "anthropic"))]
 pub use sse::SseEvent;
