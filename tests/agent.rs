@@ -434,3 +434,36 @@ async fn a_run_with_state_fills_wired_parameters_and_returns_the_final_state() {
     assert_eq!(values, [json!(10), json!(20)]);
     assert_eq!(run.state.unwrap().to_json(), json!({"n": 20}));
 }
+
+#[tokio::test]
+async fn each_parallel_call_is_reported_finished_as_soon_as_it_ends() {
+    let finished = Arc::new(Mutex::new(Vec::new()));
+    let log = Arc::clone(&finished);
+    let model = ScriptedModel::new([
+        ModelReply::calls([
+            call("slow", "desk_wait", json!({"label": "slow", "millis": 300})),
+            call("fast", "desk_wait", json!({"label": "fast", "millis": 20})),
+        ]),
+        ModelReply::text("done"),
+    ]);
+    let run = Agent::builder(model)
+        .toolbox(desk())
+        .on_event(move |event| {
+            if let AgentEvent::ToolFinished { record, .. } = event {
+                log.lock()
+                    .unwrap()
+                    .push(record.call.id.clone().unwrap_or_default());
+            }
+        })
+        .build()
+        .run("wait")
+        .await
+        .unwrap();
+    assert_eq!(*finished.lock().unwrap(), ["fast", "slow"]);
+    // The history keeps the model's order.
+    let ids: Vec<_> = run
+        .tool_calls()
+        .map(|r| r.call.id.clone().unwrap())
+        .collect();
+    assert_eq!(ids, ["slow", "fast"]);
+}

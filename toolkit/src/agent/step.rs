@@ -178,55 +178,68 @@ impl<'a> Runner<'a> {
     }
 
     /// Runs a step's calls: concurrently unless parallel calls are off, through state when set.
+    /// `ToolFinished` is reported as each call ends (as its batch ends, with state).
     async fn run_calls(&mut self, step: usize, calls: Vec<ToolCall>) -> Vec<ToolCallRecord> {
-        let toolbox = &self.agent.toolbox;
+        let agent = self.agent;
+        let toolbox = &agent.toolbox;
         for call in &calls {
             self.emit(AgentEvent::ToolCalled { step, call });
         }
-        let parallel = self.agent.options.parallel_tool_calls;
-        let mut records = Vec::with_capacity(calls.len());
-        match (&mut self.state, parallel) {
+        let finished = |record: ToolCallRecord| {
+            emit(
+                agent,
+                AgentEvent::ToolFinished {
+                    step,
+                    record: &record,
+                },
+            );
+            record
+        };
+        match (&mut self.state, agent.options.parallel_tool_calls) {
             (Some(state), true) => {
                 let started = Instant::now();
                 let results = toolbox
                     .call_all_with_state(state.as_mut(), calls.clone())
                     .await;
                 let duration = started.elapsed();
-                records.extend(calls.into_iter().zip(results).map(|(call, result)| {
-                    ToolCallRecord {
-                        call,
-                        result,
-                        duration,
-                    }
-                }));
+                let records = calls.into_iter().zip(results);
+                records
+                    .map(|(call, result)| {
+                        finished(ToolCallRecord {
+                            call,
+                            result,
+                            duration,
+                        })
+                    })
+                    .collect()
             }
             (Some(state), false) => {
+                let mut records = Vec::with_capacity(calls.len());
                 for call in calls {
                     let started = Instant::now();
                     let result = toolbox.acall_with_state(state.as_mut(), &call).await;
-                    records.push(timed(call, result, started));
+                    records.push(finished(timed(call, result, started)));
                 }
+                records
             }
             (None, true) => {
                 let runs = calls.into_iter().map(|call| async move {
                     let started = Instant::now();
                     let result = toolbox.acall(&call).await;
-                    timed(call, result, started)
+                    finished(timed(call, result, started))
                 });
-                records = futures::future::join_all(runs).await;
+                futures::future::join_all(runs).await
             }
             (None, false) => {
+                let mut records = Vec::with_capacity(calls.len());
                 for call in calls {
                     let started = Instant::now();
                     let result = toolbox.acall(&call).await;
-                    records.push(timed(call, result, started));
+                    records.push(finished(timed(call, result, started)));
                 }
+                records
             }
         }
-        for record in &records {
-            self.emit(AgentEvent::ToolFinished { step, record });
-        }
-        records
     }
 
     fn record(&mut self, step: usize, thought: Option<String>, calls: Vec<ToolCallRecord>) {
@@ -254,9 +267,13 @@ impl<'a> Runner<'a> {
     }
 
     fn emit(&self, event: AgentEvent<'_>) {
-        if let Some(callback) = &self.agent.on_event {
-            callback(&event);
-        }
+        emit(self.agent, event);
+    }
+}
+
+fn emit(agent: &Agent, event: AgentEvent<'_>) {
+    if let Some(callback) = &agent.on_event {
+        callback(&event);
     }
 }
 
