@@ -11,7 +11,7 @@ use toolkit::ToolDefinition;
 use toolkit::agent::Agent;
 use toolkit::models::{
     ChatModel, ChatOptions, ChatRequest, FinishReason, Message, ModelError, ModelReply,
-    OpenAiClient, Recorder, Replayer, RetryPolicy, Usage,
+    OpenAiClient, Recorder, Replayer, RetryPolicy, ToolChoice, Usage,
 };
 use toolkit::prelude::*;
 
@@ -302,4 +302,64 @@ async fn a_recorded_run_replays_offline_to_the_same_history() {
         "the model failed at step 1: the replayed run diverged at exchange 0: message 0 \
          differs (recorded 1 messages, asked with 1)"
     );
+}
+
+#[tokio::test]
+async fn strict_tools_and_a_forced_tool_choice_are_sent_when_asked() {
+    let server = ModelServer::start(vec![Reply::json(200, TOOL_CALLS)]).await;
+    let model = OpenAiClient::builder("gpt-4o-mini")
+        .base_url(server.base_url())
+        .strict_tools(true)
+        .build()
+        .unwrap();
+    let messages = [Message::user("Weather in Boston?")];
+    let toolbox = weather();
+    let options = ChatOptions {
+        tool_choice: ToolChoice::Tool("get_current_weather".into()),
+        parallel_tool_calls: false,
+        temperature: Some(0.0),
+        max_tokens: Some(256),
+    };
+    model
+        .chat(ChatRequest::new(&messages, &toolbox, &options))
+        .await
+        .unwrap();
+    let body = &server.received()[0].body;
+    assert_eq!(body["tools"], *toolbox.to_openai_strict().unwrap());
+    assert_eq!(body["tools"][0]["function"]["strict"], true);
+    assert_eq!(
+        body["tool_choice"],
+        json!({"type": "function", "function": {"name": "get_current_weather"}})
+    );
+    assert_eq!(body["parallel_tool_calls"], false);
+    assert_eq!(
+        (&body["temperature"], &body["max_tokens"]),
+        (&json!(0.0), &json!(256))
+    );
+}
+
+#[tokio::test]
+async fn a_refused_connection_is_retried_then_reported() {
+    // A port that was just free: nothing listens there.
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let model = OpenAiClient::builder("m")
+        .base_url(format!("http://127.0.0.1:{port}/v1"))
+        .api_key("sk-test-secret")
+        .retry(fast_retries(1))
+        .build()
+        .unwrap();
+    let err = ask(&model).await.unwrap_err();
+    let ModelError::RetriesExhausted { attempts, last } = &err else {
+        panic!("expected retries, got {err:?}");
+    };
+    assert_eq!(*attempts, 2);
+    let ModelError::Connect { url, .. } = &**last else {
+        panic!("expected a connection error, got {last:?}");
+    };
+    assert_eq!(*url, format!("http://127.0.0.1:{port}/v1/chat/completions"));
+    assert!(!err.to_string().contains("sk-test-secret"));
 }
