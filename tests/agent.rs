@@ -467,3 +467,82 @@ async fn each_parallel_call_is_reported_finished_as_soon_as_it_ends() {
         .collect();
     assert_eq!(ids, ["slow", "fast"]);
 }
+
+/// A `tracing` subscriber that keeps each span's name, `step` field and parent span's name.
+#[derive(Clone, Default)]
+struct SpanLog {
+    spans: Arc<Mutex<Vec<(String, String, Option<String>)>>>,
+    entered: Arc<Mutex<Vec<u64>>>,
+}
+
+struct StepField<'a>(&'a mut String);
+
+impl tracing::field::Visit for StepField<'_> {
+    fn record_debug(&mut self, field: &tracing::field::Field, value: &dyn std::fmt::Debug) {
+        if field.name() == "step" {
+            *self.0 = format!("{value:?}");
+        }
+    }
+}
+
+impl tracing::Subscriber for SpanLog {
+    fn enabled(&self, _: &tracing::Metadata<'_>) -> bool {
+        true
+    }
+
+    fn new_span(&self, span: &tracing::span::Attributes<'_>) -> tracing::span::Id {
+        let mut step = String::new();
+        span.record(&mut StepField(&mut step));
+        let parent = self.entered.lock().unwrap().last().copied();
+        let mut spans = self.spans.lock().unwrap();
+        let parent = parent.map(|id| spans[id as usize - 1].0.clone());
+        spans.push((span.metadata().name().to_owned(), step, parent));
+        tracing::span::Id::from_u64(spans.len() as u64)
+    }
+
+    fn record(&self, _: &tracing::span::Id, _: &tracing::span::Record<'_>) {}
+    fn record_follows_from(&self, _: &tracing::span::Id, _: &tracing::span::Id) {}
+    fn event(&self, _: &tracing::Event<'_>) {}
+
+    fn enter(&self, span: &tracing::span::Id) {
+        self.entered.lock().unwrap().push(span.into_u64());
+    }
+
+    fn exit(&self, _: &tracing::span::Id) {
+        self.entered.lock().unwrap().pop();
+    }
+}
+
+#[tokio::test]
+async fn each_step_and_each_model_call_has_a_span() {
+    let log = SpanLog::default();
+    let _default = tracing::subscriber::set_default(log.clone());
+    let model = ScriptedModel::new([
+        ModelReply::calls([call("c1", "desk_add", json!({"a": 1, "b": 1}))]),
+        ModelReply::text("2"),
+    ]);
+    Agent::builder(model)
+        .toolbox(desk())
+        .build()
+        .run("1+1")
+        .await
+        .unwrap();
+    let spans = log.spans.lock().unwrap().clone();
+    let agent_spans: Vec<(&str, &str, Option<&str>)> = spans
+        .iter()
+        .filter(|(name, ..)| name.starts_with("agent."))
+        .map(|(name, step, parent)| (name.as_str(), step.as_str(), parent.as_deref()))
+        .collect();
+    assert_eq!(
+        agent_spans,
+        [
+            ("agent.step", "1", None),
+            ("agent.model_call", "1", Some("agent.step")),
+            ("agent.step", "2", None),
+            ("agent.model_call", "2", Some("agent.step")),
+        ]
+    );
+    // The tool call's own span sits inside its step.
+    let tool_span = spans.iter().find(|(name, ..)| name == "tool_call").unwrap();
+    assert_eq!(tool_span.2.as_deref(), Some("agent.step"));
+}
