@@ -468,10 +468,13 @@ async fn each_parallel_call_is_reported_finished_as_soon_as_it_ends() {
     assert_eq!(ids, ["slow", "fast"]);
 }
 
-/// A `tracing` subscriber that keeps each span's name, `step` field and parent span's name.
+/// A span's name, `step` field and parent span's name.
+type SpanLine = (String, String, Option<String>);
+
+/// A `tracing` subscriber that keeps a [`SpanLine`] for each span.
 #[derive(Clone, Default)]
 struct SpanLog {
-    spans: Arc<Mutex<Vec<(String, String, Option<String>)>>>,
+    spans: Arc<Mutex<Vec<SpanLine>>>,
     entered: Arc<Mutex<Vec<u64>>>,
 }
 
