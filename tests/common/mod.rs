@@ -6,3 +6,4 @@ pub mod examples;
 pub mod fake_gh;
 pub mod golden;
 pub mod mcp;
+pub mod model_server;

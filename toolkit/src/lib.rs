@@ -87,6 +87,13 @@ pub mod state {
 #[cfg_attr(docsrs, doc(cfg(feature = "mcp")))]
 pub mod mcp;
 
+#[cfg(feature = "agent")]
+#[cfg_attr(docsrs, doc(cfg(feature = "agent")))]
+pub mod agent;
+#[cfg(feature = "agent")]
+#[cfg_attr(docsrs, doc(cfg(feature = "agent")))]
+pub mod models;
+
 /// schemars, re-exported so users derive `JsonSchema` with the major version toolkit uses.
 pub use schemars;
 /// serde_json, re-exported for `json!` and `Value`.

@@ -1,0 +1,180 @@
+//! An agent plans a trip: it asks for the weather and an exchange rate in one step (two tool
+//! calls, run concurrently), converts money with the rate kept in agent state, then answers.
+//!
+//! `cargo run --example agent` runs offline: it starts a small scripted OpenAI-compatible server
+//! on 127.0.0.1 and talks to it over real HTTP. With `OPENAI_BASE_URL` set (and
+//! `OPENAI_API_KEY`, `TOOLKIT_MODEL`) it asks that endpoint instead: OpenAI, vLLM, Ollama,
+//! llama.cpp's server or LM Studio.
+
+#[path = "../tests/common/model_server.rs"]
+mod model_server;
+
+use std::time::Duration;
+
+use model_server::{ModelServer, Reply};
+use toolkit::agent::{Agent, AgentEvent};
+use toolkit::models::OpenAiClient;
+use toolkit::prelude::*;
+use toolkit::state::{DynamicState, StateSchema, StateWiring};
+
+#[derive(Default)]
+struct TripToolset;
+
+#[toolset(name = "trip")]
+impl TripToolset {
+    /// Tomorrow's weather forecast for a city
+    #[tool]
+    fn weather(&self, city: String) -> String {
+        match city.to_lowercase().as_str() {
+            "lisbon" => "19 °C, light rain in the afternoon".into(),
+            "oslo" => "-3 °C, clear".into(),
+            _ => format!("no forecast for {city}"),
+        }
+    }
+
+    /// How many units of `to` one unit of `from` buys (ISO currency codes)
+    #[tool]
+    fn exchange_rate(&self, from: String, to: String) -> Result<f64, String> {
+        match (from.as_str(), to.as_str()) {
+            ("USD", "EUR") => Ok(0.92),
+            ("EUR", "USD") => Ok(1.09),
+            _ => Err(format!("no rate for {from} to {to}")),
+        }
+    }
+
+    /// Convert an amount with the exchange rate looked up last
+    #[tool]
+    fn convert(&self, amount: f64, rate: f64) -> String {
+        format!("{:.2}", amount * rate)
+    }
+}
+
+/// The trip tools; the rate goes from `exchange_rate` to `convert` through state.
+fn toolbox() -> Toolbox {
+    let mut builder = Toolbox::builder();
+    for tool in TripToolset::to_tools() {
+        let tool = match tool.name() {
+            "trip_exchange_rate" => tool.with_state(StateWiring::new().output("rate")),
+            "trip_convert" => tool.with_state(StateWiring::new().input("rate")),
+            _ => Ok(tool),
+        };
+        builder = builder.tool(tool.expect("the wiring matches the tool"));
+    }
+    builder.build().expect("tool names are unique")
+}
+
+const QUESTION: &str = "I fly to Lisbon tomorrow with 200 USD. What weather should I pack for, \
+                        and how many euros is that?";
+
+/// A Chat Completions response, as OpenAI documents it.
+fn completion(message: Value, finish: &str, tokens: (u32, u32)) -> Reply {
+    let body = json!({
+        "id": "chatcmpl-example", "object": "chat.completion", "created": 1741570283,
+        "model": "scripted",
+        "choices": [{"index": 0, "message": message, "finish_reason": finish}],
+        "usage": {"prompt_tokens": tokens.0, "completion_tokens": tokens.1,
+            "total_tokens": tokens.0 + tokens.1},
+    });
+    Reply::json(200, &body.to_string())
+}
+
+fn call(id: &str, name: &str, arguments: Value) -> Value {
+    json!({"id": id, "type": "function",
+        "function": {"name": name, "arguments": arguments.to_string()}})
+}
+
+/// What a capable model replies to the question, step by step.
+fn script() -> Vec<Reply> {
+    vec![
+        completion(
+            json!({"role": "assistant", "content": null, "tool_calls": [
+                call("call_1", "trip_weather", json!({"city": "Lisbon"})),
+                call("call_2", "trip_exchange_rate", json!({"from": "USD", "to": "EUR"})),
+            ]}),
+            "tool_calls",
+            (212, 48),
+        ),
+        completion(
+            json!({"role": "assistant", "content": null, "tool_calls": [
+                call("call_3", "trip_convert", json!({"amount": 200})),
+            ]}),
+            "tool_calls",
+            (301, 17),
+        ),
+        completion(
+            json!({"role": "assistant", "content": "Lisbon tomorrow: 19 °C with light rain in \
+                the afternoon, so pack a light jacket and an umbrella. 200 USD is about 184.00 EUR \
+                at today's rate of 0.92."}),
+            "stop",
+            (352, 41),
+        ),
+    ]
+}
+
+fn print_event(event: &AgentEvent<'_>) {
+    match event {
+        AgentEvent::StepStarted { step } => println!("step {step}"),
+        AgentEvent::ModelReplied { reply, .. } => {
+            if let Some(text) = reply
+                .text
+                .as_deref()
+                .filter(|_| !reply.tool_calls.is_empty())
+            {
+                println!("  model thinks: {text}");
+            }
+        }
+        AgentEvent::ToolCalled { call, .. } => println!("  calls  {} {}", call.name, call.args),
+        AgentEvent::ToolFinished { record, .. } => {
+            let marker = if record.is_error() { "failed" } else { "->" };
+            let micros = record.duration.as_micros();
+            println!(
+                "  {marker} {} = {} ({micros} µs)",
+                record.call.name, record.result.value
+            );
+        }
+        AgentEvent::Answer { answer } => println!("answer: {answer}"),
+        _ => {}
+    }
+}
+
+#[tokio::main]
+async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let (server, base_url) = match std::env::var("OPENAI_BASE_URL") {
+        Ok(url) => (None, url),
+        Err(_) => {
+            let server = ModelServer::start(script()).await;
+            let url = server.base_url();
+            println!("(offline: a scripted OpenAI-compatible server at {url})");
+            (Some(server), url)
+        }
+    };
+    let mut client = OpenAiClient::builder(
+        std::env::var("TOOLKIT_MODEL").unwrap_or_else(|_| "gpt-4o-mini".into()),
+    )
+    .base_url(base_url)
+    .timeout(Duration::from_secs(60));
+    if let Ok(key) = std::env::var("OPENAI_API_KEY") {
+        client = client.api_key(key);
+    }
+    let agent = Agent::builder(client.build()?)
+        .toolbox(toolbox())
+        .system_prompt("You help travellers. Use the tools; answer in two sentences.")
+        .max_steps(6)
+        .on_event(print_event)
+        .build();
+    let state = DynamicState::new(StateSchema::new().key("rate", json!({"type": "number"})));
+    println!("question: {QUESTION}");
+    let run = agent.run_with_state(QUESTION, Box::new(state)).await?;
+    if let Some(state) = &run.state {
+        println!("state: {}", state.to_json());
+    }
+    if let Some(usage) = run.usage {
+        let (input, output) = (usage.input_tokens, usage.output_tokens);
+        println!(
+            "tokens: {input} in, {output} out over {} steps",
+            run.steps.len()
+        );
+    }
+    drop(server);
+    Ok(())
+}

@@ -1,0 +1,43 @@
+//! Live progress of a run, for a terminal or UI.
+
+use super::ToolCallRecord;
+use crate::ToolCall;
+use crate::models::ModelReply;
+
+/// Something that happened in a run, passed to the [`on_event`](super::AgentBuilder::on_event)
+/// callback as it happens.
+#[derive(Debug, Clone, Copy)]
+#[non_exhaustive]
+pub enum AgentEvent<'a> {
+    /// A step began (numbered from 1).
+    StepStarted {
+        /// The step.
+        step: usize,
+    },
+    /// The model replied.
+    ModelReplied {
+        /// The step.
+        step: usize,
+        /// The reply.
+        reply: &'a ModelReply,
+    },
+    /// A tool call is about to run.
+    ToolCalled {
+        /// The step.
+        step: usize,
+        /// The call.
+        call: &'a ToolCall,
+    },
+    /// A tool call finished.
+    ToolFinished {
+        /// The step.
+        step: usize,
+        /// The call, its result and duration.
+        record: &'a ToolCallRecord,
+    },
+    /// The run has its answer.
+    Answer {
+        /// The answer.
+        answer: &'a str,
+    },
+}

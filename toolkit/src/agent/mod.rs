@@ -1,0 +1,202 @@
+//! Agents that run: a bounded loop that asks a [`ChatModel`], runs the tools it calls and feeds
+//! the results back until the model answers.
+//!
+//! - [`Agent`] / [`AgentBuilder`]: the model, toolbox, system prompt, step limit, exit
+//!   conditions, tool choice, parallel calls, deadline and event callback;
+//! - [`AgentRun`]: the answer, history, trajectory ([`StepRecord`]s), usage and final state;
+//! - [`AgentError`]: the step limit, the deadline or a model failure, with the history so far;
+//! - [`AgentEvent`]: live progress.
+//!
+//! With [`AgentBuilder::react`] the tools are rendered into the prompt and the model answers
+//! in DSPy.rb's JSON (`thought`, `action`, `action_input`), for models without tool calling.
+
+mod events;
+mod react;
+mod run;
+mod step;
+
+use std::sync::Arc;
+use std::time::Duration;
+
+pub use events::AgentEvent;
+pub use run::{AgentError, AgentRun, StepRecord, ToolCallRecord};
+
+use crate::Toolbox;
+use crate::models::{ChatModel, ChatOptions, ToolChoice};
+use crate::state::AgentState;
+
+type EventFn = dyn Fn(&AgentEvent<'_>) + Send + Sync;
+
+/// What ends a run with an answer.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum ExitCondition {
+    /// A reply with text and no tool calls; the text is the answer.
+    Text,
+    /// A successful call of this tool; its result (as text) is the answer.
+    Tool(String),
+}
+
+/// A bounded tool-calling loop over a model and a toolbox; build one with [`Agent::builder`].
+///
+/// ```
+/// use toolkit::agent::Agent;
+/// use toolkit::models::{ModelReply, ScriptedModel};
+/// use toolkit::prelude::*;
+///
+/// #[derive(Default)]
+/// struct Maths;
+///
+/// #[toolset(name = "maths")]
+/// impl Maths {
+///     /// Add two numbers
+///     #[tool]
+///     fn add(&self, a: i64, b: i64) -> i64 {
+///         a + b
+///     }
+/// }
+///
+/// # tokio::runtime::Runtime::new().unwrap().block_on(async {
+/// let model = ScriptedModel::new([
+///     ModelReply::calls([ToolCall::new("maths_add", json!({"a": 2, "b": 3}))]),
+///     ModelReply::text("2 + 3 = 5"),
+/// ]);
+/// let toolbox = Toolbox::builder().toolset::<Maths>().build().unwrap();
+/// let agent = Agent::builder(model).toolbox(toolbox).max_steps(4).build();
+/// let run = agent.run("What is 2 + 3?").await.unwrap();
+/// assert_eq!(run.answer, "2 + 3 = 5");
+/// assert_eq!(run.tool_calls().next().unwrap().result.value, json!(5));
+/// # });
+/// ```
+pub struct Agent {
+    model: Arc<dyn ChatModel>,
+    toolbox: Toolbox,
+    /// Sent instead of `toolbox` in ReAct mode, where the tools are in the prompt.
+    no_tools: Toolbox,
+    system_prompt: Option<String>,
+    max_steps: usize,
+    exits: Vec<ExitCondition>,
+    options: ChatOptions,
+    deadline: Option<Duration>,
+    react: bool,
+    on_event: Option<Arc<EventFn>>,
+}
+
+impl Agent {
+    /// The step limit unless told otherwise (DSPy's ReAct uses 20 too).
+    pub const DEFAULT_MAX_STEPS: usize = 20;
+
+    /// A builder for an agent over `model`, with no tools yet.
+    pub fn builder(model: impl ChatModel + 'static) -> AgentBuilder {
+        AgentBuilder {
+            agent: Agent {
+                model: Arc::new(model),
+                toolbox: Toolbox::default(),
+                no_tools: Toolbox::default(),
+                system_prompt: None,
+                max_steps: Self::DEFAULT_MAX_STEPS,
+                exits: vec![ExitCondition::Text],
+                options: ChatOptions::default(),
+                deadline: None,
+                react: false,
+                on_event: None,
+            },
+        }
+    }
+
+    /// Runs the agent on `input` until an exit condition, the step limit or the deadline.
+    ///
+    /// Dropping the returned future stops the run, and any tool calls in flight with it.
+    pub async fn run(&self, input: impl Into<String>) -> Result<AgentRun, AgentError> {
+        step::Runner::new(self, None).run(input.into()).await
+    }
+
+    /// Runs the agent on `input` with `state`: tools wired to state read from and write to it
+    /// (through [`Toolbox::call_all_with_state`]), and [`AgentRun::state`] holds it afterwards.
+    pub async fn run_with_state(
+        &self,
+        input: impl Into<String>,
+        state: Box<dyn AgentState>,
+    ) -> Result<AgentRun, AgentError> {
+        step::Runner::new(self, Some(state)).run(input.into()).await
+    }
+
+    /// The toolbox the agent calls.
+    pub fn toolbox(&self) -> &Toolbox {
+        &self.toolbox
+    }
+}
+
+/// Configures an [`Agent`]; made by [`Agent::builder`].
+pub struct AgentBuilder {
+    agent: Agent,
+}
+
+impl AgentBuilder {
+    /// The tools the model may call.
+    pub fn toolbox(mut self, toolbox: Toolbox) -> Self {
+        self.agent.toolbox = toolbox;
+        self
+    }
+
+    /// The system prompt (deepset's `system_prompt`, DSPy's signature instructions).
+    pub fn system_prompt(mut self, prompt: impl Into<String>) -> Self {
+        self.agent.system_prompt = Some(prompt.into());
+        self
+    }
+
+    /// The most model calls a run makes (DSPy's `max_iters`, deepset's `max_agent_steps`).
+    pub fn max_steps(mut self, max_steps: usize) -> Self {
+        self.agent.max_steps = max_steps;
+        self
+    }
+
+    /// What ends a run; replaces the default, a plain text answer.
+    pub fn exit_conditions(mut self, exits: impl IntoIterator<Item = ExitCondition>) -> Self {
+        self.agent.exits = exits.into_iter().collect();
+        self
+    }
+
+    /// Which tools the model may or must call.
+    pub fn tool_choice(mut self, choice: ToolChoice) -> Self {
+        self.agent.options.tool_choice = choice;
+        self
+    }
+
+    /// Whether one reply may hold several tool calls, run concurrently (default: yes). When
+    /// not, the calls of a reply run one after another.
+    pub fn parallel_tool_calls(mut self, parallel: bool) -> Self {
+        self.agent.options.parallel_tool_calls = parallel;
+        self
+    }
+
+    /// Sampling temperature and token limit of every model call.
+    pub fn sampling(mut self, temperature: Option<f32>, max_tokens: Option<u32>) -> Self {
+        self.agent.options.temperature = temperature;
+        self.agent.options.max_tokens = max_tokens;
+        self
+    }
+
+    /// The most time a run may take; past it the run stops with [`AgentError::Deadline`].
+    pub fn deadline(mut self, deadline: Duration) -> Self {
+        self.agent.deadline = Some(deadline);
+        self
+    }
+
+    /// Text ReAct, for models without native tool calling: tools in the prompt, JSON replies.
+    pub fn react(mut self) -> Self {
+        self.agent.react = true;
+        self
+    }
+
+    /// Called with every [`AgentEvent`] as it happens.
+    pub fn on_event(mut self, callback: impl Fn(&AgentEvent<'_>) + Send + Sync + 'static) -> Self {
+        self.agent.on_event = Some(Arc::new(callback));
+        self
+    }
+
+    /// The agent.
+    pub fn build(self) -> Agent {
+        self.agent
+    }
+}

@@ -1,0 +1,114 @@
+//! What a run returns: the answer and everything needed to debug it, or why it stopped.
+
+use std::fmt;
+use std::time::Duration;
+
+use crate::models::{Message, ModelError, Usage};
+use crate::state::AgentState;
+use crate::{ToolCall, ToolCallResult};
+
+/// One tool call of a run: the call, its result and how long it took.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ToolCallRecord {
+    /// The call as the model asked for it (with the id it was paired by).
+    pub call: ToolCall,
+    /// Its result; `result.is_error` tells whether it failed.
+    pub result: ToolCallResult,
+    /// How long it ran. Calls of one batch with state report the batch's time, as state calls
+    /// run in dependency rounds.
+    pub duration: Duration,
+}
+
+impl ToolCallRecord {
+    /// Whether the call failed.
+    pub fn is_error(&self) -> bool {
+        self.result.is_error
+    }
+}
+
+/// One step: a model call and the tool calls it asked for (the trajectory is the list of them).
+#[derive(Debug, Clone, PartialEq)]
+pub struct StepRecord {
+    /// The step number, from 1.
+    pub step: usize,
+    /// The model's text (its thought, in ReAct).
+    pub thought: Option<String>,
+    /// The tool calls of this step, in the order the model gave them.
+    pub calls: Vec<ToolCallRecord>,
+}
+
+/// A finished run: the answer, the provider-neutral history, the trajectory, usage and state.
+pub struct AgentRun {
+    /// The answer: the model's final text, or the exit tool's result as text.
+    pub answer: String,
+    /// Every message, from the system prompt to the last reply.
+    pub history: Vec<Message>,
+    /// Every step, in order.
+    pub steps: Vec<StepRecord>,
+    /// Tokens summed over the run, when the model reports them.
+    pub usage: Option<Usage>,
+    /// The state after the run, when it ran with one.
+    pub state: Option<Box<dyn AgentState>>,
+}
+
+impl AgentRun {
+    /// Every tool call of the run, in order.
+    pub fn tool_calls(&self) -> impl Iterator<Item = &ToolCallRecord> {
+        self.steps.iter().flat_map(|step| &step.calls)
+    }
+}
+
+impl fmt::Debug for AgentRun {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("AgentRun")
+            .field("answer", &self.answer)
+            .field("history", &self.history)
+            .field("steps", &self.steps)
+            .field("usage", &self.usage)
+            .field("state", &self.state.as_ref().map(|state| state.to_json()))
+            .finish()
+    }
+}
+
+/// Why a run stopped without an answer; each variant carries the history so far.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum AgentError {
+    /// The model was still calling tools after `max_steps` steps.
+    #[error("the agent reached its limit of {max_steps} steps without an answer")]
+    MaxSteps {
+        /// The limit.
+        max_steps: usize,
+        /// The messages so far.
+        history: Vec<Message>,
+    },
+    /// The run's deadline passed.
+    #[error("the agent did not finish within {deadline:?}")]
+    Deadline {
+        /// The deadline.
+        deadline: Duration,
+        /// The messages so far.
+        history: Vec<Message>,
+    },
+    /// The model call of a step failed.
+    #[error("the model failed at step {step}: {error}")]
+    Model {
+        /// The step.
+        step: usize,
+        /// The model's error.
+        error: ModelError,
+        /// The messages so far.
+        history: Vec<Message>,
+    },
+}
+
+impl AgentError {
+    /// The messages up to the point the run stopped.
+    pub fn history(&self) -> &[Message] {
+        match self {
+            AgentError::MaxSteps { history, .. }
+            | AgentError::Deadline { history, .. }
+            | AgentError::Model { history, .. } => history,
+        }
+    }
+}

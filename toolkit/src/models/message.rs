@@ -1,0 +1,227 @@
+//! The provider-neutral conversation: messages, the request a model answers, and its reply.
+
+use serde::{Deserialize, Serialize};
+
+use crate::{ToolCall, ToolCallResult, Toolbox};
+
+/// One message of a conversation, in no provider's format; each client translates it.
+///
+/// ```
+/// use toolkit::models::Message;
+/// use toolkit::prelude::*;
+///
+/// let asked = Message::assistant_calls(None, vec![ToolCall::new("add", json!({})).with_id("c1")]);
+/// let Message::Assistant { tool_calls, .. } = &asked else { unreachable!() };
+/// assert_eq!(tool_calls[0].id.as_deref(), Some("c1"));
+/// ```
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "role", rename_all = "snake_case")]
+pub enum Message {
+    /// Instructions for the model.
+    System {
+        /// The instructions.
+        content: String,
+    },
+    /// What the user (or the loop, for an observation) says.
+    User {
+        /// The text.
+        content: String,
+    },
+    /// What the model replied: text, tool calls, or both.
+    Assistant {
+        /// The text, if any.
+        content: Option<String>,
+        /// The calls it asked for, each with an id its result is paired by.
+        tool_calls: Vec<ToolCall>,
+    },
+    /// The result of one tool call, paired with it by `result.call_id`.
+    Tool {
+        /// The result the model reads.
+        result: ToolCallResult,
+    },
+}
+
+impl Message {
+    /// A system message.
+    pub fn system(content: impl Into<String>) -> Self {
+        Message::System {
+            content: content.into(),
+        }
+    }
+
+    /// A user message.
+    pub fn user(content: impl Into<String>) -> Self {
+        Message::User {
+            content: content.into(),
+        }
+    }
+
+    /// An assistant message with text only.
+    pub fn assistant(content: impl Into<String>) -> Self {
+        Message::Assistant {
+            content: Some(content.into()),
+            tool_calls: Vec::new(),
+        }
+    }
+
+    /// An assistant message with tool calls (and optional text).
+    pub fn assistant_calls(content: Option<String>, tool_calls: Vec<ToolCall>) -> Self {
+        Message::Assistant {
+            content,
+            tool_calls,
+        }
+    }
+}
+
+/// Which tools the model may or must call.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ToolChoice {
+    /// The model decides (the providers' default).
+    #[default]
+    Auto,
+    /// No tool calls.
+    None,
+    /// At least one tool call.
+    Required,
+    /// This tool.
+    Tool(String),
+}
+
+/// Options of one model call.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ChatOptions {
+    /// Sampling temperature, if set.
+    pub temperature: Option<f32>,
+    /// The most tokens the reply may have, if set.
+    pub max_tokens: Option<u32>,
+    /// Which tools the model may or must call.
+    pub tool_choice: ToolChoice,
+    /// Whether one reply may hold several tool calls.
+    pub parallel_tool_calls: bool,
+}
+
+impl Default for ChatOptions {
+    fn default() -> Self {
+        ChatOptions {
+            temperature: None,
+            max_tokens: None,
+            tool_choice: ToolChoice::Auto,
+            parallel_tool_calls: true,
+        }
+    }
+}
+
+/// What a model is asked: the conversation so far, the tools it may call, and options.
+#[derive(Debug, Clone, Copy)]
+pub struct ChatRequest<'a> {
+    /// The conversation so far.
+    pub messages: &'a [Message],
+    /// The tools the model may call (none are sent when it is empty).
+    pub tools: &'a Toolbox,
+    /// Options of this call.
+    pub options: &'a ChatOptions,
+}
+
+impl<'a> ChatRequest<'a> {
+    /// A request from its parts.
+    pub fn new(messages: &'a [Message], tools: &'a Toolbox, options: &'a ChatOptions) -> Self {
+        ChatRequest {
+            messages,
+            tools,
+            options,
+        }
+    }
+}
+
+/// Why the model stopped.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FinishReason {
+    /// It finished its answer.
+    Stop,
+    /// It asked for tool calls.
+    ToolCalls,
+    /// It hit the token limit.
+    Length,
+    /// A content filter stopped it.
+    ContentFilter,
+    /// Another reason, as the provider spelled it.
+    Other(String),
+}
+
+/// Tokens a model call used, when the model reports them.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Usage {
+    /// Tokens read (prompt).
+    pub input_tokens: u64,
+    /// Tokens written (completion).
+    pub output_tokens: u64,
+}
+
+impl Usage {
+    /// Both counts added together.
+    pub fn total(&self) -> u64 {
+        self.input_tokens + self.output_tokens
+    }
+}
+
+impl std::ops::AddAssign for Usage {
+    fn add_assign(&mut self, other: Usage) {
+        self.input_tokens += other.input_tokens;
+        self.output_tokens += other.output_tokens;
+    }
+}
+
+/// A model's reply: text and/or tool calls, why it stopped, and usage.
+///
+/// ```
+/// use toolkit::models::{FinishReason, ModelReply};
+/// use toolkit::prelude::*;
+///
+/// let reply = ModelReply::calls([ToolCall::new("add", json!({"a": 1}))]);
+/// assert_eq!(reply.finish, FinishReason::ToolCalls);
+/// assert_eq!(ModelReply::text("4").text.as_deref(), Some("4"));
+/// ```
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ModelReply {
+    /// The text, if any.
+    pub text: Option<String>,
+    /// The tool calls, in the order the model gave them.
+    pub tool_calls: Vec<ToolCall>,
+    /// Why the model stopped.
+    pub finish: FinishReason,
+    /// Tokens used, when reported.
+    pub usage: Option<Usage>,
+}
+
+impl ModelReply {
+    /// A text-only reply that finished normally.
+    pub fn text(text: impl Into<String>) -> Self {
+        ModelReply {
+            text: Some(text.into()),
+            tool_calls: Vec::new(),
+            finish: FinishReason::Stop,
+            usage: None,
+        }
+    }
+
+    /// A reply asking for `calls`.
+    pub fn calls(calls: impl IntoIterator<Item = ToolCall>) -> Self {
+        ModelReply {
+            text: None,
+            tool_calls: calls.into_iter().collect(),
+            finish: FinishReason::ToolCalls,
+            usage: None,
+        }
+    }
+
+    /// The same reply with usage.
+    pub fn with_usage(mut self, input_tokens: u64, output_tokens: u64) -> Self {
+        self.usage = Some(Usage {
+            input_tokens,
+            output_tokens,
+        });
+        self
+    }
+}

@@ -1,0 +1,107 @@
+//! Chat models an agent talks to: the [`ChatModel`] trait, the provider-neutral messages it
+//! takes and the reply it gives, and one file per model API.
+//!
+//! - [`ScriptedModel`]: replies from a list or a closure, for tests and examples;
+//! - [`Recorder`] / [`Replayer`]: a run's model exchanges saved to JSON and played back;
+//! - `OpenAiClient` (feature `openai`): OpenAI-compatible Chat Completions over HTTP;
+//! - `AnthropicClient` (feature `anthropic`): the Anthropic Messages API over HTTP.
+
+mod error;
+mod message;
+mod record;
+mod scripted;
+
+#[cfg(feature = "anthropic")]
+mod anthropic;
+#[cfg(feature = "anthropic")]
+mod anthropic_reply;
+#[cfg(any(feature = "openai", feature = "anthropic"))]
+mod api_key;
+#[cfg(any(feature = "openai", feature = "anthropic"))]
+mod decode;
+#[cfg(any(feature = "openai", feature = "anthropic"))]
+mod http;
+#[cfg(feature = "openai")]
+mod openai;
+#[cfg(feature = "openai")]
+mod openai_reply;
+#[cfg(any(feature = "openai", feature = "anthropic"))]
+mod retry;
+#[cfg(any(feature = "openai", feature = "anthropic"))]
+mod sse;
+
+use std::future::Future;
+use std::pin::Pin;
+
+pub use error::ModelError;
+pub use message::{ChatOptions, ChatRequest, FinishReason, Message, ModelReply, ToolChoice, Usage};
+pub use record::{Exchange, Recorder, Replayer};
+pub use scripted::ScriptedModel;
+
+#[cfg(feature = "anthropic")]
+#[cfg_attr(docsrs, doc(cfg(feature = "anthropic")))]
+pub use anthropic::{Anthropic, AnthropicClient, AnthropicClientBuilder};
+#[cfg(any(feature = "openai", feature = "anthropic"))]
+#[cfg_attr(docsrs, doc(cfg(any(feature = "openai", feature = "anthropic"))))]
+pub use api_key::ApiKey;
+#[doc(hidden)]
+#[cfg(any(feature = "openai", feature = "anthropic"))]
+pub use http::{ClientConfig, StreamAssembler};
+#[cfg(any(feature = "openai", feature = "anthropic"))]
+#[cfg_attr(docsrs, doc(cfg(any(feature = "openai", feature = "anthropic"))))]
+pub use http::{ModelClient, ModelClientBuilder, WireApi};
+#[cfg(feature = "openai")]
+#[cfg_attr(docsrs, doc(cfg(feature = "openai")))]
+pub use openai::{OpenAi, OpenAiClient, OpenAiClientBuilder};
+#[cfg(any(feature = "openai", feature = "anthropic"))]
+#[cfg_attr(docsrs, doc(cfg(any(feature = "openai", feature = "anthropic"))))]
+pub use retry::RetryPolicy;
+#[doc(hidden)]
+#[cfg(any(feature = "openai", feature = "anthropic"))]
+pub use sse::SseEvent;
+
+/// A boxed future that can move between threads, as object-safe async traits return.
+pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
+
+/// A chat model: messages, tools and options in; text and/or tool calls, a finish reason and
+/// usage out. Object safe, so an agent holds any model as `Arc<dyn ChatModel>`.
+///
+/// ```
+/// use toolkit::models::{ChatModel, ChatRequest, ModelReply, ScriptedModel};
+/// use toolkit::models::{ChatOptions, Message};
+/// use toolkit::Toolbox;
+///
+/// # tokio::runtime::Runtime::new().unwrap().block_on(async {
+/// let model: Box<dyn ChatModel> = Box::new(ScriptedModel::new([ModelReply::text("hello")]));
+/// let messages = [Message::user("hi")];
+/// let toolbox = Toolbox::default();
+/// let options = ChatOptions::default();
+/// let reply = model.chat(ChatRequest::new(&messages, &toolbox, &options)).await.unwrap();
+/// assert_eq!(reply.text.as_deref(), Some("hello"));
+/// # });
+/// ```
+pub trait ChatModel: Send + Sync {
+    /// Asks the model for its next reply to `request`.
+    fn chat<'a>(
+        &'a self,
+        request: ChatRequest<'a>,
+    ) -> BoxFuture<'a, Result<ModelReply, ModelError>>;
+
+    /// A short name for logs and spans (the model id for a client).
+    fn name(&self) -> &str {
+        "model"
+    }
+}
+
+impl<M: ChatModel + ?Sized> ChatModel for std::sync::Arc<M> {
+    fn chat<'a>(
+        &'a self,
+        request: ChatRequest<'a>,
+    ) -> BoxFuture<'a, Result<ModelReply, ModelError>> {
+        (**self).chat(request)
+    }
+
+    fn name(&self) -> &str {
+        (**self).name()
+    }
+}
