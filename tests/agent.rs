@@ -249,6 +249,35 @@ async fn the_calls_of_one_reply_run_concurrently() {
 }
 
 #[tokio::test]
+async fn the_toolbox_concurrency_bounds_the_calls_of_one_reply() {
+    let wait = |id: &str| call(id, "desk_wait", json!({"label": id, "millis": 150}));
+    let model = ScriptedModel::new([
+        ModelReply::calls([wait("a"), wait("b"), wait("c"), wait("d")]),
+        ModelReply::text("done"),
+    ]);
+    let two_at_a_time = Toolbox::builder()
+        .toolset::<Desk>()
+        .concurrency(2)
+        .build()
+        .unwrap();
+    let started = Instant::now();
+    let run = Agent::builder(model)
+        .toolbox(two_at_a_time)
+        .build()
+        .run("wait")
+        .await
+        .unwrap();
+    let elapsed = started.elapsed();
+    let values: Vec<Value> = run.tool_calls().map(|r| r.result.value.clone()).collect();
+    assert_eq!(values, [json!("a"), json!("b"), json!("c"), json!("d")]);
+    // Two rounds of two: at least 300 ms, under the 600 ms of one after another.
+    assert!(
+        (Duration::from_millis(300)..Duration::from_millis(600)).contains(&elapsed),
+        "took {elapsed:?}"
+    );
+}
+
+#[tokio::test]
 async fn with_parallel_calls_off_the_calls_of_a_reply_run_one_after_another() {
     let model = ScriptedModel::new([
         ModelReply::calls([

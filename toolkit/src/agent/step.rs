@@ -228,7 +228,13 @@ impl<'a> Runner<'a> {
                     let result = toolbox.acall(&call).await;
                     finished(timed(call, result, started))
                 });
-                futures::future::join_all(runs).await
+                // In call order, at most the toolbox's concurrency at a time, as `call_all` runs.
+                let limit = toolbox.concurrency().max(1);
+                futures::StreamExt::collect(futures::StreamExt::buffered(
+                    futures::stream::iter(runs),
+                    limit,
+                ))
+                .await
             }
             (None, false) => {
                 let mut records = Vec::with_capacity(calls.len());
