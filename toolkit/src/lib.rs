@@ -54,31 +54,32 @@ pub use toolkit_runtime::{
 pub use toolkit_runtime::{Limits, Toolbox, ToolboxBuilder, ToolboxError};
 pub use toolkit_runtime::{ToolBuilder, ToolCalls, formats, parse, providers};
 
-/// Agent state: keys that tools read their hidden parameters from and write their results to.
-///
-/// A typed state derives [`AgentState`](macro@AgentState); tools built at run time use a
-/// [`DynamicState`]. A tool is wired with `#[toolset(state = T)]` and `#[arg(from_state)]` /
-/// `#[tool(outputs_to_state(...))]`, checked at compile time, or with
-/// [`ToolProxy::with_state`](crate::ToolProxy::with_state) and a [`StateWiring`] at run time.
-/// `docs/state.md` has the whole story.
-///
-/// ```
-/// use toolkit::prelude::*;
-/// use serde::{Deserialize, Serialize};
-///
-/// #[derive(AgentState, Default, Serialize, Deserialize)]
-/// struct Research {
-///     repository: String,
-///     documents: Vec<String>, // a list written to it is concatenated, one item appended
-/// }
-///
-/// let mut state = Research::default();
-/// state.merge("documents", json!(["a", "b"])).unwrap();
-/// state.merge("documents", json!("c")).unwrap();
-/// assert_eq!(state.documents, ["a", "b", "c"]);
-/// assert!(state.merge("owner", json!("x")).is_err()); // no such key
-/// ```
 pub mod state {
+    //! Agent state: keys that tools read their hidden parameters from and write their results to.
+    //!
+    //! A typed state derives [`AgentState`](macro@AgentState); tools built at run time use a
+    //! [`DynamicState`]. A tool is wired with `#[toolset(state = T)]` and `#[arg(from_state)]` /
+    //! `#[tool(outputs_to_state(...))]`, checked at compile time, or with
+    //! [`ToolProxy::with_state`](crate::ToolProxy::with_state) and a [`StateWiring`] at run time.
+    //! `docs/state.md` has the whole story.
+    //!
+    //! ```
+    //! use toolkit::prelude::*;
+    //! use serde::{Deserialize, Serialize};
+    //!
+    //! #[derive(AgentState, Default, Serialize, Deserialize)]
+    //! struct Research {
+    //!     repository: String,
+    //!     documents: Vec<String>, // a list written to it is concatenated, one item appended
+    //! }
+    //!
+    //! let mut state = Research::default();
+    //! state.merge("documents", json!(["a", "b"])).unwrap();
+    //! state.merge("documents", json!("c")).unwrap();
+    //! assert_eq!(state.documents, ["a", "b", "c"]);
+    //! assert!(state.merge("owner", json!("x")).is_err()); // no such key
+    //! ```
+
     pub use toolkit_macros::AgentState;
     pub use toolkit_runtime::state::*;
 }
