@@ -154,7 +154,7 @@ impl McpClient {
     }
 
     /// The server's tools as proxies, as last listed (the list refreshes itself when the server
-    /// announces `tools/list_changed`).
+    /// announces `tools/list_changed`, at most twice a second however many notices come).
     pub fn tools(&self) -> Vec<ToolProxy> {
         self.catalog.snapshot()
     }
@@ -179,6 +179,9 @@ impl McpClient {
         self.session.server_info().await
     }
 }
+
+/// The shortest time between two refreshes of the tool list prompted by the server.
+const MIN_REFRESH_INTERVAL: Duration = Duration::from_millis(500);
 
 /// The tools of one server, as the options filter and name them.
 struct Catalog {
@@ -238,6 +241,10 @@ impl Catalog {
                 if let Err(err) = catalog.refresh(&session).await {
                     tracing::warn!(%err, "could not refresh the MCP tool list");
                 }
+                drop((session, catalog));
+                // Coalescing alone bounds the queue, not the pace: a server sending notices one
+                // by one, each after our refresh, would still get a refresh per notice.
+                tokio::time::sleep(MIN_REFRESH_INTERVAL).await;
             }
         });
     }
