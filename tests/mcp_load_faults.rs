@@ -152,7 +152,9 @@ fn misbehaving_server(mode: &str) -> (Process, String, Arc<Mutex<Vec<String>>>) 
     (process, format!("http://127.0.0.1:{port}/mcp"), methods)
 }
 
+/// How many requests of `method` the scripted server printed, once its output has settled.
 fn count(methods: &Mutex<Vec<String>>, method: &str) -> usize {
+    std::thread::sleep(Duration::from_millis(200));
     let methods = methods.lock().expect("not poisoned");
     methods.iter().filter(|seen| *seen == method).count()
 }
@@ -177,7 +179,7 @@ async fn a_flood_of_list_changed_notices_costs_a_few_refreshes_not_one_each() {
     let client = McpClient::connect(McpTransport::http(url.as_str()))
         .await
         .expect("connect");
-    let echo = client.tools().remove(0);
+    let echo = tool(&client, "echo");
     assert_eq!(
         echo.acall(serde_json::json!({})).await.expect("a result"),
         "done"
@@ -186,4 +188,29 @@ async fn a_flood_of_list_changed_notices_costs_a_few_refreshes_not_one_each() {
     let lists = count(&methods, "tools/list");
     // One at connect, then at most one each half second for 10,000 notices.
     assert!((2..=4).contains(&lists), "{lists} listings");
+}
+
+fn tool(client: &McpClient, name: &str) -> toolkit::ToolProxy {
+    let found = client.tools().into_iter().find(|tool| tool.name() == name);
+    found.unwrap_or_else(|| panic!("no tool {name}"))
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_call_cut_by_a_bad_gateway_is_sent_again_only_for_an_idempotent_tool() {
+    let (_server, url, methods) = misbehaving_server("fail-first");
+    let client = McpClient::builder(McpTransport::http(url.as_str()))
+        .reconnect(2, Duration::from_millis(10))
+        .connect()
+        .await
+        .expect("connect");
+    let echo = tool(&client, "echo").acall(serde_json::json!({})).await;
+    assert_eq!(echo.expect("resent once"), "done");
+    assert_eq!(count(&methods, "tools/call"), 2);
+    let file = tool(&client, "file").acall(serde_json::json!({})).await;
+    let err = file.expect_err("not resent").to_string();
+    assert!(
+        err.contains("it was not sent again because the tool is not marked idempotent"),
+        "{err}"
+    );
+    assert_eq!(count(&methods, "tools/call"), 3);
 }

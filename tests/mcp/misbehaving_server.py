@@ -1,18 +1,25 @@
 """A scripted MCP server over Streamable HTTP (stdlib only) that misbehaves on purpose.
 
-    python3 misbehaving_server.py PORT paginate|flood
+    python3 misbehaving_server.py PORT paginate|flood|fail-first
 
 `paginate`: every `tools/list` page names a next cursor, forever. `flood`: a `tools/call`
-answer is an SSE stream of 10,000 `notifications/tools/list_changed` before its result. Each
+answer is an SSE stream of 10,000 `notifications/tools/list_changed` before its result.
+`fail-first`: the first `tools/call` of each tool gets HTTP 502, as a load balancer answers
+when the replica running it dies; `echo` is annotated idempotent, `file` is not. Each
 line it prints on stdout is the method of a request it got, for the test to count.
 """
 
 import json
 import sys
+import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 MODE = sys.argv[2]
-TOOL = {"name": "echo", "description": "Echo", "inputSchema": {"type": "object"}}
+TOOL = {"name": "echo", "description": "Echo", "inputSchema": {"type": "object"},
+        "annotations": {"idempotentHint": True}}
+FILE = {"name": "file", "description": "File", "inputSchema": {"type": "object"}}
+FAILED = set()
+PRINTING = threading.Lock()
 
 
 def result(method, params):
@@ -21,7 +28,7 @@ def result(method, params):
                 "capabilities": {"tools": {"listChanged": True}},
                 "serverInfo": {"name": "misbehaving", "version": "1"}}
     if method == "tools/list":
-        page = {"tools": [TOOL]}
+        page = {"tools": [TOOL, FILE]}
         if MODE == "paginate":
             page["nextCursor"] = "again"
         return page
@@ -36,7 +43,15 @@ class Handler(BaseHTTPRequestHandler):
 
     def do_POST(self):
         message = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-        print(message.get("method"), flush=True)
+        with PRINTING:
+            print(message.get("method"), flush=True)
+        tool = (message.get("params") or {}).get("name")
+        if MODE == "fail-first" and message.get("method") == "tools/call" and tool not in FAILED:
+            FAILED.add(tool)
+            self.send_response(502)
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+            return
         if "id" not in message:
             self.send_response(202)
             self.send_header("Content-Length", "0")
