@@ -72,6 +72,11 @@ impl McpClientBuilder {
     /// After a dropped HTTP connection, tries `attempts` times to reconnect, waiting `delay`
     /// before the first try and twice as long before each next one (default: 5 tries from
     /// 100 ms).
+    ///
+    /// The call that met the failure is then sent once more only if it cannot have reached the
+    /// server (the connection was refused or already closed) or if the tool is annotated
+    /// `idempotentHint: true`; any other call fails with an error saying it may have run, so
+    /// a retry never runs it twice.
     pub fn reconnect(mut self, attempts: u32, delay: Duration) -> Self {
         self.options.reconnect.attempts = attempts;
         self.options.reconnect.delay = delay;
