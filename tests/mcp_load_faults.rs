@@ -11,7 +11,8 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use common::mcp::{Process, example_http_server_with, free_port, wait_for_port};
-use toolkit::mcp::{McpClient, McpTransport};
+use toolkit::mcp::{HttpOptions, McpClient, McpServer, McpTransport};
+use toolkit::prelude::*;
 
 const INITIALIZE: &str = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}"#;
 
@@ -213,4 +214,92 @@ async fn a_call_cut_by_a_bad_gateway_is_sent_again_only_for_an_idempotent_tool()
         "{err}"
     );
     assert_eq!(count(&methods, "tools/call"), 3);
+}
+
+#[derive(Default)]
+struct Sleepy;
+
+#[toolset(name = "sleepy")]
+impl Sleepy {
+    /// Sleep, then say so.
+    #[tool]
+    async fn nap(&self, ms: u64) -> String {
+        tokio::time::sleep(Duration::from_millis(ms)).await;
+        "woke".to_owned()
+    }
+
+    /// Hang far longer than its timeout.
+    #[tool(timeout_ms = 300)]
+    async fn hang(&self) -> String {
+        tokio::time::sleep(Duration::from_secs(3600)).await;
+        "never".to_owned()
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn calls_over_the_concurrency_limit_are_told_the_server_is_busy_not_queued() {
+    let server = McpServer::new(Sleepy::to_tools())
+        .spawn_http(
+            "127.0.0.1:0",
+            HttpOptions::default().max_concurrent_calls(2),
+        )
+        .await
+        .expect("serve");
+    let client = McpClient::connect(McpTransport::http(server.url()))
+        .await
+        .expect("connect");
+    let nap = tool(&client, "sleepy_nap");
+    let running: Vec<_> = (0..2)
+        .map(|_| {
+            let nap = nap.clone();
+            tokio::spawn(async move { nap.acall(serde_json::json!({"ms": 1500})).await })
+        })
+        .collect();
+    tokio::time::sleep(Duration::from_millis(400)).await;
+    let began = Instant::now();
+    let refused = nap.acall(serde_json::json!({"ms": 1})).await;
+    assert_eq!(
+        refused.expect_err("busy").to_string(),
+        "the server is busy: 2 tool calls are running, its limit; try again shortly"
+    );
+    assert!(
+        began.elapsed() < Duration::from_millis(500),
+        "answered at once"
+    );
+    for call in running {
+        assert_eq!(call.await.expect("joined").expect("answered"), "woke");
+    }
+    let after = nap.acall(serde_json::json!({"ms": 1})).await;
+    assert_eq!(after.expect("a place is free again"), "woke");
+    server.shutdown().await.expect("graceful shutdown");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_hanging_tool_is_ended_by_its_timeout_and_frees_its_place() {
+    let server = McpServer::new(Sleepy::to_tools())
+        .spawn_http(
+            "127.0.0.1:0",
+            HttpOptions::default().max_concurrent_calls(1),
+        )
+        .await
+        .expect("serve");
+    let client = McpClient::connect(McpTransport::http(server.url()))
+        .await
+        .expect("connect");
+    let began = Instant::now();
+    let hung = tool(&client, "sleepy_hang")
+        .acall(serde_json::json!({}))
+        .await;
+    let err = hung.expect_err("timed out").to_string();
+    assert!(err.contains("300"), "{err}");
+    assert!(
+        began.elapsed() < Duration::from_secs(3),
+        "{:?}",
+        began.elapsed()
+    );
+    let nap = tool(&client, "sleepy_nap")
+        .acall(serde_json::json!({"ms": 1}))
+        .await;
+    assert_eq!(nap.expect("the only place is free again"), "woke");
+    server.shutdown().await.expect("graceful shutdown");
 }
