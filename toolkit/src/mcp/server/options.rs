@@ -16,7 +16,7 @@ pub const DEFAULT_MAX_BODY_BYTES: usize = 4 * 1024 * 1024;
 /// | [`max_sessions`](Self::max_sessions) | 1,000 ([`HttpOptions::DEFAULT_MAX_SESSIONS`]) |
 /// | [`session_idle_timeout`](Self::session_idle_timeout) | 5 minutes ([`HttpOptions::DEFAULT_SESSION_IDLE_TIMEOUT`]) |
 /// | [`stateless`](Self::stateless) | `false`: one session per client |
-/// | [`max_concurrent_calls`](Self::max_concurrent_calls) | 256 ([`HttpOptions::DEFAULT_MAX_CONCURRENT_CALLS`]) |
+/// | [`max_concurrent_calls`](Self::max_concurrent_calls) | 1,024 ([`HttpOptions::DEFAULT_MAX_CONCURRENT_CALLS`]) |
 ///
 /// ```
 /// use std::time::Duration;
@@ -75,9 +75,10 @@ impl Default for HttpOptions {
 impl HttpOptions {
     /// 1,000 sessions: an open session costs about 200 KB, so a few hundred MB at most.
     pub const DEFAULT_MAX_SESSIONS: usize = 1_000;
-    /// 256 calls at once: a tool's own `max_threads` bounds its blocking threads; this bounds
-    /// the calls of all tools together, async ones included.
-    pub const DEFAULT_MAX_CONCURRENT_CALLS: usize = 256;
+    /// 1,024 calls at once: one for each of [`DEFAULT_MAX_SESSIONS`](Self::DEFAULT_MAX_SESSIONS)
+    /// clients, and some room. A tool's own `max_threads` bounds its blocking threads; this
+    /// bounds the calls of all tools together, async ones included.
+    pub const DEFAULT_MAX_CONCURRENT_CALLS: usize = 1_024;
     /// 5 minutes, rmcp's own default.
     pub const DEFAULT_SESSION_IDLE_TIMEOUT: Duration = Duration::from_secs(300);
 
