@@ -198,8 +198,13 @@ pub fn example_client() -> String {
 
 /// Starts the example server over HTTP on a free port; returns it and its MCP URL.
 pub fn example_http_server(token: Option<&str>) -> (Process, String) {
+    example_http_server_with(token, &[])
+}
+
+/// [`example_http_server`] with more command-line flags (`--max-sessions 20`, say).
+pub fn example_http_server_with(token: Option<&str>, flags: &[&str]) -> (Process, String) {
     let mut command = Command::new(example_server());
-    command.args(["--http", "127.0.0.1:0"]);
+    command.args(["--http", "127.0.0.1:0"]).args(flags);
     // Through the environment, as the example asks: a command line is visible to `ps`.
     command.env_remove("MCP_BEARER_TOKEN");
     if let Some(token) = token {

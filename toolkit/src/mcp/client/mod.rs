@@ -72,6 +72,11 @@ impl McpClientBuilder {
     /// After a dropped HTTP connection, tries `attempts` times to reconnect, waiting `delay`
     /// before the first try and twice as long before each next one (default: 5 tries from
     /// 100 ms).
+    ///
+    /// The call that met the failure is then sent once more only if it cannot have reached the
+    /// server (the connection was refused or already closed) or if the tool is annotated
+    /// `idempotentHint: true`; any other call fails with an error saying it may have run, so
+    /// a retry never runs it twice.
     pub fn reconnect(mut self, attempts: u32, delay: Duration) -> Self {
         self.options.reconnect.attempts = attempts;
         self.options.reconnect.delay = delay;
@@ -154,7 +159,7 @@ impl McpClient {
     }
 
     /// The server's tools as proxies, as last listed (the list refreshes itself when the server
-    /// announces `tools/list_changed`).
+    /// announces `tools/list_changed`, at most twice a second however many notices come).
     pub fn tools(&self) -> Vec<ToolProxy> {
         self.catalog.snapshot()
     }
@@ -179,6 +184,9 @@ impl McpClient {
         self.session.server_info().await
     }
 }
+
+/// The shortest time between two refreshes of the tool list prompted by the server.
+const MIN_REFRESH_INTERVAL: Duration = Duration::from_millis(500);
 
 /// The tools of one server, as the options filter and name them.
 struct Catalog {
@@ -238,6 +246,10 @@ impl Catalog {
                 if let Err(err) = catalog.refresh(&session).await {
                     tracing::warn!(%err, "could not refresh the MCP tool list");
                 }
+                drop((session, catalog));
+                // Coalescing alone bounds the queue, not the pace: a server sending notices one
+                // by one, each after our refresh, would still get a refresh per notice.
+                tokio::time::sleep(MIN_REFRESH_INTERVAL).await;
             }
         });
     }

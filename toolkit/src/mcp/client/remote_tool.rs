@@ -23,12 +23,13 @@ pub(super) fn remote_tool(
     let session = Arc::clone(session);
     let timeout = options.timeout;
     let structured = options.structured;
+    let idempotent = definition.options.annotations.idempotent == Some(true);
     Ok(ToolProxy::from_async_fn(definition, move |arguments| {
         let session = Arc::clone(&session);
         let name = remote_name.clone();
         async move {
             let call = async {
-                let result = session.call_tool(&name, arguments).await?;
+                let result = session.call_tool(&name, arguments, idempotent).await?;
                 into_value(result, structured)
             };
             match timeout {

@@ -166,18 +166,29 @@ impl Session {
         }
     }
 
-    /// Calls a tool. A call that could not reach the server (the connection had dropped) is
-    /// sent once more after reconnecting; one the server may have received is never repeated.
+    /// Calls a tool. After a transport error the call is sent once more, after reconnecting,
+    /// when it cannot have reached the server (the connection was closed, or refused) or when
+    /// the tool is `idempotent` (its `idempotentHint`): running it twice does no harm. Any other
+    /// call is never repeated: it fails, saying it may have run.
     pub(super) async fn call_tool(
         &self,
         name: &str,
         arguments: Map<String, Value>,
+        idempotent: bool,
     ) -> Result<CallToolResult, String> {
         let params = CallToolRequestParams::new(name.to_owned()).with_arguments(arguments);
         let (peer, generation, closed) = self.peer().await;
         if !closed {
             match peer.call_tool(params.clone()).await {
-                Err(err) if self.transport.reconnects() && is_connection_error(&err) => {}
+                Err(err) if self.transport.reconnects() && is_connection_error(&err) => {
+                    if !idempotent && !never_sent(&err) {
+                        return Err(format!(
+                            "the connection to the MCP server failed during the call to {name} \
+                             ({err}); it was not sent again because the tool is not marked \
+                             idempotent, so it may or may not have run"
+                        ));
+                    }
+                }
                 other => return other.map_err(|err| call_failed(name, err)),
             }
         }
@@ -276,6 +287,24 @@ fn is_connection_error(err: &ServiceError) -> bool {
         err,
         ServiceError::TransportClosed | ServiceError::TransportSend(_)
     )
+}
+
+/// Whether a transport error says the request never left: the connection was refused.
+fn never_sent(err: &ServiceError) -> bool {
+    let ServiceError::TransportSend(error) = err else {
+        return false;
+    };
+    let mut source: Option<&(dyn std::error::Error + 'static)> = Some(error.error.as_ref());
+    while let Some(current) = source {
+        if current
+            .downcast_ref::<reqwest::Error>()
+            .is_some_and(reqwest::Error::is_connect)
+        {
+            return true;
+        }
+        source = current.source();
+    }
+    false
 }
 
 /// The client side of the session: says who we are and hears `tools/list_changed`.

@@ -13,10 +13,11 @@ use axum::http::request::Parts;
 use axum::http::{HeaderMap, Method, StatusCode, header};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
+use futures::StreamExt;
 use rmcp::model::{ClientJsonRpcMessage, ClientRequest, ErrorCode};
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use serde_json::{Value, json};
-use tokio::sync::{Mutex, MutexGuard};
+use tokio::sync::{Mutex, MutexGuard, OwnedSemaphorePermit, Semaphore};
 
 /// The header that names a session.
 const SESSION_ID: &str = "mcp-session-id";
@@ -27,6 +28,9 @@ pub(super) struct Guard {
     pub(super) max_body_bytes: usize,
     /// `None` when serving without sessions.
     pub(super) sessions: Option<SessionCap>,
+    /// One permit per `tools/call` running, held until its answer has been sent.
+    pub(super) calls: Arc<Semaphore>,
+    pub(super) max_calls: usize,
 }
 
 /// At most `max` sessions open at once.
@@ -57,11 +61,18 @@ pub(super) async fn guard_request(
         Err(too_large) => return too_large,
     };
     let mut place = None;
+    let mut call = None;
     if parts.method == Method::POST && is_json(&parts.headers) {
         let message = match parse_message(&bytes) {
             Ok(message) => message,
             Err(refusal) => return refusal.into_response(),
         };
+        if is_tool_call(&message) {
+            match Arc::clone(&guard.calls).try_acquire_owned() {
+                Ok(permit) => call = Some(permit),
+                Err(_) => return busy(&message, guard.max_calls),
+            }
+        }
         if let Some(cap) = &guard.sessions
             && opens_a_session(&message, &parts.headers)
         {
@@ -80,7 +91,21 @@ pub(super) async fn guard_request(
         // The session is closed: say so plainly (the Python SDK accepts only 200 and 204).
         *response.status_mut() = StatusCode::NO_CONTENT;
     }
-    response
+    match call {
+        Some(permit) => hold_until_sent(response, permit),
+        None => response,
+    }
+}
+
+/// The response, with `permit` released once its body has been sent (or dropped): with
+/// sessions, a call's answer comes on an SSE stream after the response has started.
+fn hold_until_sent(response: Response, permit: OwnedSemaphorePermit) -> Response {
+    let (parts, body) = response.into_parts();
+    let stream = body.into_data_stream().map(move |chunk| {
+        let _held = &permit;
+        chunk
+    });
+    Response::from_parts(parts, Body::from_stream(stream))
 }
 
 impl Guard {
@@ -194,13 +219,35 @@ fn opens_a_session(message: &ClientJsonRpcMessage, headers: &HeaderMap) -> bool 
         && !headers.contains_key(SESSION_ID)
 }
 
-fn too_many_sessions(message: &ClientJsonRpcMessage, max: usize) -> Response {
-    let id = match message {
+fn is_tool_call(message: &ClientJsonRpcMessage) -> bool {
+    matches!(message, ClientJsonRpcMessage::Request(request)
+        if matches!(request.request, ClientRequest::CallToolRequest(_)))
+}
+
+/// The id of a request, `null` for anything else.
+fn request_id(message: &ClientJsonRpcMessage) -> Value {
+    match message {
         ClientJsonRpcMessage::Request(request) => {
             serde_json::to_value(&request.id).unwrap_or(Value::Null)
         }
         _ => Value::Null,
-    };
+    }
+}
+
+/// A `tools/call` over the limit: an error the caller reads as the call's, not a queue.
+fn busy(message: &ClientJsonRpcMessage, max: usize) -> Response {
+    let text =
+        format!("the server is busy: {max} tool calls are running, its limit; try again shortly");
+    jsonrpc_error(
+        StatusCode::OK,
+        request_id(message),
+        ErrorCode(-32000),
+        &text,
+    )
+}
+
+fn too_many_sessions(message: &ClientJsonRpcMessage, max: usize) -> Response {
+    let id = request_id(message);
     let message = format!(
         "the server has {max} open sessions, its limit; try again later, or end an unused \
          session"

@@ -32,6 +32,7 @@ impl McpServer {
     /// | a JSON `POST` whose body is not JSON | 400, JSON-RPC error `-32700`, `id: null` |
     /// | a body that is JSON but not a JSON-RPC message | 400, JSON-RPC error `-32600` |
     /// | an `initialize` over [`max_sessions`](HttpOptions::max_sessions) | 503, JSON-RPC error `-32000` |
+    /// | a `tools/call` over [`max_concurrent_calls`](HttpOptions::max_concurrent_calls) | 200, JSON-RPC error `-32000` (busy) |
     /// | a session `DELETE` | 204 once the session is closed |
     pub async fn serve_http(
         self,
@@ -58,6 +59,8 @@ impl McpServer {
         let guard = Arc::new(Guard {
             bearer: options.bearer_token.map(|token| format!("Bearer {token}")),
             max_body_bytes: options.max_body_bytes,
+            calls: Arc::new(tokio::sync::Semaphore::new(options.max_concurrent_calls)),
+            max_calls: options.max_concurrent_calls,
             sessions: (!options.stateless).then(|| SessionCap {
                 manager,
                 max: options.max_sessions,

@@ -16,6 +16,7 @@ pub const DEFAULT_MAX_BODY_BYTES: usize = 4 * 1024 * 1024;
 /// | [`max_sessions`](Self::max_sessions) | 1,000 ([`HttpOptions::DEFAULT_MAX_SESSIONS`]) |
 /// | [`session_idle_timeout`](Self::session_idle_timeout) | 5 minutes ([`HttpOptions::DEFAULT_SESSION_IDLE_TIMEOUT`]) |
 /// | [`stateless`](Self::stateless) | `false`: one session per client |
+/// | [`max_concurrent_calls`](Self::max_concurrent_calls) | 1,024 ([`HttpOptions::DEFAULT_MAX_CONCURRENT_CALLS`]) |
 ///
 /// ```
 /// use std::time::Duration;
@@ -50,6 +51,10 @@ pub struct HttpOptions {
     pub session_idle_timeout: Duration,
     /// Serve without sessions (default `false`); see [`HttpOptions::stateless`].
     pub stateless: bool,
+    /// How many `tools/call` requests may run at once (default
+    /// [`HttpOptions::DEFAULT_MAX_CONCURRENT_CALLS`]); see
+    /// [`HttpOptions::max_concurrent_calls`].
+    pub max_concurrent_calls: usize,
 }
 
 impl Default for HttpOptions {
@@ -62,6 +67,7 @@ impl Default for HttpOptions {
             max_sessions: HttpOptions::DEFAULT_MAX_SESSIONS,
             session_idle_timeout: HttpOptions::DEFAULT_SESSION_IDLE_TIMEOUT,
             stateless: false,
+            max_concurrent_calls: HttpOptions::DEFAULT_MAX_CONCURRENT_CALLS,
         }
     }
 }
@@ -69,6 +75,10 @@ impl Default for HttpOptions {
 impl HttpOptions {
     /// 1,000 sessions: an open session costs about 200 KB, so a few hundred MB at most.
     pub const DEFAULT_MAX_SESSIONS: usize = 1_000;
+    /// 1,024 calls at once: one for each of [`DEFAULT_MAX_SESSIONS`](Self::DEFAULT_MAX_SESSIONS)
+    /// clients, and some room. A tool's own `max_threads` bounds its blocking threads; this
+    /// bounds the calls of all tools together, async ones included.
+    pub const DEFAULT_MAX_CONCURRENT_CALLS: usize = 1_024;
     /// 5 minutes, rmcp's own default.
     pub const DEFAULT_SESSION_IDLE_TIMEOUT: Duration = Duration::from_secs(300);
 
@@ -122,6 +132,15 @@ impl HttpOptions {
     /// [`session_idle_timeout`](Self::session_idle_timeout) do not apply.
     pub fn stateless(mut self, stateless: bool) -> Self {
         self.stateless = stateless;
+        self
+    }
+
+    /// Sets how many `tools/call` requests may run at once. One more is not queued: it is
+    /// answered at once with a JSON-RPC error (`-32000`, "the server is busy") that the
+    /// client's caller sees as the call's error, and may retry. A call's place is held until
+    /// its answer is sent, so a hanging tool holds one until its timeout ends it.
+    pub fn max_concurrent_calls(mut self, calls: usize) -> Self {
+        self.max_concurrent_calls = calls;
         self
     }
 }

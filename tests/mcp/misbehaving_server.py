@@ -1,0 +1,84 @@
+"""A scripted MCP server over Streamable HTTP (stdlib only) that misbehaves on purpose.
+
+    python3 misbehaving_server.py PORT paginate|flood|fail-first
+
+`paginate`: every `tools/list` page names a next cursor, forever. `flood`: a `tools/call`
+answer is an SSE stream of 10,000 `notifications/tools/list_changed` before its result.
+`fail-first`: the first `tools/call` of each tool gets HTTP 502, as a load balancer answers
+when the replica running it dies; `echo` is annotated idempotent, `file` is not. Each
+line it prints on stdout is the method of a request it got, for the test to count.
+"""
+
+import json
+import sys
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+MODE = sys.argv[2]
+TOOL = {"name": "echo", "description": "Echo", "inputSchema": {"type": "object"},
+        "annotations": {"idempotentHint": True}}
+FILE = {"name": "file", "description": "File", "inputSchema": {"type": "object"}}
+FAILED = set()
+PRINTING = threading.Lock()
+
+
+def result(method, params):
+    if method == "initialize":
+        return {"protocolVersion": params.get("protocolVersion", "2025-06-18"),
+                "capabilities": {"tools": {"listChanged": True}},
+                "serverInfo": {"name": "misbehaving", "version": "1"}}
+    if method == "tools/list":
+        page = {"tools": [TOOL, FILE]}
+        if MODE == "paginate":
+            page["nextCursor"] = "again"
+        return page
+    return {"content": [{"type": "text", "text": "done"}]}
+
+
+class Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+
+    def log_message(self, *args):
+        pass
+
+    def do_POST(self):
+        message = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+        with PRINTING:
+            print(message.get("method"), flush=True)
+        tool = (message.get("params") or {}).get("name")
+        if MODE == "fail-first" and message.get("method") == "tools/call" and tool not in FAILED:
+            FAILED.add(tool)
+            self.send_response(502)
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+            return
+        if "id" not in message:
+            self.send_response(202)
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+            return
+        answer = {"jsonrpc": "2.0", "id": message["id"],
+                  "result": result(message["method"], message.get("params") or {})}
+        if MODE == "flood" and message["method"] == "tools/call":
+            notice = json.dumps({"jsonrpc": "2.0", "method": "notifications/tools/list_changed"})
+            body = ("data: " + notice + "\n\n") * 10_000 + "data: " + json.dumps(answer) + "\n\n"
+            kind = "text/event-stream"
+        else:
+            body, kind = json.dumps(answer), "application/json"
+        data = body.encode()
+        self.send_response(200)
+        self.send_header("Content-Type", kind)
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+    def do_GET(self):
+        self.send_response(405)
+        self.send_header("Content-Length", "0")
+        self.end_headers()
+
+    def do_DELETE(self):
+        self.do_GET()
+
+
+ThreadingHTTPServer(("127.0.0.1", int(sys.argv[1])), Handler).serve_forever()

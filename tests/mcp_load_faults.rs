@@ -1,0 +1,305 @@
+//! Faults against a real example server on loopback: clients that vanish mid-call, a client
+//! trickling its request, abandoned sessions, oversized bodies and headers; and the client
+//! against a scripted server that paginates forever or floods `tools/list_changed`.
+
+mod common;
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::TcpStream;
+use std::process::{Command, Stdio};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use common::mcp::{Process, example_http_server_with, free_port, wait_for_port};
+use toolkit::mcp::{HttpOptions, McpClient, McpServer, McpTransport};
+use toolkit::prelude::*;
+
+const INITIALIZE: &str = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}"#;
+
+/// The port in a `http://127.0.0.1:PORT/mcp` URL.
+fn port_of(url: &str) -> u16 {
+    url.trim_start_matches("http://127.0.0.1:")
+        .trim_end_matches("/mcp")
+        .parse()
+        .expect("a loopback URL")
+}
+
+/// A `POST /mcp` with `body` and `extra` header lines, as raw HTTP/1.1.
+fn request(port: u16, body: &str, extra: &str) -> String {
+    format!(
+        "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nContent-Type: application/json\r\n\
+         Accept: application/json, text/event-stream\r\n{extra}Content-Length: {}\r\n\
+         Connection: close\r\n\r\n{body}",
+        body.len()
+    )
+}
+
+/// Sends `raw` and returns the status code of the answer.
+fn status_of(port: u16, raw: &[u8]) -> u16 {
+    let mut stream = TcpStream::connect(("127.0.0.1", port)).expect("connect");
+    stream
+        .set_read_timeout(Some(Duration::from_secs(10)))
+        .expect("set a read timeout");
+    // A server may answer (413, 431) and close before reading everything: keep what it said.
+    let _ = stream.write_all(raw);
+    let mut answer = Vec::new();
+    let _ = stream.read_to_end(&mut answer);
+    let text = String::from_utf8_lossy(&answer);
+    text.split(' ')
+        .nth(1)
+        .and_then(|code| code.parse().ok())
+        .unwrap_or_else(|| panic!("no status line in {text:?}"))
+}
+
+fn initialize_status(port: u16) -> u16 {
+    status_of(port, request(port, INITIALIZE, "").as_bytes())
+}
+
+#[test]
+fn clients_that_disconnect_mid_call_do_not_stop_the_server_serving_others() {
+    let (_server, url) = example_http_server_with(None, &[]);
+    let port = port_of(&url);
+    let call = r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"stats_word_count","arguments":{"text":"a b"}}}"#;
+    for cut in [0, 40, 120] {
+        for _ in 0..20 {
+            let mut stream = TcpStream::connect(("127.0.0.1", port)).expect("connect");
+            let raw = request(port, call, "");
+            let _ = stream.write_all(&raw.as_bytes()[..raw.len() - cut]);
+            drop(stream);
+        }
+    }
+    let statuses: Vec<u16> = (0..5).map(|_| initialize_status(port)).collect();
+    assert_eq!(statuses, [200; 5]);
+}
+
+#[test]
+fn a_client_trickling_its_request_byte_by_byte_does_not_block_others() {
+    let (_server, url) = example_http_server_with(None, &[]);
+    let port = port_of(&url);
+    let slow = std::thread::spawn(move || {
+        let mut stream = TcpStream::connect(("127.0.0.1", port)).expect("connect");
+        for byte in request(port, INITIALIZE, "").as_bytes().iter().take(60) {
+            if stream.write_all(&[*byte]).is_err() {
+                break;
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    });
+    std::thread::sleep(Duration::from_millis(300));
+    let began = Instant::now();
+    let statuses: Vec<u16> = (0..10).map(|_| initialize_status(port)).collect();
+    assert_eq!(statuses, [200; 10]);
+    assert!(
+        began.elapsed() < Duration::from_secs(2),
+        "took {:?}",
+        began.elapsed()
+    );
+    slow.join().expect("the slow client ends");
+}
+
+#[test]
+fn abandoned_sessions_are_capped_then_evicted_when_idle() {
+    let (_server, url) =
+        example_http_server_with(None, &["--max-sessions", "20", "--session-idle-ms", "1000"]);
+    let port = port_of(&url);
+    let opened: Vec<u16> = (0..20).map(|_| initialize_status(port)).collect();
+    assert_eq!(opened, [200; 20]);
+    // Sessions opened and abandoned: the 21st is refused, not kept.
+    let over: Vec<u16> = (0..50).map(|_| initialize_status(port)).collect();
+    assert_eq!(over, [503; 50]);
+    std::thread::sleep(Duration::from_millis(2500));
+    assert_eq!(initialize_status(port), 200, "idle sessions were evicted");
+}
+
+#[test]
+fn oversized_bodies_and_huge_headers_are_refused_and_the_server_stays_up() {
+    let (_server, url) = example_http_server_with(None, &[]);
+    let port = port_of(&url);
+    let padding = "x".repeat(5 * 1024 * 1024);
+    let oversized =
+        format!(r#"{{"jsonrpc":"2.0","id":1,"method":"ping","params":{{"p":"{padding}"}}}}"#);
+    assert_eq!(
+        status_of(port, request(port, &oversized, "").as_bytes()),
+        413
+    );
+    let huge_header = format!("X-Padding: {}\r\n", "y".repeat(1024 * 1024));
+    assert_eq!(
+        status_of(port, request(port, INITIALIZE, &huge_header).as_bytes()),
+        431
+    );
+    let not_json = request(port, "{\"jsonrpc\":\"2.0\",", "");
+    assert_eq!(status_of(port, not_json.as_bytes()), 400);
+    assert_eq!(initialize_status(port), 200);
+}
+
+/// The scripted server of `tests/mcp/misbehaving_server.py` and the methods it was sent.
+fn misbehaving_server(mode: &str) -> (Process, String, Arc<Mutex<Vec<String>>>) {
+    let port = free_port();
+    let mut process = Process::spawn(
+        Command::new("python3")
+            .arg(common::mcp::script("misbehaving_server.py"))
+            .args([&port.to_string(), mode])
+            .stdout(Stdio::piped()),
+    );
+    let stdout = process.0.stdout.take().expect("piped stdout");
+    let methods = Arc::new(Mutex::new(Vec::new()));
+    let seen = Arc::clone(&methods);
+    std::thread::spawn(move || {
+        for line in BufReader::new(stdout).lines().map_while(Result::ok) {
+            seen.lock().expect("not poisoned").push(line);
+        }
+    });
+    wait_for_port(port);
+    (process, format!("http://127.0.0.1:{port}/mcp"), methods)
+}
+
+/// How many requests of `method` the scripted server printed, once its output has settled.
+fn count(methods: &Mutex<Vec<String>>, method: &str) -> usize {
+    std::thread::sleep(Duration::from_millis(200));
+    let methods = methods.lock().expect("not poisoned");
+    methods.iter().filter(|seen| *seen == method).count()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_server_that_paginates_forever_is_read_for_a_hundred_pages_then_refused() {
+    let (_server, url, methods) = misbehaving_server("paginate");
+    let err = McpClient::connect(McpTransport::http(url.as_str()))
+        .await
+        .expect_err("an endless listing fails the connection");
+    assert!(
+        err.to_string()
+            .contains("the server was still paginating after 100 pages of tools"),
+        "{err}"
+    );
+    assert_eq!(count(&methods, "tools/list"), 100);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_flood_of_list_changed_notices_costs_a_few_refreshes_not_one_each() {
+    let (_server, url, methods) = misbehaving_server("flood");
+    let client = McpClient::connect(McpTransport::http(url.as_str()))
+        .await
+        .expect("connect");
+    let echo = tool(&client, "echo");
+    assert_eq!(
+        echo.acall(serde_json::json!({})).await.expect("a result"),
+        "done"
+    );
+    tokio::time::sleep(Duration::from_millis(1200)).await;
+    let lists = count(&methods, "tools/list");
+    // One at connect, then at most one each half second for 10,000 notices.
+    assert!((2..=4).contains(&lists), "{lists} listings");
+}
+
+fn tool(client: &McpClient, name: &str) -> toolkit::ToolProxy {
+    let found = client.tools().into_iter().find(|tool| tool.name() == name);
+    found.unwrap_or_else(|| panic!("no tool {name}"))
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_call_cut_by_a_bad_gateway_is_sent_again_only_for_an_idempotent_tool() {
+    let (_server, url, methods) = misbehaving_server("fail-first");
+    let client = McpClient::builder(McpTransport::http(url.as_str()))
+        .reconnect(2, Duration::from_millis(10))
+        .connect()
+        .await
+        .expect("connect");
+    let echo = tool(&client, "echo").acall(serde_json::json!({})).await;
+    assert_eq!(echo.expect("resent once"), "done");
+    assert_eq!(count(&methods, "tools/call"), 2);
+    let file = tool(&client, "file").acall(serde_json::json!({})).await;
+    let err = file.expect_err("not resent").to_string();
+    assert!(
+        err.contains("it was not sent again because the tool is not marked idempotent"),
+        "{err}"
+    );
+    assert_eq!(count(&methods, "tools/call"), 3);
+}
+
+#[derive(Default)]
+struct Sleepy;
+
+#[toolset(name = "sleepy")]
+impl Sleepy {
+    /// Sleep, then say so.
+    #[tool]
+    async fn nap(&self, ms: u64) -> String {
+        tokio::time::sleep(Duration::from_millis(ms)).await;
+        "woke".to_owned()
+    }
+
+    /// Hang far longer than its timeout.
+    #[tool(timeout_ms = 300)]
+    async fn hang(&self) -> String {
+        tokio::time::sleep(Duration::from_secs(3600)).await;
+        "never".to_owned()
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn calls_over_the_concurrency_limit_are_told_the_server_is_busy_not_queued() {
+    let server = McpServer::new(Sleepy::to_tools())
+        .spawn_http(
+            "127.0.0.1:0",
+            HttpOptions::default().max_concurrent_calls(2),
+        )
+        .await
+        .expect("serve");
+    let client = McpClient::connect(McpTransport::http(server.url()))
+        .await
+        .expect("connect");
+    let nap = tool(&client, "sleepy_nap");
+    let running: Vec<_> = (0..2)
+        .map(|_| {
+            let nap = nap.clone();
+            tokio::spawn(async move { nap.acall(serde_json::json!({"ms": 1500})).await })
+        })
+        .collect();
+    tokio::time::sleep(Duration::from_millis(400)).await;
+    let began = Instant::now();
+    let refused = nap.acall(serde_json::json!({"ms": 1})).await;
+    assert_eq!(
+        refused.expect_err("busy").to_string(),
+        "the server is busy: 2 tool calls are running, its limit; try again shortly"
+    );
+    assert!(
+        began.elapsed() < Duration::from_millis(500),
+        "answered at once"
+    );
+    for call in running {
+        assert_eq!(call.await.expect("joined").expect("answered"), "woke");
+    }
+    let after = nap.acall(serde_json::json!({"ms": 1})).await;
+    assert_eq!(after.expect("a place is free again"), "woke");
+    server.shutdown().await.expect("graceful shutdown");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_hanging_tool_is_ended_by_its_timeout_and_frees_its_place() {
+    let server = McpServer::new(Sleepy::to_tools())
+        .spawn_http(
+            "127.0.0.1:0",
+            HttpOptions::default().max_concurrent_calls(1),
+        )
+        .await
+        .expect("serve");
+    let client = McpClient::connect(McpTransport::http(server.url()))
+        .await
+        .expect("connect");
+    let began = Instant::now();
+    let hung = tool(&client, "sleepy_hang")
+        .acall(serde_json::json!({}))
+        .await;
+    let err = hung.expect_err("timed out").to_string();
+    assert!(err.contains("300"), "{err}");
+    assert!(
+        began.elapsed() < Duration::from_secs(3),
+        "{:?}",
+        began.elapsed()
+    );
+    let nap = tool(&client, "sleepy_nap")
+        .acall(serde_json::json!({"ms": 1}))
+        .await;
+    assert_eq!(nap.expect("the only place is free again"), "woke");
+    server.shutdown().await.expect("graceful shutdown");
+}
