@@ -50,7 +50,11 @@ pub fn run(data: &[u8]) {
     let text = String::from_utf8_lossy(text);
     let number: i64 = String::from_utf8_lossy(number).trim().parse().unwrap_or(1);
     let flag = |bit: u8| selector & (1 << bit) != 0;
-    let lines: Vec<&str> = text.lines().collect();
+    // A line ending in a lone `\r`, written back followed by `\n`, reads back without it.
+    let lines: Vec<&str> = text
+        .lines()
+        .map(|line| line.trim_end_matches('\r'))
+        .collect();
     match selector % 8 {
         0 => {
             let args = json!({"text": text, "pattern": pattern, "ignore_case": flag(3), "count_only": true});
@@ -101,7 +105,7 @@ fn check_filter(text: &str, pattern: &str, lines: &[&str]) {
     );
     if let (Ok(kept), Ok(dropped)) = (kept, dropped) {
         let all: HashSet<&str> = lines.iter().copied().collect();
-        for line in kept.lines().chain(dropped.lines()) {
+        for line in kept.lines().chain(dropped.lines()).map(trim_cr) {
             assert!(
                 all.contains(line),
                 "filter_lines answered a line not in the text: {line:?}"
@@ -119,7 +123,7 @@ fn check_unique(text: &str, lines: &[&str], preserve_order: bool) {
     };
     let mut seen = HashSet::new();
     let all: HashSet<&str> = lines.iter().copied().collect();
-    for line in answer.lines() {
+    for line in answer.lines().map(trim_cr) {
         assert!(seen.insert(line), "unique_lines repeated {line:?}");
         assert!(
             all.contains(line),
@@ -134,7 +138,7 @@ fn check_sort(text: &str, lines: &[&str], reverse: bool, numeric: bool) {
         return;
     };
     if !numeric && !lines.is_empty() {
-        let mut sorted: Vec<&str> = answer.lines().collect();
+        let mut sorted: Vec<&str> = answer.lines().map(trim_cr).collect();
         let mut expected = lines.to_vec();
         expected.sort();
         if reverse {
@@ -149,4 +153,8 @@ fn check_sort(text: &str, lines: &[&str], reverse: bool, numeric: bool) {
             "sort_lines lost or added lines"
         );
     }
+}
+
+fn trim_cr(line: &str) -> &str {
+    line.trim_end_matches('\r')
 }

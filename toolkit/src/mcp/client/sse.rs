@@ -341,4 +341,14 @@ mod tests {
             whole
         );
     }
+
+    /// Found by fuzzing: the `\n` of a `\r\n` was taken for a blank line, so a second `event`
+    /// line of the same event reached the parser, which failed the stream.
+    #[tokio::test]
+    async fn a_second_event_line_after_a_crlf_is_ignored() {
+        let body = b"event: endpoint\r\nevent: other\r\ndata: /m\r\n\r\n";
+        let read = read_event_stream("http://127.0.0.1:1/sse", vec![body.to_vec()], 1 << 20).await;
+        assert_eq!(read.endpoint.as_deref(), Ok("http://127.0.0.1:1/m"));
+        assert_eq!(read.error, None);
+    }
 }

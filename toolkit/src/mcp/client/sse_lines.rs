@@ -22,6 +22,8 @@ pub(super) struct LineCutter {
     partial: Vec<u8>,
     first_line: bool,
     event_seen: bool,
+    /// After a line ending in `\r`: whether it went to the parser.
+    after_cr: Option<bool>,
     failed: bool,
 }
 
@@ -33,6 +35,7 @@ impl LineCutter {
             partial: Vec::new(),
             first_line: true,
             event_seen: false,
+            after_cr: None,
             failed: false,
         }
     }
@@ -65,6 +68,19 @@ impl LineCutter {
 
     /// The line as the parser should see it (terminator included), or `None` to skip it.
     fn screen(&mut self, line: Vec<u8>) -> Option<Vec<u8>> {
+        // The `\n` of a `\r\n` cut in two ends no line of its own: it goes where its `\r` went.
+        let after_cr = self.after_cr.take();
+        if let (Some(passed), b"\n") = (after_cr, line.as_slice()) {
+            return passed.then_some(line);
+        }
+        let ends_in_cr = line.ends_with(b"\r");
+        let screened = self.screen_line(line);
+        self.after_cr = ends_in_cr.then_some(screened.is_some());
+        screened
+    }
+
+    /// One whole line (terminator included) as the parser should see it, or `None`.
+    fn screen_line(&mut self, line: Vec<u8>) -> Option<Vec<u8>> {
         let split = line.len() - 1;
         let (content, terminator) = line.split_at(split);
         let mut content = content;
