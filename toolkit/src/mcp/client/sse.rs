@@ -346,9 +346,16 @@ mod tests {
     /// line of the same event reached the parser, which failed the stream.
     #[tokio::test]
     async fn a_second_event_line_after_a_crlf_is_ignored() {
-        let body = b"event: endpoint\r\nevent: other\r\ndata: /m\r\n\r\n";
-        let read = read_event_stream("http://127.0.0.1:1/sse", vec![body.to_vec()], 1 << 20).await;
-        assert_eq!(read.endpoint.as_deref(), Ok("http://127.0.0.1:1/m"));
-        assert_eq!(read.error, None);
+        let bodies: [&[u8]; 2] = [
+            b"event: endpoint\r\nevent: other\r\ndata: /m\r\n\r\n",
+            // A skipped line between a `\r` and a `\n`: that `\n` is a blank line, not a CRLF's.
+            b"event: endpoint\rdata: /m\rjunk\n\nevent: other\nevent: again\ndata: 1\n\n",
+        ];
+        for body in bodies {
+            let read =
+                read_event_stream("http://127.0.0.1:1/sse", vec![body.to_vec()], 1 << 20).await;
+            assert_eq!(read.endpoint.as_deref(), Ok("http://127.0.0.1:1/m"));
+            assert_eq!(read.error, None);
+        }
     }
 }

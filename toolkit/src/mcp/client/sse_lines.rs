@@ -9,8 +9,8 @@
 //!   the stream.
 //!
 //! Here each line is its own chunk, so the outcome never depends on the chunking; only `data`
-//! and `event` lines reach the parser (the client uses nothing else; a line `data` without a
-//! colon is an empty data line, as the specification says), the first `event` of an event wins,
+//! and `event` lines reach the parser, others become empty comments (the client uses nothing
+//! else; a line `data` without a colon is an empty data line, as the specification says), the first `event` of an event wins,
 //! and text that is not UTF-8 is decoded lossily. A line longer than the bound ends the stream
 //! with an error as soon as it passes the bound, wherever the chunks end.
 
@@ -22,8 +22,8 @@ pub(super) struct LineCutter {
     partial: Vec<u8>,
     first_line: bool,
     event_seen: bool,
-    /// After a line ending in `\r`: whether it went to the parser.
-    after_cr: Option<bool>,
+    /// The last line ended in `\r`.
+    after_cr: bool,
     failed: bool,
 }
 
@@ -35,7 +35,7 @@ impl LineCutter {
             partial: Vec::new(),
             first_line: true,
             event_seen: false,
-            after_cr: None,
+            after_cr: false,
             failed: false,
         }
     }
@@ -61,25 +61,24 @@ impl LineCutter {
                 break;
             }
             let line = std::mem::take(&mut self.partial);
-            lines.extend(self.screen(line).map(|line| Ok(Bytes::from(line))));
+            lines.push(Ok(Bytes::from(self.screen(line))));
         }
         lines
     }
 
-    /// The line as the parser should see it (terminator included), or `None` to skip it.
-    fn screen(&mut self, line: Vec<u8>) -> Option<Vec<u8>> {
-        // The `\n` of a `\r\n` cut in two ends no line of its own: it goes where its `\r` went.
-        let after_cr = self.after_cr.take();
-        if let (Some(passed), b"\n") = (after_cr, line.as_slice()) {
-            return passed.then_some(line);
+    /// The line as the parser should see it, terminator included. A line to skip becomes an
+    /// empty comment (`:`), so the parser sees the stream's line ends as they were sent.
+    fn screen(&mut self, line: Vec<u8>) -> Vec<u8> {
+        // The `\n` of a `\r\n` cut in two ends no line: the parser skips it, and so do we.
+        if std::mem::replace(&mut self.after_cr, line.ends_with(b"\r")) && line == b"\n" {
+            return line;
         }
-        let ends_in_cr = line.ends_with(b"\r");
-        let screened = self.screen_line(line);
-        self.after_cr = ends_in_cr.then_some(screened.is_some());
-        screened
+        let terminator = [line[line.len() - 1]];
+        self.screen_line(line)
+            .unwrap_or_else(|| [b":".as_slice(), &terminator].concat())
     }
 
-    /// One whole line (terminator included) as the parser should see it, or `None`.
+    /// One whole line (terminator included) as the parser should see it, or `None` to skip it.
     fn screen_line(&mut self, line: Vec<u8>) -> Option<Vec<u8>> {
         let split = line.len() - 1;
         let (content, terminator) = line.split_at(split);
