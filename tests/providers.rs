@@ -1028,3 +1028,21 @@ fn a_legacy_openai_function_call_message_parses() {
         [ToolCall::new("add", json!({"a": 1, "b": 2}))]
     );
 }
+
+/// Found by fuzzing (`fuzz/`, target `parse`): arguments that were JSON but not an object (an
+/// array, a number, a fenced scalar) reached the call as that value, not as the text the
+/// `ToolCall::args` contract promises; the tool still refuses them, with the text quoted.
+#[test]
+fn arguments_that_are_not_an_object_reach_the_call_as_text() {
+    let calls = ToolCalls::parse(&json!([
+        {"name": "a", "arguments": [1, 2]},
+        {"name": "b", "arguments": "```\n5\n```"},
+        {"type": "function", "function": {"name": "c", "arguments": "\"x\""}},
+    ]))
+    .unwrap();
+    let args: Vec<&Value> = calls.iter().map(|call| &call.args).collect();
+    assert_eq!(
+        args,
+        [&json!("[1,2]"), &json!("```\n5\n```"), &json!("\"x\"")]
+    );
+}

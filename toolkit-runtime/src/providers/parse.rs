@@ -238,13 +238,15 @@ fn is_other_block(map: &Map<String, Value>) -> bool {
         || map.is_empty()
 }
 
-/// The arguments as the proxy's pipeline takes them: an object when the intent is clear, the
-/// original string when not (the pipeline then reports it to the model).
+/// The arguments as the proxy's pipeline takes them: an object when the intent is clear, a
+/// string when not (the original one, or the JSON text of an array or scalar sent instead of an
+/// object), which the pipeline then reports to the model.
 fn arguments(value: Option<&Value>) -> Value {
     match value {
         None | Some(Value::Null) => Value::Object(Map::new()),
         Some(Value::String(text)) => repair_arguments(text),
-        Some(other) => other.clone(),
+        Some(object @ Value::Object(_)) => object.clone(),
+        Some(other) => Value::String(other.to_string()),
     }
 }
 

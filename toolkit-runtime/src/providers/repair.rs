@@ -5,7 +5,8 @@ use serde_json::{Map, Value};
 
 /// Parses an argument string, repairing what models commonly get wrong when the intent is
 /// unambiguous: code fences around the JSON, trailing commas, missing closing brackets.
-/// An empty string is `{}`. Anything else comes back as the original string.
+/// An empty string is `{}`. Anything else, JSON that is not an object included (`"5"`,
+/// `"[1]"`), comes back as the original string.
 ///
 /// ```
 /// use serde_json::json;
@@ -15,11 +16,12 @@ use serde_json::{Map, Value};
 /// assert_eq!(repair_arguments("{\"a\": [1, 2"), json!({"a": [1, 2]}));
 /// assert_eq!(repair_arguments(""), json!({}));
 /// assert_eq!(repair_arguments("a=1"), json!("a=1"));
+/// assert_eq!(repair_arguments("```\n[1, 2]\n```"), json!("```\n[1, 2]\n```"));
 /// ```
 pub fn repair_arguments(text: &str) -> Value {
     match parse_json_text(text) {
-        Some(value) => value,
-        None => Value::String(text.to_owned()),
+        Some(object @ Value::Object(_)) => object,
+        _ => Value::String(text.to_owned()),
     }
 }
 
@@ -135,5 +137,14 @@ mod tests {
     #[test]
     fn mismatched_brackets_are_not_guessed_at() {
         assert_eq!(repair_arguments(r#"{"a": [1}"#), json!(r#"{"a": [1}"#));
+    }
+
+    /// Found by fuzzing: a fenced or padded text holding JSON that is not an object came back
+    /// as that JSON (a number, an array, a shorter string), not as the text.
+    #[test]
+    fn json_that_is_not_an_object_comes_back_as_the_text() {
+        for text in ["```jso1, {\"x\": [[\n2\n```", "\n\t\"f\"\t", "[1, 2]", "5"] {
+            assert_eq!(repair_arguments(text), json!(text), "{text:?}");
+        }
     }
 }

@@ -20,6 +20,8 @@
 mod client;
 mod server;
 
+#[doc(hidden)]
+pub use client::{__EventStreamRead, __read_event_stream};
 pub use client::{McpClient, McpClientBuilder, McpTransport};
 pub use server::{DEFAULT_MAX_BODY_BYTES, HttpOptions, HttpServerHandle, McpServer};
 

@@ -10,6 +10,7 @@
 mod remote_tool;
 mod session;
 mod sse;
+mod sse_lines;
 mod transport;
 
 use std::collections::HashSet;
@@ -23,6 +24,8 @@ use crate::ToolProxy;
 use super::McpError;
 use remote_tool::remote_tool;
 use session::{Reconnect, Session, ToolListChanges};
+#[doc(hidden)]
+pub use sse::{EventStreamRead as __EventStreamRead, read_event_stream as __read_event_stream};
 pub use transport::McpTransport;
 
 /// How remote tools are named, filtered and called.

@@ -13,9 +13,11 @@ use reqwest::header::{ACCEPT, CONTENT_TYPE, HeaderMap, HeaderValue};
 use rmcp::RoleClient;
 use rmcp::model::{ClientJsonRpcMessage, ServerJsonRpcMessage};
 use rmcp::transport::Transport;
-use sse_stream::SseStream;
+use sse_stream::{Sse, SseStream};
 use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
+
+use super::sse_lines::LineCutter;
 
 /// Why the SSE transport failed.
 #[derive(Debug, thiserror::Error)]
@@ -60,28 +62,116 @@ fn same_origin_endpoint(base: &Url, data: &str) -> Result<Url, SseError> {
     Ok(endpoint)
 }
 
-/// The body's chunks, failing once a line (the bytes since the last newline) grows past `max`.
-fn bounded_lines(
-    body: impl futures::Stream<Item = reqwest::Result<axum::body::Bytes>> + Send + 'static,
+/// The body's chunks cut into screened lines (see [`LineCutter`]), failing once a line grows
+/// past `max`.
+fn bounded_lines<E: std::error::Error + Send + Sync + 'static>(
+    body: impl futures::Stream<Item = Result<axum::body::Bytes, E>> + Send + 'static,
     max: usize,
 ) -> impl futures::Stream<Item = std::io::Result<axum::body::Bytes>> + Send + 'static {
-    body.scan(0usize, move |line, chunk| {
-        let chunk = match chunk {
-            Ok(chunk) => chunk,
-            Err(err) => return std::future::ready(Some(Err(std::io::Error::other(err)))),
+    body.scan(LineCutter::new(max), |cutter, chunk| {
+        let lines = match chunk {
+            Ok(chunk) => cutter.cut(&chunk),
+            Err(err) => vec![Err(std::io::Error::other(err))],
         };
-        *line = match chunk.iter().rposition(|b| *b == b'\n') {
-            Some(newline) => chunk.len() - newline - 1,
-            None => line.saturating_add(chunk.len()),
-        };
-        std::future::ready(Some(if *line > max {
-            Err(std::io::Error::other(format!(
-                "an event stream line is longer than {max} bytes"
-            )))
-        } else {
-            Ok(chunk)
-        }))
+        std::future::ready(Some(futures::stream::iter(lines)))
     })
+    .flatten()
+}
+
+/// Reads events up to the first `endpoint` event and returns the endpoint it names, checked by
+/// [`same_origin_endpoint`]; the events before it are skipped.
+async fn read_endpoint<S, E>(events: &mut S, base: &Url) -> Result<Url, SseError>
+where
+    S: futures::Stream<Item = Result<Sse, E>> + Unpin,
+    E: std::fmt::Display,
+{
+    loop {
+        match events.next().await {
+            Some(Ok(event)) if event.event.as_deref() == Some("endpoint") => {
+                return same_origin_endpoint(base, &event.data.unwrap_or_default());
+            }
+            Some(Ok(_)) => continue,
+            Some(Err(err)) => return Err(SseError::Stream(err.to_string())),
+            None => return Err(SseError::NoEndpoint),
+        }
+    }
+}
+
+/// The JSON-RPC message a `message` (or unnamed) event carries; `None` for any other event and
+/// for data that is not JSON-RPC, which is skipped with a warning.
+fn message_of(event: Sse) -> Option<ServerJsonRpcMessage> {
+    if !matches!(event.event.as_deref(), None | Some("message")) {
+        return None;
+    }
+    match serde_json::from_str::<ServerJsonRpcMessage>(&event.data?) {
+        Ok(message) => Some(message),
+        Err(err) => {
+            tracing::warn!(%err, "skipping an SSE message that is not JSON-RPC");
+            None
+        }
+    }
+}
+
+/// What the event-stream reader made of a whole stream: see [`read_event_stream`].
+#[doc(hidden)]
+#[derive(Debug, Clone, PartialEq)]
+pub struct EventStreamRead {
+    /// The message endpoint, or why there is none.
+    pub endpoint: Result<String, String>,
+    /// The JSON-RPC messages after the endpoint, re-serialized.
+    pub messages: Vec<serde_json::Value>,
+    /// The stream error that ended reading early, if any.
+    pub error: Option<String>,
+}
+
+/// Runs the client's event-stream reader over `chunks` as if they were the body of the stream
+/// at `base`, with lines bounded to `max_line_bytes`. For the fuzz targets; not a public API.
+#[doc(hidden)]
+pub async fn read_event_stream(
+    base: &str,
+    chunks: Vec<Vec<u8>>,
+    max_line_bytes: usize,
+) -> EventStreamRead {
+    let mut read = EventStreamRead {
+        endpoint: Err(String::new()),
+        messages: Vec::new(),
+        error: None,
+    };
+    let base = match Url::parse(base) {
+        Ok(base) => base,
+        Err(err) => {
+            read.endpoint = Err(err.to_string());
+            return read;
+        }
+    };
+    let body = futures::stream::iter(
+        chunks
+            .into_iter()
+            .map(|c| Ok::<_, std::io::Error>(axum::body::Bytes::from(c))),
+    );
+    let mut events = Box::pin(SseStream::from_bytes_stream(bounded_lines(
+        body,
+        max_line_bytes,
+    )));
+    read.endpoint = read_endpoint(&mut events, &base)
+        .await
+        .map(String::from)
+        .map_err(|err| err.to_string());
+    if read.endpoint.is_err() {
+        return read;
+    }
+    while let Some(event) = events.next().await {
+        match event {
+            Ok(event) => read
+                .messages
+                .extend(message_of(event).and_then(|message| serde_json::to_value(message).ok())),
+            Err(err) => {
+                read.error = Some(err.to_string());
+                break;
+            }
+        }
+    }
+    read
 }
 
 /// A client connection over HTTP+SSE.
@@ -110,33 +200,16 @@ impl SseTransport {
             .error_for_status()?;
         let bytes = bounded_lines(response.bytes_stream(), MAX_LINE_BYTES);
         let mut events = Box::pin(SseStream::from_bytes_stream(bytes));
-        let endpoint = loop {
-            match events.next().await {
-                Some(Ok(event)) if event.event.as_deref() == Some("endpoint") => {
-                    break same_origin_endpoint(&base, &event.data.unwrap_or_default())?;
-                }
-                Some(Ok(_)) => continue,
-                Some(Err(err)) => return Err(SseError::Stream(err.to_string())),
-                None => return Err(SseError::NoEndpoint),
-            }
-        };
+        let endpoint = read_endpoint(&mut events, &base).await?;
         let (sender, incoming) = mpsc::channel(64);
         let reader = tokio::spawn(async move {
             // A stream error (an over-long line) ends the stream, and with it the session.
             while let Some(Ok(event)) = events.next().await {
-                if !matches!(event.event.as_deref(), None | Some("message")) {
+                let Some(message) = message_of(event) else {
                     continue;
-                }
-                let Some(data) = event.data else { continue };
-                match serde_json::from_str::<ServerJsonRpcMessage>(&data) {
-                    Ok(message) => {
-                        if sender.send(message).await.is_err() {
-                            break;
-                        }
-                    }
-                    Err(err) => {
-                        tracing::warn!(%err, "skipping an SSE message that is not JSON-RPC")
-                    }
+                };
+                if sender.send(message).await.is_err() {
+                    break;
                 }
             }
             // Dropping the sender ends `receive`, which ends the session: the client reconnects.
@@ -220,7 +293,7 @@ mod tests {
     #[tokio::test]
     async fn a_line_without_end_is_cut_off_at_the_bound() {
         let chunks = vec![
-            Ok(axum::body::Bytes::from_static(b"data: short\n\n")),
+            Ok::<_, std::io::Error>(axum::body::Bytes::from_static(b"data: short\n\n")),
             Ok(axum::body::Bytes::from(vec![b'x'; 40])),
             Ok(axum::body::Bytes::from(vec![b'x'; 40])),
         ];
@@ -232,5 +305,57 @@ mod tests {
             bounded[2].as_ref().unwrap_err().to_string(),
             "an event stream line is longer than 64 bytes"
         );
+    }
+
+    /// Found by fuzzing: `sse-stream` ended the whole stream on lines the SSE specification
+    /// says to ignore, and lost the events before such a line when they came in the same chunk.
+    #[tokio::test]
+    async fn lines_to_ignore_are_ignored_whatever_the_chunking() {
+        let body = b"event: endpoint\ndata: /m\n\nretry: soon\nid: 1\nid: 2\nnonsense\n\
+                     x-field: 1\n\xff: 2\ndata: {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}\n\n";
+        let whole = read_event_stream("http://127.0.0.1:1/sse", vec![body.to_vec()], 1 << 20).await;
+        assert_eq!(whole.endpoint.as_deref(), Ok("http://127.0.0.1:1/m"));
+        assert_eq!(
+            whole.messages,
+            [serde_json::json!({"jsonrpc": "2.0", "id": 1, "result": {}})]
+        );
+        assert_eq!(whole.error, None);
+        let bytes = body.iter().map(|b| vec![*b]).collect();
+        let split = read_event_stream("http://127.0.0.1:1/sse", bytes, 1 << 20).await;
+        assert_eq!(split, whole);
+    }
+
+    #[tokio::test]
+    async fn a_long_line_ends_the_stream_in_one_chunk_as_in_many() {
+        let mut body = b"event: endpoint\ndata: /m\n\ndata: ".to_vec();
+        body.extend([b'x'; 100]);
+        body.extend(b"\n\n");
+        let whole = read_event_stream("http://127.0.0.1:1/sse", vec![body.clone()], 64).await;
+        assert_eq!(
+            whole.error.as_deref(),
+            Some("body error: an event stream line is longer than 64 bytes")
+        );
+        let bytes = body.iter().map(|b| vec![*b]).collect();
+        assert_eq!(
+            read_event_stream("http://127.0.0.1:1/sse", bytes, 64).await,
+            whole
+        );
+    }
+
+    /// Found by fuzzing: the `\n` of a `\r\n` was taken for a blank line, so a second `event`
+    /// line of the same event reached the parser, which failed the stream.
+    #[tokio::test]
+    async fn a_second_event_line_after_a_crlf_is_ignored() {
+        let bodies: [&[u8]; 2] = [
+            b"event: endpoint\r\nevent: other\r\ndata: /m\r\n\r\n",
+            // A skipped line between a `\r` and a `\n`: that `\n` is a blank line, not a CRLF's.
+            b"event: endpoint\rdata: /m\rjunk\n\nevent: other\nevent: again\ndata: 1\n\n",
+        ];
+        for body in bodies {
+            let read =
+                read_event_stream("http://127.0.0.1:1/sse", vec![body.to_vec()], 1 << 20).await;
+            assert_eq!(read.endpoint.as_deref(), Ok("http://127.0.0.1:1/m"));
+            assert_eq!(read.error, None);
+        }
     }
 }
