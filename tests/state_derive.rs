@@ -3,6 +3,7 @@
 
 mod common;
 
+use common::formats::every_format;
 use common::golden::assert_golden_json;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -237,15 +238,7 @@ fn research() -> Research {
 #[test]
 fn parameters_filled_from_state_are_hidden_from_every_format_the_model_sees() {
     let toolbox = toolbox();
-    let all = json!({
-        "parameters": toolbox.get("repo_search").unwrap().parameters(),
-        "openai": toolbox.to_openai(),
-        "openai_strict": toolbox.to_openai_strict().unwrap(),
-        "openai_responses": toolbox.to_openai_responses(),
-        "anthropic": toolbox.to_anthropic(),
-        "gemini": toolbox.to_gemini(),
-        "mcp_tools_list": toolbox.to_mcp(),
-    });
+    let all = every_format(&toolbox, "repo_search");
     for hidden in ["repository", "found", "owner"] {
         assert!(
             !all.to_string().contains(&format!("\"{hidden}\"")),

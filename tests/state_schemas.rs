@@ -2,6 +2,7 @@
 
 mod common;
 
+use common::formats::every_format;
 use common::golden::assert_golden_json;
 use serde_json::json;
 use toolkit::ToolDefinition;
@@ -27,15 +28,7 @@ fn search_tool() -> ToolProxy {
 #[test]
 fn state_filled_parameters_are_absent_from_all_six_formats_and_mcp_tools_list() {
     let toolbox = Toolbox::builder().tool(search_tool()).build().unwrap();
-    let all = json!({
-        "parameters": toolbox.get("repo_search").unwrap().parameters(),
-        "openai": toolbox.to_openai(),
-        "openai_strict": toolbox.to_openai_strict().unwrap(),
-        "openai_responses": toolbox.to_openai_responses(),
-        "anthropic": toolbox.to_anthropic(),
-        "gemini": toolbox.to_gemini(),
-        "mcp_tools_list": toolbox.to_mcp(),
-    });
+    let all = every_format(&toolbox, "repo_search");
     assert!(!all.to_string().contains("\"repository\""), "{all}");
     assert_golden_json("state/hidden_parameters.json", &all);
 }

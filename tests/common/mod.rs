@@ -4,6 +4,7 @@
 pub mod examples;
 #[cfg(unix)]
 pub mod fake_gh;
+pub mod formats;
 pub mod golden;
 pub mod mcp;
 pub mod model_server;
