@@ -13,7 +13,7 @@ use syn::spanned::Spanned;
 use crate::ast::{Arg, ToolFn, Toolset};
 use crate::attr;
 use crate::ctxt::Ctxt;
-use crate::fast::{self, decoded_type, default_expr};
+use crate::fast::{self, binding, call_args, decoded_type, default_expr};
 use crate::{types, valid, wiring};
 
 pub fn toolset(args: TokenStream, item: ItemImpl) -> TokenStream {
@@ -135,10 +135,10 @@ fn expand_toolset(toolset: &Toolset) -> TokenStream {
     let name = &toolset.name.value;
     let tool_names = toolset.tools.iter().map(|t| &t.name.value);
     let this = quote!(&self);
-    let builders = toolset
-        .tools
-        .iter()
-        .map(|t| wiring::wire(&p, t, expand_tool(&p, t, Some(&this))));
+    let builders = toolset.tools.iter().map(|t| {
+        let builder = expand_tool(&p, t, Some(&this));
+        wiring::wire(&p, t, builder, toolset.state.as_ref(), &this)
+    });
     let state_checks = wiring::checks(&p, toolset);
     // A generic impl block has no one type to register.
     let registration = (toolset.register && item.generics.params.is_empty()).then(|| {
@@ -189,7 +189,9 @@ fn expand_tool(p: &TokenStream, tool: &ToolFn, receiver: Option<&TokenStream>) -
     let definition = method_tool(p, tool);
     let result = quote!(#p::std::result::Result<#p::serde_json::Value, #p::HandlerError>);
     let (capture, recapture, callee) = receiver_parts(p, receiver, method);
-    let (parser, fields_type, unpack) = fast::fast_path(p, tool, &bindings);
+    let args: Vec<&Arg> = tool.args.iter().collect();
+    let (parser, fields_type, unpack) =
+        fast::fast_path(p, &args, &bindings.iter().collect::<Vec<_>>());
     if tool.asyncness {
         let types: Vec<_> = tool.args.iter().map(|arg| decoded_type(p, arg)).collect();
         // One future per tool, whichever path read the arguments: a second `async` block would
@@ -239,21 +241,6 @@ fn expand_tool(p: &TokenStream, tool: &ToolFn, receiver: Option<&TokenStream>) -
             }, #parser, __toolkit_finish)
         }}
     }
-}
-
-/// The arguments the method is called with: a `&str` parameter is passed a borrowed `String`.
-fn call_args(tool: &ToolFn, bindings: &[syn::Ident]) -> Vec<TokenStream> {
-    tool.args
-        .iter()
-        .zip(bindings)
-        .map(|(arg, bind)| {
-            if types::is_str_ref(&arg.ty) {
-                quote!(&#bind)
-            } else {
-                quote!(#bind)
-            }
-        })
-        .collect()
 }
 
 /// How a body reaches the instance: `(capture, recapture, callee)`. A method's body holds its
@@ -322,10 +309,6 @@ fn convert_output<'a>(p: &TokenStream, output_ty: &'a syn::Type) -> (TokenStream
         None if inferred => (quote_spanned!(span=> #p::output), output_ty),
         None => (quote_spanned!(span=> #p::output::<#output_ty>), output_ty),
     }
-}
-
-fn binding(arg: &Arg) -> syn::Ident {
-    format_ident!("__toolkit_arg_{}", arg.key())
 }
 
 fn param_spec(p: &TokenStream, arg: &Arg) -> TokenStream {

@@ -2,31 +2,32 @@
 //! the parameters straight from the call's JSON.
 
 use proc_macro2::TokenStream;
-use quote::{quote, quote_spanned};
+use quote::{format_ident, quote, quote_spanned};
 use syn::spanned::Spanned;
 
 use crate::ast::{Arg, ToolFn};
 use crate::attr::ArgDefault;
 use crate::types;
 
-/// The typed fast path (see the runtime's `call::typed`): `(parser, fields_type, unpack)`.
+/// The typed fast path (see the runtime's `call::typed`) of `args`, bound to `bindings`:
+/// `(parser, fields_type, unpack)`.
 /// `parser` is `Some` only when every parameter type can be read, so a type that cannot is
 /// reported once, where the full pipeline takes it; `unpack` turns the `Field`s read into the
 /// parameters as `Arguments::take*` would, or returns `None` where only the full pipeline can
 /// word the error.
 pub fn fast_path(
     p: &TokenStream,
-    tool: &ToolFn,
-    bindings: &[syn::Ident],
+    args: &[&Arg],
+    bindings: &[&syn::Ident],
 ) -> (TokenStream, TokenStream, TokenStream) {
-    let types = tool.args.iter().map(|arg| decoded_type(p, arg));
+    let types = args.iter().map(|arg| decoded_type(p, arg));
     let fields_type = quote!((#(#p::Field<#types>,)*));
     let parser = quote! {{
         #[allow(unused_imports)]
         use #p::{HasFields as _, NoFields as _};
         (&&#p::FieldsProbe::<#fields_type>::new()).parser()
     }};
-    let values = tool.args.iter().zip(bindings).map(|(arg, bind)| {
+    let values = args.iter().zip(bindings).map(|(arg, bind)| {
         let ty = decoded_type(p, arg);
         let value = match (&arg.default, types::option_inner(&arg.ty)) {
             (Some(default), _) => {
@@ -69,4 +70,24 @@ pub(crate) fn default_expr(
         }
         ArgDefault::Expr(expr) => quote!(#expr),
     }
+}
+
+/// The name a parameter is bound to in generated code.
+pub(crate) fn binding(arg: &Arg) -> syn::Ident {
+    format_ident!("__toolkit_arg_{}", arg.key())
+}
+
+/// The arguments the method is called with: a `&str` parameter is passed a borrowed `String`.
+pub(crate) fn call_args(tool: &ToolFn, bindings: &[syn::Ident]) -> Vec<TokenStream> {
+    tool.args
+        .iter()
+        .zip(bindings)
+        .map(|(arg, bind)| {
+            if types::is_str_ref(&arg.ty) {
+                quote!(&#bind)
+            } else {
+                quote!(#bind)
+            }
+        })
+        .collect()
 }

@@ -89,3 +89,17 @@ pub fn contains_impl_trait(ty: &Type) -> bool {
         _ => false,
     }
 }
+
+/// Whether the type may borrow: it holds a reference, a lifetime or `impl Trait` anywhere (only
+/// `'static` types can go behind `Any`).
+pub fn may_borrow(ty: &Type) -> bool {
+    fn scan(tokens: proc_macro2::TokenStream) -> bool {
+        tokens.into_iter().any(|token| match token {
+            proc_macro2::TokenTree::Punct(punct) => matches!(punct.as_char(), '&' | '\''),
+            proc_macro2::TokenTree::Ident(ident) => ident == "impl" || ident == "dyn",
+            proc_macro2::TokenTree::Group(group) => scan(group.stream()),
+            proc_macro2::TokenTree::Literal(_) => false,
+        })
+    }
+    scan(quote::ToTokens::to_token_stream(ty))
+}

@@ -11,13 +11,20 @@ use proc_macro2::TokenStream;
 use quote::{format_ident, quote, quote_spanned};
 use syn::spanned::Spanned as _;
 
-use crate::ast::{ToolFn, Toolset};
+use crate::ast::{Arg, ToolFn, Toolset};
 use crate::attr::{ShownAs, Spanned};
-use crate::fast::decoded_type;
+use crate::fast::{binding, call_args, decoded_type, fast_path};
 use crate::types;
 
-/// `builder` wired to state, when the tool reads or writes any key.
-pub fn wire(p: &TokenStream, tool: &ToolFn, builder: TokenStream) -> TokenStream {
+/// `builder` wired to state, when the tool reads or writes any key; with the toolset's `state`
+/// type, also given its typed body with state where the tool can have one.
+pub fn wire(
+    p: &TokenStream,
+    tool: &ToolFn,
+    builder: TokenStream,
+    state: Option<&syn::Type>,
+    this: &TokenStream,
+) -> TokenStream {
     let attrs = &tool.attrs;
     let inputs: Vec<_> = tool
         .args
@@ -52,9 +59,127 @@ pub fn wire(p: &TokenStream, tool: &ToolFn, builder: TokenStream) -> TokenStream
                 }
             }
         });
-    quote! {
+    let wired = quote! {
         #p::wire_state(#builder, #p::StateWiring::new() #(#inputs)* #(#outputs)* #shown)
+    };
+    match state.and_then(|_| typed_state_body(p, tool, this)) {
+        Some(body) => quote!(#p::wire_state_typed(#wired, #body)),
+        None => wired,
     }
+}
+
+/// The arguments of `wire_state_typed` after the tool (see the runtime's `call::stateful`): the
+/// reader of the parameters the model sends, their names, and the body that clones the others
+/// from the state (`AgentState::read_any`), calls the method and merges its result into its
+/// key (`AgentState::merge_any`). `None` where the JSON path is the only one: an async or
+/// blocking body, a borrowed type, a result field or several keys written (they need the
+/// result as JSON), or a required `Option` filled from state (absent and `null` differ there).
+///
+/// The body names neither the state type nor its fields: a type that does not match is found
+/// at run time (the JSON path then decides), and a mistake in the wiring is reported once, by
+/// the checks below.
+fn typed_state_body(p: &TokenStream, tool: &ToolFn, this: &TokenStream) -> Option<TokenStream> {
+    if !has_typed_state_body(tool) {
+        return None;
+    }
+    let outputs = &tool.attrs.outputs_to_state;
+    let result = result_type(tool);
+    let bindings: Vec<syn::Ident> = tool.args.iter().map(binding).collect();
+    let (sent, filled): (Vec<_>, Vec<_>) = tool
+        .args
+        .iter()
+        .zip(&bindings)
+        .partition(|(arg, _)| arg.from_state.is_none());
+    let (sent_args, sent_bindings): (Vec<&Arg>, Vec<&syn::Ident>) = sent.into_iter().unzip();
+    let names = sent_args.iter().map(|arg| arg.key());
+    let (parser, fields_type, unpack) = fast_path(p, &sent_args, &sent_bindings);
+    let fills = filled.iter().filter_map(|(arg, bind)| fill(p, arg, bind));
+    let method = &tool.ident;
+    let call_args = call_args(tool, &bindings);
+    let unwrap = types::result_err_type(&tool.output).map(|err| {
+        quote_spanned! {tool.output.span()=>
+            let __toolkit_result = match __toolkit_result {
+                #p::std::result::Result::Ok(__toolkit_ok) => __toolkit_ok,
+                #p::std::result::Result::Err(__toolkit_err) => return #p::std::option::Option::Some(
+                    #p::result_output::<(), #err>(#p::std::result::Result::Err(__toolkit_err)),
+                ),
+            };
+        }
+    });
+    let key = outputs.first().map(|output| &output.key.value);
+    // The key must take the result in its type before the method runs: after, it is too late
+    // to leave the call to the JSON path.
+    let takes = key.map(|key| {
+        quote! {
+            if !__toolkit_state.merge_any(#key, &mut #p::std::option::Option::<#result>::None) {
+                return #p::std::option::Option::None;
+            }
+        }
+    });
+    let merge = key.map(|key| {
+        quote! {
+            __toolkit_state.merge_any(#key, &mut #p::std::option::Option::Some(__toolkit_result));
+        }
+    });
+    let returned = quote!(#p::std::result::Result<#p::serde_json::Value, #p::HandlerError>);
+    Some(quote! {
+        #parser,
+        &[#(#names),*],
+        {
+            let __toolkit_this = #p::std::sync::Arc::clone(#this);
+            move |__toolkit_state: &mut dyn #p::AgentState, __toolkit_fields: #fields_type|
+                -> #p::std::option::Option<#returned>
+            {
+                #unpack
+                #(#fills)*
+                #takes
+                let __toolkit_result = __toolkit_this.#method(#(#call_args),*);
+                #unwrap
+                let __toolkit_value = match #p::output_ref::<#result>(&__toolkit_result) {
+                    #p::std::result::Result::Ok(__toolkit_value) => __toolkit_value,
+                    #p::std::result::Result::Err(__toolkit_err) => {
+                        return #p::std::option::Option::Some(#p::std::result::Result::Err(__toolkit_err));
+                    }
+                };
+                #merge
+                #p::std::option::Option::Some(#p::std::result::Result::Ok(__toolkit_value))
+            }
+        }
+    })
+}
+
+/// Whether the tool can have a typed body with state (see `typed_state_body`).
+fn has_typed_state_body(tool: &ToolFn) -> bool {
+    let attrs = &tool.attrs;
+    let outputs = &attrs.outputs_to_state;
+    !(tool.asyncness
+        || attrs.blocking.is_some()
+        || types::may_borrow(result_type(tool))
+        || outputs.len() > 1
+        || outputs.iter().any(|output| output.field.is_some())
+        || tool.args.iter().any(|arg| {
+            arg.from_state.is_some()
+                && (arg.required.is_some()
+                    || types::may_borrow(&arg.ty) && !types::is_str_ref(&arg.ty))
+        }))
+}
+
+/// The statement that binds a state-filled parameter to a clone of its key's value, or leaves
+/// the call to the JSON path.
+fn fill(p: &TokenStream, arg: &Arg, bind: &syn::Ident) -> Option<TokenStream> {
+    let key = &arg.from_state.as_ref()?.value;
+    let ty = decoded_type(p, arg);
+    let probe = match types::option_inner(&arg.ty) {
+        Some(inner) => quote!(#p::FillAnyOption::<#inner>),
+        None => quote!(#p::FillAny::<#ty>),
+    };
+    Some(quote! {
+        let #bind: #ty = {
+            #[allow(unused_imports)]
+            use #p::{FillByClone as _, FillNever as _};
+            (&&#probe::new()).fill(__toolkit_state.read_any(#key)?)?
+        };
+    })
 }
 
 /// The never-called function that checks every tool's wiring against the state type.

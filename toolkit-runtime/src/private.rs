@@ -5,7 +5,7 @@
 pub use crate::call::{
     BoxFuture, DefaultHidden, DefaultShown, DefaultValue, Field, FieldsProbe, Handler,
     HandlerError, HasFields, HasOutputSchema, NoFields, NoOutputSchema, OutputSchemaProbe,
-    ParseFields, TypedHandler, TypedInput, output, result_output,
+    ParseFields, TypedHandler, TypedInput, output, output_ref, result_output,
 };
 pub use crate::registry::{DefaultProbe, NoDefault, ToolsetRegistration, ViaDefault};
 pub use crate::schema::{ParamSpec, param_schema, param_schema_option, parameters_schema};
@@ -101,5 +101,27 @@ pub fn wire_state(tool: ToolProxy, wiring: StateWiring) -> ToolProxy {
         // The macro wires only parameters the method has, so this is unreachable; the tool is
         // still better unwired than a panic in `to_tools`.
         Err(_) => tool,
+    }
+}
+
+/// A `#[toolset(state = ...)]` tool, already wired, given its typed body with state: `parser`
+/// reads the parameters the model sends (`names`), and `body` fills the others from the state's
+/// fields, calls the method and merges its result (see `call::stateful`). Without a parser (a
+/// parameter type serde cannot read) the tool keeps the JSON path alone.
+pub fn wire_state_typed<S, F>(
+    tool: ToolProxy,
+    parser: Option<ParseFields<S>>,
+    names: &'static [&'static str],
+    body: F,
+) -> ToolProxy
+where
+    S: 'static,
+    F: Fn(&mut dyn AgentState, S) -> Option<Result<Value, HandlerError>> + Send + Sync + 'static,
+{
+    match parser {
+        Some(parse) => tool.with_typed_state(Arc::new(move |state, input| {
+            body(state, parse(input, names)?)
+        })),
+        None => tool,
     }
 }

@@ -4,7 +4,10 @@
 //! - `state/none`: `Toolbox::call` with all three arguments (the baseline);
 //! - `state/dynamic`: `Toolbox::call_with_state` on a `DynamicState` (keys checked against
 //!   their JSON Schema);
-//! - `state/typed`: the same on a struct deriving `AgentState`;
+//! - `state/typed`: the same tool written with `#[toolset(state = Research)]`, on a struct
+//!   deriving `AgentState` (the typed path: fields cloned into parameters, the result moved
+//!   into its field);
+//! - `state/typed_json`: the run-time wiring of `state/dynamic` on that struct (the JSON path);
 //! - `state/wired_called_without_state`: the wired tool called with every argument and no state
 //!   (the call alone, without filling and merging).
 //!
@@ -34,6 +37,23 @@ impl Repo {
     }
 }
 
+#[derive(Default)]
+struct WiredRepo;
+
+#[toolset(name = "repo", state = Research)]
+impl WiredRepo {
+    /// Search a repository
+    #[tool(outputs_to_state(documents))]
+    fn search(
+        &self,
+        #[arg(from_state)] repository: String,
+        #[arg(from_state)] owner: String,
+        query: String,
+    ) -> Vec<String> {
+        vec![format!("{owner}/{repository}: {query}")]
+    }
+}
+
 #[derive(AgentState, Default, Serialize, Deserialize)]
 struct Research {
     repository: String,
@@ -51,6 +71,7 @@ fn bench(c: &mut Criterion) {
         .output("documents");
     let wired = Repo::to_tools().remove(0).with_state(wiring).unwrap();
     let stateful = Toolbox::builder().tool(wired).build().unwrap();
+    let macro_wired = Toolbox::builder().toolset::<WiredRepo>().build().unwrap();
 
     let full = ToolCall::new(
         "repo_search",
@@ -79,6 +100,10 @@ fn bench(c: &mut Criterion) {
         ),
         (
             "typed",
+            allocations_per_call(|| macro_wired.call_with_state(&mut typed, &partial)),
+        ),
+        (
+            "typed_json",
             allocations_per_call(|| stateful.call_with_state(&mut typed, &partial)),
         ),
     ] {
@@ -96,6 +121,9 @@ fn bench(c: &mut Criterion) {
         b.iter(|| black_box(stateful.call_with_state(&mut dynamic, black_box(&partial))))
     });
     group.bench_function("typed", |b| {
+        b.iter(|| black_box(macro_wired.call_with_state(&mut typed, black_box(&partial))))
+    });
+    group.bench_function("typed_json", |b| {
         b.iter(|| black_box(stateful.call_with_state(&mut typed, black_box(&partial))))
     });
     group.finish();

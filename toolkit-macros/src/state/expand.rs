@@ -16,6 +16,7 @@ pub fn state(state: &State) -> TokenStream {
     let fields: Vec<_> = state.keys.iter().map(|key| &key.field).collect();
     let merges = state.keys.iter().map(|key| merge(&p, key));
     let accepts = state.keys.iter().map(|key| accepts(&p, key));
+    let typed_access = typed_access(&p, state);
     let listed = state.keys.iter().map(|key| listed(&p, key));
     let keys_struct = keys_struct(&p, state);
     quote! {
@@ -76,6 +77,8 @@ pub fn state(state: &State) -> TokenStream {
                     )*
                     #p::serde_json::Value::Object(__toolkit_map)
                 }
+
+                #typed_access
             }
 
             #keys_struct
@@ -94,6 +97,51 @@ fn merge(p: &TokenStream, key: &Key) -> TokenStream {
         Rule::Custom(merge) => quote_spanned! {merge.span()=>
             #p::merge_field_with(key, &mut self.#field, value, #merge)
         },
+    }
+}
+
+/// `read_any` and `merge_any`: each key's field as `Any`, and typed values merged into it (the
+/// typed path with state).
+fn typed_access(p: &TokenStream, state: &State) -> TokenStream {
+    let names = state.keys.iter().map(|key| &key.name);
+    let fields = state.keys.iter().map(|key| &key.field);
+    let merged_names = names.clone();
+    let typed_merges = state.keys.iter().map(|key| typed_merge(p, key));
+    quote! {
+        fn read_any(
+            &self,
+            key: &#p::std::primitive::str,
+        ) -> #p::std::option::Option<&dyn #p::std::any::Any> {
+            match key {
+                #(#names => #p::std::option::Option::Some(&self.#fields),)*
+                _ => #p::std::option::Option::None,
+            }
+        }
+
+        fn merge_any(
+            &mut self,
+            key: &#p::std::primitive::str,
+            value: &mut dyn #p::std::any::Any,
+        ) -> #p::std::primitive::bool {
+            match key {
+                #(#merged_names => #typed_merges,)*
+                _ => false,
+            }
+        }
+    }
+}
+
+/// Merging a typed value (behind `Any`) into the key's field under its rule, for the typed path
+/// with state; the types it takes are those `merge` reads from JSON.
+fn typed_merge(p: &TokenStream, key: &Key) -> TokenStream {
+    let field = &key.field;
+    match &key.rule {
+        Rule::Lists => quote!(#p::merge_list_any(&mut self.#field, value)),
+        Rule::Replace if crate::types::is_option(&key.ty) => {
+            quote!(#p::replace_option_any(&mut self.#field, value))
+        }
+        Rule::Replace => quote!(#p::replace_any(&mut self.#field, value)),
+        Rule::Custom(merge) => quote!(#p::merge_any_with(&mut self.#field, value, #merge)),
     }
 }
 

@@ -9,6 +9,7 @@ use serde_json::Value;
 
 use super::arguments::Arguments;
 use crate::error::ArgumentProblem;
+use crate::state::AgentState;
 
 /// A boxed, sendable future, as async handlers return.
 pub type BoxFuture<T> = Pin<Box<dyn Future<Output = T> + Send + 'static>>;
@@ -40,6 +41,14 @@ pub enum TypedHandler {
     Sync(Arc<TypedSync>),
     Async(Arc<TypedAsync>),
 }
+
+/// A `#[toolset(state = T)]` method's sync body on the typed fast path with state: its
+/// state-filled parameters read from the fields of the state, and on success its result merged
+/// into its key, and returned as JSON. `None` sends the call down the JSON path, having changed
+/// nothing.
+pub type TypedStateSync = dyn Fn(&mut dyn AgentState, TypedInput<'_>) -> Option<Result<Value, HandlerError>>
+    + Send
+    + Sync;
 
 /// A call's arguments as the fast path reads them.
 #[doc(hidden)]

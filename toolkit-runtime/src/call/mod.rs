@@ -13,6 +13,8 @@
 //!   -> the body: sync, on the blocking pool, or async; panics caught,
 //!      deadline kept                                                         (handler, panic, deadline, async_bridge)
 //!   -> JSON result, bounded in size                                          (output, limits)
+//!   (with state: a `#[toolset(state = T)]` method reads and writes the fields of `T`
+//!    directly when it can; anything else fills and merges through JSON)     (stateful)
 //! ```
 //!
 //! Sync and async calls share every step but the one that runs the body; each call runs in a
@@ -32,6 +34,7 @@ mod panic;
 mod pipeline;
 mod problems;
 mod proxy;
+mod stateful;
 mod suggest;
 mod trace;
 mod typed;
@@ -45,7 +48,7 @@ pub use handler::{BoxFuture, Handler, HandlerError, TypedHandler, TypedInput};
 pub use limits::Limits;
 pub use output::{
     DefaultHidden, DefaultShown, DefaultValue, HasOutputSchema, NoOutputSchema, OutputSchemaProbe,
-    output, result_output,
+    output, output_ref, result_output,
 };
 pub use proxy::ToolProxy;
 pub use typed::{Field, FieldsProbe, HasFields, NoFields, ParseFields};

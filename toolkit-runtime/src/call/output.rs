@@ -10,6 +10,11 @@ use crate::bounds::{ToolErrorMessage, ToolOutput};
 
 /// Converts a plain return value.
 pub fn output<T: ToolOutput>(value: T) -> Result<Value, HandlerError> {
+    output_ref(&value)
+}
+
+/// Converts a return value the caller keeps (a result merged into state after it is shown).
+pub fn output_ref<T: ToolOutput>(value: &T) -> Result<Value, HandlerError> {
     serde_json::to_value(value).map_err(|err| HandlerError::Unserializable(err.to_string()))
 }
 

@@ -206,7 +206,7 @@ impl ToolProxy {
         Ok(Arguments::new(arguments))
     }
 
-    fn finish(
+    pub(super) fn finish(
         &self,
         result: Result<Value, HandlerError>,
         limits: &Limits,

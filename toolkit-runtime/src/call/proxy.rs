@@ -12,7 +12,7 @@ use tracing::Instrument;
 use super::arguments::Arguments;
 use super::deadline::ThreadCount;
 use super::definition::{DefinitionCache, DefinitionFormat, ToolDefinition, ToolOptions};
-use super::handler::{BoxFuture, Handler, HandlerError, TypedHandler};
+use super::handler::{BoxFuture, Handler, HandlerError, TypedHandler, TypedStateSync};
 use super::limits::Limits;
 use super::output::result_output;
 use super::trace::CallSpan;
@@ -35,7 +35,26 @@ pub(super) struct ToolInner {
     definitions: DefinitionCache,
     /// How the tool reads and writes state, with the full parameter schema that calls are
     /// validated against (`definition.parameters` hides the state-filled parameters).
-    pub(super) state: Option<(StateWiring, Value)>,
+    pub(super) state: Option<StateBinding>,
+}
+
+/// How a tool is wired to state: the wiring, the full parameter schema calls are validated
+/// against, and the typed body with state, for tools made by `#[toolset(state = T)]`.
+#[derive(Clone)]
+pub(crate) struct StateBinding {
+    pub(crate) wiring: StateWiring,
+    pub(crate) parameters: Value,
+    pub(crate) typed: Option<Arc<TypedStateSync>>,
+}
+
+impl StateBinding {
+    pub(crate) fn new(wiring: StateWiring, parameters: Value) -> Self {
+        StateBinding {
+            wiring,
+            parameters,
+            typed: None,
+        }
+    }
 }
 
 /// One tool a model can call: its name, description, argument schema and body.
@@ -156,7 +175,7 @@ impl ToolProxy {
         definition: ToolDefinition,
         handler: Handler,
         typed: Option<TypedHandler>,
-        state: Option<(StateWiring, Value)>,
+        state: Option<StateBinding>,
     ) -> Self {
         ToolProxy {
             inner: Arc::new(ToolInner {
@@ -248,14 +267,14 @@ impl ToolProxy {
     /// state-filled parameters put back.
     pub(crate) fn checked_parameters(&self) -> &Value {
         match &self.inner.state {
-            Some((_, full)) => full,
+            Some(binding) => &binding.parameters,
             None => self.parameters(),
         }
     }
 
     /// How the tool reads and writes state, when it was given a wiring.
     pub fn state_wiring(&self) -> Option<&StateWiring> {
-        self.inner.state.as_ref().map(|(wiring, _)| wiring)
+        self.inner.state.as_ref().map(|binding| &binding.wiring)
     }
 
     /// The same tool wired to state: parameters filled from state keys, results merged into keys.
@@ -298,7 +317,7 @@ impl ToolProxy {
             definition,
             handler,
             typed,
-            Some((wiring, full)),
+            Some(StateBinding::new(wiring, full)),
         ))
     }
 

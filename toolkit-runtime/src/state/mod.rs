@@ -15,6 +15,8 @@ mod merge;
 pub mod typed;
 mod wiring;
 
+use std::any::Any;
+
 use serde_json::Value;
 
 pub use dynamic::{DynamicState, StateSchema};
@@ -100,6 +102,26 @@ pub trait AgentState: Send + Sync {
 
     /// The whole state as a JSON object, for hooks and user interfaces.
     fn to_json(&self) -> Value;
+
+    /// The value of `key` as `Any`, for the typed path with state: a tool made by
+    /// `#[toolset(state = T)]` clones its parameter from it instead of reading JSON. `None`
+    /// (the default) sends such calls down the JSON path, with the same results.
+    /// `#[derive(AgentState)]` answers with the field.
+    fn read_any(&self, key: &str) -> Option<&dyn Any> {
+        let _ = key;
+        None
+    }
+
+    /// Merges a typed value into `key` under the key's rule, for the typed path with state:
+    /// `value` is an `Option<R>` behind `Any`, taken when the key takes an `R` (with `None` in
+    /// it, only the type is checked). `false`, the default, when it does not: the value is left
+    /// where it is, and the call takes the JSON path. `#[derive(AgentState)]` takes the types
+    /// [`merge`](Self::merge) takes: the key's own, and for a `Vec<T>` key a `T`, for an
+    /// `Option<T>` key a `T`.
+    fn merge_any(&mut self, key: &str, value: &mut dyn Any) -> bool {
+        let _ = (key, value);
+        false
+    }
 }
 
 /// The error for an undeclared `key`, naming the declared ones.

@@ -7,6 +7,7 @@
 //! [`FillsParameter`] or [`TakesResult`], whose message names the key and both types.
 //! None of this exists at run time: the checks are functions that are never called.
 
+use std::any::Any;
 use std::marker::PhantomData;
 
 use serde::Serialize;
@@ -177,5 +178,166 @@ pub fn undeclared_key(key: &str, declared: &[&str]) -> StateError {
     StateError::UndeclaredKey {
         key: key.into(),
         declared: declared.iter().map(|name| (*name).to_owned()).collect(),
+    }
+}
+
+// The typed path with state (`call::stateful`): what `#[derive(AgentState)]` implements
+// `AgentState::read_any` and `merge_any` with, and what the bodies `#[toolset(state = T)]`
+// generates fill their parameters with. Both sides meet through `Any`, so a type that does not
+// match is a `None` or `false` at run time (the JSON path then decides), never a second
+// compile error next to the wiring checks above.
+
+/// Whether a field holds what the JSON path reads as no value: it reads a field that
+/// serialises to `null` as absent.
+fn holds_null<T: 'static>(field: &T) -> bool {
+    (field as &dyn Any)
+        .downcast_ref::<Value>()
+        .is_some_and(Value::is_null)
+}
+
+/// Fills a parameter of type `P` from a field read as `Any`:
+/// `(&&FillAny::<P>::new()).fill(field)` clones a field of type `P` or `Option<P>` when `P` is
+/// `Clone` ([`FillByClone`]), and is `None` otherwise ([`FillNever`]), which leaves the call to
+/// the JSON path. A field holding no value is `None` too.
+pub struct FillAny<P>(PhantomData<fn() -> P>);
+
+/// [`FillAny`] for a parameter written `Option<X>`: a field of type `Option<X>` or `X`.
+pub struct FillAnyOption<X>(PhantomData<fn() -> X>);
+
+impl<P> FillAny<P> {
+    pub const fn new() -> Self {
+        FillAny(PhantomData)
+    }
+}
+
+impl<X> FillAnyOption<X> {
+    pub const fn new() -> Self {
+        FillAnyOption(PhantomData)
+    }
+}
+
+impl<P> Default for FillAny<P> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl<X> Default for FillAnyOption<X> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+/// The fill of a parameter whose type is `Clone`.
+pub trait FillByClone<P> {
+    /// The parameter's value, or `None` where the JSON path must decide.
+    fn fill(&self, field: &dyn Any) -> Option<P>;
+}
+
+/// The fill of a parameter whose type is not `Clone`: always the JSON path.
+pub trait FillNever<P> {
+    /// Always `None`.
+    fn fill(&self, field: &dyn Any) -> Option<P>;
+}
+
+impl<P: Clone + 'static> FillByClone<P> for &FillAny<P> {
+    fn fill(&self, field: &dyn Any) -> Option<P> {
+        match field.downcast_ref::<P>() {
+            Some(value) => (!holds_null(value)).then(|| value.clone()),
+            None => field
+                .downcast_ref::<Option<P>>()?
+                .clone()
+                .filter(|v| !holds_null(v)),
+        }
+    }
+}
+
+impl<P> FillNever<P> for FillAny<P> {
+    fn fill(&self, _field: &dyn Any) -> Option<P> {
+        None
+    }
+}
+
+impl<X: Clone + 'static> FillByClone<Option<X>> for &FillAnyOption<X> {
+    fn fill(&self, field: &dyn Any) -> Option<Option<X>> {
+        let value = match field.downcast_ref::<Option<X>>() {
+            Some(value) => value.as_ref(),
+            None => Some(field.downcast_ref::<X>()?),
+        };
+        // No value is what the JSON path makes of an absent key for an optional parameter.
+        Some(value.filter(|v| !holds_null(*v)).cloned())
+    }
+}
+
+impl<X> FillNever<Option<X>> for FillAnyOption<X> {
+    fn fill(&self, _field: &dyn Any) -> Option<Option<X>> {
+        None
+    }
+}
+
+/// Takes a `T` out of `value` (an `Option<T>` behind `Any`): `None` when `value` holds another
+/// type; `Some(None)` when it holds an empty one (a type check that merges nothing).
+fn take<T: 'static>(value: &mut dyn Any) -> Option<Option<T>> {
+    value.downcast_mut::<Option<T>>().map(Option::take)
+}
+
+/// Merges a typed value into a `Vec<T>` key: a `Vec<T>` is concatenated, one `T` appended.
+pub fn merge_list_any<T: 'static>(field: &mut Vec<T>, value: &mut dyn Any) -> bool {
+    if let Some(list) = take::<Vec<T>>(value) {
+        field.extend(list.into_iter().flatten());
+        return true;
+    }
+    match take::<T>(value) {
+        Some(item) => {
+            field.extend(item);
+            true
+        }
+        None => false,
+    }
+}
+
+/// Replaces a key with a typed value of its own type.
+pub fn replace_any<T: 'static>(field: &mut T, value: &mut dyn Any) -> bool {
+    match take::<T>(value) {
+        Some(new) => {
+            if let Some(new) = new {
+                *field = new;
+            }
+            true
+        }
+        None => false,
+    }
+}
+
+/// Replaces an `Option<T>` key with an `Option<T>`, or with a `T` as `Some`.
+pub fn replace_option_any<T: 'static>(field: &mut Option<T>, value: &mut dyn Any) -> bool {
+    if replace_any(field, value) {
+        return true;
+    }
+    match take::<T>(value) {
+        Some(new) => {
+            if new.is_some() {
+                *field = new;
+            }
+            true
+        }
+        None => false,
+    }
+}
+
+/// Merges a typed value into a key with its custom merge.
+pub fn merge_any_with<T: 'static>(
+    field: &mut T,
+    value: &mut dyn Any,
+    merge: impl FnOnce(&mut T, T),
+) -> bool {
+    match take::<T>(value) {
+        Some(new) => {
+            if let Some(new) = new {
+                merge(field, new);
+            }
+            true
+        }
+        None => false,
     }
 }

@@ -21,6 +21,11 @@ pub(super) struct Hooks {
 }
 
 impl Hooks {
+    /// Whether there are no hooks at all.
+    pub(super) fn is_empty(&self) -> bool {
+        self.before.is_empty() && self.after.is_empty()
+    }
+
     /// Runs the before-call hooks; the first refusal (or panic) stops the call.
     pub(super) fn allow(&self, call: &ToolCall, tool: &ToolProxy) -> Result<(), ToolError> {
         for hook in &self.before {

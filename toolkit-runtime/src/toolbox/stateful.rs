@@ -4,6 +4,7 @@
 use serde_json::Value;
 
 use super::Toolbox;
+use crate::call::CallSpan;
 use crate::error::ToolError;
 use crate::state::{AgentState, StateWiring};
 use crate::{ToolCall, ToolCallResult};
@@ -35,6 +36,9 @@ impl Toolbox {
         let Some(wiring) = self.wiring(&call.name) else {
             return self.call(call);
         };
+        if let Some(result) = self.call_typed_state(state, call) {
+            return result;
+        }
         let filled = match fill(wiring, &*state, call) {
             Ok(filled) => filled,
             Err(err) => return self.refuse(call, err),
@@ -52,6 +56,10 @@ impl Toolbox {
         let Some(wiring) = self.wiring(&call.name) else {
             return self.acall(call).await;
         };
+        // A sync body runs inline on the typed path, as the async pipeline runs it.
+        if let Some(result) = self.call_typed_state(state, call) {
+            return result;
+        }
         let filled = match fill(wiring, &*state, call) {
             Ok(filled) => filled,
             Err(err) => return self.refuse(call, err),
@@ -123,6 +131,28 @@ impl Toolbox {
             rounds.push(round);
         }
         rounds
+    }
+
+    /// The call on its tool's typed path with state (`ToolProxy::run_typed_state`), or `None`
+    /// when the JSON path must decide. Hooks see, and may rewrite, what the JSON path fills and
+    /// returns before it is merged, so a toolbox with hooks always takes that path.
+    fn call_typed_state(
+        &self,
+        state: &mut dyn AgentState,
+        call: &ToolCall,
+    ) -> Option<ToolCallResult> {
+        if !self.hooks.is_empty() {
+            return None;
+        }
+        let tool = self.get(&call.name)?;
+        let limits = self.limits.for_tool(tool.options());
+        let span = CallSpan::new(&call.name, call.id.as_deref());
+        let outcome = span
+            .span
+            .in_scope(|| tool.run_typed_state(state, &call.args, &limits))?;
+        span.finish(&outcome);
+        let _entered = span.span.enter();
+        Some(self.hooks.report(call, outcome, &limits))
     }
 
     /// The tool's wiring and the full parameter schema it is checked against.
