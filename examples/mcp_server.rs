@@ -65,7 +65,8 @@ impl TaskToolset {
     /// * `task` - the task to file
     /// * `priority` - how urgent it is
     /// * `note` - an optional note for the assignee
-    #[tool]
+    // It returns in microseconds: the server runs it on its async workers.
+    #[tool(inline)]
     fn assign(
         &self,
         task: Task,

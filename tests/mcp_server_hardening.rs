@@ -426,3 +426,61 @@ async fn a_stateless_server_answers_tool_calls_without_a_session() {
     }
     server.shutdown().await.expect("graceful shutdown");
 }
+
+/// The threads two sync tools ran on: one marked `inline`, one not.
+#[derive(Default)]
+struct Threads {
+    seen: Mutex<Vec<(&'static str, std::thread::ThreadId)>>,
+}
+
+static THREADS: std::sync::LazyLock<Threads> = std::sync::LazyLock::new(Threads::default);
+
+#[derive(Default)]
+struct Placement;
+
+#[toolset(name = "placement")]
+impl Placement {
+    /// Answer at once
+    #[tool(inline)]
+    fn quick(&self) -> &'static str {
+        let thread = std::thread::current().id();
+        THREADS.seen.lock().unwrap().push(("quick", thread));
+        "quick"
+    }
+
+    /// Answer, perhaps slowly
+    #[tool]
+    fn plain(&self) -> &'static str {
+        let thread = std::thread::current().id();
+        THREADS.seen.lock().unwrap().push(("plain", thread));
+        "plain"
+    }
+}
+
+#[tokio::test]
+async fn a_sync_tool_marked_inline_runs_on_the_async_worker_and_others_on_the_blocking_pool() {
+    // On a current-thread runtime the test's own thread is the only async worker.
+    let worker = std::thread::current().id();
+    let server = McpServer::new(Placement::to_tools())
+        .spawn_http("127.0.0.1:0", HttpOptions::default())
+        .await
+        .expect("serve");
+    let transport = StreamableHttpClientTransport::from_uri(server.url());
+    let client = ().serve(transport).await.expect("initialize");
+    for name in ["placement_quick", "placement_plain"] {
+        let result = client
+            .peer()
+            .call_tool(CallToolRequestParams::new(name))
+            .await
+            .expect("tools/call");
+        assert_eq!(result.is_error, Some(false), "{name}");
+    }
+    let seen = THREADS.seen.lock().unwrap().clone();
+    let on_worker: Vec<_> = seen
+        .iter()
+        .map(|(tool, thread)| (*tool, *thread == worker))
+        .collect();
+    assert_eq!(on_worker, [("quick", true), ("plain", false)]);
+    client.cancel().await.expect("close the client");
+    server.shutdown().await.expect("graceful shutdown");
+}

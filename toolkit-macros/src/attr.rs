@@ -56,6 +56,7 @@ pub struct ToolAttrs {
     pub description: Option<String>,
     pub strict: bool,
     pub blocking: Option<Span>,
+    pub inline: Option<Span>,
     pub read_only: Option<bool>,
     pub destructive: Option<bool>,
     pub idempotent: Option<bool>,
@@ -121,6 +122,8 @@ fn parse_tool_key(attrs: &mut ToolAttrs, meta: &ParseNestedMeta) -> syn::Result<
         attrs.strict = flag(meta)?;
     } else if path == BLOCKING {
         attrs.blocking = flag(meta)?.then(|| path.segments[0].ident.span());
+    } else if path == INLINE {
+        attrs.inline = flag(meta)?.then(|| path.segments[0].ident.span());
     } else if path == READ_ONLY {
         attrs.read_only = Some(flag(meta)?);
     } else if path == DESTRUCTIVE {

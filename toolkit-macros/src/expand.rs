@@ -394,6 +394,9 @@ fn options(p: &TokenStream, tool: &ToolFn) -> TokenStream {
     if attrs.blocking.is_some() {
         settings.push((quote!(blocking), quote!(true)));
     }
+    if attrs.inline.is_some() {
+        settings.push((quote!(inline), quote!(true)));
+    }
     let annotations = [
         (quote!(read_only), attrs.read_only),
         (quote!(destructive), attrs.destructive),

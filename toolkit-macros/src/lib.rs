@@ -41,7 +41,8 @@ pub fn toolset(args: TokenStream, input: TokenStream) -> TokenStream {
 /// `fn add_tool() -> ToolProxy` beside it, with the function's visibility. The tool is named
 /// after the function (no prefix) unless `name = "..."` says otherwise.
 ///
-/// Keys: `name`, `description`, `strict`, `blocking`, `read_only`, `destructive`, `idempotent`,
+/// Keys: `name`, `description`, `strict`, `blocking`, `inline` (a sync body that returns at
+/// once: servers run it on their async workers), `read_only`, `destructive`, `idempotent`,
 /// `open_world`, `timeout_ms`, `max_input_bytes`, `max_output_bytes`, `max_depth` (how deeply
 /// arrays and objects may nest in the arguments). Parameters take
 /// `#[arg(description = "...", default, default = expr, required)]`.

@@ -27,6 +27,7 @@ pub const REGISTER: Symbol = Symbol("register");
 pub const DESCRIPTION: Symbol = Symbol("description");
 pub const STRICT: Symbol = Symbol("strict");
 pub const BLOCKING: Symbol = Symbol("blocking");
+pub const INLINE: Symbol = Symbol("inline");
 pub const READ_ONLY: Symbol = Symbol("read_only");
 pub const DESTRUCTIVE: Symbol = Symbol("destructive");
 pub const IDEMPOTENT: Symbol = Symbol("idempotent");
@@ -53,6 +54,7 @@ pub const TOOL_KEYS: &[Symbol] = &[
     DESCRIPTION,
     STRICT,
     BLOCKING,
+    INLINE,
     READ_ONLY,
     DESTRUCTIVE,
     IDEMPOTENT,

@@ -135,6 +135,18 @@ pub fn check_tool(cx: &Ctxt, tool: &ToolFn, is_method: bool) {
             "`blocking` is for sync tools: an async tool already yields to the runtime",
         );
     }
+    if let (Some(span), true) = (tool.attrs.inline, tool.asyncness) {
+        cx.error_at(
+            span,
+            "`inline` is for sync tools: an async tool already yields to the runtime",
+        );
+    }
+    if let (Some(span), Some(_)) = (tool.attrs.inline, tool.attrs.blocking) {
+        cx.error_at(
+            span,
+            "a tool is `inline` (it returns at once) or `blocking` (it may not), not both",
+        );
+    }
     for arg in &tool.args {
         check_arg(cx, arg);
     }

@@ -25,6 +25,11 @@ pub struct ToolOptions {
     pub strict: bool,
     /// Run a sync tool on tokio's blocking pool when called through `acall` (`#[tool(blocking)]`).
     pub blocking: bool,
+    /// The sync body returns at once, in microseconds (`#[tool(inline)]`): where sync tools
+    /// are moved off the async workers so that a slow one cannot stall them (the MCP server
+    /// does this), this one runs on the worker instead, without a hop to the blocking pool. A
+    /// body marked `inline` that does block stalls every task of its worker meanwhile.
+    pub inline: bool,
     /// MCP-style hints.
     pub annotations: ToolAnnotations,
     /// The longest a call may take.

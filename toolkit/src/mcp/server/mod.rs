@@ -4,7 +4,8 @@
 //! a [`Toolbox`], so arguments are coerced and validated exactly as for a local call, the
 //! toolbox's limits and hooks apply, a model's mistake comes back as an `isError` result it can
 //! read, and a panic is caught there. Sync tools run on tokio's blocking pool, so a slow one
-//! never holds the async workers that answer every other request.
+//! never holds the async workers that answer every other request; those marked `inline`
+//! (`#[tool(inline)]`: they return at once) run on the workers, without the hop.
 
 mod guard;
 mod http;
@@ -41,7 +42,10 @@ pub use options::{DEFAULT_MAX_BODY_BYTES, HttpOptions};
 ///
 /// Sync tools run on tokio's blocking pool, never on the async workers that answer every other
 /// request: at most [`Limits::max_threads`](crate::Limits::max_threads) calls of one tool at
-/// once, and one more gets a "busy" error result at once rather than a queue.
+/// once, and one more gets a "busy" error result at once rather than a queue. A sync tool
+/// marked [`inline`](crate::ToolOptions::inline) (`#[tool(inline)]`), one whose body returns in
+/// microseconds, runs on the worker instead: the hop to a pool thread and back would cost more
+/// than the body.
 ///
 /// ```no_run
 /// use toolkit::mcp::McpServer;
@@ -215,21 +219,25 @@ impl From<Toolbox> for McpServer {
     }
 }
 
-/// The toolbox with each sync tool marked [`blocking`](crate::ToolOptions::blocking): its body
+/// The toolbox with each sync tool marked [`blocking`](crate::ToolOptions::blocking), unless it
+/// is marked [`inline`](crate::ToolOptions::inline) (it returns at once): its body
 /// then runs on tokio's blocking pool, at most [`max_threads`](crate::Limits::max_threads)
 /// calls of it at once (one more is a "busy" error result), and never on the async workers,
 /// which must stay free to answer every other request, a 401 included. Limits and hooks stay the
 /// toolbox's.
 fn off_the_workers(toolbox: Toolbox) -> Toolbox {
-    let inline = |tool: &ToolProxy| !tool.is_async() && !tool.options().blocking;
-    if !toolbox.iter().any(inline) {
+    let moved = |tool: &ToolProxy| {
+        let options = tool.options();
+        !tool.is_async() && !options.blocking && !options.inline
+    };
+    if !toolbox.iter().any(moved) {
         return toolbox;
     }
     let tools: Vec<ToolProxy> = toolbox
         .iter()
         .map(|tool| {
             let tool = tool.clone();
-            if inline(&tool) {
+            if moved(&tool) {
                 tool.with_options(|options| options.blocking = true)
             } else {
                 tool
