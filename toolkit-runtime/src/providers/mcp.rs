@@ -72,15 +72,75 @@ impl ToolProxy {
     /// );
     /// ```
     pub fn to_mcp_result(&self, result: &ToolCallResult) -> Value {
-        let text = result.text();
-        let text = match result.is_error {
-            true => text
-                .strip_prefix("Error: ")
-                .map(str::to_owned)
-                .unwrap_or(text),
-            false => text,
-        };
-        call_result(result, self.output_schema().is_some(), text)
+        self.mcp_result(result.clone()).to_json()
+    }
+
+    /// What the MCP `tools/call` result of `result` holds, for a server that builds it in its
+    /// own types (the MCP server builds rmcp's with it): [`to_mcp_result`](Self::to_mcp_result)
+    /// before it is JSON.
+    ///
+    /// ```
+    /// use toolkit::prelude::*;
+    ///
+    /// /// Add two numbers
+    /// #[tool]
+    /// fn add(a: i64, b: i64) -> i64 {
+    ///     a + b
+    /// }
+    ///
+    /// let tool = add_tool();
+    /// let call = ToolCall::new("add", json!({"a": 1, "b": 2}));
+    /// let result = ToolCallResult::from_outcome(&call, tool.call(call.args.clone()));
+    /// let parts = tool.mcp_result(result);
+    /// assert_eq!((parts.text.as_str(), parts.structured, parts.is_error), ("3", None, false));
+    /// ```
+    pub fn mcp_result(&self, result: ToolCallResult) -> McpResult {
+        let mut text = result.text();
+        if result.is_error && text.starts_with("Error: ") {
+            text.drain(.."Error: ".len());
+        }
+        McpResult::new(result, self.output_schema().is_some(), text)
+    }
+}
+
+/// An MCP `tools/call` result: one text content block, the structured content, and whether it
+/// is an error ([`ToolProxy::mcp_result`]).
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub struct McpResult {
+    /// The text of the one content block: the result as text, or the error's message.
+    pub text: String,
+    /// `structuredContent`: a successful object result, when the receiver expects one.
+    pub structured: Option<Value>,
+    /// `isError`.
+    pub is_error: bool,
+}
+
+impl McpResult {
+    /// Structured content only for a successful object result, and only when `structured` says
+    /// the receiver expects it.
+    fn new(result: ToolCallResult, structured: bool, text: String) -> Self {
+        let structured =
+            (structured && !result.is_error && result.value.is_object()).then_some(result.value);
+        McpResult {
+            text,
+            structured,
+            is_error: result.is_error,
+        }
+    }
+
+    /// `{"content": [text], "structuredContent"?, "isError"}`.
+    pub fn to_json(&self) -> Value {
+        let mut out = Map::new();
+        out.insert(
+            "content".into(),
+            json!([{"type": "text", "text": self.text}]),
+        );
+        if let Some(structured) = &self.structured {
+            out.insert("structuredContent".into(), structured.clone());
+        }
+        out.insert("isError".into(), self.is_error.into());
+        Value::Object(out)
     }
 }
 
@@ -105,20 +165,8 @@ impl ToolCallResult {
     /// );
     /// ```
     pub fn to_mcp(&self) -> Value {
-        call_result(self, true, self.text())
+        McpResult::new(self.clone(), true, self.text()).to_json()
     }
-}
-
-/// `{"content": [text], "structuredContent"?, "isError"}`; structured content only for a
-/// successful object result, and only when `structured` says the receiver expects it.
-fn call_result(result: &ToolCallResult, structured: bool, text: String) -> Value {
-    let mut out = Map::new();
-    out.insert("content".into(), json!([{"type": "text", "text": text}]));
-    if structured && !result.is_error && result.value.is_object() {
-        out.insert("structuredContent".into(), result.value.clone());
-    }
-    out.insert("isError".into(), result.is_error.into());
-    Value::Object(out)
 }
 
 /// MCP's annotation keys, each with the hint it carries.

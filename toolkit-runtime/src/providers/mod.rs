@@ -27,6 +27,7 @@ mod repair;
 mod strict;
 
 pub use gemini::{GEMINI_KEYWORDS, gemini_schema};
+pub use mcp::McpResult;
 pub(crate) use mcp::annotations_from_mcp;
 
 use serde_json::{Value, json};

@@ -17,8 +17,8 @@ mod stdio;
 use std::sync::Arc;
 
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CallToolResult, CustomRequest, CustomResult,
-    ErrorCode, Implementation, ListToolsResult, PaginatedRequestParams, ResultType,
+    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, CustomRequest,
+    CustomResult, ErrorCode, Implementation, ListToolsResult, PaginatedRequestParams,
     ServerCapabilities, ServerConfig, Tool,
 };
 use rmcp::service::RequestContext;
@@ -198,11 +198,14 @@ impl McpServer {
         };
         let arguments = request.arguments.map_or(Value::Null, Value::Object);
         let result = toolbox.acall(&ToolCall::new(tool.name(), arguments)).await;
-        let mut answer: CallToolResult = serde_json::from_value(tool.to_mcp_result(&result))
-            .map_err(|err| ErrorData::internal_error(err.to_string(), None))?;
-        // rmcp's constructors mark a result complete (SEP-2322), and its handler removes the
-        // mark for peers of older protocol versions; a result read from JSON needs it set too.
-        answer.result_type = Some(ResultType::COMPLETE);
+        // What `to_mcp_result` renders, built in rmcp's types without a JSON round trip.
+        let parts = tool.mcp_result(result);
+        let content = vec![ContentBlock::text(parts.text)];
+        let mut answer = match parts.is_error {
+            true => CallToolResult::error(content),
+            false => CallToolResult::success(content),
+        };
+        answer.structured_content = parts.structured;
         Ok(answer)
     }
 }
