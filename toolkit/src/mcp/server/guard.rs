@@ -14,10 +14,11 @@ use axum::http::{HeaderMap, Method, StatusCode, header};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use futures::StreamExt;
-use rmcp::model::{ClientJsonRpcMessage, ClientRequest, ErrorCode};
+use rmcp::model::ErrorCode;
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
-use serde_json::{Value, json};
 use tokio::sync::{Mutex, MutexGuard, OwnedSemaphorePermit, Semaphore};
+
+use super::envelope::{Kind, Screened, jsonrpc_error};
 
 /// The header that names a session.
 const SESSION_ID: &str = "mcp-session-id";
@@ -63,18 +64,19 @@ pub(super) async fn guard_request(
     let mut place = None;
     let mut call = None;
     if parts.method == Method::POST && is_json(&parts.headers) {
-        let message = match parse_message(&bytes) {
+        let message = match Screened::read(&bytes) {
             Ok(message) => message,
             Err(refusal) => return refusal.into_response(),
         };
-        if is_tool_call(&message) {
+        if message.kind == Kind::ToolCall {
             match Arc::clone(&guard.calls).try_acquire_owned() {
                 Ok(permit) => call = Some(permit),
                 Err(_) => return busy(&message, guard.max_calls),
             }
         }
         if let Some(cap) = &guard.sessions
-            && opens_a_session(&message, &parts.headers)
+            && message.kind == Kind::Initialize
+            && !parts.headers.contains_key(SESSION_ID)
         {
             match cap.place(&message).await {
                 Ok(held) => place = Some(held),
@@ -140,10 +142,7 @@ impl Guard {
 
 impl SessionCap {
     /// A place for one more session, held until rmcp has opened it; 503 when none is left.
-    async fn place(
-        &self,
-        initialize: &ClientJsonRpcMessage,
-    ) -> Result<MutexGuard<'_, ()>, Response> {
+    async fn place(&self, initialize: &Screened) -> Result<MutexGuard<'_, ()>, Response> {
         let held = self.opening.lock().await;
         if self.manager.sessions.read().await.len() >= self.max {
             return Err(too_many_sessions(initialize, self.max));
@@ -160,94 +159,15 @@ fn is_json(headers: &HeaderMap) -> bool {
         .is_some_and(|essence| essence.trim().eq_ignore_ascii_case("application/json"))
 }
 
-/// Why a body is not one JSON-RPC message.
-enum NotJsonRpc {
-    /// The text is not JSON: `-32700`, with serde's reason.
-    NotJson(String),
-    /// JSON, but not a message (a batch included: MCP has none): `-32600`, with the id if one
-    /// could be read.
-    NotAMessage(Value),
-}
-
-impl NotJsonRpc {
-    /// The JSON-RPC error a client can read, with `id: null` when none could be read.
-    fn into_response(self) -> Response {
-        let (id, code, message) = match self {
-            NotJsonRpc::NotJson(reason) => (
-                Value::Null,
-                ErrorCode::PARSE_ERROR,
-                format!("Parse error: the body is not JSON ({reason})"),
-            ),
-            NotJsonRpc::NotAMessage(id) => (
-                id,
-                ErrorCode::INVALID_REQUEST,
-                "Invalid Request: the body is not a JSON-RPC 2.0 request, notification or \
-                 response"
-                    .to_owned(),
-            ),
-        };
-        jsonrpc_error(StatusCode::BAD_REQUEST, id, code, &message)
-    }
-}
-
-/// The body as one JSON-RPC message, as rmcp reads it.
-///
-/// rmcp parses the body again; MCP messages are small, and the second parse is what keeps
-/// rmcp's own checks unchanged.
-fn parse_message(bytes: &Bytes) -> Result<ClientJsonRpcMessage, NotJsonRpc> {
-    let error = match serde_json::from_slice::<ClientJsonRpcMessage>(bytes) {
-        Ok(message) => return Ok(message),
-        Err(error) => error,
-    };
-    if error.is_syntax() || error.is_eof() {
-        return Err(NotJsonRpc::NotJson(error.to_string()));
-    }
-    let id = serde_json::from_slice::<Value>(bytes)
-        .ok()
-        .and_then(|value| value.get("id").cloned())
-        .filter(|id| id.is_string() || id.is_i64() || id.is_u64())
-        .unwrap_or(Value::Null);
-    Err(NotJsonRpc::NotAMessage(id))
-}
-
-/// An `initialize` without a session: rmcp opens a session for it.
-fn opens_a_session(message: &ClientJsonRpcMessage, headers: &HeaderMap) -> bool {
-    let ClientJsonRpcMessage::Request(request) = message else {
-        return false;
-    };
-    matches!(request.request, ClientRequest::InitializeRequest(_))
-        && !headers.contains_key(SESSION_ID)
-}
-
-fn is_tool_call(message: &ClientJsonRpcMessage) -> bool {
-    matches!(message, ClientJsonRpcMessage::Request(request)
-        if matches!(request.request, ClientRequest::CallToolRequest(_)))
-}
-
-/// The id of a request, `null` for anything else.
-fn request_id(message: &ClientJsonRpcMessage) -> Value {
-    match message {
-        ClientJsonRpcMessage::Request(request) => {
-            serde_json::to_value(&request.id).unwrap_or(Value::Null)
-        }
-        _ => Value::Null,
-    }
-}
-
 /// A `tools/call` over the limit: an error the caller reads as the call's, not a queue.
-fn busy(message: &ClientJsonRpcMessage, max: usize) -> Response {
+fn busy(message: &Screened, max: usize) -> Response {
     let text =
         format!("the server is busy: {max} tool calls are running, its limit; try again shortly");
-    jsonrpc_error(
-        StatusCode::OK,
-        request_id(message),
-        ErrorCode(-32000),
-        &text,
-    )
+    jsonrpc_error(StatusCode::OK, message.id.clone(), ErrorCode(-32000), &text)
 }
 
-fn too_many_sessions(message: &ClientJsonRpcMessage, max: usize) -> Response {
-    let id = request_id(message);
+fn too_many_sessions(message: &Screened, max: usize) -> Response {
+    let id = message.id.clone();
     let message = format!(
         "the server has {max} open sessions, its limit; try again later, or end an unused \
          session"
@@ -259,22 +179,6 @@ fn too_many_sessions(message: &ClientJsonRpcMessage, max: usize) -> Response {
         ErrorCode(-32000),
         &message,
     )
-}
-
-/// A JSON-RPC error as the whole HTTP answer. `id` is `null` when the request's id could not be
-/// read, as JSON-RPC 2.0 asks.
-fn jsonrpc_error(status: StatusCode, id: Value, code: ErrorCode, message: &str) -> Response {
-    let body = json!({
-        "jsonrpc": "2.0",
-        "id": id,
-        "error": {"code": code.0, "message": message},
-    });
-    (
-        status,
-        [(header::CONTENT_TYPE, "application/json")],
-        body.to_string(),
-    )
-        .into_response()
 }
 
 fn too_large(limit: usize) -> Response {

@@ -7,6 +7,7 @@
 //! never holds the async workers that answer every other request; those marked `inline`
 //! (`#[tool(inline)]`: they return at once) run on the workers, without the hop.
 
+mod envelope;
 mod guard;
 mod http;
 mod options;

@@ -1,0 +1,227 @@
+//! What the HTTP guard reads of a body: whether it is one JSON-RPC message rmcp accepts, what
+//! kind (a `tools/call`, an `initialize`, anything else) and its id.
+//!
+//! rmcp parses the body again, so the guard reads as little as it can: a `tools/call` in the
+//! plain shape every client sends (the hot path) is read into a small envelope of borrowed
+//! fields, about a sixth of rmcp's full parse; anything else, or anything unusual about it, is
+//! read with rmcp's own type, so that what the guard accepts is exactly what rmcp accepts.
+
+use std::borrow::Cow;
+use std::fmt;
+
+use axum::http::{StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use rmcp::model::{ClientJsonRpcMessage, ClientRequest, ErrorCode};
+use serde::Deserialize;
+use serde::de::{Deserializer, IgnoredAny, MapAccess, Visitor};
+use serde_json::{Value, json};
+
+/// A body that is one JSON-RPC message rmcp reads, as far as the guard needs it.
+pub(super) struct Screened {
+    pub(super) kind: Kind,
+    /// The request's id; `null` for a notification or a response.
+    pub(super) id: Value,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Kind {
+    ToolCall,
+    Initialize,
+    Other,
+}
+
+impl Screened {
+    /// The message, or why the body is not one.
+    pub(super) fn read(bytes: &[u8]) -> Result<Screened, NotJsonRpc> {
+        if let Some(call) = plain_tool_call(bytes) {
+            return Ok(call);
+        }
+        let message = parse_message(bytes)?;
+        let (kind, id) = match &message {
+            ClientJsonRpcMessage::Request(request) => {
+                let kind = match request.request {
+                    ClientRequest::CallToolRequest(_) => Kind::ToolCall,
+                    ClientRequest::InitializeRequest(_) => Kind::Initialize,
+                    _ => Kind::Other,
+                };
+                (
+                    kind,
+                    serde_json::to_value(&request.id).unwrap_or(Value::Null),
+                )
+            }
+            _ => (Kind::Other, Value::Null),
+        };
+        Ok(Screened { kind, id })
+    }
+}
+
+/// A `tools/call` with nothing but `jsonrpc: "2.0"`, an integer or string id, and params with
+/// a name and (optionally) object arguments: a shape rmcp reads, checked without building it.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct PlainToolCall<'a> {
+    #[serde(borrow)]
+    jsonrpc: Cow<'a, str>,
+    id: Value,
+    #[serde(borrow)]
+    method: Cow<'a, str>,
+    // Read only to check its shape.
+    #[serde(borrow, rename = "params")]
+    _params: PlainParams<'a>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct PlainParams<'a> {
+    #[serde(borrow, rename = "name")]
+    _name: Cow<'a, str>,
+    #[serde(default, rename = "arguments")]
+    _arguments: Option<AnObject>,
+}
+
+/// A JSON object, skipped.
+struct AnObject;
+
+impl<'de> Deserialize<'de> for AnObject {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct ObjectVisitor;
+        impl<'de> Visitor<'de> for ObjectVisitor {
+            type Value = AnObject;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("an object")
+            }
+            fn visit_map<M: MapAccess<'de>>(self, mut map: M) -> Result<AnObject, M::Error> {
+                while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
+                Ok(AnObject)
+            }
+        }
+        deserializer.deserialize_map(ObjectVisitor)
+    }
+}
+
+/// The body as a plain `tools/call`, or `None` when the full parse must decide.
+fn plain_tool_call(bytes: &[u8]) -> Option<Screened> {
+    let call: PlainToolCall = serde_json::from_slice(bytes).ok()?;
+    let plain = call.jsonrpc == "2.0"
+        && call.method == "tools/call"
+        && (call.id.is_string() || call.id.is_i64());
+    plain.then_some(Screened {
+        kind: Kind::ToolCall,
+        id: call.id,
+    })
+}
+
+/// Why a body is not one JSON-RPC message.
+pub(super) enum NotJsonRpc {
+    /// The text is not JSON: `-32700`, with serde's reason.
+    NotJson(String),
+    /// JSON, but not a message (a batch included: MCP has none): `-32600`, with the id if one
+    /// could be read.
+    NotAMessage(Value),
+}
+
+impl NotJsonRpc {
+    /// The JSON-RPC error a client can read, with `id: null` when none could be read.
+    pub(super) fn into_response(self) -> Response {
+        let (id, code, message) = match self {
+            NotJsonRpc::NotJson(reason) => (
+                Value::Null,
+                ErrorCode::PARSE_ERROR,
+                format!("Parse error: the body is not JSON ({reason})"),
+            ),
+            NotJsonRpc::NotAMessage(id) => (
+                id,
+                ErrorCode::INVALID_REQUEST,
+                "Invalid Request: the body is not a JSON-RPC 2.0 request, notification or \
+                 response"
+                    .to_owned(),
+            ),
+        };
+        jsonrpc_error(StatusCode::BAD_REQUEST, id, code, &message)
+    }
+}
+
+/// The body as one JSON-RPC message, as rmcp reads it.
+fn parse_message(bytes: &[u8]) -> Result<ClientJsonRpcMessage, NotJsonRpc> {
+    let error = match serde_json::from_slice::<ClientJsonRpcMessage>(bytes) {
+        Ok(message) => return Ok(message),
+        Err(error) => error,
+    };
+    if error.is_syntax() || error.is_eof() {
+        return Err(NotJsonRpc::NotJson(error.to_string()));
+    }
+    let id = serde_json::from_slice::<Value>(bytes)
+        .ok()
+        .and_then(|value| value.get("id").cloned())
+        .filter(|id| id.is_string() || id.is_i64() || id.is_u64())
+        .unwrap_or(Value::Null);
+    Err(NotJsonRpc::NotAMessage(id))
+}
+
+/// A JSON-RPC error as the whole HTTP answer. `id` is `null` when the request's id could not be
+/// read, as JSON-RPC 2.0 asks.
+pub(super) fn jsonrpc_error(
+    status: StatusCode,
+    id: Value,
+    code: ErrorCode,
+    message: &str,
+) -> Response {
+    let body = json!({
+        "jsonrpc": "2.0",
+        "id": id,
+        "error": {"code": code.0, "message": message},
+    });
+    (
+        status,
+        [(header::CONTENT_TYPE, "application/json")],
+        body.to_string(),
+    )
+        .into_response()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// What the full parse makes of a body: its kind and id, or `None` when it refuses it.
+    fn by_rmcp(body: &str) -> Option<(Kind, Value)> {
+        let message = parse_message(body.as_bytes()).ok()?;
+        let ClientJsonRpcMessage::Request(request) = message else {
+            return Some((Kind::Other, Value::Null));
+        };
+        let kind = match request.request {
+            ClientRequest::CallToolRequest(_) => Kind::ToolCall,
+            _ => Kind::Other,
+        };
+        Some((kind, serde_json::to_value(&request.id).unwrap()))
+    }
+
+    #[test]
+    fn a_plain_tool_call_is_read_as_rmcp_reads_it_and_anything_unusual_is_left_to_rmcp() {
+        let plain = [
+            r#"{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"t"}}"#,
+            r#"{"jsonrpc":"2.0","id":"a","method":"tools/call","params":{"name":"t","arguments":{"x":[1]}}}"#,
+            r#"{"method":"tools/call","params":{"arguments":null,"name":"t"},"id":0,"jsonrpc":"2.0"}"#,
+        ];
+        for body in plain {
+            let read = plain_tool_call(body.as_bytes()).expect(body);
+            assert_eq!(Some((read.kind, read.id)), by_rmcp(body), "{body}");
+        }
+        let unusual = [
+            r#"{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"t","arguments":[1]}}"#,
+            r#"{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"t","_meta":{}}}"#,
+            r#"{"jsonrpc":"1.0","id":7,"method":"tools/call","params":{"name":"t"}}"#,
+            r#"{"jsonrpc":"2.0","id":1.5,"method":"tools/call","params":{"name":"t"}}"#,
+            r#"{"jsonrpc":"2.0","id":null,"method":"tools/call","params":{"name":"t"}}"#,
+            r#"{"jsonrpc":"2.0","id":7,"id":8,"method":"tools/call","params":{"name":"t"}}"#,
+            r#"{"jsonrpc":"2.0","id":7,"method":"tools/list","params":{"name":"t"}}"#,
+            r#"{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":5}}"#,
+            r#"{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{}}"#,
+            r#"{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"t"},"x":1}"#,
+            r#"[{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"t"}}]"#,
+        ];
+        for body in unusual {
+            assert!(plain_tool_call(body.as_bytes()).is_none(), "{body}");
+        }
+    }
+}
