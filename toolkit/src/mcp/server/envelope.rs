@@ -16,6 +16,8 @@ use serde::Deserialize;
 use serde::de::{Deserializer, IgnoredAny, MapAccess, Visitor};
 use serde_json::{Value, json};
 
+use super::screen::{mixes_request_and_response, readable_id};
+
 /// A body that is one JSON-RPC message rmcp reads, as far as the guard needs it.
 pub(super) struct Screened {
     pub(super) kind: Kind,
@@ -144,7 +146,15 @@ impl NotJsonRpc {
 /// The body as one JSON-RPC message, as rmcp reads it.
 fn parse_message(bytes: &[u8]) -> Result<ClientJsonRpcMessage, NotJsonRpc> {
     let error = match serde_json::from_slice::<ClientJsonRpcMessage>(bytes) {
-        Ok(message) => return Ok(message),
+        Ok(message) => {
+            // rmcp reads a message with a `method` and a `result` as one or the other; it is
+            // neither, and over stdio it goes unanswered: refused alike on both transports.
+            let value: Value = serde_json::from_slice(bytes).unwrap_or_default();
+            if mixes_request_and_response(&value) {
+                return Err(NotJsonRpc::NotAMessage(readable_id(&value)));
+            }
+            return Ok(message);
+        }
         Err(error) => error,
     };
     if error.is_syntax() || error.is_eof() {
@@ -197,6 +207,13 @@ mod tests {
     }
 
     #[test]
+    fn a_message_with_a_method_and_a_result_is_not_a_message() {
+        let body = br#"{"jsonrpc": "2.0", "id": 12, "result": {}, "method": "ping"}"#;
+        let refused = Screened::read(body).err().expect("refused");
+        assert!(matches!(refused, NotJsonRpc::NotAMessage(id) if id == 12));
+    }
+
+    #[test]
     fn a_plain_tool_call_is_read_as_rmcp_reads_it_and_anything_unusual_is_left_to_rmcp() {
         let plain = [
             r#"{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"t"}}"#,
@@ -219,6 +236,7 @@ mod tests {
             r#"{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{}}"#,
             r#"{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"t"},"x":1}"#,
             r#"[{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"t"}}]"#,
+            r#"{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"t"},"result":1}"#,
         ];
         for body in unusual {
             assert!(plain_tool_call(body.as_bytes()).is_none(), "{body}");

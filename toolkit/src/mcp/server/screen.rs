@@ -39,14 +39,37 @@ pub(super) fn screen(line: &[u8]) -> Option<Value> {
             ));
         }
     };
+    if mixes_request_and_response(&value) {
+        return Some(reply(INVALID_REQUEST, MIXED, readable_id(&value)));
+    }
     let mut de = serde_json::Deserializer::from_str(text);
     let repeated = Repeated { level: 0 }.deserialize(&mut de).ok().flatten()?;
-    let id = match value.get("id") {
-        Some(id @ (Value::String(_) | Value::Number(_))) if repeated != "id" => id.clone(),
-        _ => Value::Null,
+    let id = match repeated.as_str() {
+        "id" => Value::Null,
+        _ => readable_id(&value),
     };
     let message = format!("Invalid Request: the field `{repeated}` appears more than once");
     Some(reply(INVALID_REQUEST, &message, id))
+}
+
+/// Why a message with a `method` and a `result` or `error` is refused.
+pub(super) const MIXED: &str = "Invalid Request: a message with a `method` is a request or a \
+     notification, and has no `result` or `error`";
+
+/// Whether a message has a `method` and a `result` or `error` too: neither a request nor a
+/// response, though rmcp reads it as a response and drops it, leaving the client waiting for
+/// the answer to what it sent as a request (found by the `mcp_server` fuzz target).
+pub(super) fn mixes_request_and_response(message: &Value) -> bool {
+    message.get("method").is_some()
+        && (message.get("result").is_some() || message.get("error").is_some())
+}
+
+/// The message's id when it is one a reply can carry (a string or a number), else `null`.
+pub(super) fn readable_id(message: &Value) -> Value {
+    match message.get("id") {
+        Some(id @ (Value::String(_) | Value::Number(_))) => id.clone(),
+        _ => Value::Null,
+    }
 }
 
 /// The reply to a line longer than `max` bytes, which is skipped unread.
@@ -147,6 +170,22 @@ mod tests {
         let reply = screen(b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"\xff\"}").unwrap();
         assert_eq!(reply["error"]["code"], PARSE_ERROR);
         assert_eq!(reply["id"], Value::Null);
+    }
+
+    #[test]
+    fn a_message_with_a_method_and_a_result_gets_invalid_request_with_the_id() {
+        for line in [
+            br#"{"jsonrpc": "2.0", "id": 12, "result": 2, "method": "ping"}"#.as_slice(),
+            br#"{"jsonrpc": "2.0", "id": "a", "error": {}, "method": "ping"}"#.as_slice(),
+        ] {
+            let reply = screen(line).unwrap();
+            assert_eq!(reply["error"]["code"], INVALID_REQUEST);
+            assert_eq!(reply["error"]["message"], MIXED);
+            assert_eq!(
+                reply["id"],
+                serde_json::from_slice::<Value>(line).unwrap()["id"]
+            );
+        }
     }
 
     #[test]
