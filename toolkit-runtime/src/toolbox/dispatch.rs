@@ -4,8 +4,8 @@
 
 use std::borrow::Cow;
 use std::pin::pin;
-use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, OnceLock};
 
 use tokio::task::JoinSet;
 use tracing::Instrument;
@@ -71,22 +71,19 @@ impl Toolbox {
     /// # });
     /// ```
     pub async fn call_all(&self, calls: Vec<ToolCall>) -> Vec<ToolCallResult> {
-        let mut results: Vec<Option<ToolCallResult>> = Vec::with_capacity(calls.len());
         // Resolved up front, as positions in one copy of the tool list: the tasks then need none
         // of the toolbox, and no call touches a tool's shared count (cheap calls on two threads
         // would otherwise fight over it).
+        let results: Vec<OnceLock<ToolCallResult>> = std::iter::repeat_with(OnceLock::new)
+            .take(calls.len())
+            .collect();
         let mut targets = Vec::with_capacity(calls.len());
-        for call in &calls {
-            match self.index_of(&call.name) {
-                Some(index) => {
-                    targets.push(Some(index));
-                    results.push(None);
-                }
-                None => {
-                    targets.push(None);
-                    results.push(Some(self.unknown(call, self.unknown_tool(&call.name))));
-                }
+        for (call, slot) in calls.iter().zip(&results) {
+            let target = self.index_of(&call.name);
+            if target.is_none() {
+                let _ = slot.set(self.unknown(call, self.unknown_tool(&call.name)));
             }
+            targets.push(target);
         }
         let tools: Vec<(ToolProxy, Limits)> = self
             .tools
@@ -97,24 +94,24 @@ impl Toolbox {
             calls,
             tools,
             targets,
+            results,
             next: AtomicUsize::new(0),
         });
         // A few long-lived workers that each take the next call, rather than a task per call:
         // the bound holds by construction, and cheap calls do not pay a spawn and a cross-thread
-        // wake-up each.
+        // wake-up each. Each result goes straight to its call's slot: cheap calls finish without
+        // yielding, so one worker may run most of the batch, and results gathered per worker
+        // would be copied again and again as its list grew.
         let workers = self.concurrency.min(work.calls.len());
         let chunk = Batch::chunk(work.calls.len(), workers);
         let mut tasks = JoinSet::new();
         for _ in 0..workers {
             let work = Arc::clone(&work);
             let hooks = Arc::clone(&self.hooks);
-            let share = work.calls.len() / workers + 1;
             tasks.spawn(async move {
-                let mut done = Vec::with_capacity(share);
                 let mut claimed = 0..0;
                 while let Some((position, call, (tool, limits))) = work.claim(&mut claimed, chunk) {
-                    // A panic that escaped everything else still costs only its own call:
-                    // the results already done stay with the worker.
+                    // A panic that escaped everything else still costs only its own call.
                     let call_future = pin!(dispatch(tool, *limits, &hooks, call));
                     let result = CatchUnwind(call_future).await.unwrap_or_else(|message| {
                         let panicked = ToolError::Panicked {
@@ -123,30 +120,23 @@ impl Toolbox {
                         };
                         ToolCallResult::from_outcome(call, Err(panicked))
                     });
-                    done.push((position, result));
+                    // Each position is claimed once, so its slot is empty.
+                    let _ = work.results[position].set(result);
                 }
-                done
             });
         }
-        while let Some(joined) = tasks.join_next().await {
-            // Every panic is caught above; a worker only fails when the runtime shuts down under
-            // it, and its unfinished calls are answered below.
-            for (position, result) in joined.into_iter().flatten() {
-                results[position] = Some(result);
-            }
-        }
+        // Every panic is caught above; a worker only fails when the runtime shuts down under it,
+        // and its unfinished calls are answered below.
+        while tasks.join_next().await.is_some() {}
+        let Batch { calls, results, .. } = match Arc::try_unwrap(work) {
+            Ok(work) => work,
+            // The workers are joined, so theirs were the only other handles.
+            Err(shared) => return shared.answers(),
+        };
         results
             .into_iter()
-            .zip(work.calls.iter())
-            .map(|(result, call)| {
-                result.unwrap_or_else(|| {
-                    let failure = ToolError::Failed {
-                        tool: call.name.clone(),
-                        message: "the call could not complete: the async runtime shut down".into(),
-                    };
-                    ToolCallResult::from_outcome(call, Err(failure))
-                })
-            })
+            .zip(&calls)
+            .map(|(slot, call)| slot.into_inner().unwrap_or_else(|| shut_down(call)))
             .collect()
     }
 
@@ -202,10 +192,21 @@ struct Batch {
     /// The position in `tools` of each call's tool; `None` for an unknown tool, already
     /// answered.
     targets: Vec<Option<usize>>,
+    /// Each call's result, set once by the worker that ran it.
+    results: Vec<OnceLock<ToolCallResult>>,
     next: AtomicUsize,
 }
 
 impl Batch {
+    /// The results as they stand, copied: for a batch still shared.
+    fn answers(&self) -> Vec<ToolCallResult> {
+        self.results
+            .iter()
+            .zip(&self.calls)
+            .map(|(slot, call)| slot.get().cloned().unwrap_or_else(|| shut_down(call)))
+            .collect()
+    }
+
     /// How many calls a worker takes at a time: several, so that workers of cheap calls do not
     /// contend for the counter at every call, but few enough (one sixteenth of a worker's share,
     /// at most 32) that slow calls still spread evenly.
@@ -237,6 +238,15 @@ impl Batch {
             }
         }
     }
+}
+
+/// The answer to a call whose worker stopped before running it: the runtime shut down.
+fn shut_down(call: &ToolCall) -> ToolCallResult {
+    let failure = ToolError::Failed {
+        tool: call.name.clone(),
+        message: "the call could not complete: the async runtime shut down".into(),
+    };
+    ToolCallResult::from_outcome(call, Err(failure))
 }
 
 /// One call to a known tool, from async code: policy, pipeline, span, report.
