@@ -4,7 +4,7 @@
 //! ```text
 //! cargo run --example mcp_server -- --stdio
 //! cargo run --example mcp_server -- --http 127.0.0.1:8000 [--token-file PATH] [--stateless]
-//!     [--max-sessions N] [--session-idle-ms MS]
+//!     [--max-sessions N] [--session-idle-ms MS] [--read-timeout-ms MS]
 //! MCP_BEARER_TOKEN=... cargo run --example mcp_server -- --http 127.0.0.1:8000
 //! ```
 //!
@@ -91,7 +91,7 @@ fn tools() -> Vec<ToolProxy> {
 }
 
 const USAGE: &str = "usage: mcp_server --stdio | --http ADDR [--token-file PATH | --token SECRET] \
-                     [--stateless] [--max-sessions N] [--session-idle-ms MS]   (or the token in MCP_BEARER_TOKEN)";
+                     [--stateless] [--max-sessions N] [--session-idle-ms MS] [--read-timeout-ms MS]   (or the token in MCP_BEARER_TOKEN)";
 
 /// The bearer token: `--token-file` (its first line), `--token`, or `MCP_BEARER_TOKEN`.
 fn bearer_token(args: &[String]) -> Result<Option<String>, Box<dyn std::error::Error>> {
@@ -133,6 +133,10 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
             if let Some(at) = args.iter().position(|arg| arg == "--session-idle-ms") {
                 let ms = args.get(at + 1).and_then(|n| n.parse().ok()).ok_or(USAGE)?;
                 options = options.session_idle_timeout(std::time::Duration::from_millis(ms));
+            }
+            if let Some(at) = args.iter().position(|arg| arg == "--read-timeout-ms") {
+                let ms = args.get(at + 1).and_then(|n| n.parse().ok()).ok_or(USAGE)?;
+                options = options.read_timeout(std::time::Duration::from_millis(ms));
             }
             if args.iter().any(|arg| arg == "--stateless") {
                 options = options.stateless(true);

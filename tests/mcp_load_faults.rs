@@ -1,5 +1,5 @@
-//! Faults against a real example server on loopback: clients that vanish mid-call, a client
-//! trickling its request, abandoned sessions, oversized bodies and headers; and the client
+//! Faults against a real example server on loopback: clients that vanish mid-call, clients
+//! trickling their headers or body, abandoned sessions, oversized bodies and headers; and the client
 //! against a scripted server that paginates forever or floods `tools/list_changed`.
 
 mod common;
@@ -72,20 +72,39 @@ fn clients_that_disconnect_mid_call_do_not_stop_the_server_serving_others() {
     assert_eq!(statuses, [200; 5]);
 }
 
-#[test]
-fn a_client_trickling_its_request_byte_by_byte_does_not_block_others() {
-    let (_server, url) = example_http_server_with(None, &[]);
-    let port = port_of(&url);
-    let slow = std::thread::spawn(move || {
-        let mut stream = TcpStream::connect(("127.0.0.1", port)).expect("connect");
-        for byte in request(port, INITIALIZE, "").as_bytes().iter().take(60) {
-            if stream.write_all(&[*byte]).is_err() {
+/// Sends `fast` at once, then `slow` a byte every 50 ms until the server stops reading;
+/// returns what the server answered and how long after the first slow byte its connection
+/// ended.
+fn trickle(port: u16, fast: &[u8], slow: &[u8]) -> (String, Duration) {
+    let mut stream = TcpStream::connect(("127.0.0.1", port)).expect("connect");
+    stream
+        .set_read_timeout(Some(Duration::from_secs(10)))
+        .expect("set a read timeout");
+    stream.write_all(fast).expect("send the fast part");
+    let mut writer = stream.try_clone().expect("clone the stream");
+    let answered = Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let done = Arc::clone(&answered);
+    let slow = slow.to_vec();
+    let began = Instant::now();
+    let trickling = std::thread::spawn(move || {
+        for byte in slow {
+            if done.load(std::sync::atomic::Ordering::SeqCst) || writer.write_all(&[byte]).is_err()
+            {
                 break;
             }
             std::thread::sleep(Duration::from_millis(50));
         }
     });
-    std::thread::sleep(Duration::from_millis(300));
+    let mut answer = Vec::new();
+    let _ = stream.read_to_end(&mut answer);
+    let ended = began.elapsed();
+    answered.store(true, std::sync::atomic::Ordering::SeqCst);
+    trickling.join().expect("the slow client ends");
+    (String::from_utf8_lossy(&answer).into_owned(), ended)
+}
+
+/// Ten `initialize`s, each answered 200, all within 2 s.
+fn others_are_served_at_once(port: u16) {
     let began = Instant::now();
     let statuses: Vec<u16> = (0..10).map(|_| initialize_status(port)).collect();
     assert_eq!(statuses, [200; 10]);
@@ -94,7 +113,51 @@ fn a_client_trickling_its_request_byte_by_byte_does_not_block_others() {
         "took {:?}",
         began.elapsed()
     );
-    slow.join().expect("the slow client ends");
+}
+
+/// Whether the connection was cut at the 600 ms read timeout, long before the trickle
+/// (several seconds) would have ended.
+fn assert_cut_at_the_read_timeout(ended: Duration) {
+    assert!(
+        ended >= Duration::from_millis(550) && ended < Duration::from_millis(2500),
+        "ended after {ended:?}"
+    );
+}
+
+#[test]
+fn a_client_trickling_its_headers_is_cut_off_at_the_read_timeout_while_others_are_served() {
+    let (_server, url) = example_http_server_with(None, &["--read-timeout-ms", "600"]);
+    let port = port_of(&url);
+    // 300 bytes at 50 ms each would take 15 s.
+    let raw = request(port, INITIALIZE, "");
+    let slow = std::thread::spawn(move || trickle(port, b"", raw.as_bytes()));
+    std::thread::sleep(Duration::from_millis(200));
+    others_are_served_at_once(port);
+    let (answer, ended) = slow.join().expect("the slow client ends");
+    // hyper closes a connection whose headers are late without an answer.
+    assert_eq!(answer, "");
+    assert_cut_at_the_read_timeout(ended);
+}
+
+#[test]
+fn a_client_trickling_its_body_is_answered_408_at_the_read_timeout_while_others_are_served() {
+    let (_server, url) = example_http_server_with(None, &["--read-timeout-ms", "600"]);
+    let port = port_of(&url);
+    let raw = request(port, INITIALIZE, "");
+    let body_at = raw.find("\r\n\r\n").expect("a blank line") + 4;
+    let slow = std::thread::spawn(move || {
+        let (headers, body) = raw.as_bytes().split_at(body_at);
+        trickle(port, headers, body)
+    });
+    std::thread::sleep(Duration::from_millis(200));
+    others_are_served_at_once(port);
+    let (answer, ended) = slow.join().expect("the slow client ends");
+    assert_cut_at_the_read_timeout(ended);
+    assert!(answer.starts_with("HTTP/1.1 408 "), "{answer:?}");
+    assert!(
+        answer.ends_with("the request body did not arrive within 600 ms"),
+        "{answer:?}"
+    );
 }
 
 #[test]

@@ -8,6 +8,7 @@
 
 mod guard;
 mod http;
+mod listen;
 mod options;
 mod params;
 mod screen;
