@@ -10,7 +10,9 @@ use std::process::{Command, Stdio};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use common::mcp::{Process, example_http_server_with, free_port, wait_for_port};
+use common::mcp::{
+    Process, example_http_server_on, example_http_server_with, free_port, wait_for_port,
+};
 use toolkit::mcp::{HttpOptions, McpClient, McpServer, McpTransport};
 use toolkit::prelude::*;
 
@@ -365,4 +367,161 @@ async fn a_hanging_tool_is_ended_by_its_timeout_and_frees_its_place() {
         .await;
     assert_eq!(nap.expect("the only place is free again"), "woke");
     server.shutdown().await.expect("graceful shutdown");
+}
+
+/// How one client's calls ended through a server restart.
+#[derive(Debug, Default)]
+struct Tally {
+    /// Ids of the calls answered with their own result.
+    answered: Vec<String>,
+    /// How many of those were sent once the new server was up.
+    answered_after_restart: usize,
+    /// Calls answered with another call's result.
+    wrong: Vec<String>,
+    /// Failed calls: id and error.
+    failed: Vec<(String, String)>,
+}
+
+/// The arguments of call `id` of `tool` and the result it must get.
+fn restart_call(tool: &str, id: &str) -> (serde_json::Value, serde_json::Value) {
+    match tool {
+        "text_extract_lines" => (
+            serde_json::json!({"text": id, "start_line": 1}),
+            serde_json::json!(format!("{id}\n")),
+        ),
+        _ => (
+            serde_json::json!({"task": {"title": id, "assignee": "r"}, "priority": "high"}),
+            serde_json::json!(format!("{id} -> r [High]")),
+        ),
+    }
+}
+
+/// Calls the idempotent `text_extract_lines` and the non-idempotent `task_assign` in turn, each
+/// call with an id of its own, until `stop`.
+async fn call_until_stopped(
+    client: McpClient,
+    index: usize,
+    stop: Arc<std::sync::atomic::AtomicBool>,
+    restarted: Arc<std::sync::atomic::AtomicBool>,
+) -> Tally {
+    use std::sync::atomic::Ordering::SeqCst;
+    let mut tally = Tally::default();
+    let mut call = 0;
+    while !stop.load(SeqCst) {
+        let name = ["text_extract_lines", "task_assign"][call % 2];
+        let id = format!("c{index}-{call}");
+        call += 1;
+        let (arguments, expected) = restart_call(name, &id);
+        let after_restart = restarted.load(SeqCst);
+        match tool(&client, name).acall(arguments).await {
+            Ok(value) if value == expected => {
+                tally.answered.push(id);
+                tally.answered_after_restart += usize::from(after_restart);
+            }
+            Ok(other) => tally.wrong.push(format!("{id}: {other}")),
+            Err(err) => tally.failed.push((id, err.to_string())),
+        }
+    }
+    tally
+}
+
+/// How many times the server ran each call, by `tool id`, from its `--call-log`.
+fn runs(log: &std::path::Path) -> std::collections::HashMap<String, usize> {
+    let text = std::fs::read_to_string(log).expect("the call log");
+    let mut runs = std::collections::HashMap::new();
+    for line in text.lines() {
+        let (tool, arguments) = line.split_once(' ').expect("`tool arguments`");
+        let arguments: serde_json::Value = serde_json::from_str(arguments).expect("JSON");
+        let id = match tool {
+            "text_extract_lines" => &arguments["text"],
+            _ => &arguments["task"]["title"],
+        };
+        let id = id.as_str().expect("an id");
+        *runs.entry(format!("{tool} {id}")).or_insert(0) += 1;
+    }
+    runs
+}
+
+const RESTART_CLIENTS: usize = 4;
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_session_server_killed_and_restarted_under_load_is_reconnected_to_and_runs_no_call_twice()
+{
+    use std::sync::atomic::{AtomicBool, Ordering::SeqCst};
+    let log = common::examples::target_dir().join(format!("restart-{}.log", std::process::id()));
+    let _ = std::fs::remove_file(&log);
+    let log_flag = log.to_string_lossy().into_owned();
+    let flags = ["--call-log", log_flag.as_str()];
+    let (mut first, url) = example_http_server_with(None, &flags);
+    let port = port_of(&url);
+    let (stop, restarted) = (
+        Arc::new(AtomicBool::new(false)),
+        Arc::new(AtomicBool::new(false)),
+    );
+    let mut running = Vec::new();
+    for index in 0..RESTART_CLIENTS {
+        let client = McpClient::builder(McpTransport::http(url.as_str()))
+            .reconnect(8, Duration::from_millis(50))
+            .timeout(Duration::from_secs(8))
+            .connect()
+            .await
+            .expect("connect");
+        let calls = call_until_stopped(client, index, Arc::clone(&stop), Arc::clone(&restarted));
+        running.push(tokio::spawn(calls));
+    }
+    tokio::time::sleep(Duration::from_millis(1000)).await;
+    // SIGKILL: the sessions and every call in flight die with the process.
+    first.stop();
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let flags: Vec<String> = flags.iter().map(|flag| flag.to_string()).collect();
+    let (_second, _) = tokio::task::spawn_blocking(move || {
+        let flags: Vec<&str> = flags.iter().map(String::as_str).collect();
+        example_http_server_on(port, None, &flags)
+    })
+    .await
+    .expect("started again");
+    restarted.store(true, SeqCst);
+    // A call cut by the kill waits for its stream to be resumed: at once, then after the
+    // server's `retry` hint (3 s); then it fails, or is sent again.
+    tokio::time::sleep(Duration::from_millis(4500)).await;
+    stop.store(true, SeqCst);
+    let mut tallies = Vec::new();
+    for calls in running {
+        tallies.push(calls.await.expect("joined"));
+    }
+    let runs = runs(&log);
+    let _ = std::fs::remove_file(&log);
+    for tally in &tallies {
+        assert_eq!(tally.wrong, Vec::<String>::new());
+        // The new server knows none of the old sessions: answers from it mean a new session.
+        assert!(tally.answered_after_restart > 0, "{tally:?}");
+        for (id, err) in &tally.failed {
+            // Only a call of the non-idempotent tool cut by the kill may fail, and clearly.
+            assert!(
+                err.contains(
+                    "the connection to the MCP server failed during the call to task_assign"
+                ) && err
+                    .contains("it was not sent again because the tool is not marked idempotent"),
+                "{id}: {err}"
+            );
+            assert!(runs.get(&format!("task_assign {id}")).copied().unwrap_or(0) <= 1);
+        }
+        assert!(tally.failed.len() <= 1, "{tally:?}");
+        for id in &tally.answered {
+            let idempotent = runs.get(&format!("text_extract_lines {id}")).copied();
+            let other = runs.get(&format!("task_assign {id}")).copied();
+            match (idempotent, other) {
+                // Resent at most once, and only if the first one may have been cut by the kill.
+                (Some(1 | 2), None) | (None, Some(1)) => {}
+                counts => panic!("{id} ran {counts:?} times"),
+            }
+        }
+    }
+    let resent = runs.values().filter(|count| **count > 1).count();
+    assert!(resent <= RESTART_CLIENTS, "{resent} calls ran twice");
+    eprintln!(
+        "answered {}, failed {}, run twice (idempotent) {resent}",
+        tallies.iter().map(|t| t.answered.len()).sum::<usize>(),
+        tallies.iter().map(|t| t.failed.len()).sum::<usize>()
+    );
 }
