@@ -4,7 +4,7 @@
 //! ```text
 //! cargo run --example mcp_server -- --stdio
 //! cargo run --example mcp_server -- --http 127.0.0.1:8000 [--token-file PATH] [--stateless]
-//!     [--max-sessions N] [--session-idle-ms MS]
+//!     [--max-sessions N] [--session-idle-ms MS] [--read-timeout-ms MS] [--call-log PATH]
 //! MCP_BEARER_TOKEN=... cargo run --example mcp_server -- --http 127.0.0.1:8000
 //! ```
 //!
@@ -12,8 +12,9 @@
 //! environment variable or the first line of `--token-file`), requests without
 //! `Authorization: Bearer TOKEN` get 401. `--token SECRET` works too, but a command line is
 //! visible to every local user (`ps`): prefer the variable or the file. `--stateless` keeps no
-//! session on the server, for replicas behind a load balancer. Ctrl-C shuts the server down
-//! gracefully.
+//! session on the server, for replicas behind a load balancer. `--read-timeout-ms` bounds how
+//! long a client may take to send a request (default 30 s); `--call-log PATH` appends a line
+//! per tool call run. Ctrl-C shuts the server down gracefully.
 
 use serde::{Deserialize, Serialize};
 use toolkit::mcp::{HttpOptions, McpServer};
@@ -92,22 +93,16 @@ fn tools() -> Vec<ToolProxy> {
 }
 
 const USAGE: &str = "usage: mcp_server --stdio | --http ADDR [--token-file PATH | --token SECRET] \
-                     [--stateless] [--max-sessions N] [--session-idle-ms MS]   (or the token in MCP_BEARER_TOKEN)";
+                     [--stateless] [--max-sessions N] [--session-idle-ms MS] [--read-timeout-ms MS] [--call-log PATH]   (or the token in MCP_BEARER_TOKEN)";
 
 /// The bearer token: `--token-file` (its first line), `--token`, or `MCP_BEARER_TOKEN`.
 fn bearer_token(args: &[String]) -> Result<Option<String>, Box<dyn std::error::Error>> {
-    let value = |flag: &str| {
-        args.iter()
-            .position(|arg| arg == flag)
-            .map(|at| args.get(at + 1).cloned().ok_or(USAGE))
-            .transpose()
-    };
-    if let Some(path) = value("--token-file")? {
+    if let Some(path) = flag::<String>(args, "--token-file")? {
         let text = std::fs::read_to_string(&path)
             .map_err(|err| format!("could not read the token file {path}: {err}"))?;
         return Ok(text.lines().next().map(|line| line.trim().to_owned()));
     }
-    if let Some(token) = value("--token")? {
+    if let Some(token) = flag(args, "--token")? {
         return Ok(Some(token));
     }
     Ok(std::env::var("MCP_BEARER_TOKEN")
@@ -115,29 +110,64 @@ fn bearer_token(args: &[String]) -> Result<Option<String>, Box<dyn std::error::E
         .filter(|token| !token.is_empty()))
 }
 
+/// The value after `flag`, parsed; `None` when the flag is absent.
+fn flag<T: std::str::FromStr>(args: &[String], flag: &str) -> Result<Option<T>, &'static str> {
+    args.iter()
+        .position(|arg| arg == flag)
+        .map(|at| args.get(at + 1).and_then(|n| n.parse().ok()).ok_or(USAGE))
+        .transpose()
+}
+
+fn http_options(args: &[String]) -> Result<HttpOptions, Box<dyn std::error::Error>> {
+    let ms = std::time::Duration::from_millis;
+    let mut options = HttpOptions::default();
+    if let Some(token) = bearer_token(args)? {
+        options = options.bearer_token(token);
+    }
+    if let Some(max) = flag(args, "--max-sessions")? {
+        options = options.max_sessions(max);
+    }
+    if let Some(idle) = flag(args, "--session-idle-ms")? {
+        options = options.session_idle_timeout(ms(idle));
+    }
+    if let Some(read) = flag(args, "--read-timeout-ms")? {
+        options = options.read_timeout(ms(read));
+    }
+    Ok(options.stateless(args.iter().any(|arg| arg == "--stateless")))
+}
+
+/// The server, with `--call-log PATH`: a line `<tool> <arguments>` appended to PATH before
+/// each call runs (an audit trail; the restart test counts runs with it). A call that cannot
+/// be logged is refused.
+fn server(args: &[String]) -> Result<McpServer, Box<dyn std::error::Error>> {
+    let mut toolbox = Toolbox::builder().tools("quickstart", tools());
+    if let Some(path) = flag::<String>(args, "--call-log")? {
+        let file = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(&path)
+            .map_err(|err| format!("could not open the call log {path}: {err}"))?;
+        let file = std::sync::Mutex::new(file);
+        toolbox = toolbox.before_call(move |call, _tool| {
+            let line = format!("{} {}\n", call.name, call.args);
+            let mut file = file.lock().map_err(|_| "the call log is unusable")?;
+            std::io::Write::write_all(&mut *file, line.as_bytes())
+                .map_err(|err| format!("could not log the call: {err}"))
+        });
+    }
+    Ok(McpServer::from_toolbox(toolbox.build()?)
+        .with_name("toolkit-quickstart", env!("CARGO_PKG_VERSION")))
+}
+
 #[tokio::main]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    let server = McpServer::new(tools()).with_name("toolkit-quickstart", env!("CARGO_PKG_VERSION"));
+    let server = server(&args)?;
     match args.first().map(String::as_str) {
         Some("--stdio") => server.serve_stdio().await?,
         Some("--http") => {
             let addr = args.get(1).ok_or(USAGE)?;
-            let mut options = HttpOptions::default();
-            if let Some(token) = bearer_token(&args)? {
-                options = options.bearer_token(token);
-            }
-            if let Some(at) = args.iter().position(|arg| arg == "--max-sessions") {
-                let max = args.get(at + 1).and_then(|n| n.parse().ok()).ok_or(USAGE)?;
-                options = options.max_sessions(max);
-            }
-            if let Some(at) = args.iter().position(|arg| arg == "--session-idle-ms") {
-                let ms = args.get(at + 1).and_then(|n| n.parse().ok()).ok_or(USAGE)?;
-                options = options.session_idle_timeout(std::time::Duration::from_millis(ms));
-            }
-            if args.iter().any(|arg| arg == "--stateless") {
-                options = options.stateless(true);
-            }
+            let options = http_options(&args)?;
             let listener = tokio::net::TcpListener::bind(addr.as_str()).await?;
             // The resolved address, for a caller that asked for port 0.
             println!("listening on http://{}/mcp", listener.local_addr()?);

@@ -1,5 +1,5 @@
-//! Faults against a real example server on loopback: clients that vanish mid-call, a client
-//! trickling its request, abandoned sessions, oversized bodies and headers; and the client
+//! Faults against a real example server on loopback: clients that vanish mid-call, clients
+//! trickling their headers or body, abandoned sessions, oversized bodies and headers; and the client
 //! against a scripted server that paginates forever or floods `tools/list_changed`.
 
 mod common;
@@ -10,7 +10,9 @@ use std::process::{Command, Stdio};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use common::mcp::{Process, example_http_server_with, free_port, wait_for_port};
+use common::mcp::{
+    Process, example_http_server_on, example_http_server_with, free_port, wait_for_port,
+};
 use toolkit::mcp::{HttpOptions, McpClient, McpServer, McpTransport};
 use toolkit::prelude::*;
 
@@ -72,20 +74,39 @@ fn clients_that_disconnect_mid_call_do_not_stop_the_server_serving_others() {
     assert_eq!(statuses, [200; 5]);
 }
 
-#[test]
-fn a_client_trickling_its_request_byte_by_byte_does_not_block_others() {
-    let (_server, url) = example_http_server_with(None, &[]);
-    let port = port_of(&url);
-    let slow = std::thread::spawn(move || {
-        let mut stream = TcpStream::connect(("127.0.0.1", port)).expect("connect");
-        for byte in request(port, INITIALIZE, "").as_bytes().iter().take(60) {
-            if stream.write_all(&[*byte]).is_err() {
+/// Sends `fast` at once, then `slow` a byte every 50 ms until the server stops reading;
+/// returns what the server answered and how long after the first slow byte its connection
+/// ended.
+fn trickle(port: u16, fast: &[u8], slow: &[u8]) -> (String, Duration) {
+    let mut stream = TcpStream::connect(("127.0.0.1", port)).expect("connect");
+    stream
+        .set_read_timeout(Some(Duration::from_secs(10)))
+        .expect("set a read timeout");
+    stream.write_all(fast).expect("send the fast part");
+    let mut writer = stream.try_clone().expect("clone the stream");
+    let answered = Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let done = Arc::clone(&answered);
+    let slow = slow.to_vec();
+    let began = Instant::now();
+    let trickling = std::thread::spawn(move || {
+        for byte in slow {
+            if done.load(std::sync::atomic::Ordering::SeqCst) || writer.write_all(&[byte]).is_err()
+            {
                 break;
             }
             std::thread::sleep(Duration::from_millis(50));
         }
     });
-    std::thread::sleep(Duration::from_millis(300));
+    let mut answer = Vec::new();
+    let _ = stream.read_to_end(&mut answer);
+    let ended = began.elapsed();
+    answered.store(true, std::sync::atomic::Ordering::SeqCst);
+    trickling.join().expect("the slow client ends");
+    (String::from_utf8_lossy(&answer).into_owned(), ended)
+}
+
+/// Ten `initialize`s, each answered 200, all within 2 s.
+fn others_are_served_at_once(port: u16) {
     let began = Instant::now();
     let statuses: Vec<u16> = (0..10).map(|_| initialize_status(port)).collect();
     assert_eq!(statuses, [200; 10]);
@@ -94,7 +115,51 @@ fn a_client_trickling_its_request_byte_by_byte_does_not_block_others() {
         "took {:?}",
         began.elapsed()
     );
-    slow.join().expect("the slow client ends");
+}
+
+/// Whether the connection was cut at the 600 ms read timeout, long before the trickle
+/// (several seconds) would have ended.
+fn assert_cut_at_the_read_timeout(ended: Duration) {
+    assert!(
+        ended >= Duration::from_millis(550) && ended < Duration::from_millis(2500),
+        "ended after {ended:?}"
+    );
+}
+
+#[test]
+fn a_client_trickling_its_headers_is_cut_off_at_the_read_timeout_while_others_are_served() {
+    let (_server, url) = example_http_server_with(None, &["--read-timeout-ms", "600"]);
+    let port = port_of(&url);
+    // 300 bytes at 50 ms each would take 15 s.
+    let raw = request(port, INITIALIZE, "");
+    let slow = std::thread::spawn(move || trickle(port, b"", raw.as_bytes()));
+    std::thread::sleep(Duration::from_millis(200));
+    others_are_served_at_once(port);
+    let (answer, ended) = slow.join().expect("the slow client ends");
+    // hyper closes a connection whose headers are late without an answer.
+    assert_eq!(answer, "");
+    assert_cut_at_the_read_timeout(ended);
+}
+
+#[test]
+fn a_client_trickling_its_body_is_answered_408_at_the_read_timeout_while_others_are_served() {
+    let (_server, url) = example_http_server_with(None, &["--read-timeout-ms", "600"]);
+    let port = port_of(&url);
+    let raw = request(port, INITIALIZE, "");
+    let body_at = raw.find("\r\n\r\n").expect("a blank line") + 4;
+    let slow = std::thread::spawn(move || {
+        let (headers, body) = raw.as_bytes().split_at(body_at);
+        trickle(port, headers, body)
+    });
+    std::thread::sleep(Duration::from_millis(200));
+    others_are_served_at_once(port);
+    let (answer, ended) = slow.join().expect("the slow client ends");
+    assert_cut_at_the_read_timeout(ended);
+    assert!(answer.starts_with("HTTP/1.1 408 "), "{answer:?}");
+    assert!(
+        answer.ends_with("the request body did not arrive within 600 ms"),
+        "{answer:?}"
+    );
 }
 
 #[test]
@@ -302,4 +367,161 @@ async fn a_hanging_tool_is_ended_by_its_timeout_and_frees_its_place() {
         .await;
     assert_eq!(nap.expect("the only place is free again"), "woke");
     server.shutdown().await.expect("graceful shutdown");
+}
+
+/// How one client's calls ended through a server restart.
+#[derive(Debug, Default)]
+struct Tally {
+    /// Ids of the calls answered with their own result.
+    answered: Vec<String>,
+    /// How many of those were sent once the new server was up.
+    answered_after_restart: usize,
+    /// Calls answered with another call's result.
+    wrong: Vec<String>,
+    /// Failed calls: id and error.
+    failed: Vec<(String, String)>,
+}
+
+/// The arguments of call `id` of `tool` and the result it must get.
+fn restart_call(tool: &str, id: &str) -> (serde_json::Value, serde_json::Value) {
+    match tool {
+        "text_extract_lines" => (
+            serde_json::json!({"text": id, "start_line": 1}),
+            serde_json::json!(format!("{id}\n")),
+        ),
+        _ => (
+            serde_json::json!({"task": {"title": id, "assignee": "r"}, "priority": "high"}),
+            serde_json::json!(format!("{id} -> r [High]")),
+        ),
+    }
+}
+
+/// Calls the idempotent `text_extract_lines` and the non-idempotent `task_assign` in turn, each
+/// call with an id of its own, until `stop`.
+async fn call_until_stopped(
+    client: McpClient,
+    index: usize,
+    stop: Arc<std::sync::atomic::AtomicBool>,
+    restarted: Arc<std::sync::atomic::AtomicBool>,
+) -> Tally {
+    use std::sync::atomic::Ordering::SeqCst;
+    let mut tally = Tally::default();
+    let mut call = 0;
+    while !stop.load(SeqCst) {
+        let name = ["text_extract_lines", "task_assign"][call % 2];
+        let id = format!("c{index}-{call}");
+        call += 1;
+        let (arguments, expected) = restart_call(name, &id);
+        let after_restart = restarted.load(SeqCst);
+        match tool(&client, name).acall(arguments).await {
+            Ok(value) if value == expected => {
+                tally.answered.push(id);
+                tally.answered_after_restart += usize::from(after_restart);
+            }
+            Ok(other) => tally.wrong.push(format!("{id}: {other}")),
+            Err(err) => tally.failed.push((id, err.to_string())),
+        }
+    }
+    tally
+}
+
+/// How many times the server ran each call, by `tool id`, from its `--call-log`.
+fn runs(log: &std::path::Path) -> std::collections::HashMap<String, usize> {
+    let text = std::fs::read_to_string(log).expect("the call log");
+    let mut runs = std::collections::HashMap::new();
+    for line in text.lines() {
+        let (tool, arguments) = line.split_once(' ').expect("`tool arguments`");
+        let arguments: serde_json::Value = serde_json::from_str(arguments).expect("JSON");
+        let id = match tool {
+            "text_extract_lines" => &arguments["text"],
+            _ => &arguments["task"]["title"],
+        };
+        let id = id.as_str().expect("an id");
+        *runs.entry(format!("{tool} {id}")).or_insert(0) += 1;
+    }
+    runs
+}
+
+const RESTART_CLIENTS: usize = 4;
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_session_server_killed_and_restarted_under_load_is_reconnected_to_and_runs_no_call_twice()
+{
+    use std::sync::atomic::{AtomicBool, Ordering::SeqCst};
+    let log = common::examples::target_dir().join(format!("restart-{}.log", std::process::id()));
+    let _ = std::fs::remove_file(&log);
+    let log_flag = log.to_string_lossy().into_owned();
+    let flags = ["--call-log", log_flag.as_str()];
+    let (mut first, url) = example_http_server_with(None, &flags);
+    let port = port_of(&url);
+    let (stop, restarted) = (
+        Arc::new(AtomicBool::new(false)),
+        Arc::new(AtomicBool::new(false)),
+    );
+    let mut running = Vec::new();
+    for index in 0..RESTART_CLIENTS {
+        let client = McpClient::builder(McpTransport::http(url.as_str()))
+            .reconnect(8, Duration::from_millis(50))
+            .timeout(Duration::from_secs(8))
+            .connect()
+            .await
+            .expect("connect");
+        let calls = call_until_stopped(client, index, Arc::clone(&stop), Arc::clone(&restarted));
+        running.push(tokio::spawn(calls));
+    }
+    tokio::time::sleep(Duration::from_millis(1000)).await;
+    // SIGKILL: the sessions and every call in flight die with the process.
+    first.stop();
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let flags: Vec<String> = flags.iter().map(|flag| flag.to_string()).collect();
+    let (_second, _) = tokio::task::spawn_blocking(move || {
+        let flags: Vec<&str> = flags.iter().map(String::as_str).collect();
+        example_http_server_on(port, None, &flags)
+    })
+    .await
+    .expect("started again");
+    restarted.store(true, SeqCst);
+    // A call cut by the kill waits for its stream to be resumed: at once, then after the
+    // server's `retry` hint (3 s); then it fails, or is sent again.
+    tokio::time::sleep(Duration::from_millis(4500)).await;
+    stop.store(true, SeqCst);
+    let mut tallies = Vec::new();
+    for calls in running {
+        tallies.push(calls.await.expect("joined"));
+    }
+    let runs = runs(&log);
+    let _ = std::fs::remove_file(&log);
+    for tally in &tallies {
+        assert_eq!(tally.wrong, Vec::<String>::new());
+        // The new server knows none of the old sessions: answers from it mean a new session.
+        assert!(tally.answered_after_restart > 0, "{tally:?}");
+        for (id, err) in &tally.failed {
+            // Only a call of the non-idempotent tool cut by the kill may fail, and clearly.
+            assert!(
+                err.contains(
+                    "the connection to the MCP server failed during the call to task_assign"
+                ) && err
+                    .contains("it was not sent again because the tool is not marked idempotent"),
+                "{id}: {err}"
+            );
+            assert!(runs.get(&format!("task_assign {id}")).copied().unwrap_or(0) <= 1);
+        }
+        assert!(tally.failed.len() <= 1, "{tally:?}");
+        for id in &tally.answered {
+            let idempotent = runs.get(&format!("text_extract_lines {id}")).copied();
+            let other = runs.get(&format!("task_assign {id}")).copied();
+            match (idempotent, other) {
+                // Resent at most once, and only if the first one may have been cut by the kill.
+                (Some(1 | 2), None) | (None, Some(1)) => {}
+                counts => panic!("{id} ran {counts:?} times"),
+            }
+        }
+    }
+    let resent = runs.values().filter(|count| **count > 1).count();
+    assert!(resent <= RESTART_CLIENTS, "{resent} calls ran twice");
+    eprintln!(
+        "answered {}, failed {}, run twice (idempotent) {resent}",
+        tallies.iter().map(|t| t.answered.len()).sum::<usize>(),
+        tallies.iter().map(|t| t.failed.len()).sum::<usize>()
+    );
 }

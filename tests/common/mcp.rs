@@ -203,8 +203,16 @@ pub fn example_http_server(token: Option<&str>) -> (Process, String) {
 
 /// [`example_http_server`] with more command-line flags (`--max-sessions 20`, say).
 pub fn example_http_server_with(token: Option<&str>, flags: &[&str]) -> (Process, String) {
+    example_http_server_on(0, token, flags)
+}
+
+/// [`example_http_server_with`] on a given loopback port (0 for any free one), to start a
+/// server again where clients expect it.
+pub fn example_http_server_on(port: u16, token: Option<&str>, flags: &[&str]) -> (Process, String) {
     let mut command = Command::new(example_server());
-    command.args(["--http", "127.0.0.1:0"]).args(flags);
+    command
+        .args(["--http", &format!("127.0.0.1:{port}")])
+        .args(flags);
     // Through the environment, as the example asks: a command line is visible to `ps`.
     command.env_remove("MCP_BEARER_TOKEN");
     if let Some(token) = token {

@@ -79,7 +79,10 @@ impl McpClientBuilder {
     /// The call that met the failure is then sent once more only if it cannot have reached the
     /// server (the connection was refused or already closed) or if the tool is annotated
     /// `idempotentHint: true`; any other call fails with an error saying it may have run, so
-    /// a retry never runs it twice.
+    /// a retry never runs it twice. A call whose answer stream was cut is first resumed
+    /// (`Last-Event-ID`: at once, then once more after the server's `retry` hint); when that
+    /// fails too, as it does against a server that was restarted, it counts as a dropped
+    /// connection.
     pub fn reconnect(mut self, attempts: u32, delay: Duration) -> Self {
         self.options.reconnect.attempts = attempts;
         self.options.reconnect.delay = delay;

@@ -1,9 +1,12 @@
 //! Where an MCP server is ([`McpTransport`]) and how each kind of transport is opened.
 
 use std::collections::BTreeMap;
+use std::sync::Arc;
+use std::time::Duration;
 
 use reqwest::header::{AUTHORIZATION, HeaderMap, HeaderName, HeaderValue};
 use rmcp::service::{ClientInitializeError, RunningService};
+use rmcp::transport::common::client_side_sse::SseRetryPolicy;
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
 use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
 use rmcp::{ClientHandler, RoleClient, ServiceExt};
@@ -237,10 +240,32 @@ fn streamable_http(
 ) -> Result<StreamableHttpClientTransport<reqwest::Client>, McpError> {
     let mut config = StreamableHttpClientTransportConfig::with_uri(url)
         .custom_headers(header_pairs(headers)?.into_iter().collect());
+    config.retry_config = Arc::new(ResumeTwice);
     if let Some(token) = bearer_token {
         config = config.auth_header(token.to_owned());
     }
     Ok(StreamableHttpClientTransport::from_config(config))
+}
+
+/// How a cut SSE stream is resumed (`GET` with `Last-Event-ID`): at once, then once more after
+/// the server's `retry` interval (at least [`RESUME_DELAY`]); then the stream ends, and a call
+/// waiting on it fails as a dropped connection, which the session may send again (idempotent
+/// tools only).
+///
+/// rmcp's default retries forever, and a server that was restarted meanwhile answers every try
+/// with 404 (its sessions are gone): a call in flight when the server died waited forever, or
+/// for its timeout.
+#[derive(Debug)]
+struct ResumeTwice;
+
+/// The shortest wait before the second try to resume a cut stream.
+const RESUME_DELAY: Duration = Duration::from_millis(500);
+
+impl SseRetryPolicy for ResumeTwice {
+    fn retry(&self, tries: usize) -> Option<Duration> {
+        // 0: the stream ended without an error; 1: the first try (made at once) failed.
+        (tries <= 1).then_some(RESUME_DELAY)
+    }
 }
 
 /// The configured headers plus `Authorization: Bearer <token>`, which the SSE transport sends

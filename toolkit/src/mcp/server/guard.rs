@@ -6,6 +6,7 @@
 //! here, at the HTTP layer, where the body and the status are in hand.
 
 use std::sync::Arc;
+use std::time::Duration;
 
 use axum::body::{Body, Bytes};
 use axum::extract::{Request, State};
@@ -27,6 +28,8 @@ pub(super) struct Guard {
     /// `Bearer <token>`, as the `Authorization` header must read.
     pub(super) bearer: Option<String>,
     pub(super) max_body_bytes: usize,
+    /// How long the body may take to arrive once the headers have.
+    pub(super) read_timeout: Duration,
     /// `None` when serving without sessions.
     pub(super) sessions: Option<SessionCap>,
     /// One permit per `tools/call` running, held until its answer has been sent.
@@ -122,7 +125,8 @@ impl Guard {
     }
 
     /// The whole body, refused with 413 over the limit: at once when the declared length says
-    /// so, else once the limit is reached (a chunked body declares no length).
+    /// so, else once the limit is reached (a chunked body declares no length); and with 408
+    /// when it is not all there within the read timeout.
     async fn read_body(&self, request: Request) -> Result<(Parts, Bytes), Response> {
         let declared = request
             .headers()
@@ -133,9 +137,11 @@ impl Guard {
             return Err(too_large(self.max_body_bytes));
         }
         let (parts, body) = request.into_parts();
-        match axum::body::to_bytes(body, self.max_body_bytes).await {
-            Ok(bytes) => Ok((parts, bytes)),
-            Err(_) => Err(too_large(self.max_body_bytes)),
+        let read = axum::body::to_bytes(body, self.max_body_bytes);
+        match tokio::time::timeout(self.read_timeout, read).await {
+            Ok(Ok(bytes)) => Ok((parts, bytes)),
+            Ok(Err(_)) => Err(too_large(self.max_body_bytes)),
+            Err(_) => Err(too_slow(self.read_timeout)),
         }
     }
 }
@@ -185,6 +191,20 @@ fn too_large(limit: usize) -> Response {
     (
         StatusCode::PAYLOAD_TOO_LARGE,
         format!("the request body is larger than {limit} bytes"),
+    )
+        .into_response()
+}
+
+/// A body that did not arrive in time. The connection closes after this answer (hyper will
+/// not keep a connection whose body was left unread), so a slow client holds nothing.
+fn too_slow(timeout: Duration) -> Response {
+    (
+        StatusCode::REQUEST_TIMEOUT,
+        [(header::CONNECTION, "close")],
+        format!(
+            "the request body did not arrive within {} ms",
+            timeout.as_millis()
+        ),
     )
         .into_response()
 }

@@ -14,6 +14,7 @@ use tokio::task::JoinHandle;
 
 use super::McpServer;
 use super::guard::{Guard, SessionCap, guard_request};
+use super::listen::serve_connections;
 use super::options::HttpOptions;
 use crate::mcp::McpError;
 
@@ -28,6 +29,8 @@ impl McpServer {
     /// | request | answer |
     /// |---|---|
     /// | without the [bearer token](HttpOptions::bearer_token) | 401 |
+    /// | headers not all sent within [`read_timeout`](HttpOptions::read_timeout) | none: the connection is closed |
+    /// | a body not all sent within [`read_timeout`](HttpOptions::read_timeout) of its headers | 408, then the connection is closed |
     /// | a body over [`max_body_bytes`](HttpOptions::max_body_bytes) | 413 |
     /// | a JSON `POST` whose body is not JSON | 400, JSON-RPC error `-32700`, `id: null` |
     /// | a body that is JSON but not a JSON-RPC message | 400, JSON-RPC error `-32600` |
@@ -59,6 +62,7 @@ impl McpServer {
         let guard = Arc::new(Guard {
             bearer: options.bearer_token.map(|token| format!("Bearer {token}")),
             max_body_bytes: options.max_body_bytes,
+            read_timeout: options.read_timeout,
             calls: Arc::new(tokio::sync::Semaphore::new(options.max_concurrent_calls)),
             max_calls: options.max_concurrent_calls,
             sessions: (!options.stateless).then(|| SessionCap {
@@ -70,14 +74,13 @@ impl McpServer {
         let router = axum::Router::new()
             .nest_service(&options.path, service)
             .layer(axum::middleware::from_fn_with_state(guard, guard_request));
-        let result = axum::serve(listener, router)
-            .with_graceful_shutdown(async move {
-                shutdown.await;
-                // Open SSE streams would otherwise hold the graceful shutdown forever.
-                sessions.cancel();
-            })
-            .await;
-        result.map_err(|err| McpError::Serve(err.to_string()))
+        serve_connections(listener, router, options.read_timeout, async move {
+            shutdown.await;
+            // Open SSE streams would otherwise hold the graceful shutdown forever.
+            sessions.cancel();
+        })
+        .await;
+        Ok(())
     }
 
     /// Binds `addr` and serves MCP over Streamable HTTP in the background; the handle tells the

@@ -10,6 +10,7 @@
 mod envelope;
 mod guard;
 mod http;
+mod listen;
 mod options;
 mod params;
 mod screen;

@@ -17,6 +17,7 @@ pub const DEFAULT_MAX_BODY_BYTES: usize = 4 * 1024 * 1024;
 /// | [`session_idle_timeout`](Self::session_idle_timeout) | 5 minutes ([`HttpOptions::DEFAULT_SESSION_IDLE_TIMEOUT`]) |
 /// | [`stateless`](Self::stateless) | `false`: one session per client |
 /// | [`max_concurrent_calls`](Self::max_concurrent_calls) | 1,024 ([`HttpOptions::DEFAULT_MAX_CONCURRENT_CALLS`]) |
+/// | [`read_timeout`](Self::read_timeout) | 30 s ([`HttpOptions::DEFAULT_READ_TIMEOUT`]) |
 ///
 /// ```
 /// use std::time::Duration;
@@ -55,6 +56,9 @@ pub struct HttpOptions {
     /// [`HttpOptions::DEFAULT_MAX_CONCURRENT_CALLS`]); see
     /// [`HttpOptions::max_concurrent_calls`].
     pub max_concurrent_calls: usize,
+    /// How long a client has to send a request's headers, and then its body (default
+    /// [`HttpOptions::DEFAULT_READ_TIMEOUT`]); see [`HttpOptions::read_timeout`].
+    pub read_timeout: Duration,
 }
 
 impl Default for HttpOptions {
@@ -68,6 +72,7 @@ impl Default for HttpOptions {
             session_idle_timeout: HttpOptions::DEFAULT_SESSION_IDLE_TIMEOUT,
             stateless: false,
             max_concurrent_calls: HttpOptions::DEFAULT_MAX_CONCURRENT_CALLS,
+            read_timeout: HttpOptions::DEFAULT_READ_TIMEOUT,
         }
     }
 }
@@ -81,6 +86,8 @@ impl HttpOptions {
     pub const DEFAULT_MAX_CONCURRENT_CALLS: usize = 1_024;
     /// 5 minutes, rmcp's own default.
     pub const DEFAULT_SESSION_IDLE_TIMEOUT: Duration = Duration::from_secs(300);
+    /// 30 s, hyper's own default for headers.
+    pub const DEFAULT_READ_TIMEOUT: Duration = Duration::from_secs(30);
 
     /// Requires `Authorization: Bearer <token>` on every request.
     pub fn bearer_token(mut self, token: impl Into<String>) -> Self {
@@ -141,6 +148,28 @@ impl HttpOptions {
     /// its answer is sent, so a hanging tool holds one until its timeout ends it.
     pub fn max_concurrent_calls(mut self, calls: usize) -> Self {
         self.max_concurrent_calls = calls;
+        self
+    }
+
+    /// Sets how long a client has to send a request's headers, and then, once they are in, its
+    /// whole body. A client that has not sent all its headers by then gets 408 and its
+    /// connection is closed; one whose body is late likewise. Without it, a client trickling a
+    /// byte now and then (slowloris) would hold a connection as long as it liked. The same
+    /// wait bounds an idle keep-alive connection between two requests: the server closes it,
+    /// and HTTP clients open a new one. Keep it well above the slowest legitimate upload
+    /// ([`max_body_bytes`](Self::max_body_bytes) at the client's bandwidth); it must be above
+    /// zero.
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use toolkit::mcp::HttpOptions;
+    ///
+    /// let options = HttpOptions::default().read_timeout(Duration::from_secs(10));
+    /// assert_eq!(options.read_timeout, Duration::from_secs(10));
+    /// assert_eq!(HttpOptions::default().read_timeout, HttpOptions::DEFAULT_READ_TIMEOUT);
+    /// ```
+    pub fn read_timeout(mut self, timeout: Duration) -> Self {
+        self.read_timeout = timeout;
         self
     }
 }

@@ -1,0 +1,104 @@
+//! The accept loop: each connection served by hyper's HTTP/1 with a timer, so a client that
+//! trickles its headers is cut off, and all of them shut down gracefully together.
+//!
+//! `axum::serve` runs hyper without a timer, which turns hyper's header read timeout off: a
+//! client sending a byte now and then held its connection (and a task) for as long as it liked.
+//! The body has its own deadline in the guard, which reads it whole.
+
+use std::future::Future;
+use std::io::ErrorKind;
+use std::time::Duration;
+
+use axum::Router;
+use hyper::server::conn::http1;
+use hyper_util::rt::{TokioIo, TokioTimer};
+use hyper_util::service::TowerToHyperService;
+use tokio::net::{TcpListener, TcpStream};
+use tokio::sync::watch;
+
+/// Serves `router` on every connection `listener` accepts until `shutdown` completes; then
+/// stops accepting, lets each connection finish the request it is answering, and returns once
+/// all have closed.
+pub(super) async fn serve_connections(
+    listener: TcpListener,
+    router: Router,
+    read_timeout: Duration,
+    shutdown: impl Future<Output = ()>,
+) {
+    let (stop, stopping) = watch::channel(false);
+    // Every connection holds a receiver; `closed` resolves once the last one is dropped.
+    let (open, held) = watch::channel(());
+    let mut shutdown = std::pin::pin!(shutdown);
+    loop {
+        let accepted = tokio::select! {
+            accepted = listener.accept() => accepted,
+            () = &mut shutdown => break,
+        };
+        match accepted {
+            Ok((stream, _)) => {
+                let connection = Connection {
+                    router: router.clone(),
+                    read_timeout,
+                    stopping: stopping.clone(),
+                    held: held.clone(),
+                };
+                tokio::spawn(connection.serve(stream));
+            }
+            Err(err) => accept_failed(err).await,
+        }
+    }
+    drop(listener);
+    stop.send_replace(true);
+    drop(held);
+    open.closed().await;
+}
+
+/// One accepted connection and what it needs to be served and stopped.
+struct Connection {
+    router: Router,
+    read_timeout: Duration,
+    stopping: watch::Receiver<bool>,
+    /// Dropped when the connection ends.
+    held: watch::Receiver<()>,
+}
+
+impl Connection {
+    async fn serve(mut self, stream: TcpStream) {
+        let mut builder = http1::Builder::new();
+        // Also bounds how long an idle keep-alive connection waits for its next request.
+        builder
+            .timer(TokioTimer::new())
+            .header_read_timeout(self.read_timeout);
+        let service = TowerToHyperService::new(self.router);
+        let connection = builder.serve_connection(TokioIo::new(stream), service);
+        let mut connection = std::pin::pin!(connection);
+        tokio::select! {
+            _ = connection.as_mut() => {}
+            () = stopped(&mut self.stopping) => {
+                // Finish the request being answered, then close; an idle connection closes now.
+                connection.as_mut().graceful_shutdown();
+                let _ = connection.await;
+            }
+        }
+        drop(self.held);
+    }
+}
+
+/// Resolves once the server stops (or is gone).
+async fn stopped(stopping: &mut watch::Receiver<bool>) {
+    // The guard the wait returns is not `Send`: drop it here, not across the shutdown.
+    let _ = stopping.wait_for(|stop| *stop).await.map(drop);
+}
+
+/// A failed accept: a connection reset before we took it concerns its client only; anything
+/// else (out of file descriptors, say) is given a second to pass instead of a busy loop.
+async fn accept_failed(err: std::io::Error) {
+    if matches!(
+        err.kind(),
+        ErrorKind::ConnectionAborted | ErrorKind::ConnectionReset | ErrorKind::ConnectionRefused
+    ) {
+        return;
+    }
+    tracing::warn!(%err, "could not accept a connection");
+    tokio::time::sleep(Duration::from_secs(1)).await;
+}
