@@ -58,7 +58,8 @@ impl Screened {
 }
 
 /// A `tools/call` with nothing but `jsonrpc: "2.0"`, an integer or string id, and params with
-/// a name and (optionally) object arguments: a shape rmcp reads, checked without building it.
+/// a name and (optionally) object arguments and an object `_meta`: a shape rmcp reads, checked
+/// without building it.
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct PlainToolCall<'a> {
@@ -79,6 +80,9 @@ struct PlainParams<'a> {
     _name: Cow<'a, str>,
     #[serde(default, rename = "arguments")]
     _arguments: Option<AnObject>,
+    /// rmcp's clients send `{"progressToken": n}` with every call; rmcp reads any object.
+    #[serde(default, rename = "_meta")]
+    _meta: Option<AnObject>,
 }
 
 /// A JSON object, skipped.
@@ -219,6 +223,7 @@ mod tests {
             r#"{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"t"}}"#,
             r#"{"jsonrpc":"2.0","id":"a","method":"tools/call","params":{"name":"t","arguments":{"x":[1]}}}"#,
             r#"{"method":"tools/call","params":{"arguments":null,"name":"t"},"id":0,"jsonrpc":"2.0"}"#,
+            r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"_meta":{"progressToken":1},"name":"t","arguments":{}}}"#,
         ];
         for body in plain {
             let read = plain_tool_call(body.as_bytes()).expect(body);
@@ -226,7 +231,8 @@ mod tests {
         }
         let unusual = [
             r#"{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"t","arguments":[1]}}"#,
-            r#"{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"t","_meta":{}}}"#,
+            r#"{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"t","_meta":[]}}"#,
+            r#"{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"t","requestState":"s"}}"#,
             r#"{"jsonrpc":"1.0","id":7,"method":"tools/call","params":{"name":"t"}}"#,
             r#"{"jsonrpc":"2.0","id":1.5,"method":"tools/call","params":{"name":"t"}}"#,
             r#"{"jsonrpc":"2.0","id":null,"method":"tools/call","params":{"name":"t"}}"#,
