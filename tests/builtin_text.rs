@@ -409,6 +409,22 @@ fn unique_lines_keeps_first_occurrences_in_order() {
 }
 
 #[test]
+fn a_carriage_return_ending_a_line_is_part_of_its_ending_not_of_the_line() {
+    // Kept, `"33\r"` would print as the CRLF line `"33"`: the same line twice to a reader.
+    for text in ["33\n33\r", "33\r\r\n33\n", "33\r\n33"] {
+        assert_eq!(
+            call("text_unique_lines", json!({"text": text})),
+            json!("33\n"),
+            "{text:?}"
+        );
+    }
+    assert_eq!(
+        call("text_sort_lines", json!({"text": "b\r\na\r"})),
+        json!("a\nb\n")
+    );
+}
+
+#[test]
 fn unique_lines_unordered_returns_the_distinct_lines_sorted() {
     assert_eq!(
         call(

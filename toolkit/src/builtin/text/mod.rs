@@ -11,7 +11,7 @@ use std::collections::{BTreeSet, HashMap, HashSet};
 use std::fmt::Write as _;
 
 use super::BuiltinError;
-use lines::{join_lines, leading_number};
+use lines::{join_lines, leading_number, split_lines};
 use pattern::compile;
 
 /// The largest `text` a tool accepts by default: 1 MiB.
@@ -116,7 +116,9 @@ impl TextProcessingToolset {
     ) -> Result<String, BuiltinError> {
         self.check_text("text_grep", text)?;
         let regex = compile("text_grep", pattern, ignore_case)?;
-        let matching: Vec<&str> = text.lines().filter(|line| regex.is_match(line)).collect();
+        let matching: Vec<&str> = split_lines(text)
+            .filter(|line| regex.is_match(line))
+            .collect();
         if count_only {
             Ok(format!(
                 "Found {} matches for pattern '{pattern}'",
@@ -148,7 +150,7 @@ impl TextProcessingToolset {
         let all = !(lines_only || words_only || chars_only);
         let mut parts = Vec::with_capacity(3);
         if all || lines_only {
-            parts.push(format!("Lines: {}", text.lines().count()));
+            parts.push(format!("Lines: {}", split_lines(text).count()));
         }
         if all || words_only {
             parts.push(format!("Words: {}", text.split_whitespace().count()));
@@ -176,7 +178,7 @@ impl TextProcessingToolset {
     ) -> Result<String, BuiltinError> {
         self.check_text("text_rg", text)?;
         let regex = compile("text_rg", pattern, false)?;
-        let lines: Vec<&str> = text.lines().collect();
+        let lines: Vec<&str> = split_lines(text).collect();
         let matched: Vec<bool> = lines.iter().map(|line| regex.is_match(line)).collect();
         let mut out = String::new();
         // The index one past the last line printed, so overlapping windows print each line once.
@@ -219,7 +221,7 @@ impl TextProcessingToolset {
         end_line: Option<i64>,
     ) -> Result<String, BuiltinError> {
         self.check_text("text_extract_lines", text)?;
-        let lines: Vec<&str> = text.lines().collect();
+        let lines: Vec<&str> = split_lines(text).collect();
         let count = i64::try_from(lines.len()).unwrap_or(i64::MAX);
         let start = start_line.max(1);
         if start > count {
@@ -255,7 +257,7 @@ impl TextProcessingToolset {
         self.check_text("text_filter_lines", text)?;
         let regex = compile("text_filter_lines", pattern, true)?;
         Ok(join_lines(
-            text.lines().filter(|line| regex.is_match(line) != invert),
+            split_lines(text).filter(|line| regex.is_match(line) != invert),
         ))
     }
 
@@ -274,9 +276,11 @@ impl TextProcessingToolset {
         self.check_text("text_unique_lines", text)?;
         if preserve_order {
             let mut seen = HashSet::new();
-            Ok(join_lines(text.lines().filter(|line| seen.insert(*line))))
+            Ok(join_lines(
+                split_lines(text).filter(|line| seen.insert(*line)),
+            ))
         } else {
-            Ok(join_lines(text.lines().collect::<BTreeSet<_>>()))
+            Ok(join_lines(split_lines(text).collect::<BTreeSet<_>>()))
         }
     }
 
@@ -297,7 +301,7 @@ impl TextProcessingToolset {
     ) -> Result<String, BuiltinError> {
         self.check_text("text_sort_lines", text)?;
         if !numeric {
-            let mut lines: Vec<&str> = text.lines().collect();
+            let mut lines: Vec<&str> = split_lines(text).collect();
             if reverse {
                 lines.sort_by(|a, b| b.cmp(a));
             } else {
@@ -306,7 +310,7 @@ impl TextProcessingToolset {
             return Ok(join_lines(lines));
         }
         let (mut numbered, mut other) = (Vec::new(), Vec::new());
-        for line in text.lines() {
+        for line in split_lines(text) {
             match leading_number(line) {
                 Some(number) => numbered.push((number, line)),
                 None => other.push(line),
@@ -330,7 +334,7 @@ impl TextProcessingToolset {
     #[tool(read_only, idempotent, open_world = false)]
     pub fn summarize_text(&self, text: &str) -> Result<String, BuiltinError> {
         self.check_text("text_summarize_text", text)?;
-        let lines = text.lines().count();
+        let lines = split_lines(text).count();
         let words: Vec<&str> = text.split_whitespace().collect();
         let chars = text.chars().count();
         let average_line = ratio(chars, lines);
