@@ -229,6 +229,66 @@ async fn ten_thousand_calls_run_within_the_concurrency_limit_and_return_in_order
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_batch_answers_every_call_by_its_own_id_and_after_hooks_see_each_call_whole() {
+    // Calls run in chunks and a result takes its call's id and name when no hook reads them:
+    // with a hook, the hook must still see the whole call, and without one every id must come
+    // back on its own call, unknown tools (answered before the chunks run) included.
+    let seen = Arc::new(Mutex::new(Vec::new()));
+    let log = Arc::clone(&seen);
+    let hooked = Toolbox::builder()
+        .toolset::<Maths>()
+        .concurrency(4)
+        .after_call(move |call, result| {
+            let n = &call.args["n"];
+            log.lock().unwrap().push((
+                call.id.clone(),
+                call.name.clone(),
+                n.clone(),
+                result.value.clone(),
+            ));
+        })
+        .build()
+        .unwrap();
+    let plain = Toolbox::builder()
+        .toolset::<Maths>()
+        .concurrency(4)
+        .build()
+        .unwrap();
+    let calls: Vec<ToolCall> = (0..1_000u64)
+        .map(|n| {
+            let name = if n % 7 == 3 {
+                "maths_none"
+            } else {
+                "maths_double"
+            };
+            ToolCall::new(name, json!({ "n": n })).with_id(format!("call_{n}"))
+        })
+        .collect();
+    for toolbox in [&plain, &hooked] {
+        let results = toolbox.call_all(calls.clone()).await;
+        assert_eq!(results.len(), calls.len());
+        for (call, result) in calls.iter().zip(&results) {
+            assert_eq!((&result.call_id, &result.name), (&call.id, &call.name));
+            let n = call.args["n"].as_u64().unwrap();
+            if n % 7 == 3 {
+                assert!(result.is_error, "{result:?}");
+            } else {
+                assert_eq!((&result.value, result.is_error), (&json!(n * 2), false));
+            }
+        }
+    }
+    let mut seen = std::mem::take(&mut *seen.lock().unwrap());
+    seen.sort_by_key(|(_, _, n, _)| n.as_u64());
+    assert_eq!(seen.len(), calls.len());
+    for ((id, name, n, value), call) in seen.into_iter().zip(&calls) {
+        assert_eq!((&id, &name, &n), (&call.id, &call.name, &call.args["n"]));
+        if name == "maths_double" {
+            assert_eq!(value, json!(n.as_u64().unwrap() * 2));
+        }
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_hanging_tool_times_out_and_a_panicking_one_fails_while_the_others_finish() {
     let toolbox = Toolbox::builder()
         .toolset::<Maths>()

@@ -69,15 +69,34 @@ pub struct ToolCallResult {
 impl ToolCallResult {
     /// Pairs an outcome with the call it answers.
     pub fn from_outcome(call: &ToolCall, outcome: Result<Value, crate::ToolError>) -> Self {
-        let (value, is_error) = match outcome {
-            Ok(value) => (value, false),
-            Err(err) => (Value::String(err.to_model_string()), true),
-        };
+        let (value, is_error) = Self::value_of(outcome);
         ToolCallResult {
             call_id: call.id.clone(),
             name: call.name.clone(),
             value,
             is_error,
+        }
+    }
+
+    /// [`from_outcome`](Self::from_outcome) for a call not read again: its id and name move into
+    /// the result, and only its arguments are left.
+    pub(crate) fn from_outcome_taking(
+        call: &mut ToolCall,
+        outcome: Result<Value, crate::ToolError>,
+    ) -> Self {
+        let (value, is_error) = Self::value_of(outcome);
+        ToolCallResult {
+            call_id: call.id.take(),
+            name: std::mem::take(&mut call.name),
+            value,
+            is_error,
+        }
+    }
+
+    fn value_of(outcome: Result<Value, crate::ToolError>) -> (Value, bool) {
+        match outcome {
+            Ok(value) => (value, false),
+            Err(err) => (Value::String(err.to_model_string()), true),
         }
     }
 

@@ -4,13 +4,14 @@
 
 use std::borrow::Cow;
 use std::pin::pin;
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, OnceLock};
 
+use serde_json::Value;
 use tokio::task::JoinSet;
 use tracing::Instrument;
 
 use super::Toolbox;
+use super::batch::Batch;
 use super::hooks::Hooks;
 use crate::call::{CallSpan, CatchUnwind, Limits, ToolProxy};
 use crate::error::ToolError;
@@ -71,9 +72,9 @@ impl Toolbox {
     /// # });
     /// ```
     pub async fn call_all(&self, calls: Vec<ToolCall>) -> Vec<ToolCallResult> {
-        // Resolved up front, as positions in one copy of the tool list: the tasks then need none
-        // of the toolbox, and no call touches a tool's shared count (cheap calls on two threads
-        // would otherwise fight over it).
+        // Resolved up front, as positions in one copy of the tool list: the workers then need
+        // none of the toolbox, and no call touches a tool's shared count (cheap calls on two
+        // threads would otherwise fight over it).
         let results: Vec<OnceLock<ToolCallResult>> = std::iter::repeat_with(OnceLock::new)
             .take(calls.len())
             .collect();
@@ -90,54 +91,19 @@ impl Toolbox {
             .iter()
             .map(|tool| (tool.clone(), self.limits.for_tool(tool.options())))
             .collect();
-        let work = Arc::new(Batch {
-            calls,
-            tools,
-            targets,
-            results,
-            next: AtomicUsize::new(0),
-        });
-        // A few long-lived workers that each take the next call, rather than a task per call:
-        // the bound holds by construction, and cheap calls do not pay a spawn and a cross-thread
-        // wake-up each. Each result goes straight to its call's slot: cheap calls finish without
-        // yielding, so one worker may run most of the batch, and results gathered per worker
-        // would be copied again and again as its list grew.
-        let workers = self.concurrency.min(work.calls.len());
-        let chunk = Batch::chunk(work.calls.len(), workers);
+        // A few long-lived workers that each take the next chunk of calls, rather than a task
+        // per call: the bound holds by construction, and cheap calls do not pay a spawn and a
+        // cross-thread wake-up each.
+        let workers = self.concurrency.min(calls.len());
+        let work = Arc::new(Batch::new(calls, tools, targets, results, workers));
         let mut tasks = JoinSet::new();
         for _ in 0..workers {
-            let work = Arc::clone(&work);
-            let hooks = Arc::clone(&self.hooks);
-            tasks.spawn(async move {
-                let mut claimed = 0..0;
-                while let Some((position, call, (tool, limits))) = work.claim(&mut claimed, chunk) {
-                    // A panic that escaped everything else still costs only its own call.
-                    let call_future = pin!(dispatch(tool, *limits, &hooks, call));
-                    let result = CatchUnwind(call_future).await.unwrap_or_else(|message| {
-                        let panicked = ToolError::Panicked {
-                            tool: call.name.clone(),
-                            message,
-                        };
-                        ToolCallResult::from_outcome(call, Err(panicked))
-                    });
-                    // Each position is claimed once, so its slot is empty.
-                    let _ = work.results[position].set(result);
-                }
-            });
+            tasks.spawn(run_worker(Arc::clone(&work), Arc::clone(&self.hooks)));
         }
-        // Every panic is caught above; a worker only fails when the runtime shuts down under it,
-        // and its unfinished calls are answered below.
+        // Every panic is caught in the worker; a worker only fails when the runtime shuts down
+        // under it, and the calls it had not answered are answered below.
         while tasks.join_next().await.is_some() {}
-        let Batch { calls, results, .. } = match Arc::try_unwrap(work) {
-            Ok(work) => work,
-            // The workers are joined, so theirs were the only other handles.
-            Err(shared) => return shared.answers(),
-        };
-        results
-            .into_iter()
-            .zip(&calls)
-            .map(|(slot, call)| slot.into_inner().unwrap_or_else(|| shut_down(call)))
-            .collect()
+        work.into_results()
     }
 
     /// The tool called `name` and its limits, or the error the model reads.
@@ -184,69 +150,29 @@ impl Toolbox {
     }
 }
 
-/// The calls of one `call_all`, shared by its workers.
-struct Batch {
-    calls: Vec<ToolCall>,
-    /// The toolbox's tools, each with its limits.
-    tools: Vec<(ToolProxy, Limits)>,
-    /// The position in `tools` of each call's tool; `None` for an unknown tool, already
-    /// answered.
-    targets: Vec<Option<usize>>,
-    /// Each call's result, set once by the worker that ran it.
-    results: Vec<OnceLock<ToolCallResult>>,
-    next: AtomicUsize,
-}
-
-impl Batch {
-    /// The results as they stand, copied: for a batch still shared.
-    fn answers(&self) -> Vec<ToolCallResult> {
-        self.results
-            .iter()
-            .zip(&self.calls)
-            .map(|(slot, call)| slot.get().cloned().unwrap_or_else(|| shut_down(call)))
-            .collect()
-    }
-
-    /// How many calls a worker takes at a time: several, so that workers of cheap calls do not
-    /// contend for the counter at every call, but few enough (one sixteenth of a worker's share,
-    /// at most 32) that slow calls still spread evenly.
-    fn chunk(calls: usize, workers: usize) -> usize {
-        (calls / (workers.max(1) * 16)).clamp(1, 32)
-    }
-
-    /// The next call to a known tool that no worker has taken yet: from the worker's `claimed`
-    /// range, refilled with the next `chunk` positions when it runs out.
-    fn claim(
-        &self,
-        claimed: &mut std::ops::Range<usize>,
-        chunk: usize,
-    ) -> Option<(usize, &ToolCall, &(ToolProxy, Limits))> {
-        loop {
-            let position = match claimed.next() {
-                Some(position) => position,
-                None => {
-                    let start = self.next.fetch_add(chunk, Ordering::Relaxed);
-                    if start >= self.calls.len() {
-                        return None;
-                    }
-                    *claimed = start..(start + chunk).min(self.calls.len());
-                    continue;
+/// One of `call_all`'s workers: takes chunks of the batch until none is left and answers each
+/// call in its chunk.
+async fn run_worker(work: Arc<Batch>, hooks: Arc<Hooks>) {
+    while let Some(mut lease) = work.take() {
+        while let Some((call, (tool, limits))) = lease.next_call() {
+            let limits = *limits;
+            // A panic that escaped everything else still costs only its own call.
+            let outcome = CatchUnwind(pin!(run(tool, limits, &hooks, call))).await;
+            lease.answer(|call| match outcome {
+                Ok((span, outcome)) => {
+                    let _entered = span.span.enter();
+                    hooks.report_taking(call, outcome, &limits)
                 }
-            };
-            if let Some(index) = self.targets[position] {
-                return Some((position, &self.calls[position], &self.tools[index]));
-            }
+                Err(message) => {
+                    let panicked = ToolError::Panicked {
+                        tool: call.name.clone(),
+                        message,
+                    };
+                    ToolCallResult::from_outcome(call, Err(panicked))
+                }
+            });
         }
     }
-}
-
-/// The answer to a call whose worker stopped before running it: the runtime shut down.
-fn shut_down(call: &ToolCall) -> ToolCallResult {
-    let failure = ToolError::Failed {
-        tool: call.name.clone(),
-        message: "the call could not complete: the async runtime shut down".into(),
-    };
-    ToolCallResult::from_outcome(call, Err(failure))
 }
 
 /// One call to a known tool, from async code: policy, pipeline, span, report.
@@ -256,6 +182,19 @@ async fn dispatch(
     hooks: &Hooks,
     call: &ToolCall,
 ) -> ToolCallResult {
+    let (span, outcome) = run(tool, limits, hooks, call).await;
+    let _entered = span.span.enter();
+    hooks.report(call, outcome, &limits)
+}
+
+/// Policy and pipeline of one call to a known tool, under the call's span, which is finished and
+/// handed back for the report.
+async fn run(
+    tool: &ToolProxy,
+    limits: Limits,
+    hooks: &Hooks,
+    call: &ToolCall,
+) -> (CallSpan, Result<Value, ToolError>) {
     let span = CallSpan::new(&call.name, call.id.as_deref());
     let outcome = async {
         hooks.allow(call, tool)?;
@@ -264,6 +203,5 @@ async fn dispatch(
     .instrument(span.span.clone())
     .await;
     span.finish(&outcome);
-    let _entered = span.span.enter();
-    hooks.report(call, outcome, &limits)
+    (span, outcome)
 }

@@ -61,9 +61,7 @@ impl Hooks {
         limits: &Limits,
     ) -> ToolCallResult {
         let mut result = ToolCallResult::from_outcome(call, outcome);
-        if let (true, Value::String(text)) = (result.is_error, &mut result.value) {
-            *text = limits.bound_error(std::mem::take(text));
-        }
+        bound_error(&mut result, limits);
         for hook in &self.after {
             if let Err(payload) = catch_unwind(AssertUnwindSafe(|| hook(call, &mut result))) {
                 tracing::error!(
@@ -73,5 +71,28 @@ impl Hooks {
             }
         }
         result
+    }
+
+    /// [`report`](Self::report) of a call not read again: unless an after-call hook must read
+    /// it, the result takes the call's id and name instead of copies.
+    pub(super) fn report_taking(
+        &self,
+        call: &mut ToolCall,
+        outcome: Result<Value, ToolError>,
+        limits: &Limits,
+    ) -> ToolCallResult {
+        if !self.after.is_empty() {
+            return self.report(call, outcome, limits);
+        }
+        let mut result = ToolCallResult::from_outcome_taking(call, outcome);
+        bound_error(&mut result, limits);
+        result
+    }
+}
+
+/// An error result cut to the output limit, as a result is.
+fn bound_error(result: &mut ToolCallResult, limits: &Limits) {
+    if let (true, Value::String(text)) = (result.is_error, &mut result.value) {
+        *text = limits.bound_error(std::mem::take(text));
     }
 }

@@ -4,6 +4,7 @@
 //! `builder` collects tools and settings, `dispatch` runs calls, `hooks` holds the application's
 //! before/after policy, and `formats` renders the whole toolbox for each provider.
 
+mod batch;
 mod builder;
 mod dispatch;
 mod formats;
