@@ -218,10 +218,17 @@ impl Limits {
 fn text_nesting_exceeds(text: &str, max: usize) -> bool {
     // Fast path, and the common case: too few openers to nest that deep at all. This count
     // vectorizes; the exact scan below does not.
+    // Counted in `u8`s, a chunk at a time (no chunk can overflow one): summed as `usize`, the
+    // widening kept the count from vectorizing well.
     let openers: usize = text
         .as_bytes()
-        .iter()
-        .map(|&b| usize::from((b == b'[') | (b == b'{')))
+        .chunks(255)
+        .map(|chunk| {
+            let count = chunk
+                .iter()
+                .fold(0u8, |count, &b| count + u8::from((b == b'[') | (b == b'{')));
+            usize::from(count)
+        })
         .sum();
     if openers <= max {
         return false;
@@ -256,39 +263,55 @@ fn text_nesting_exceeds(text: &str, max: usize) -> bool {
 }
 
 /// An upper bound on the length of `value`'s compact JSON, or `None` when it nests arrays or
-/// objects more than `max_depth` deep. One walk with an explicit stack, no recursion.
+/// objects more than `max_depth` deep. One walk with an explicit stack, no recursion; only
+/// arrays and objects go on the stack, so the arguments of a tool whose parameters are all
+/// scalars (the common case) are measured without allocating.
 fn measure(value: &Value, max_depth: usize) -> Option<usize> {
-    // The longest compact forms: a number such as -1.7976931348623157e308, and a string whose
-    // every byte is escaped as \u00XX.
-    const NUMBER: usize = 24;
-    let string = |text: &str| text.len().saturating_mul(6).saturating_add(2);
     let mut bound = 0usize;
-    let mut stack = vec![(value, 1usize)];
-    while let Some((value, depth)) = stack.pop() {
-        let size = match value {
-            Value::Null => 4,
-            Value::Bool(_) => 5,
-            Value::Number(_) => NUMBER,
-            Value::String(text) => string(text),
-            Value::Array(_) | Value::Object(_) if depth > max_depth => return None,
-            // Brackets, and a comma per item.
-            Value::Array(items) => {
-                stack.extend(items.iter().map(|item| (item, depth + 1)));
-                items.len().saturating_add(2)
-            }
-            // Braces, and per entry its key, a colon and a comma.
-            Value::Object(map) => {
-                let mut size = 2usize;
-                for (key, item) in map {
-                    size = size.saturating_add(string(key)).saturating_add(2);
-                    stack.push((item, depth + 1));
-                }
+    let mut stack = Vec::new();
+    let mut next = Some((value, 1usize));
+    while let Some((value, depth)) = next.take().or_else(|| stack.pop()) {
+        // A scalar inside is counted at once; an array or object inside waits on the stack.
+        let mut inside = |item, size: usize| match scalar_len(item) {
+            Some(len) => size.saturating_add(len),
+            None => {
+                stack.push((item, depth + 1));
                 size
             }
+        };
+        let size = match value {
+            Value::Array(_) | Value::Object(_) if depth > max_depth => return None,
+            // Brackets, and a comma per item.
+            Value::Array(items) => items
+                .iter()
+                .fold(items.len().saturating_add(2), |size, item| {
+                    inside(item, size)
+                }),
+            // Braces, and per entry its key, a colon and a comma.
+            Value::Object(map) => map.iter().fold(2usize, |size, (key, item)| {
+                inside(item, size.saturating_add(string_len(key)).saturating_add(2))
+            }),
+            scalar => scalar_len(scalar).unwrap_or(0),
         };
         bound = bound.saturating_add(size);
     }
     Some(bound)
+}
+
+/// The longest compact form of a scalar, or `None` for an array or object: a number such as
+/// -1.7976931348623157e308, and a string whose every byte is escaped as \u00XX.
+fn scalar_len(value: &Value) -> Option<usize> {
+    match value {
+        Value::Null => Some(4),
+        Value::Bool(_) => Some(5),
+        Value::Number(_) => Some(24),
+        Value::String(text) => Some(string_len(text)),
+        Value::Array(_) | Value::Object(_) => None,
+    }
+}
+
+fn string_len(text: &str) -> usize {
+    text.len().saturating_mul(6).saturating_add(2)
 }
 
 /// Whether the compact JSON of `value` is longer than `max` bytes. Counts without allocating and
@@ -345,6 +368,18 @@ mod tests {
         assert!(!text_nesting_exceeds(r#"{"a": "[[[[\"[[[["}"#, 1));
         assert!(text_nesting_exceeds(r#"{"a": [[1]]}"#, 2));
         assert!(!text_nesting_exceeds(r#"{"a": [[1]]}"#, 3));
+    }
+
+    #[test]
+    fn nesting_is_found_past_the_openers_counted_in_one_chunk() {
+        // The quick count goes 255 bytes at a time: depths on both sides of a chunk's end.
+        for depth in [254, 255, 256, 300, 600] {
+            let text = format!("{}{}", "[".repeat(depth), "]".repeat(depth));
+            assert!(text_nesting_exceeds(&text, depth - 1), "{depth}");
+            assert!(!text_nesting_exceeds(&text, depth), "{depth}");
+        }
+        let in_a_string = format!(r#"{{"a": "{}"}}"#, "[".repeat(600));
+        assert!(!text_nesting_exceeds(&in_a_string, 1));
     }
 
     #[test]
