@@ -218,6 +218,14 @@ mod tests {
     }
 
     #[test]
+    fn a_repeated_params_field_is_not_a_message_and_keeps_its_id() {
+        // Over stdio the screen refuses it; over HTTP rmcp's own type does, here in the guard.
+        let body = br#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"a"},"params":{"name":"b"}}"#;
+        let refused = Screened::read(body).err().expect("refused");
+        assert!(matches!(refused, NotJsonRpc::NotAMessage(id) if id == 2));
+    }
+
+    #[test]
     fn a_plain_tool_call_is_read_as_rmcp_reads_it_and_anything_unusual_is_left_to_rmcp() {
         let plain = [
             r#"{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"t"}}"#,
