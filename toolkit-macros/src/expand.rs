@@ -283,7 +283,7 @@ fn method_tool(p: &TokenStream, tool: &ToolFn) -> TokenStream {
         #p::MethodTool {
             name: #name,
             description: #description,
-            params: #p::std::vec![#(#specs),*],
+            params: &[#(#specs),*],
             output_schema: #output_schema,
             options: #options,
         }

@@ -24,7 +24,9 @@ use serde_json::Value;
 pub struct MethodTool {
     pub name: &'static str,
     pub description: &'static str,
-    pub params: Vec<ParamSpec>,
+    /// Constant data: the macro writes the list as a promoted `&'static` slice, so it costs
+    /// no code per tool.
+    pub params: &'static [ParamSpec],
     pub output_schema: fn() -> Option<Value>,
     pub options: ToolOptions,
 }
@@ -34,7 +36,7 @@ impl MethodTool {
         ToolDefinition {
             name: self.name.to_owned(),
             description: self.description.to_owned(),
-            parameters: parameters_schema(&self.params),
+            parameters: parameters_schema(self.params),
             // MCP requires an output schema to describe an object.
             output_schema: (self.output_schema)()
                 .filter(|schema| schema.get("type").and_then(Value::as_str) == Some("object")),
