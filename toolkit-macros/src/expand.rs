@@ -211,18 +211,12 @@ fn expand_tool(p: &TokenStream, tool: &ToolFn, receiver: Option<&TokenStream>) -
                     #p::std::option::Option::Some(__toolkit_start(#(#bindings),*))
                 }
             };
-            #definition.asynchronous(move |mut __toolkit_args: #p::Arguments| {
+            #definition.asynchronous(move |mut __toolkit_args: #p::Arguments|
+                -> #p::std::result::Result<#p::BoxFuture<#result>, #p::HandlerError>
+            {
                 let __toolkit_args = &mut __toolkit_args;
-                let __toolkit_taken = (|| -> #p::std::result::Result<_, #p::HandlerError> {
-                    #(#takes)*
-                    #p::std::result::Result::Ok((#(#bindings,)*))
-                })();
-                match __toolkit_taken {
-                    #p::std::result::Result::Ok((#(#bindings,)*)) => __toolkit_start(#(#bindings),*),
-                    #p::std::result::Result::Err(__toolkit_error) => #p::std::boxed::Box::pin(
-                        #p::std::future::ready(#p::std::result::Result::Err(__toolkit_error)),
-                    ),
-                }
+                #(#takes)*
+                #p::std::result::Result::Ok(__toolkit_start(#(#bindings),*))
             }, #parser, __toolkit_finish)
         }}
     } else {

@@ -74,7 +74,10 @@ impl MethodTool {
         finish: T,
     ) -> ToolProxy
     where
-        F: Fn(Arguments) -> BoxFuture<Result<Value, HandlerError>> + Send + Sync + 'static,
+        F: Fn(Arguments) -> Result<BoxFuture<Result<Value, HandlerError>>, HandlerError>
+            + Send
+            + Sync
+            + 'static,
         S: 'static,
         T: Fn(S) -> Option<BoxFuture<Result<Value, HandlerError>>> + Send + Sync + 'static,
     {

@@ -33,8 +33,8 @@ pub(crate) fn start_async(
     arguments: Arguments,
 ) -> BoxFuture<Result<Value, HandlerError>> {
     match caught(|| handler(arguments)) {
-        Ok(future) => polled_catching(future),
-        Err(panicked) => Box::pin(std::future::ready(Err(panicked))),
+        Ok(Ok(future)) => polled_catching(future),
+        Ok(Err(failure)) | Err(failure) => Box::pin(std::future::ready(Err(failure))),
     }
 }
 

@@ -159,7 +159,7 @@ impl ToolProxy {
             let future = body(arguments.into_map());
             let boxed: BoxFuture<Result<Value, HandlerError>> =
                 Box::pin(async move { result_output(future.await) });
-            boxed
+            Ok(boxed)
         };
         ToolProxy::from_parts(definition, Handler::Async(Arc::new(handler)))
     }
