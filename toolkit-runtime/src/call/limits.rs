@@ -217,9 +217,8 @@ impl Limits {
 /// that skips string contents; malformed text is left for the parser to report.
 fn text_nesting_exceeds(text: &str, max: usize) -> bool {
     // Fast path, and the common case: too few openers to nest that deep at all. This count
-    // vectorizes; the exact scan below does not.
-    // Counted in `u8`s, a chunk at a time (no chunk can overflow one): summed as `usize`, the
-    // widening kept the count from vectorizing well.
+    // vectorizes, counted in `u8`s a chunk at a time (no chunk can overflow one; summed straight
+    // into a `usize`, the widening kept it from vectorizing well); the exact scan below does not.
     let openers: usize = text
         .as_bytes()
         .chunks(255)
