@@ -5,7 +5,8 @@
 //!
 //! Report ratios between these, measured in the same run: the machine is shared and noisy. Before
 //! the timings, the bench prints the heap allocations one call of each makes (a counting global
-//! allocator), since allocation is most of what a tool layer adds.
+//! allocator), since allocation is most of what a tool layer adds, and each call's ratio to its
+//! floor timed in alternating batches (steadier than two criterion timings seconds apart).
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use serde::{Deserialize, Serialize};
@@ -15,8 +16,11 @@ use toolkit::schemars::{self, JsonSchema};
 
 #[path = "support/counting.rs"]
 mod counting;
+#[path = "support/paired.rs"]
+mod paired;
 
 use counting::allocations_per_call;
+use paired::paired_ratio;
 
 #[derive(Default)]
 struct TextStatsToolset;
@@ -182,6 +186,15 @@ fn dispatch(c: &mut Criterion) {
             "allocations per call: {name:<32} {:>6.1}",
             allocations_per_call(body)
         );
+    }
+    // Each `dynamic_call` case follows its floor.
+    for pair in cases.chunks_mut(2) {
+        if let [(_, floor), (name, call)] = pair {
+            println!(
+                "ratio to the floor: {name:<32} {}",
+                paired_ratio(&mut *floor, &mut *call)
+            );
+        }
     }
     let mut group = c.benchmark_group("dispatch");
     for (name, body) in &mut cases {
