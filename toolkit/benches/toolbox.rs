@@ -16,6 +16,11 @@ use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use tokio::runtime::{Builder, Runtime};
 use toolkit::prelude::*;
 
+#[path = "support/paired.rs"]
+mod paired;
+
+use paired::paired_runs;
+
 #[derive(Default)]
 struct Cheap;
 
@@ -82,6 +87,36 @@ fn timed_async<F: Future<Output = ()>>(
     })
 }
 
+/// One `call_all` of a fresh copy of `calls`, timed without the copying.
+fn timed_call_all(rt: &Runtime, toolbox: &Toolbox, calls: &[ToolCall]) -> Duration {
+    let batch = calls.to_vec();
+    rt.block_on(async {
+        let start = Instant::now();
+        black_box(toolbox.call_all(batch).await);
+        start.elapsed()
+    })
+}
+
+/// What one `call_all` does, as a loop of `acall`s: a fresh copy of `calls` is consumed, each
+/// result kept, and the batch and results freed, all timed but the copying.
+fn timed_consuming_loop(rt: &Runtime, toolbox: &Toolbox, calls: &[ToolCall]) -> Duration {
+    let batch = calls.to_vec();
+    rt.block_on(async {
+        let start = Instant::now();
+        let mut results = Vec::with_capacity(batch.len());
+        for call in &batch {
+            results.push(toolbox.acall(call).await);
+        }
+        drop(batch);
+        black_box(results);
+        start.elapsed()
+    })
+}
+
+fn repeated(iters: u64, mut run: impl FnMut() -> Duration) -> Duration {
+    (0..iters).map(|_| run()).sum()
+}
+
 fn call_all(c: &mut Criterion) {
     let rt = runtime();
     let toolbox = Toolbox::builder()
@@ -89,79 +124,42 @@ fn call_all(c: &mut Criterion) {
         .concurrency(64)
         .build()
         .unwrap();
-    let calls: Vec<ToolCall> = (0..CALLS)
-        .map(|n| ToolCall::new("cheap_double", json!({ "n": n })).with_id(format!("call_{n}")))
-        .collect();
-    let mut group = c.benchmark_group("call_all");
-    group.sample_size(10);
-    group.throughput(Throughput::Elements(CALLS));
-    group.bench_function("10k/call_all_concurrency_64", |b| {
-        b.iter_custom(|iters| {
-            let mut total = Duration::ZERO;
-            for _ in 0..iters {
-                let batch = calls.clone();
-                total += rt.block_on(async {
-                    let start = Instant::now();
-                    black_box(toolbox.call_all(batch).await);
-                    start.elapsed()
-                });
-            }
-            total
-        })
-    });
     let two_workers = Toolbox::builder()
         .toolset::<Cheap>()
         .concurrency(2)
         .build()
         .unwrap();
+    let calls: Vec<ToolCall> = (0..CALLS)
+        .map(|n| ToolCall::new("cheap_double", json!({ "n": n })).with_id(format!("call_{n}")))
+        .collect();
+    for (name, batched) in [("64 at a time", &toolbox), ("2 at a time", &two_workers)] {
+        let paired = paired_runs(
+            || timed_consuming_loop(&rt, &toolbox, &calls),
+            || timed_call_all(&rt, batched, &calls),
+        );
+        println!(
+            "call_all of 10k cheap calls, {name}, against the consuming loop: {paired}; \
+             {:.2} M calls/s against {:.2} M calls/s",
+            CALLS as f64 / paired.candidate_time.as_secs_f64() / 1e6,
+            CALLS as f64 / paired.floor_time.as_secs_f64() / 1e6,
+        );
+    }
+    let mut group = c.benchmark_group("call_all");
+    group.sample_size(10);
+    group.throughput(Throughput::Elements(CALLS));
+    group.bench_function("10k/call_all_concurrency_64", |b| {
+        b.iter_custom(|iters| repeated(iters, || timed_call_all(&rt, &toolbox, &calls)))
+    });
     group.bench_function("10k/call_all_concurrency_2", |b| {
-        b.iter_custom(|iters| {
-            let mut total = Duration::ZERO;
-            for _ in 0..iters {
-                let batch = calls.clone();
-                total += rt.block_on(async {
-                    let start = Instant::now();
-                    black_box(two_workers.call_all(batch).await);
-                    start.elapsed()
-                });
-            }
-            total
-        })
+        b.iter_custom(|iters| repeated(iters, || timed_call_all(&rt, &two_workers, &calls)))
     });
     let current_thread = Builder::new_current_thread().enable_all().build().unwrap();
     group.bench_function("10k/call_all_concurrency_64_current_thread", |b| {
-        b.iter_custom(|iters| {
-            let mut total = Duration::ZERO;
-            for _ in 0..iters {
-                let batch = calls.clone();
-                total += current_thread.block_on(async {
-                    let start = Instant::now();
-                    black_box(toolbox.call_all(batch).await);
-                    start.elapsed()
-                });
-            }
-            total
-        })
+        b.iter_custom(|iters| repeated(iters, || timed_call_all(&current_thread, &toolbox, &calls)))
     });
     // The same work as one call_all: the batch is consumed, so dropping it is timed too.
     group.bench_function("10k/acall_one_after_another_consuming_the_batch", |b| {
-        b.iter_custom(|iters| {
-            let mut total = Duration::ZERO;
-            for _ in 0..iters {
-                let batch = calls.clone();
-                total += rt.block_on(async {
-                    let start = Instant::now();
-                    let mut results = Vec::with_capacity(batch.len());
-                    for call in &batch {
-                        results.push(toolbox.acall(call).await);
-                    }
-                    drop(batch);
-                    black_box(results);
-                    start.elapsed()
-                });
-            }
-            total
-        })
+        b.iter_custom(|iters| repeated(iters, || timed_consuming_loop(&rt, &toolbox, &calls)))
     });
     group.bench_function("10k/acall_one_after_another", |b| {
         b.iter_custom(|iters| {

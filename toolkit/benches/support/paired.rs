@@ -5,6 +5,8 @@
 //! puts both under the same conditions, and the median of many rounds' ratios is steady.
 //! A bench includes it with `#[path = "support/paired.rs"] mod paired;`.
 
+#![allow(dead_code)] // Each bench that includes this uses part of it.
+
 use std::hint::black_box;
 use std::time::{Duration, Instant};
 
@@ -15,11 +17,14 @@ const ROUNDS: usize = 101;
 /// the machine's state changes little between the two batches of a round.
 const BATCH: Duration = Duration::from_micros(500);
 
-/// `candidate`'s time over `floor`'s, per round: the median and the middle half.
+/// `candidate`'s time over `floor`'s, per round: the median and the middle half; and each
+/// body's median time per round.
 pub struct PairedRatio {
     pub median: f64,
     pub lower_quartile: f64,
     pub upper_quartile: f64,
+    pub floor_time: Duration,
+    pub candidate_time: Duration,
 }
 
 impl std::fmt::Display for PairedRatio {
@@ -32,33 +37,49 @@ impl std::fmt::Display for PairedRatio {
     }
 }
 
-/// Times `floor` and `candidate` in alternating batches and returns their ratio.
+/// Times `floor` and `candidate` in alternating batches of calls and returns their ratio.
 pub fn paired_ratio<A, B>(
     mut floor: impl FnMut() -> A,
     mut candidate: impl FnMut() -> B,
 ) -> PairedRatio {
     let iterations = iterations_per_batch(&mut floor);
     let _ = time(&mut candidate, iterations);
-    let mut ratios: Vec<f64> = (0..ROUNDS)
-        .map(|round| {
-            let (floor_time, candidate_time) = if round % 2 == 0 {
-                let floor_time = time(&mut floor, iterations);
-                (floor_time, time(&mut candidate, iterations))
-            } else {
-                let candidate_time = time(&mut candidate, iterations);
-                (time(&mut floor, iterations), candidate_time)
-            };
-            candidate_time.as_secs_f64() / floor_time.as_secs_f64()
-        })
-        .collect();
+    paired_runs(
+        || time(&mut floor, iterations),
+        || time(&mut candidate, iterations),
+    )
+}
+
+/// Runs `floor` and `candidate` in turns, each returning the time it measured itself (so that
+/// each can prepare its input outside the timing), and returns their ratio.
+pub fn paired_runs(
+    mut floor: impl FnMut() -> Duration,
+    mut candidate: impl FnMut() -> Duration,
+) -> PairedRatio {
+    let (mut ratios, mut floor_times, mut candidate_times) = (vec![], vec![], vec![]);
+    for round in 0..ROUNDS {
+        let (floor_time, candidate_time) = if round % 2 == 0 {
+            let floor_time = floor();
+            (floor_time, candidate())
+        } else {
+            let candidate_time = candidate();
+            (floor(), candidate_time)
+        };
+        ratios.push(candidate_time.as_secs_f64() / floor_time.as_secs_f64());
+        floor_times.push(floor_time);
+        candidate_times.push(candidate_time);
+    }
     ratios.sort_by(f64::total_cmp);
+    floor_times.sort();
+    candidate_times.sort();
     PairedRatio {
         median: ratios[ROUNDS / 2],
         lower_quartile: ratios[ROUNDS / 4],
         upper_quartile: ratios[3 * ROUNDS / 4],
+        floor_time: floor_times[ROUNDS / 2],
+        candidate_time: candidate_times[ROUNDS / 2],
     }
 }
-
 /// How many calls of `body` take about one [`BATCH`] (at least one).
 fn iterations_per_batch<R>(body: &mut impl FnMut() -> R) -> u32 {
     let mut iterations = 1;
