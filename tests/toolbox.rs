@@ -1,7 +1,7 @@
 //! A toolbox: built from toolsets and single tools, edited, and dispatching calls one at a time
 //! or concurrently, with hooks and a tracing span per call.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
@@ -226,6 +226,59 @@ async fn ten_thousand_calls_run_within_the_concurrency_limit_and_return_in_order
     let most = maths.most_in_flight.load(Ordering::SeqCst);
     assert!(most <= 8, "{most} calls ran at once, over the limit of 8");
     assert!(most > 1, "the calls ran one at a time");
+}
+
+/// Records which thread ran each of its calls.
+#[derive(Default)]
+struct Threads {
+    seen: Mutex<HashSet<std::thread::ThreadId>>,
+}
+
+#[toolset(name = "threads")]
+impl Threads {
+    /// Work for a millisecond without yielding
+    #[tool]
+    fn work(&self, n: u64) -> u64 {
+        std::thread::sleep(std::time::Duration::from_millis(1));
+        self.seen
+            .lock()
+            .unwrap()
+            .insert(std::thread::current().id());
+        n
+    }
+}
+
+#[test]
+fn a_batch_of_sync_calls_spreads_over_both_workers_from_a_task_and_from_block_on() {
+    // Called from `block_on`, the calling thread is one of the workers; called from a task it
+    // must not be: the worker it spawned last would wait in its thread's LIFO slot, which no
+    // other thread steals, and two workers would run the batch on one thread.
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .build()
+        .unwrap();
+    let calls: Vec<ToolCall> = (0..100u64)
+        .map(|n| ToolCall::new("threads_work", json!({ "n": n })))
+        .collect();
+    for from_a_task in [true, false] {
+        let threads = Arc::new(Threads::default());
+        let toolbox = Toolbox::builder()
+            .toolset_instance(Arc::clone(&threads))
+            .concurrency(2)
+            .build()
+            .unwrap();
+        let batch = calls.clone();
+        let run = async move { toolbox.call_all(batch).await };
+        let results = if from_a_task {
+            runtime.block_on(runtime.spawn(run)).unwrap()
+        } else {
+            runtime.block_on(run)
+        };
+        let values: Vec<Value> = results.into_iter().map(|result| result.value).collect();
+        assert_eq!(values, (0..100u64).map(|n| json!(n)).collect::<Vec<_>>());
+        let threads = threads.seen.lock().unwrap().len();
+        assert_eq!(threads, 2, "from a task: {from_a_task}; threads: {threads}");
+    }
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -87,10 +87,29 @@ fn timed_async<F: Future<Output = ()>>(
     })
 }
 
+/// Where a batch is run from: `block_on` on the caller's own thread, as a `main` would, or a
+/// task on the runtime, as an agent or a server would.
+#[derive(Clone, Copy, Debug)]
+enum Caller {
+    BlockOn,
+    Task,
+}
+
+/// Runs `timed` from `caller` and returns the time it measured itself.
+fn timed_from<F>(rt: &Runtime, caller: Caller, timed: F) -> Duration
+where
+    F: Future<Output = Duration> + Send + 'static,
+{
+    match caller {
+        Caller::BlockOn => rt.block_on(timed),
+        Caller::Task => rt.block_on(rt.spawn(timed)).unwrap(),
+    }
+}
+
 /// One `call_all` of a fresh copy of `calls`, timed without the copying.
-fn timed_call_all(rt: &Runtime, toolbox: &Toolbox, calls: &[ToolCall]) -> Duration {
-    let batch = calls.to_vec();
-    rt.block_on(async {
+fn timed_call_all(rt: &Runtime, caller: Caller, toolbox: &Toolbox, calls: &[ToolCall]) -> Duration {
+    let (toolbox, batch) = (toolbox.clone(), calls.to_vec());
+    timed_from(rt, caller, async move {
         let start = Instant::now();
         black_box(toolbox.call_all(batch).await);
         start.elapsed()
@@ -99,9 +118,14 @@ fn timed_call_all(rt: &Runtime, toolbox: &Toolbox, calls: &[ToolCall]) -> Durati
 
 /// What one `call_all` does, as a loop of `acall`s: a fresh copy of `calls` is consumed, each
 /// result kept, and the batch and results freed, all timed but the copying.
-fn timed_consuming_loop(rt: &Runtime, toolbox: &Toolbox, calls: &[ToolCall]) -> Duration {
-    let batch = calls.to_vec();
-    rt.block_on(async {
+fn timed_consuming_loop(
+    rt: &Runtime,
+    caller: Caller,
+    toolbox: &Toolbox,
+    calls: &[ToolCall],
+) -> Duration {
+    let (toolbox, batch) = (toolbox.clone(), calls.to_vec());
+    timed_from(rt, caller, async move {
         let start = Instant::now();
         let mut results = Vec::with_capacity(batch.len());
         for call in &batch {
@@ -132,35 +156,70 @@ fn call_all(c: &mut Criterion) {
     let calls: Vec<ToolCall> = (0..CALLS)
         .map(|n| ToolCall::new("cheap_double", json!({ "n": n })).with_id(format!("call_{n}")))
         .collect();
-    for (name, batched) in [("64 at a time", &toolbox), ("2 at a time", &two_workers)] {
-        let paired = paired_runs(
-            || timed_consuming_loop(&rt, &toolbox, &calls),
-            || timed_call_all(&rt, batched, &calls),
-        );
-        println!(
-            "call_all of 10k cheap calls, {name}, against the consuming loop: {paired}; \
-             {:.2} M calls/s against {:.2} M calls/s",
-            CALLS as f64 / paired.candidate_time.as_secs_f64() / 1e6,
-            CALLS as f64 / paired.floor_time.as_secs_f64() / 1e6,
-        );
+    for caller in [Caller::BlockOn, Caller::Task] {
+        for (name, batched) in [("64 at a time", &toolbox), ("2 at a time", &two_workers)] {
+            let paired = paired_runs(
+                || timed_consuming_loop(&rt, caller, &toolbox, &calls),
+                || timed_call_all(&rt, caller, batched, &calls),
+            );
+            println!(
+                "call_all of 10k cheap calls from {caller:?}, {name}, against the consuming \
+                 loop: {paired}; {:.2} M calls/s against {:.2} M calls/s",
+                CALLS as f64 / paired.candidate_time.as_secs_f64() / 1e6,
+                CALLS as f64 / paired.floor_time.as_secs_f64() / 1e6,
+            );
+        }
     }
     let mut group = c.benchmark_group("call_all");
     group.sample_size(10);
     group.throughput(Throughput::Elements(CALLS));
     group.bench_function("10k/call_all_concurrency_64", |b| {
-        b.iter_custom(|iters| repeated(iters, || timed_call_all(&rt, &toolbox, &calls)))
+        b.iter_custom(|iters| {
+            repeated(iters, || {
+                timed_call_all(&rt, Caller::BlockOn, &toolbox, &calls)
+            })
+        })
+    });
+    group.bench_function("10k/call_all_concurrency_64_from_a_task", |b| {
+        b.iter_custom(|iters| {
+            repeated(iters, || {
+                timed_call_all(&rt, Caller::Task, &toolbox, &calls)
+            })
+        })
     });
     group.bench_function("10k/call_all_concurrency_2", |b| {
-        b.iter_custom(|iters| repeated(iters, || timed_call_all(&rt, &two_workers, &calls)))
+        b.iter_custom(|iters| {
+            repeated(iters, || {
+                timed_call_all(&rt, Caller::BlockOn, &two_workers, &calls)
+            })
+        })
     });
     let current_thread = Builder::new_current_thread().enable_all().build().unwrap();
     group.bench_function("10k/call_all_concurrency_64_current_thread", |b| {
-        b.iter_custom(|iters| repeated(iters, || timed_call_all(&current_thread, &toolbox, &calls)))
+        b.iter_custom(|iters| {
+            repeated(iters, || {
+                timed_call_all(&current_thread, Caller::BlockOn, &toolbox, &calls)
+            })
+        })
     });
     // The same work as one call_all: the batch is consumed, so dropping it is timed too.
     group.bench_function("10k/acall_one_after_another_consuming_the_batch", |b| {
-        b.iter_custom(|iters| repeated(iters, || timed_consuming_loop(&rt, &toolbox, &calls)))
+        b.iter_custom(|iters| {
+            repeated(iters, || {
+                timed_consuming_loop(&rt, Caller::BlockOn, &toolbox, &calls)
+            })
+        })
     });
+    group.bench_function(
+        "10k/acall_one_after_another_consuming_the_batch_from_a_task",
+        |b| {
+            b.iter_custom(|iters| {
+                repeated(iters, || {
+                    timed_consuming_loop(&rt, Caller::Task, &toolbox, &calls)
+                })
+            })
+        },
+    );
     group.bench_function("10k/acall_one_after_another", |b| {
         b.iter_custom(|iters| {
             timed_async(&rt, iters, || async {
@@ -265,6 +324,22 @@ fn cpu_bound(c: &mut Criterion) {
     let calls: Vec<ToolCall> = (0..CPU_CALLS)
         .map(|n| ToolCall::new("cheap_crunch", json!({ "n": n })))
         .collect();
+    let paired = paired_runs(
+        || {
+            rt.block_on(async {
+                let start = Instant::now();
+                for call in &calls {
+                    black_box(toolbox.acall(call).await);
+                }
+                start.elapsed()
+            })
+        },
+        || timed_call_all(&rt, Caller::BlockOn, &toolbox, &calls),
+    );
+    println!(
+        "call_all of 200 CPU-bound calls against a loop of acalls: {paired}; {:.2}x as fast",
+        1.0 / paired.median
+    );
     let mut group = c.benchmark_group("cpu_bound");
     group.sample_size(10);
     group.throughput(Throughput::Elements(CPU_CALLS));

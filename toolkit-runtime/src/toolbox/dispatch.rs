@@ -45,9 +45,9 @@ impl Toolbox {
     /// returns their results in the order of `calls`. Each call is independent: one that fails,
     /// panics or times out is an error result and the others run on.
     ///
-    /// The calls run on `concurrency` workers: the calling task itself and tokio tasks it
-    /// spawns, so they spread over a multi-thread runtime's worker threads; `call_all` must run
-    /// inside a tokio runtime.
+    /// The calls run on `concurrency` workers, tokio tasks (and the calling thread, when it is
+    /// not itself running a task, as in `block_on`), so they spread over a multi-thread
+    /// runtime's worker threads; `call_all` must run inside a tokio runtime.
     ///
     /// ```
     /// use toolkit::prelude::*;
@@ -97,14 +97,17 @@ impl Toolbox {
         // cross-thread wake-up each.
         let workers = self.concurrency.min(calls.len());
         let work = Arc::new(Batch::new(calls, tools, targets, results, workers));
+        // Outside a task (in a `block_on`) the calling thread would only wait, so it works as
+        // one of the workers, on calls its own thread just wrote (all spawned, cheap calls took
+        // 1.3x the time of a loop of `acall`s there). Inside a task it must not: the worker it
+        // spawned last waits in its thread's LIFO slot, which no other thread can steal, until
+        // the task yields, so with two workers the batch would run on one thread.
+        let caller_works = workers > 0 && tokio::task::try_id().is_none();
         let mut tasks = JoinSet::new();
-        for _ in 1..workers {
+        for _ in usize::from(caller_works)..workers {
             tasks.spawn(run_worker(Arc::clone(&work), Arc::clone(&self.hooks)));
         }
-        // The calling task is a worker too, as a rayon `join` is: it starts at once, on calls
-        // its own thread just wrote, and cheap calls are mostly done before a spawned worker
-        // has woken (all spawned: 1.26x to 1.41x the time of a loop of `acall`s).
-        if workers > 0 {
+        if caller_works {
             run_worker(Arc::clone(&work), Arc::clone(&self.hooks)).await;
         }
         // Every panic is caught in the worker; a worker only fails when the runtime shuts down
