@@ -7,7 +7,10 @@
 //! - `overhead/*`: one call of the same tool through `ToolProxy::call` and `ToolProxy::acall`,
 //!   with an async twin of the tool and the toolbox's dispatch for comparison.
 //!
-//! Report ratios between results of one run: the machine is shared and noisy.
+//! Report ratios between results of one run: the machine is shared and noisy. Before the
+//! timings, the bench prints `call_all` against a loop doing the same work, the two timed in
+//! alternating rounds (`support/paired.rs`), from `block_on` and from a task: those are the
+//! ratios to quote.
 
 use std::hint::black_box;
 use std::time::{Duration, Instant};
