@@ -5,6 +5,7 @@
 //! cargo run --example mcp_server -- --stdio
 //! cargo run --example mcp_server -- --http 127.0.0.1:8000 [--token-file PATH] [--stateless]
 //!     [--max-sessions N] [--session-idle-ms MS] [--read-timeout-ms MS] [--call-log PATH]
+//!     [--only NAME,NAME...]
 //! MCP_BEARER_TOKEN=... cargo run --example mcp_server -- --http 127.0.0.1:8000
 //! ```
 //!
@@ -14,7 +15,9 @@
 //! visible to every local user (`ps`): prefer the variable or the file. `--stateless` keeps no
 //! session on the server, for replicas behind a load balancer. `--read-timeout-ms` bounds how
 //! long a client may take to send a request (default 30 s); `--call-log PATH` appends a line
-//! per tool call run. Ctrl-C shuts the server down gracefully.
+//! per tool call run; `--only` serves just the tools named (`scripts/peers` serves
+//! `task_assign` alone, as the servers it is compared with do). Ctrl-C shuts the server down
+//! gracefully.
 
 use serde::{Deserialize, Serialize};
 use toolkit::mcp::{HttpOptions, McpServer};
@@ -93,7 +96,8 @@ fn tools() -> Vec<ToolProxy> {
 }
 
 const USAGE: &str = "usage: mcp_server --stdio | --http ADDR [--token-file PATH | --token SECRET] \
-                     [--stateless] [--max-sessions N] [--session-idle-ms MS] [--read-timeout-ms MS] [--call-log PATH]   (or the token in MCP_BEARER_TOKEN)";
+                     [--stateless] [--max-sessions N] [--session-idle-ms MS] [--read-timeout-ms MS] [--call-log PATH] \
+                     [--only NAME,NAME...]   (or the token in MCP_BEARER_TOKEN)";
 
 /// The bearer token: `--token-file` (its first line), `--token`, or `MCP_BEARER_TOKEN`.
 fn bearer_token(args: &[String]) -> Result<Option<String>, Box<dyn std::error::Error>> {
@@ -140,7 +144,15 @@ fn http_options(args: &[String]) -> Result<HttpOptions, Box<dyn std::error::Erro
 /// each call runs (an audit trail; the restart test counts runs with it). A call that cannot
 /// be logged is refused.
 fn server(args: &[String]) -> Result<McpServer, Box<dyn std::error::Error>> {
-    let mut toolbox = Toolbox::builder().tools("quickstart", tools());
+    let mut tools = tools();
+    if let Some(names) = flag::<String>(args, "--only")? {
+        let names: Vec<&str> = names.split(',').map(str::trim).collect();
+        tools.retain(|tool| names.contains(&tool.name()));
+        if tools.len() != names.len() {
+            return Err(format!("--only names a tool this server does not have: {names:?}").into());
+        }
+    }
+    let mut toolbox = Toolbox::builder().tools("quickstart", tools);
     if let Some(path) = flag::<String>(args, "--call-log")? {
         let file = std::fs::OpenOptions::new()
             .create(true)
