@@ -179,60 +179,39 @@ fn expand_toolset(toolset: &Toolset) -> TokenStream {
 fn expand_tool(p: &TokenStream, tool: &ToolFn, receiver: Option<&TokenStream>) -> TokenStream {
     let method = &tool.ident;
     let bindings: Vec<_> = tool.args.iter().map(binding).collect();
-    let takes = tool
-        .args
-        .iter()
-        .zip(&bindings)
-        .map(|(arg, bind)| take_argument(p, arg, bind));
     let call_args = call_args(tool, &bindings);
     let (convert, _) = convert_output(p, &tool.output);
     let definition = method_tool(p, tool);
     let result = quote!(#p::std::result::Result<#p::serde_json::Value, #p::HandlerError>);
     let (capture, recapture, callee) = receiver_parts(p, receiver, method);
     let args: Vec<&Arg> = tool.args.iter().collect();
-    let (parser, fields_type, unpack) =
-        fast::fast_path(p, &args, &bindings.iter().collect::<Vec<_>>());
+    let (_, fields_type, unpack) = fast::fast_path(p, &args, &bindings.iter().collect::<Vec<_>>());
+    let readers = fast::readers(p, &fields_type);
+    // One body per tool, for both paths: the runtime reads the parameters into `fields_type`
+    // from the call's JSON or from validated arguments (a second body, taking each argument
+    // by name, cost about a tenth of the crate's compile time).
     if tool.asyncness {
-        let types: Vec<_> = tool.args.iter().map(|arg| decoded_type(p, arg)).collect();
-        // One future per tool, whichever path read the arguments: a second `async` block would
-        // be a second state machine for rustc to build.
         quote! {{
             #capture
-            let __toolkit_start = move |#(#bindings: #types),*| -> #p::BoxFuture<#result> {
-                #recapture
-                #p::std::boxed::Box::pin(async move {
-                    #convert(#callee(#(#call_args),*).await)
-                })
-            };
-            let __toolkit_finish = {
-                let __toolkit_start = __toolkit_start.clone();
-                move |__toolkit_fields: #fields_type| {
-                    #unpack
-                    #p::std::option::Option::Some(__toolkit_start(#(#bindings),*))
-                }
-            };
-            #definition.asynchronous(move |mut __toolkit_args: #p::Arguments|
-                -> #p::std::result::Result<#p::BoxFuture<#result>, #p::HandlerError>
+            #definition.asynchronous(#readers, move |__toolkit_fields: #fields_type|
+                -> #p::std::option::Option<#p::BoxFuture<#result>>
             {
-                let __toolkit_args = &mut __toolkit_args;
-                #(#takes)*
-                #p::std::result::Result::Ok(__toolkit_start(#(#bindings),*))
-            }, #parser, __toolkit_finish)
+                #unpack
+                #recapture
+                #p::std::option::Option::Some(#p::std::boxed::Box::pin(async move {
+                    #convert(#callee(#(#call_args),*).await)
+                }))
+            })
         }}
     } else {
         quote! {{
             #capture
-            let __toolkit_finish = {
-                #recapture
-                move |__toolkit_fields: #fields_type| -> #p::std::option::Option<#result> {
-                    #unpack
-                    #p::std::option::Option::Some(#convert(#callee(#(#call_args),*)))
-                }
-            };
-            #definition.sync(move |__toolkit_args: &mut #p::Arguments| -> #result {
-                #(#takes)*
-                #convert(#callee(#(#call_args),*))
-            }, #parser, __toolkit_finish)
+            #definition.sync(#readers, move |__toolkit_fields: #fields_type|
+                -> #p::std::option::Option<#result>
+            {
+                #unpack
+                #p::std::option::Option::Some(#convert(#callee(#(#call_args),*)))
+            })
         }}
     }
 }
@@ -344,34 +323,6 @@ fn param_spec(p: &TokenStream, arg: &Arg) -> TokenStream {
             default: #default,
         }
     }
-}
-
-fn take_argument(p: &TokenStream, arg: &Arg, bind: &syn::Ident) -> TokenStream {
-    let key = arg.key();
-    let ty = decoded_type(p, arg);
-    // Spanned at the parameter's type, like `param_schema::<T>`: rustc then reports the unmet
-    // `Deserialize` bound once, under `param_schema`'s `ToolArgument` message, which implies it.
-    let span = arg.ty.span();
-    let take = match (&arg.default, arg.required) {
-        (Some(default), _) => {
-            let value = default_expr(p, arg, &ty, &default.value);
-            quote_spanned!(span=> __toolkit_args.take_or_else::<#ty>(#key, || #value))
-        }
-        (None, required) => match types::option_inner(&arg.ty) {
-            // The same bound at the same span as `param_schema_option::<T>`: reported once.
-            Some(inner) if required.is_some() => {
-                quote_spanned!(inner.span()=> __toolkit_args.take_present_option::<#inner>(#key))
-            }
-            Some(inner) => {
-                quote_spanned!(inner.span()=> __toolkit_args.take_option::<#inner>(#key))
-            }
-            None if required.is_some() => {
-                quote_spanned!(span=> __toolkit_args.take_present::<#ty>(#key))
-            }
-            None => quote_spanned!(span=> __toolkit_args.take::<#ty>(#key)),
-        },
-    };
-    quote!(let #bind: #ty = #take?;)
 }
 
 /// The tool's `ToolOptions`: the defaults with only the keys the user gave set on top, so a

@@ -46,6 +46,17 @@ pub fn fast_path(
     (parser, fields_type, unpack)
 }
 
+/// Both readers of a method's parameters (see the runtime's `FieldReaders`): from the call's
+/// JSON and from validated arguments, so that one body serves both paths. `None` when a
+/// parameter type cannot be read, which its `param_schema` reports.
+pub fn readers(p: &TokenStream, fields_type: &TokenStream) -> TokenStream {
+    quote! {{
+        #[allow(unused_imports)]
+        use #p::{HasFields as _, NoFields as _};
+        (&&#p::FieldsProbe::<#fields_type>::new()).readers()
+    }}
+}
+
 /// The type the argument is decoded as: `String` for a `&str` parameter.
 pub(crate) fn decoded_type(p: &TokenStream, arg: &Arg) -> TokenStream {
     let ty = &arg.ty;

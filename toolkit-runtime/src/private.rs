@@ -3,8 +3,8 @@
 //! notice.
 
 pub use crate::call::{
-    BoxFuture, DefaultHidden, DefaultShown, DefaultValue, Field, FieldsProbe, Handler,
-    HandlerError, HasFields, HasOutputSchema, NoFields, NoOutputSchema, OutputSchemaProbe,
+    BoxFuture, DefaultHidden, DefaultShown, DefaultValue, Field, FieldReaders, FieldsProbe,
+    Handler, HandlerError, HasFields, HasOutputSchema, NoFields, NoOutputSchema, OutputSchemaProbe,
     ParseFields, TypedHandler, TypedInput, output, output_ref, result_output,
 };
 pub use crate::registry::{DefaultProbe, NoDefault, ToolsetRegistration, ViaDefault};
@@ -44,59 +44,72 @@ impl MethodTool {
         }
     }
 
-    /// A proxy whose body is sync. With a `parser` (every parameter type can be read on the
-    /// typed fast path), `finish` turns the parameters it read into the call, or `None` where
-    /// only the full pipeline can word the error.
-    pub fn sync<F, S, T>(self, body: F, parser: Option<ParseFields<S>>, finish: T) -> ToolProxy
+    /// A proxy whose body is sync: `finish` turns the parameters, read by `readers` from the
+    /// call's JSON (the fast path) or taken from validated arguments (the full pipeline), into
+    /// the call; on the fast path `None` leaves the call to the full pipeline, which words the
+    /// error. `readers` is `None` only when a parameter type cannot be read, which the
+    /// parameter's schema function has already reported as a compile error.
+    pub fn sync<S, T>(self, readers: Option<FieldReaders<S>>, finish: T) -> ToolProxy
     where
-        F: Fn(&mut Arguments) -> Result<Value, HandlerError> + Send + Sync + 'static,
         S: 'static,
-        T: Fn(S) -> Option<Result<Value, HandlerError>> + Send + Sync + 'static,
+        T: Fn(S) -> Option<Result<Value, HandlerError>> + Clone + Send + Sync + 'static,
     {
-        let typed = parser.map(|parse| {
-            let names = self.param_names();
-            let typed = move |input: TypedInput<'_>| finish(parse(input, &names)?);
-            TypedHandler::Sync(Arc::new(typed))
-        });
+        let Some(readers) = readers else {
+            return self.unreadable();
+        };
+        let (params, names) = (self.params, self.param_names());
+        let taken = finish.clone();
+        let body = move |arguments: &mut Arguments| {
+            taken((readers.take)(arguments, params)?).unwrap_or_else(|| Err(unpacked_none()))
+        };
+        let typed = move |input: TypedInput<'_>| finish((readers.parse)(input, &names)?);
         ToolProxy::build(
             self.definition(),
             Handler::Sync(Arc::new(body)),
-            typed,
+            Some(TypedHandler::Sync(Arc::new(typed))),
             None,
         )
     }
 
     /// A proxy whose body is async; see [`sync`](Self::sync).
-    pub fn asynchronous<F, S, T>(
-        self,
-        body: F,
-        parser: Option<ParseFields<S>>,
-        finish: T,
-    ) -> ToolProxy
+    pub fn asynchronous<S, T>(self, readers: Option<FieldReaders<S>>, finish: T) -> ToolProxy
     where
-        F: Fn(Arguments) -> Result<BoxFuture<Result<Value, HandlerError>>, HandlerError>
-            + Send
-            + Sync
-            + 'static,
         S: 'static,
-        T: Fn(S) -> Option<BoxFuture<Result<Value, HandlerError>>> + Send + Sync + 'static,
+        T: Fn(S) -> Option<BoxFuture<Result<Value, HandlerError>>> + Clone + Send + Sync + 'static,
     {
-        let typed = parser.map(|parse| {
-            let names = self.param_names();
-            let typed = move |input: TypedInput<'_>| finish(parse(input, &names)?);
-            TypedHandler::Async(Arc::new(typed))
-        });
+        let Some(readers) = readers else {
+            return self.unreadable();
+        };
+        let (params, names) = (self.params, self.param_names());
+        let taken = finish.clone();
+        let body = move |mut arguments: Arguments| {
+            taken((readers.take)(&mut arguments, params)?).ok_or_else(unpacked_none)
+        };
+        let typed = move |input: TypedInput<'_>| finish((readers.parse)(input, &names)?);
         ToolProxy::build(
             self.definition(),
             Handler::Async(Arc::new(body)),
-            typed,
+            Some(TypedHandler::Async(Arc::new(typed))),
             None,
         )
+    }
+
+    /// A tool whose parameters cannot be read: never built, since the parameter's schema
+    /// function fails to compile first; it only gives that error nothing to cascade into.
+    fn unreadable(self) -> ToolProxy {
+        let body = |_: &mut Arguments| Err(unpacked_none());
+        ToolProxy::build(self.definition(), Handler::Sync(Arc::new(body)), None, None)
     }
 
     fn param_names(&self) -> Vec<&'static str> {
         self.params.iter().map(|param| param.name).collect()
     }
+}
+
+/// What `finish` returning `None` for validated arguments would mean: a required parameter
+/// absent, which `FieldSet::take` reports as missing before `finish` runs.
+fn unpacked_none() -> HandlerError {
+    HandlerError::Failed("the tool's arguments could not be unpacked".into())
 }
 
 /// A `#[toolset]` tool wired to its `#[toolset(state = ...)]` keys.

@@ -6,6 +6,7 @@ use serde_json::{Map, Value};
 use super::problems::{describe_value, readable_path};
 use crate::bounds::ToolArgument;
 use crate::error::ArgumentProblem;
+use crate::schema::ParamSpec;
 
 /// The named arguments of one call, already checked against the tool's schema.
 ///
@@ -79,6 +80,22 @@ impl Arguments {
         name: &str,
     ) -> Result<Option<T>, ArgumentProblem> {
         self.take_present(name)
+    }
+
+    /// Takes the parameter `param`: read when sent, missing when required, else `None` (the
+    /// tool's default, or `None` itself, stands in). The same outcome, for each kind of
+    /// parameter, as the `take*` call made for it.
+    pub(crate) fn take_param<T: DeserializeOwned>(
+        &mut self,
+        param: &ParamSpec,
+    ) -> Result<Option<T>, ArgumentProblem> {
+        match self.values.remove(param.name) {
+            Some(value) => deserialize(param.name, value).map(Some),
+            None if param.required => Err(ArgumentProblem::Missing {
+                name: param.name.into(),
+            }),
+            None => Ok(None),
+        }
     }
 
     /// The raw arguments, for tools built at run time from a closure.

@@ -17,7 +17,7 @@ pub type BoxFuture<T> = Pin<Box<dyn Future<Output = T> + Send + 'static>>;
 /// The body of a sync tool.
 pub type SyncHandler = dyn Fn(&mut Arguments) -> Result<Value, HandlerError> + Send + Sync;
 /// The body of an async tool: its future, or the error taking its arguments met before it could
-/// start (a `Result` rather than a ready future, so that a `#[tool]`'s generated body can use `?`
+/// start (a `Result` rather than a ready future, so that a body can take its arguments with `?`
 /// without a closure of its own).
 pub type AsyncHandler =
     dyn Fn(Arguments) -> Result<BoxFuture<Result<Value, HandlerError>>, HandlerError> + Send + Sync;

@@ -51,7 +51,7 @@ pub use output::{
     output, output_ref, result_output,
 };
 pub use proxy::ToolProxy;
-pub use typed::{Field, FieldsProbe, HasFields, NoFields, ParseFields};
+pub use typed::{Field, FieldReaders, FieldsProbe, HasFields, NoFields, ParseFields};
 
 pub(crate) use nulls::drop_omitted_nulls;
 pub(crate) use panic::{CatchUnwind, panic_message};

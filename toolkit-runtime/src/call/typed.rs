@@ -13,7 +13,10 @@ use std::marker::PhantomData;
 
 use serde::de::{self, DeserializeOwned, DeserializeSeed, Deserializer, MapAccess, Visitor};
 
+use super::arguments::Arguments;
 use super::handler::TypedInput;
+use crate::error::ArgumentProblem;
+use crate::schema::ParamSpec;
 
 /// One parameter's value: absent, or present (possibly `null`). Generated code turns it into the
 /// parameter the way `Arguments::take*` would, or gives up (`None`) where only the full pipeline
@@ -44,6 +47,16 @@ impl<T> Field<T> {
     }
 }
 
+impl<T> From<Option<T>> for Field<T> {
+    /// A parameter's value, `None` when it was not sent.
+    fn from(sent: Option<T>) -> Self {
+        match sent {
+            Some(value) => Field::Present(value),
+            None => Field::Absent,
+        }
+    }
+}
+
 impl<T> Field<Option<T>> {
     /// An `Option` parameter: absent and `null` are both `None`.
     pub fn optional(self) -> Option<T> {
@@ -60,11 +73,33 @@ pub trait FieldSet: Sized {
     /// Reads the arguments, or `None` when they are not exactly an object of the named
     /// parameters in their types.
     fn parse(input: TypedInput<'_>, names: &[&str]) -> Option<Self>;
+
+    /// Takes validated arguments, one parameter after another in declaration order, as
+    /// [`Arguments::take`] and its kin do: a value sent is read (or its problem named), a
+    /// required parameter not sent is missing, any other is left absent for the tool's own
+    /// rule (its default, or `None`).
+    fn take(arguments: &mut Arguments, params: &[ParamSpec]) -> Result<Self, ArgumentProblem>;
 }
 
 /// The reader of a tool's parameters, if every parameter type can be read.
 #[doc(hidden)]
 pub type ParseFields<S> = fn(TypedInput<'_>, &[&str]) -> Option<S>;
+
+/// Both ways to a tool's parameters: from the call's JSON on the fast path, and from validated
+/// [`Arguments`] on the full pipeline. One body per tool then serves both.
+#[doc(hidden)]
+pub struct FieldReaders<S> {
+    pub parse: ParseFields<S>,
+    pub take: fn(&mut Arguments, &[ParamSpec]) -> Result<S, ArgumentProblem>,
+}
+
+impl<S> Clone for FieldReaders<S> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<S> Copy for FieldReaders<S> {}
 
 /// `(&&FieldsProbe::<S>::new()).parser()` is `Some` when `S` is a [`FieldSet`] (every parameter
 /// type is `DeserializeOwned`), `None` otherwise: a type that cannot be read is reported once,
@@ -87,21 +122,32 @@ impl<S> Default for FieldsProbe<S> {
 #[doc(hidden)]
 pub trait HasFields<S> {
     fn parser(&self) -> Option<ParseFields<S>>;
+    fn readers(&self) -> Option<FieldReaders<S>>;
 }
 
 impl<S: FieldSet> HasFields<S> for &FieldsProbe<S> {
     fn parser(&self) -> Option<ParseFields<S>> {
         Some(S::parse)
     }
+    fn readers(&self) -> Option<FieldReaders<S>> {
+        Some(FieldReaders {
+            parse: S::parse,
+            take: S::take,
+        })
+    }
 }
 
 #[doc(hidden)]
 pub trait NoFields<S> {
     fn parser(&self) -> Option<ParseFields<S>>;
+    fn readers(&self) -> Option<FieldReaders<S>>;
 }
 
 impl<S> NoFields<S> for FieldsProbe<S> {
     fn parser(&self) -> Option<ParseFields<S>> {
+        None
+    }
+    fn readers(&self) -> Option<FieldReaders<S>> {
         None
     }
 }
@@ -166,6 +212,11 @@ macro_rules! field_set {
         impl<$($ty: DeserializeOwned),*> FieldSet for ($(Field<$ty>,)*) {
             fn parse(input: TypedInput<'_>, names: &[&str]) -> Option<Self> {
                 read(input, Fields::<Self> { names, fields: PhantomData })
+            }
+
+            #[allow(unused_variables)]
+            fn take(arguments: &mut Arguments, params: &[ParamSpec]) -> Result<Self, ArgumentProblem> {
+                Ok(($(Field::from(arguments.take_param::<$ty>(&params[$index])?),)*))
             }
         }
 
@@ -255,6 +306,46 @@ mod tests {
                 Two::parse(TypedInput::Text(text), NAMES).is_none(),
                 "{text}"
             );
+        }
+    }
+
+    fn spec(name: &'static str, required: bool) -> ParamSpec {
+        ParamSpec {
+            name,
+            description: None,
+            schema: crate::schema::param_schema::<u8>,
+            required,
+            default: None,
+        }
+    }
+
+    #[test]
+    fn validated_arguments_are_taken_as_the_take_calls_took_them() {
+        type Three = (Field<String>, Field<Option<u8>>, Field<u8>);
+        let params = [spec("text", true), spec("n", false), spec("k", false)];
+        let take = |value: serde_json::Value| {
+            let mut arguments = Arguments::new(value.as_object().unwrap().clone());
+            Three::take(&mut arguments, &params)
+        };
+        // Sent, and read; a whole float reads as the integer it is.
+        let (text, n, k) = take(json!({"text": "hi", "n": 7, "k": 3.0})).unwrap();
+        assert_eq!(
+            (text.required(), n.optional(), k.or_else(|| 0)),
+            (Some("hi".to_owned()), Some(7), 3)
+        );
+        // Not sent: missing when required, else left to the tool's own rule.
+        let (_, n, k) = take(json!({"text": "hi"})).unwrap();
+        assert!(matches!((n, k), (Field::Absent, Field::Absent)));
+        assert_eq!(
+            take(json!({"n": 7})).unwrap_err(),
+            ArgumentProblem::Missing {
+                name: "text".into()
+            }
+        );
+        // A value serde refuses is named by its parameter, in declaration order.
+        match take(json!({"text": "hi", "n": 300, "k": "x"})).unwrap_err() {
+            ArgumentProblem::Invalid { path, .. } => assert_eq!(path, "n"),
+            other => panic!("{other:?}"),
         }
     }
 
