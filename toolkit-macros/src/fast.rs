@@ -12,9 +12,9 @@ use crate::types;
 /// The typed fast path (see the runtime's `call::typed`) of `args`, bound to `bindings`:
 /// `(parser, fields_type, unpack)`.
 /// `parser` is `Some` only when every parameter type can be read, so a type that cannot is
-/// reported once, where the full pipeline takes it; `unpack` turns the `Field`s read into the
-/// parameters as `Arguments::take*` would, or returns `None` where only the full pipeline can
-/// word the error.
+/// reported once, by its `param_schema`; `unpack` turns the `Field`s read into the parameters
+/// as `Arguments::take*` would, or returns `None` where only the full pipeline can word the
+/// error.
 pub fn fast_path(
     p: &TokenStream,
     args: &[&Arg],

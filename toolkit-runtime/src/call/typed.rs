@@ -101,9 +101,10 @@ impl<S> Clone for FieldReaders<S> {
 
 impl<S> Copy for FieldReaders<S> {}
 
-/// `(&&FieldsProbe::<S>::new()).parser()` is `Some` when `S` is a [`FieldSet`] (every parameter
-/// type is `DeserializeOwned`), `None` otherwise: a type that cannot be read is reported once,
-/// where the full pipeline takes it, and never a second time here.
+/// `(&&FieldsProbe::<S>::new()).parser()` (or `.readers()`) is `Some` when `S` is a
+/// [`FieldSet`] (every parameter type is `DeserializeOwned`), `None` otherwise: a type that
+/// cannot be read is reported once, by its `param_schema` (whose `ToolArgument` bound implies
+/// `Deserialize`), and never a second time here.
 #[doc(hidden)]
 pub struct FieldsProbe<S>(PhantomData<S>);
 
