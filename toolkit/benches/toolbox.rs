@@ -329,12 +329,10 @@ fn cpu_bound(c: &mut Criterion) {
         .collect();
     let paired = paired_runs(
         || {
-            rt.block_on(async {
-                let start = Instant::now();
+            timed_async(&rt, 1, || async {
                 for call in &calls {
                     black_box(toolbox.acall(call).await);
                 }
-                start.elapsed()
             })
         },
         || timed_call_all(&rt, Caller::BlockOn, &toolbox, &calls),

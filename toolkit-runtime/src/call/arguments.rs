@@ -4,7 +4,6 @@ use serde::de::{DeserializeOwned, Deserializer, Visitor};
 use serde_json::{Map, Value};
 
 use super::problems::{describe_value, readable_path};
-use crate::bounds::ToolArgument;
 use crate::error::ArgumentProblem;
 use crate::schema::ParamSpec;
 
@@ -65,23 +64,6 @@ impl Arguments {
         }
     }
 
-    /// Takes an `Option<T>` argument: absent or `null` is `None`. (The bound is on `T`, so a
-    /// wrong `T` is reported once, where generated code also asks for its schema.)
-    pub fn take_option<T: ToolArgument>(
-        &mut self,
-        name: &str,
-    ) -> Result<Option<T>, ArgumentProblem> {
-        self.take(name)
-    }
-
-    /// Takes an `#[arg(required)] Option<T>` argument: `null` is `None`, absent is an error.
-    pub fn take_present_option<T: ToolArgument>(
-        &mut self,
-        name: &str,
-    ) -> Result<Option<T>, ArgumentProblem> {
-        self.take_present(name)
-    }
-
     /// Takes the parameter `param`: read when sent, missing when required, else `None` (the
     /// tool's default, or `None` itself, stands in). The same outcome, for each kind of
     /// parameter, as the `take*` call made for it.
@@ -89,13 +71,11 @@ impl Arguments {
         &mut self,
         param: &ParamSpec,
     ) -> Result<Option<T>, ArgumentProblem> {
-        match self.values.remove(param.name) {
-            Some(value) => deserialize(param.name, value).map(Some),
-            None if param.required => Err(ArgumentProblem::Missing {
-                name: param.name.into(),
-            }),
-            None => Ok(None),
+        if param.required {
+            return self.take_present(param.name).map(Some);
         }
+        let sent = self.values.remove(param.name);
+        sent.map(|value| deserialize(param.name, value)).transpose()
     }
 
     /// The raw arguments, for tools built at run time from a closure.
