@@ -5,7 +5,9 @@ use std::time::Duration;
 /// Why a model gave no reply: a variant per cause a caller can act on.
 ///
 /// API keys never appear in these messages: a client's key lives in an
-/// [`ApiKey`](crate::models::ApiKey) only, and no error is built from a request's headers.
+/// [`ApiKey`](crate::models::ApiKey) only, no error is built from a request's headers, and a
+/// client removes its key and its base URL's `user:password@` from every error (a server may
+/// echo the key in an error body) before it returns or logs one.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 #[non_exhaustive]
 pub enum ModelError {
@@ -69,6 +71,38 @@ pub enum ModelError {
     /// The body ended before it was complete.
     #[error("the response body was cut off: {0}")]
     Truncated(String),
+    /// The server answered with a redirect, which is never followed: the key and the
+    /// conversation go to the configured address only.
+    #[error(
+        "the model API answered {status} redirecting to {location}; redirects are not \
+         followed, so that the key and the conversation never go elsewhere: set the base URL \
+         to the address that answers"
+    )]
+    Redirected {
+        /// The HTTP status code (301, 302, 303, 307, 308).
+        status: u16,
+        /// The origin (`scheme://host:port`) of the `Location`, or `no Location`.
+        location: String,
+    },
+    /// The response was larger than the client's `max_response_bytes`.
+    #[error("the response is larger than {limit} bytes (the client's max_response_bytes)")]
+    TooLarge {
+        /// The bound, in bytes.
+        limit: usize,
+    },
+    /// The server sent nothing for longer than the client's idle timeout in the middle of a
+    /// body or a stream.
+    #[error("the model sent nothing for {0:?} in the middle of its answer")]
+    Stalled(Duration),
+    /// The whole call, retries and waits included, took longer than the client's
+    /// `total_timeout`.
+    #[error("the model call took longer than its {budget:?} budget ({attempts} attempts)")]
+    OutOfTime {
+        /// The budget.
+        budget: Duration,
+        /// How many requests were started.
+        attempts: u32,
+    },
     /// The body was complete but not what the API documents.
     #[error("the response body is not a valid {api} response: {message}")]
     Decode {
@@ -80,12 +114,58 @@ pub enum ModelError {
 }
 
 impl ModelError {
-    /// Whether another attempt may succeed: 429, 5xx, a broken connection or a timeout.
+    /// Whether another attempt may succeed: 429, 5xx, a broken connection, a timeout or a
+    /// stalled answer.
     pub fn is_retryable(&self) -> bool {
         match self {
             ModelError::Status { status, .. } => *status == 429 || *status >= 500,
-            ModelError::Connect { .. } | ModelError::Timeout(_) => true,
+            ModelError::Connect { .. } | ModelError::Timeout(_) | ModelError::Stalled(_) => true,
             _ => false,
+        }
+    }
+
+    /// The same error with `clean` applied to every text it carries (to remove secrets).
+    #[cfg(any(feature = "openai", feature = "anthropic"))]
+    pub(crate) fn map_text(self, clean: &impl Fn(&str) -> String) -> Self {
+        match self {
+            ModelError::ReplayDiverged { index, message } => ModelError::ReplayDiverged {
+                index,
+                message: clean(&message),
+            },
+            ModelError::Recording { path, message } => ModelError::Recording {
+                path: clean(&path),
+                message: clean(&message),
+            },
+            ModelError::Connect { url, message } => ModelError::Connect {
+                url: clean(&url),
+                message: clean(&message),
+            },
+            ModelError::Status { status, body } => ModelError::Status {
+                status,
+                body: clean(&body),
+            },
+            ModelError::RetriesExhausted { attempts, last } => ModelError::RetriesExhausted {
+                attempts,
+                last: Box::new(last.map_text(clean)),
+            },
+            ModelError::ContentType { expected, got } => ModelError::ContentType {
+                expected,
+                got: clean(&got),
+            },
+            ModelError::Redirected { status, location } => ModelError::Redirected {
+                status,
+                location: clean(&location),
+            },
+            ModelError::Truncated(message) => ModelError::Truncated(clean(&message)),
+            ModelError::Decode { api, message } => ModelError::Decode {
+                api,
+                message: clean(&message),
+            },
+            other @ (ModelError::ScriptExhausted { .. }
+            | ModelError::Timeout(_)
+            | ModelError::TooLarge { .. }
+            | ModelError::Stalled(_)
+            | ModelError::OutOfTime { .. }) => other,
         }
     }
 }

@@ -1,14 +1,21 @@
 //! The HTTP layer shared by the model clients: the client and its builder, timeouts, retries
 //! under a [`RetryPolicy`], and reading a JSON or event-stream body into a reply.
+//!
+//! What a server sends is bounded: redirects are not followed (the key and the conversation go
+//! to the configured origin only), a body or stream is read up to `max_response_bytes` with an
+//! idle timeout between chunks, a whole call (retries included) has a time budget, and the key
+//! is removed from every error and log line.
 
 use std::fmt;
 use std::marker::PhantomData;
 use std::time::Duration;
 
-use reqwest::header::{CONTENT_TYPE, HeaderMap, RETRY_AFTER};
+use reqwest::header::{CONTENT_TYPE, HeaderMap, LOCATION, RETRY_AFTER};
 use serde_json::Value;
 
-use super::sse::{SseEvent, SseParser};
+use super::api_key::Secrets;
+use super::body::{self, BodyLimits, source_chain};
+use super::sse::{SseError, SseEvent, SseParser};
 use super::{ApiKey, BoxFuture, ChatModel, ChatRequest, ModelError, ModelReply, RetryPolicy};
 
 /// A model API spoken over HTTP: how to address it, build its body and read its replies.
@@ -67,16 +74,18 @@ pub struct ModelClient<A> {
     http: reqwest::Client,
     url: String,
     key: Option<ApiKey>,
+    secrets: Secrets,
     config: ClientConfig,
     retry: RetryPolicy,
-    timeout: Duration,
+    limits: BodyLimits,
+    total_timeout: Duration,
     api: PhantomData<A>,
 }
 
 impl<A> fmt::Debug for ModelClient<A> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("ModelClient")
-            .field("url", &self.url)
+            .field("url", &self.secrets.redact(&self.url))
             .field("key", &self.key)
             .field("config", &self.config)
             .field("retry", &self.retry)
@@ -84,8 +93,32 @@ impl<A> fmt::Debug for ModelClient<A> {
     }
 }
 
-/// Configures a [`ModelClient`]: base URL, key, timeouts, retries, streaming.
-#[derive(Debug)]
+/// Configures a [`ModelClient`]: base URL, key, timeouts, retries, streaming, response bounds.
+///
+/// | option | default |
+/// |---|---|
+/// | [`timeout`](Self::timeout) (one request) | 120 s |
+/// | [`connect_timeout`](Self::connect_timeout) | 10 s |
+/// | [`idle_timeout`](Self::idle_timeout) (between chunks) | 60 s ([`ModelClient::DEFAULT_IDLE_TIMEOUT`]) |
+/// | [`total_timeout`](Self::total_timeout) (a call, retries included) | 5 min ([`ModelClient::DEFAULT_TOTAL_TIMEOUT`]) |
+/// | [`max_response_bytes`](Self::max_response_bytes) | 32 MiB ([`ModelClient::DEFAULT_MAX_RESPONSE_BYTES`]) |
+/// | [`retry`](Self::retry) | [`RetryPolicy::default`] |
+///
+/// Redirects are never followed: a 3xx answer is a [`ModelError::Redirected`].
+///
+/// ```
+/// use std::time::Duration;
+/// use toolkit::models::OpenAiClient;
+///
+/// let model = OpenAiClient::builder("gpt-4o-mini")
+///     .api_key("sk-...")
+///     .max_response_bytes(4 * 1024 * 1024)
+///     .idle_timeout(Duration::from_secs(20))
+///     .total_timeout(Duration::from_secs(90))
+///     .build()
+///     .unwrap();
+/// assert!(format!("{model:?}").contains("key: Some(***)"));
+/// ```
 pub struct ModelClientBuilder<A> {
     base_url: String,
     key: Option<ApiKey>,
@@ -93,7 +126,40 @@ pub struct ModelClientBuilder<A> {
     retry: RetryPolicy,
     timeout: Duration,
     connect_timeout: Duration,
+    idle_timeout: Duration,
+    total_timeout: Duration,
+    max_response_bytes: usize,
     api: PhantomData<A>,
+}
+
+impl<A> fmt::Debug for ModelClientBuilder<A> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let secrets = Secrets::new(self.key.as_ref(), &self.base_url);
+        f.debug_struct("ModelClientBuilder")
+            .field("base_url", &secrets.redact(&self.base_url))
+            .field("key", &self.key)
+            .field("config", &self.config)
+            .field("retry", &self.retry)
+            .field("timeout", &self.timeout)
+            .field("connect_timeout", &self.connect_timeout)
+            .field("idle_timeout", &self.idle_timeout)
+            .field("total_timeout", &self.total_timeout)
+            .field("max_response_bytes", &self.max_response_bytes)
+            .finish_non_exhaustive()
+    }
+}
+
+impl<A> ModelClient<A> {
+    /// 32 MiB: a reply of 128k output tokens is about 0.5 MB as JSON, and about 26 MB streamed
+    /// (some 200 bytes of event framing per token), so every real reply fits; a body held whole
+    /// and parsed costs a few times its size, so a hostile one stays near 100 MB.
+    pub const DEFAULT_MAX_RESPONSE_BYTES: usize = 32 * 1024 * 1024;
+    /// 60 s: streaming APIs send a token or a keep-alive (`ping`) every few seconds, even while
+    /// a model reasons.
+    pub const DEFAULT_IDLE_TIMEOUT: Duration = Duration::from_secs(60);
+    /// 5 minutes: one request of the full default `timeout` (120 s) and retries after it; a
+    /// trickling server held a call for 8 minutes (120 s x 4 attempts) without it.
+    pub const DEFAULT_TOTAL_TIMEOUT: Duration = Duration::from_secs(300);
 }
 
 impl<A: WireApi> ModelClient<A> {
@@ -111,19 +177,35 @@ impl<A: WireApi> ModelClient<A> {
             retry: RetryPolicy::default(),
             timeout: Duration::from_secs(120),
             connect_timeout: Duration::from_secs(10),
+            idle_timeout: Self::DEFAULT_IDLE_TIMEOUT,
+            total_timeout: Self::DEFAULT_TOTAL_TIMEOUT,
+            max_response_bytes: Self::DEFAULT_MAX_RESPONSE_BYTES,
             api: PhantomData,
         }
     }
 
+    /// Sends `body`, retrying under the policy, within the call's time budget.
     async fn send(&self, body: Vec<u8>) -> Result<ModelReply, ModelError> {
+        let deadline = tokio::time::Instant::now() + self.total_timeout;
+        let out_of_time = |attempts| ModelError::OutOfTime {
+            budget: self.total_timeout,
+            attempts,
+        };
         let mut attempt = 0;
         loop {
-            let outcome = self.attempt(body.clone()).await;
+            let outcome = tokio::time::timeout_at(deadline, self.attempt(body.clone()))
+                .await
+                .map_err(|_| out_of_time(attempt + 1))?;
             let (error, retry_after) = match outcome {
                 Ok(reply) => return Ok(reply),
-                Err(failure) => failure,
+                Err((error, retry_after)) => {
+                    (error.map_text(&|t| self.secrets.redact(t)), retry_after)
+                }
             };
-            if !error.is_retryable() || attempt >= self.retry.max_retries {
+            let delay = self.retry.delay(attempt, retry_after);
+            // A retry that could not start within the budget is not waited for.
+            let in_time = tokio::time::Instant::now() + delay < deadline;
+            if !error.is_retryable() || attempt >= self.retry.max_retries || !in_time {
                 return Err(match attempt {
                     0 => error,
                     _ => ModelError::RetriesExhausted {
@@ -132,7 +214,6 @@ impl<A: WireApi> ModelClient<A> {
                     },
                 });
             }
-            let delay = self.retry.delay(attempt, retry_after);
             tracing::debug!(attempt, ?delay, %error, "retrying the model call");
             tokio::time::sleep(delay).await;
             attempt += 1;
@@ -140,6 +221,8 @@ impl<A: WireApi> ModelClient<A> {
     }
 
     /// One request; an error comes with the server's `Retry-After`, if it sent one.
+    ///
+    /// Its errors may carry secrets a server echoed; [`send`](Self::send) redacts them.
     async fn attempt(&self, body: Vec<u8>) -> Result<ModelReply, (ModelError, Option<Duration>)> {
         let mut request = self.http.post(&self.url).body(body);
         for (name, value) in A::headers(self.key.as_ref()) {
@@ -150,12 +233,20 @@ impl<A: WireApi> ModelClient<A> {
             .await
             .map_err(|e| (self.transport(&e), None))?;
         let status = response.status();
+        if status.is_redirection() {
+            let error = ModelError::Redirected {
+                status: status.as_u16(),
+                location: self.location_origin(response.headers()),
+            };
+            return Err((error, None));
+        }
         if !status.is_success() {
             let retry_after = retry_after(response.headers());
-            let text = response.text().await.unwrap_or_default();
+            let text = body::error_text(response, self.limits).await;
+            // Redacted before the excerpt is cut, so that no part of a key survives the cut.
             let error = ModelError::Status {
                 status: status.as_u16(),
-                body: excerpt(&text),
+                body: excerpt(&self.secrets.redact(&text)),
             };
             return Err((error, retry_after));
         }
@@ -169,7 +260,7 @@ impl<A: WireApi> ModelClient<A> {
 
     async fn read_json(&self, response: reqwest::Response) -> Result<ModelReply, ModelError> {
         expect_content_type(response.headers(), "application/json")?;
-        let bytes = response.bytes().await.map_err(|e| self.body_error(&e))?;
+        let bytes = body::whole(response, self.limits).await?;
         let body: Value = serde_json::from_slice(&bytes).map_err(|e| match e.classify() {
             serde_json::error::Category::Eof => {
                 ModelError::Truncated(format!("the JSON body ends after {} bytes", bytes.len()))
@@ -182,24 +273,26 @@ impl<A: WireApi> ModelClient<A> {
         A::reply(&body)
     }
 
-    async fn read_stream(&self, mut response: reqwest::Response) -> Result<ModelReply, ModelError> {
+    async fn read_stream(&self, response: reqwest::Response) -> Result<ModelReply, ModelError> {
         expect_content_type(response.headers(), "text/event-stream")?;
-        let mut parser = SseParser::default();
+        let mut parser = SseParser::new(self.limits.max_bytes);
         let mut assembler = A::Stream::default();
-        while let Some(chunk) = response.chunk().await.map_err(|e| self.body_error(&e))? {
-            for event in parser
-                .feed(&chunk)
-                .map_err(|message| decode::<A>(message))?
-            {
+        body::for_each_chunk(response, self.limits, |chunk| {
+            for event in parser.feed(chunk).map_err(|e| match e {
+                SseError::TooLong { limit } => ModelError::TooLarge { limit },
+                SseError::NotUtf8(_) => decode::<A>(e.to_string()),
+            })? {
                 assembler.event(event)?;
             }
-        }
+            Ok(())
+        })
+        .await?;
         assembler.finish()
     }
 
     fn transport(&self, error: &reqwest::Error) -> ModelError {
         if error.is_timeout() {
-            ModelError::Timeout(self.timeout)
+            ModelError::Timeout(self.limits.timeout)
         } else {
             ModelError::Connect {
                 url: self.url.clone(),
@@ -208,11 +301,20 @@ impl<A: WireApi> ModelClient<A> {
         }
     }
 
-    fn body_error(&self, error: &reqwest::Error) -> ModelError {
-        if error.is_timeout() {
-            ModelError::Timeout(self.timeout)
-        } else {
-            ModelError::Truncated(source_chain(error))
+    /// Where a redirect pointed, as an origin only: a path or query may hold a token.
+    fn location_origin(&self, headers: &HeaderMap) -> String {
+        let location = headers.get(LOCATION).and_then(|value| value.to_str().ok());
+        let Some(location) = location else {
+            return "no Location".to_owned();
+        };
+        let base = reqwest::Url::parse(&self.url).ok();
+        let target = match &base {
+            Some(base) => base.join(location),
+            None => reqwest::Url::parse(location),
+        };
+        match target {
+            Ok(target) => target.origin().ascii_serialization(),
+            Err(_) => "an unreadable Location".to_owned(),
         }
     }
 }
@@ -254,6 +356,31 @@ impl<A: WireApi> ModelClientBuilder<A> {
         self
     }
 
+    /// The longest pause between two chunks of a body or stream, once the headers have come
+    /// (default [`ModelClient::DEFAULT_IDLE_TIMEOUT`]); past it the attempt fails with
+    /// [`ModelError::Stalled`], which is retried.
+    pub fn idle_timeout(mut self, timeout: Duration) -> Self {
+        self.idle_timeout = timeout;
+        self
+    }
+
+    /// The most time one call may take, every retry and wait included (default
+    /// [`ModelClient::DEFAULT_TOTAL_TIMEOUT`]); past it the call fails with
+    /// [`ModelError::OutOfTime`], and a retry that could not start in time is not waited for.
+    pub fn total_timeout(mut self, timeout: Duration) -> Self {
+        self.total_timeout = timeout;
+        self
+    }
+
+    /// The most bytes a response body, or a whole stream, may have (default
+    /// [`ModelClient::DEFAULT_MAX_RESPONSE_BYTES`]); a larger one fails with
+    /// [`ModelError::TooLarge`] as soon as the byte past the bound arrives, or at once when its
+    /// `Content-Length` says so.
+    pub fn max_response_bytes(mut self, bytes: usize) -> Self {
+        self.max_response_bytes = bytes;
+        self
+    }
+
     /// The most time connecting may take (default 10 s).
     pub fn connect_timeout(mut self, timeout: Duration) -> Self {
         self.connect_timeout = timeout;
@@ -268,21 +395,35 @@ impl<A: WireApi> ModelClientBuilder<A> {
 
     /// The client; fails only when the TLS stack cannot start.
     pub fn build(self) -> Result<ModelClient<A>, ModelError> {
+        let secrets = Secrets::new(self.key.as_ref(), &self.base_url);
+        // No redirects at all, rather than rmcp's same-origin ones: a model API never
+        // redirects a POST, and a 3xx from a proxy or a moved endpoint is better fixed in the
+        // base URL than followed with the key and the conversation.
         let http = reqwest::Client::builder()
+            .redirect(reqwest::redirect::Policy::none())
             .timeout(self.timeout)
             .connect_timeout(self.connect_timeout)
             .build()
             .map_err(|e| ModelError::Connect {
-                url: self.base_url.clone(),
-                message: format!("could not build the HTTP client: {}", source_chain(&e)),
+                url: secrets.redact(&self.base_url),
+                message: secrets.redact(&format!(
+                    "could not build the HTTP client: {}",
+                    source_chain(&e)
+                )),
             })?;
         Ok(ModelClient {
             http,
             url: format!("{}{}", self.base_url.trim_end_matches('/'), A::PATH),
             key: self.key,
+            secrets,
             config: self.config,
             retry: self.retry,
-            timeout: self.timeout,
+            limits: BodyLimits {
+                max_bytes: self.max_response_bytes,
+                idle: self.idle_timeout,
+                timeout: self.timeout,
+            },
+            total_timeout: self.total_timeout,
             api: PhantomData,
         })
     }
@@ -333,14 +474,24 @@ fn expect_content_type(headers: &HeaderMap, expected: &'static str) -> Result<()
     }
 }
 
-/// `Retry-After` in seconds (the form model APIs send; an HTTP date is ignored).
+/// `Retry-After` in seconds (the form model APIs send; an HTTP date is ignored), at most a
+/// day, so that any number converts (`Duration::from_secs_f64` panics past `u64::MAX`
+/// seconds); a value longer than any sensible number is ignored unread.
 fn retry_after(headers: &HeaderMap) -> Option<Duration> {
-    let value = headers.get(RETRY_AFTER)?.to_str().ok()?.trim();
+    const LONGEST_VALUE: usize = 32;
+    const MOST_SECONDS: f64 = 86_400.0;
+    let value = headers.get(RETRY_AFTER)?;
+    if value.len() > LONGEST_VALUE {
+        return None;
+    }
     value
+        .to_str()
+        .ok()?
+        .trim()
         .parse::<f64>()
         .ok()
         .filter(|s| s.is_finite() && *s >= 0.0)
-        .map(Duration::from_secs_f64)
+        .map(|s| Duration::from_secs_f64(s.min(MOST_SECONDS)))
 }
 
 /// The start of an error body: enough to read the provider's message, never a whole page.
@@ -352,14 +503,33 @@ fn excerpt(body: &str) -> String {
     }
 }
 
-/// The error and its causes, as reqwest's own message names only the outermost.
-fn source_chain(error: &(dyn std::error::Error + 'static)) -> String {
-    let mut text = error.to_string();
-    let mut source = error.source();
-    while let Some(cause) = source {
-        text.push_str(": ");
-        text.push_str(&cause.to_string());
-        source = cause.source();
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use reqwest::header::HeaderValue;
+
+    fn after(value: &str) -> Option<Duration> {
+        let mut headers = HeaderMap::new();
+        headers.insert(RETRY_AFTER, HeaderValue::from_str(value).unwrap());
+        retry_after(&headers)
     }
-    text
+
+    #[test]
+    fn any_retry_after_converts_without_a_panic_and_huge_ones_are_clamped_to_a_day() {
+        let day = Some(Duration::from_secs(86_400));
+        assert_eq!(after("1e20"), day);
+        assert_eq!(after("18446744073709551616"), day);
+        assert_eq!(after("2.5"), Some(Duration::from_millis(2500)));
+        for ignored in [
+            "inf",
+            "NaN",
+            "-1",
+            "-0.5",
+            "soon",
+            "Wed, 21 Oct 2015 07:28:00 GMT",
+        ] {
+            assert_eq!(after(ignored), None, "{ignored}");
+        }
+        assert_eq!(after(&"9".repeat(10 * 1024)), None);
+    }
 }

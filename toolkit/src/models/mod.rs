@@ -18,6 +18,8 @@ mod anthropic_reply;
 #[cfg(any(feature = "openai", feature = "anthropic"))]
 mod api_key;
 #[cfg(any(feature = "openai", feature = "anthropic"))]
+mod body;
+#[cfg(any(feature = "openai", feature = "anthropic"))]
 mod decode;
 #[cfg(any(feature = "openai", feature = "anthropic"))]
 mod http;

@@ -13,30 +13,81 @@ pub struct SseEvent {
     pub data: String,
 }
 
-/// The parser: the bytes of the line in progress and the fields of the event in progress.
-#[derive(Debug, Default)]
+/// Why a stream could not be read as events.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum SseError {
+    /// A complete line was not UTF-8.
+    NotUtf8(std::str::Utf8Error),
+    /// A line, or the data of one event, grew past the parser's bound.
+    TooLong {
+        /// The bound, in bytes.
+        limit: usize,
+    },
+}
+
+impl std::fmt::Display for SseError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            SseError::NotUtf8(e) => write!(f, "an event-stream line is not UTF-8: {e}"),
+            SseError::TooLong { limit } => {
+                write!(
+                    f,
+                    "an event-stream line or event is longer than {limit} bytes"
+                )
+            }
+        }
+    }
+}
+
+/// The parser: the bytes of the line in progress, the fields of the event in progress, and the
+/// most bytes either may hold.
+#[derive(Debug)]
 pub(crate) struct SseParser {
     line: Vec<u8>,
     event: Option<String>,
     data: Option<String>,
+    max_line: usize,
+}
+
+impl Default for SseParser {
+    fn default() -> Self {
+        SseParser::new(usize::MAX)
+    }
 }
 
 impl SseParser {
+    /// A parser that refuses a line, or an event's data, longer than `max_line` bytes, as soon
+    /// as the byte past the bound arrives (a server could otherwise send one endless line).
+    pub(crate) fn new(max_line: usize) -> Self {
+        SseParser {
+            line: Vec::new(),
+            event: None,
+            data: None,
+            max_line,
+        }
+    }
+
     /// Takes the next chunk; returns the events it completed.
-    pub(crate) fn feed(&mut self, chunk: &[u8]) -> Result<Vec<SseEvent>, String> {
+    pub(crate) fn feed(&mut self, chunk: &[u8]) -> Result<Vec<SseEvent>, SseError> {
         let mut events = Vec::new();
-        for &byte in chunk {
-            if byte != b'\n' {
-                self.line.push(byte);
-                continue;
+        let mut rest = chunk;
+        while !rest.is_empty() {
+            let end = rest.iter().position(|&byte| byte == b'\n');
+            let part = &rest[..end.unwrap_or(rest.len())];
+            if self.line.len() + part.len() > self.max_line {
+                return Err(SseError::TooLong {
+                    limit: self.max_line,
+                });
             }
+            self.line.extend_from_slice(part);
+            let Some(end) = end else { break };
+            rest = &rest[end + 1..];
             if self.line.last() == Some(&b'\r') {
                 self.line.pop();
             }
             let line = std::mem::take(&mut self.line);
-            let line = String::from_utf8(line)
-                .map_err(|e| format!("an event-stream line is not UTF-8: {e}"))?;
-            if let Some(event) = self.take_line(&line) {
+            let line = std::str::from_utf8(&line).map_err(SseError::NotUtf8)?;
+            if let Some(event) = self.take_line(line)? {
                 events.push(event);
             }
         }
@@ -44,26 +95,31 @@ impl SseParser {
     }
 
     /// Applies one complete line; a blank line completes the event in progress.
-    fn take_line(&mut self, line: &str) -> Option<SseEvent> {
+    fn take_line(&mut self, line: &str) -> Result<Option<SseEvent>, SseError> {
         if line.is_empty() {
             let data = self.data.take();
             let event = self.event.take();
-            return match (event, data) {
+            return Ok(match (event, data) {
                 (None, None) => None,
                 (event, data) => Some(SseEvent {
                     event,
                     data: data.unwrap_or_default(),
                 }),
-            };
+            });
         }
         if line.starts_with(':') {
-            return None;
+            return Ok(None);
         }
         let (field, value) = line.split_once(':').unwrap_or((line, ""));
         let value = value.strip_prefix(' ').unwrap_or(value);
         match field {
             "data" => {
                 let data = self.data.get_or_insert_with(String::new);
+                if data.len() + 1 + value.len() > self.max_line {
+                    return Err(SseError::TooLong {
+                        limit: self.max_line,
+                    });
+                }
                 if !data.is_empty() {
                     data.push('\n');
                 }
@@ -72,7 +128,7 @@ impl SseParser {
             "event" => self.event = Some(value.to_owned()),
             _ => {}
         }
-        None
+        Ok(None)
     }
 }
 
@@ -137,10 +193,46 @@ mod tests {
     #[test]
     fn a_line_that_is_not_utf8_is_an_error() {
         let mut parser = SseParser::default();
-        let err = parser.feed(b"data: \xff\n\n").unwrap_err();
+        let err = parser.feed(b"data: \xff\n\n").unwrap_err().to_string();
         assert!(
             err.starts_with("an event-stream line is not UTF-8"),
             "{err}"
         );
+    }
+
+    #[test]
+    fn a_line_past_the_bound_is_refused_at_the_byte_that_passes_it_whatever_the_chunking() {
+        let limit = 16;
+        let long = format!("data: {}\n\n", "x".repeat(limit));
+        let bytes = long.as_bytes();
+        for split in 0..=bytes.len() {
+            let mut parser = SseParser::new(limit);
+            let first = parser.feed(&bytes[..split]);
+            let outcome = first.and_then(|_| parser.feed(&bytes[split..]));
+            assert_eq!(
+                outcome,
+                Err(SseError::TooLong { limit }),
+                "split at {split}"
+            );
+        }
+        // Byte by byte, the error comes with the 17th byte of the line, not at its end.
+        let mut parser = SseParser::new(limit);
+        let refused_at = bytes
+            .iter()
+            .position(|byte| parser.feed(std::slice::from_ref(byte)).is_err());
+        assert_eq!(refused_at, Some(limit));
+        // A line of exactly the bound is accepted.
+        let mut parser = SseParser::new(limit);
+        let fits = format!("data: {}\n\n", "x".repeat(limit - 6));
+        assert_eq!(parser.feed(fits.as_bytes()).unwrap().len(), 1);
+    }
+
+    #[test]
+    fn data_lines_that_together_pass_the_bound_are_refused() {
+        let mut parser = SseParser::new(16);
+        let err = parser
+            .feed(b"data: 0123456789\ndata: 0123456789\n")
+            .unwrap_err();
+        assert_eq!(err, SseError::TooLong { limit: 16 });
     }
 }
