@@ -39,11 +39,22 @@ struct Options {
 }
 
 /// Configures and opens an [`McpClient`].
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 #[must_use = "a builder does nothing until `connect` is awaited"]
 pub struct McpClientBuilder {
     transport: McpTransport,
     options: Options,
+}
+
+/// Written by hand so that it stays safe whatever is added: the transport shows its secrets
+/// as `***`, and the options hold none.
+impl std::fmt::Debug for McpClientBuilder {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("McpClientBuilder")
+            .field("transport", &self.transport)
+            .field("options", &self.options)
+            .finish()
+    }
 }
 
 impl McpClientBuilder {

@@ -27,8 +27,9 @@ use crate::mcp::McpError;
 /// assert_eq!(local.to_string(), "python3 server.py");
 /// assert_eq!(remote.to_string(), "https://mcp.example.com/mcp");
 /// assert_eq!(legacy.to_string(), "http://127.0.0.1:8000/sse");
+/// assert!(!format!("{remote:?}").contains("s3cret"));
 /// ```
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 #[non_exhaustive]
 pub enum McpTransport {
     /// A child process speaking MCP on its stdin and stdout.
@@ -147,6 +148,66 @@ impl McpTransport {
     /// HTTP, where the server outlives the connection; false for a child process.
     pub(super) fn reconnects(&self) -> bool {
         !matches!(self, McpTransport::Stdio { .. })
+    }
+}
+
+/// Shows tokens, header and environment values and a URL's `user:password@` as `***`: any of
+/// them may be a secret, and a `Debug` print ends up in logs.
+impl std::fmt::Debug for McpTransport {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        struct Hidden<'a>(&'a BTreeMap<String, String>);
+        impl std::fmt::Debug for Hidden<'_> {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.debug_map()
+                    .entries(self.0.keys().map(|key| (key, format_args!("***"))))
+                    .finish()
+            }
+        }
+        let url_shown = |url: &str| {
+            let start = url.find("://").map_or(0, |i| i + 3);
+            let end = url[start..]
+                .find(['/', '?', '#'])
+                .map_or(url.len(), |i| start + i);
+            match url[start..end].rfind('@') {
+                Some(at) => format!("{}***@{}", &url[..start], &url[start + at + 1..]),
+                None => url.to_owned(),
+            }
+        };
+        let token_shown = |token: &Option<String>| token.as_ref().map(|_| format_args!("***"));
+        match self {
+            McpTransport::Stdio {
+                command,
+                args,
+                env,
+                inherit_stderr,
+            } => f
+                .debug_struct("Stdio")
+                .field("command", command)
+                .field("args", args)
+                .field("env", &Hidden(env))
+                .field("inherit_stderr", inherit_stderr)
+                .finish(),
+            McpTransport::StreamableHttp {
+                url,
+                bearer_token,
+                headers,
+            } => f
+                .debug_struct("StreamableHttp")
+                .field("url", &url_shown(url))
+                .field("bearer_token", &token_shown(bearer_token))
+                .field("headers", &Hidden(headers))
+                .finish(),
+            McpTransport::Sse {
+                url,
+                bearer_token,
+                headers,
+            } => f
+                .debug_struct("Sse")
+                .field("url", &url_shown(url))
+                .field("bearer_token", &token_shown(bearer_token))
+                .field("headers", &Hidden(headers))
+                .finish(),
+        }
     }
 }
 

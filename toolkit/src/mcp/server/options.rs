@@ -29,8 +29,9 @@ pub const DEFAULT_MAX_BODY_BYTES: usize = 4 * 1024 * 1024;
 ///     .session_idle_timeout(Duration::from_secs(60));
 /// assert_eq!(options.max_sessions, 100);
 /// assert_eq!(HttpOptions::default().max_sessions, HttpOptions::DEFAULT_MAX_SESSIONS);
+/// assert!(!format!("{options:?}").contains("s3cret"));
 /// ```
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 #[non_exhaustive]
 pub struct HttpOptions {
     /// The path MCP is served at (default `/mcp`).
@@ -59,6 +60,26 @@ pub struct HttpOptions {
     /// How long a client has to send a request's headers, and then its body (default
     /// [`HttpOptions::DEFAULT_READ_TIMEOUT`]); see [`HttpOptions::read_timeout`].
     pub read_timeout: Duration,
+}
+
+/// Shows the bearer token as `***`, as a `Debug` print ends up in logs.
+impl std::fmt::Debug for HttpOptions {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("HttpOptions")
+            .field("path", &self.path)
+            .field(
+                "bearer_token",
+                &self.bearer_token.as_ref().map(|_| format_args!("***")),
+            )
+            .field("max_body_bytes", &self.max_body_bytes)
+            .field("allowed_hosts", &self.allowed_hosts)
+            .field("max_sessions", &self.max_sessions)
+            .field("session_idle_timeout", &self.session_idle_timeout)
+            .field("stateless", &self.stateless)
+            .field("max_concurrent_calls", &self.max_concurrent_calls)
+            .field("read_timeout", &self.read_timeout)
+            .finish_non_exhaustive()
+    }
 }
 
 impl Default for HttpOptions {
