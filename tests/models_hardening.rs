@@ -484,6 +484,23 @@ async fn the_idle_timeout_does_not_run_while_the_model_thinks_before_its_headers
     assert!(ask(&model).await.unwrap().text.is_some());
 }
 
+#[tokio::test]
+async fn the_longest_budgets_and_timeouts_mean_no_bound_rather_than_a_panic() {
+    let busy = Reply::json(503, "{}").header("retry-after", "0");
+    let server = ModelServer::start(vec![busy, Reply::json(200, OPENAI_TEXT)]).await;
+    let model = openai(&server.base_url())
+        .retry(RetryPolicy {
+            max_retries: 1,
+            initial_backoff: Duration::ZERO,
+            max_delay: Duration::MAX,
+        })
+        .total_timeout(Duration::MAX)
+        .idle_timeout(Duration::MAX)
+        .build()
+        .unwrap();
+    assert!(ask(&model).await.unwrap().text.is_some());
+}
+
 // ---- Secrets ----
 
 /// Every tracing event's fields, as text.

@@ -186,7 +186,12 @@ impl<A: WireApi> ModelClient<A> {
 
     /// Sends `body`, retrying under the policy, within the call's time budget.
     async fn send(&self, body: Vec<u8>) -> Result<ModelReply, ModelError> {
-        let deadline = tokio::time::Instant::now() + self.total_timeout;
+        // `Duration::MAX` (no budget) must not overflow the clock: tokio's far future stands in.
+        let far_future = Duration::from_secs(86_400 * 365 * 30);
+        let now = tokio::time::Instant::now();
+        let deadline = now
+            .checked_add(self.total_timeout)
+            .unwrap_or_else(|| now + far_future);
         let out_of_time = |attempts| ModelError::OutOfTime {
             budget: self.total_timeout,
             attempts,
@@ -204,7 +209,9 @@ impl<A: WireApi> ModelClient<A> {
             };
             let delay = self.retry.delay(attempt, retry_after);
             // A retry that could not start within the budget is not waited for.
-            let in_time = tokio::time::Instant::now() + delay < deadline;
+            let in_time = tokio::time::Instant::now()
+                .checked_add(delay)
+                .is_some_and(|start| start < deadline);
             if !error.is_retryable() || attempt >= self.retry.max_retries || !in_time {
                 return Err(match attempt {
                     0 => error,
