@@ -8,8 +8,11 @@ use std::time::Duration;
 use reqwest::header::{CONTENT_TYPE, HeaderMap, RETRY_AFTER};
 use serde_json::Value;
 
+use super::caps::ReplyCaps;
 use super::sse::{SseEvent, SseParser};
-use super::{ApiKey, BoxFuture, ChatModel, ChatRequest, ModelError, ModelReply, RetryPolicy};
+use super::{
+    ApiKey, BoxFuture, ChatModel, ChatOptions, ChatRequest, ModelError, ModelReply, RetryPolicy,
+};
 
 /// A model API spoken over HTTP: how to address it, build its body and read its replies.
 /// Implemented by [`OpenAi`](super::OpenAi) and [`Anthropic`](super::Anthropic) only.
@@ -36,7 +39,9 @@ pub trait WireApi: Send + Sync + 'static + sealed::Sealed {
 
 /// Builds a reply from the events of a stream, fed as they arrive.
 #[doc(hidden)]
-pub trait StreamAssembler: Default + Send {
+pub trait StreamAssembler: Send {
+    /// An assembler under the caps of `options` (text and arguments kept).
+    fn new(options: &ChatOptions) -> Self;
     /// Takes one server-sent event.
     fn event(&mut self, event: SseEvent) -> Result<(), ModelError>;
     /// The reply, or why the stream was incomplete.
@@ -115,10 +120,10 @@ impl<A: WireApi> ModelClient<A> {
         }
     }
 
-    async fn send(&self, body: Vec<u8>) -> Result<ModelReply, ModelError> {
+    async fn send(&self, body: Vec<u8>, options: &ChatOptions) -> Result<ModelReply, ModelError> {
         let mut attempt = 0;
         loop {
-            let outcome = self.attempt(body.clone()).await;
+            let outcome = self.attempt(body.clone(), options).await;
             let (error, retry_after) = match outcome {
                 Ok(reply) => return Ok(reply),
                 Err(failure) => failure,
@@ -140,7 +145,11 @@ impl<A: WireApi> ModelClient<A> {
     }
 
     /// One request; an error comes with the server's `Retry-After`, if it sent one.
-    async fn attempt(&self, body: Vec<u8>) -> Result<ModelReply, (ModelError, Option<Duration>)> {
+    async fn attempt(
+        &self,
+        body: Vec<u8>,
+        options: &ChatOptions,
+    ) -> Result<ModelReply, (ModelError, Option<Duration>)> {
         let mut request = self.http.post(&self.url).body(body);
         for (name, value) in A::headers(self.key.as_ref()) {
             request = request.header(name, value);
@@ -160,9 +169,10 @@ impl<A: WireApi> ModelClient<A> {
             return Err((error, retry_after));
         }
         let read = if self.config.stream {
-            self.read_stream(response).await
+            self.read_stream(response, options).await
         } else {
-            self.read_json(response).await
+            let caps = ReplyCaps::of(options);
+            self.read_json(response).await.map(|reply| caps.bound(reply))
         };
         read.map_err(|e| (e, None))
     }
@@ -182,10 +192,14 @@ impl<A: WireApi> ModelClient<A> {
         A::reply(&body)
     }
 
-    async fn read_stream(&self, mut response: reqwest::Response) -> Result<ModelReply, ModelError> {
+    async fn read_stream(
+        &self,
+        mut response: reqwest::Response,
+        options: &ChatOptions,
+    ) -> Result<ModelReply, ModelError> {
         expect_content_type(response.headers(), "text/event-stream")?;
         let mut parser = SseParser::default();
-        let mut assembler = A::Stream::default();
+        let mut assembler = A::Stream::new(options);
         while let Some(chunk) = response.chunk().await.map_err(|e| self.body_error(&e))? {
             for event in parser
                 .feed(&chunk)
@@ -296,7 +310,7 @@ impl<A: WireApi> ChatModel for ModelClient<A> {
         Box::pin(async move {
             let body = A::body(&self.config, &request)?;
             let bytes = serde_json::to_vec(&body).map_err(|e| decode::<A>(e.to_string()))?;
-            self.send(bytes).await
+            self.send(bytes, request.options).await
         })
     }
 
