@@ -171,16 +171,16 @@ mod tests {
 
     #[test]
     fn text_past_its_cap_is_cut_at_a_character_boundary_with_a_note() {
-        let note = "\n[cut: the reply's text is 66 bytes, over the limit of 61]";
+        let note = "\n[cut: the reply's text is 66 bytes, over the limit of 62]";
         let mut text = CappedText::default();
-        text.push("ab", 61);
-        text.push(&"\u{e9}".repeat(32), 61);
-        let cut = text.into_text(61);
-        // 61 bytes less the note's 57 leave 4: "ab" and one whole "\u{e9}".
+        text.push("ab", 62);
+        text.push(&"\u{e9}".repeat(32), 62);
+        let cut = text.into_text(62);
+        // 62 bytes less the note's 58 leave 4: "ab" and one whole "\u{e9}".
         assert_eq!(cut, format!("ab\u{e9}{note}"));
         let mut again = CappedText::default();
-        again.push(&cut, 61);
-        assert_eq!(again.into_text(61), cut);
+        again.push(&cut, 62);
+        assert_eq!(again.into_text(62), cut);
     }
 
     #[test]
