@@ -256,4 +256,38 @@ mod tests {
             }
         );
     }
+
+    /// 20,000 `tool_use` blocks, each given its input after all have started.
+    #[test]
+    fn twenty_thousand_streamed_blocks_assemble_in_linear_time_in_index_order() {
+        const BLOCKS: u64 = 20_000;
+        let event = |data: Value| SseEvent {
+            event: None,
+            data: data.to_string(),
+        };
+        let starts = (0..BLOCKS).map(|index| {
+            event(json!({"type": "content_block_start", "index": index, "content_block":
+                {"type": "tool_use", "id": format!("t{index}"), "name": "t", "input": {}}}))
+        });
+        let deltas = (0..BLOCKS).map(|index| {
+            event(json!({"type": "content_block_delta", "index": index, "delta":
+                {"type": "input_json_delta", "partial_json": format!("{{\"n\":{index}}}")}}))
+        });
+        let stop = event(json!({"type": "message_stop"}));
+        let events: Vec<SseEvent> = starts.chain(deltas).chain([stop]).collect();
+        let started = std::time::Instant::now();
+        let mut stream = AnthropicStream::default();
+        for event in events {
+            stream.event(event).unwrap();
+        }
+        let reply = stream.finish().unwrap();
+        let elapsed = started.elapsed();
+        let expected: Vec<ToolCall> = (0..BLOCKS)
+            .map(|n| ToolCall::new("t", json!({"n": n})).with_id(format!("t{n}")))
+            .collect();
+        assert_eq!(reply.tool_calls, expected);
+        // FIGURE
+        assert!(elapsed < std::time::Duration::from_secs(60), "{elapsed:?}");
+        eprintln!("ELAPSED {elapsed:?}");
+    }
 }

@@ -234,6 +234,42 @@ mod tests {
         );
     }
 
+    /// 20,000 calls, each in two fragments (name, then arguments) after all have started.
+    #[test]
+    fn twenty_thousand_streamed_calls_assemble_in_linear_time_in_index_order() {
+        const CALLS: u64 = 20_000;
+        let chunk = |delta: Value| SseEvent {
+            event: None,
+            data: json!({"choices": [{"index": 0, "delta": {"tool_calls": [delta]}}]}).to_string(),
+        };
+        let starts = (0..CALLS).map(|index| {
+            chunk(json!({"index": index, "id": format!("c{index}"),
+                "function": {"name": "t", "arguments": ""}}))
+        });
+        let arguments = (0..CALLS).map(|index| {
+            chunk(json!({"index": index, "function": {"arguments": format!("{{\"n\":{index}}}")}}))
+        });
+        let done = SseEvent {
+            event: None,
+            data: "[DONE]".into(),
+        };
+        let events: Vec<SseEvent> = starts.chain(arguments).chain([done]).collect();
+        let started = std::time::Instant::now();
+        let mut stream = OpenAiStream::default();
+        for event in events {
+            stream.event(event).unwrap();
+        }
+        let reply = stream.finish().unwrap();
+        let elapsed = started.elapsed();
+        let expected: Vec<ToolCall> = (0..CALLS)
+            .map(|n| ToolCall::new("t", json!({"n": n})).with_id(format!("c{n}")))
+            .collect();
+        assert_eq!(reply.tool_calls, expected);
+        // FIGURE
+        assert!(elapsed < std::time::Duration::from_secs(60), "{elapsed:?}");
+        eprintln!("ELAPSED {elapsed:?}");
+    }
+
     #[test]
     fn a_stream_without_done_is_truncated() {
         let mut stream = OpenAiStream::default();
