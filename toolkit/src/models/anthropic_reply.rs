@@ -260,7 +260,7 @@ mod tests {
     /// 20,000 `tool_use` blocks, each given its input after all have started.
     #[test]
     fn twenty_thousand_streamed_blocks_assemble_in_linear_time_in_index_order() {
-        const BLOCKS: u64 = 20_000;
+        const BLOCKS: u64 = 40_000;
         let event = |data: Value| SseEvent {
             event: None,
             data: data.to_string(),
