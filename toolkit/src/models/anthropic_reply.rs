@@ -257,9 +257,9 @@ mod tests {
         );
     }
 
-    /// 20,000 `tool_use` blocks, each given its input after all have started.
+    /// 40,000 `tool_use` blocks, each given its input after all have started.
     #[test]
-    fn twenty_thousand_streamed_blocks_assemble_in_linear_time_in_index_order() {
+    fn forty_thousand_streamed_blocks_assemble_in_linear_time_in_index_order() {
         const BLOCKS: u64 = 40_000;
         let event = |data: Value| SseEvent {
             event: None,
@@ -286,8 +286,8 @@ mod tests {
             .map(|n| ToolCall::new("t", json!({"n": n})).with_id(format!("t{n}")))
             .collect();
         assert_eq!(reply.tool_calls, expected);
-        // FIGURE
-        assert!(elapsed < std::time::Duration::from_secs(60), "{elapsed:?}");
-        eprintln!("ELAPSED {elapsed:?}");
+        // 3.4 s in a test build on a loaded 2-core machine (reading each event's JSON is most
+        // of it); searching for each delta's block took 15.6 s there.
+        assert!(elapsed < std::time::Duration::from_secs(10), "{elapsed:?}");
     }
 }

@@ -234,9 +234,9 @@ mod tests {
         );
     }
 
-    /// 20,000 calls, each in two fragments (name, then arguments) after all have started.
+    /// 40,000 calls, each in two fragments (name, then arguments) after all have started.
     #[test]
-    fn twenty_thousand_streamed_calls_assemble_in_linear_time_in_index_order() {
+    fn forty_thousand_streamed_calls_assemble_in_linear_time_in_index_order() {
         const CALLS: u64 = 40_000;
         // A thousand fragments a chunk, so reading JSON costs little next to assembling.
         let chunks = |fragment: fn(u64) -> Value| {
@@ -272,9 +272,9 @@ mod tests {
             .map(|n| ToolCall::new("t", json!({"n": n})).with_id(format!("c{n}")))
             .collect();
         assert_eq!(reply.tool_calls, expected);
-        // FIGURE
-        assert!(elapsed < std::time::Duration::from_secs(60), "{elapsed:?}");
-        eprintln!("ELAPSED {elapsed:?}");
+        // 1.8 s in a test build on a loaded 2-core machine; searching for each fragment's call
+        // took 15.2 s there.
+        assert!(elapsed < std::time::Duration::from_secs(10), "{elapsed:?}");
     }
 
     #[test]
