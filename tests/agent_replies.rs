@@ -450,10 +450,6 @@ async fn the_deadline_holds_against_a_slow_sync_tool() {
     let elapsed = started.elapsed();
     // About 1.0 s; the tool ran to its end at 4 s before.
     assert!(elapsed < Duration::from_millis(2500), "{elapsed:?}");
-    // The call's own time limit is what is left of the run's, so the model may still read its
-    // error and answer within the deadline.
-    match outcome {
-        Err(err) => assert!(matches!(err, AgentError::Deadline { .. }), "{err}"),
-        Ok(run) => assert!(run.tool_calls().all(|call| call.is_error()), "{run:?}"),
-    }
+    let err = outcome.unwrap_err();
+    assert_eq!(err.to_string(), "the agent did not finish within 1s");
 }

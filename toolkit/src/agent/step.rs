@@ -109,6 +109,8 @@ impl<'a> Runner<'a> {
         let request = ChatRequest::new(&self.history, tools, &agent.options);
         let span = tracing::info_span!("agent.model_call", step, model = agent.model.name());
         let reply = agent.model.chat(request).instrument(span).await?;
+        // Any model's reply, not only a client's stream, is held to the caps.
+        let reply = ReplyCaps::of(&agent.options).bound(reply);
         if let Some(usage) = reply.usage {
             *self.usage.get_or_insert_with(Usage::default) += usage;
         }
@@ -121,13 +123,12 @@ impl<'a> Runner<'a> {
 
     /// A native tool-calling step: the answer, or `None` to go on.
     async fn native_step(&mut self, step: usize, reply: ModelReply) -> Option<String> {
-        // Any model's reply, not only a client's stream, is held to the caps.
         let ModelReply {
             text,
             tool_calls,
             refused_calls,
             ..
-        } = ReplyCaps::of(&self.agent.options).bound(reply);
+        } = reply;
         let limit = self.agent.max_tool_calls_per_step;
         let planned = plan(step, tool_calls, refused_calls, limit);
         let calls: Vec<ToolCall> = planned.iter().map(|p| p.call().clone()).collect();
@@ -316,12 +317,15 @@ fn emit(agent: &Agent, event: AgentEvent<'_>) {
 }
 
 /// One call, with what is left of the run's time as its timeout: without one, a sync body would
-/// run on the task's own thread, where the run's deadline cannot stop waiting for it.
+/// run on the task's own thread, where the run's deadline cannot stop waiting for it. The call's
+/// limit ends a little after the run's, so the run's deadline is what stops the run, with its
+/// own error, rather than the model being asked once more about a call that timed out.
 async fn acall(toolbox: &Toolbox, call: &ToolCall, deadline: Option<Instant>) -> ToolCallResult {
+    const GRACE: Duration = Duration::from_millis(100);
     match deadline {
         Some(at) => {
             let left = at.saturating_duration_since(Instant::now());
-            toolbox.acall_within(call, left).await
+            toolbox.acall_within(call, left + GRACE).await
         }
         None => toolbox.acall(call).await,
     }
