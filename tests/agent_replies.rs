@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 use common::model_server::{ModelServer, Reply};
 use serde_json::Value;
 use toolkit::ToolDefinition;
-use toolkit::agent::{Agent, AgentError};
+use toolkit::agent::Agent;
 use toolkit::models::{
     AnthropicClient, ChatOptions, ModelReply, OpenAiClient, RetryPolicy, ScriptedModel,
 };
@@ -152,7 +152,8 @@ async fn anthropic_a_malformed_call_is_answered_with_an_error_and_the_others_run
     let run = agent.run("go").await.unwrap();
     assert_eq!(run.answer, "done");
     assert_eq!(runs.load(Ordering::SeqCst), 2);
-    let error = "Error: could not read a tool call: `content[1].name` should be a string, got nothing";
+    let error =
+        "Error: could not read a tool call: `content[1].name` should be a string, got nothing";
     assert_eq!(
         anthropic_results(&server.received()[1].body),
         pairs(&[("t1", "ran 1"), ("t3", "ran 3"), ("t2", error)])
@@ -236,7 +237,9 @@ async fn openai_calls_past_max_tool_calls_per_step_are_answered_not_run() {
 
 #[tokio::test]
 async fn anthropic_calls_past_max_tool_calls_per_step_are_answered_not_run() {
-    let blocks = (0..70).map(|n| anthropic_call(&format!("t{n}"), n)).collect();
+    let blocks = (0..70)
+        .map(|n| anthropic_call(&format!("t{n}"), n))
+        .collect();
     let server = ModelServer::start(vec![anthropic_blocks(blocks), anthropic_text("done")]).await;
     let runs = Arc::new(AtomicUsize::new(0));
     let agent = Agent::builder(anthropic(&server, false))
@@ -282,7 +285,12 @@ fn anthropic_stream(body: Vec<Value>) -> Reply {
     let stop = json!({"type": "message_stop"});
     let events = std::iter::once(start).chain(body).chain([stop]);
     let events = events
-        .map(|event| format!("event: {}\ndata: {event}\n\n", event["type"].as_str().unwrap()))
+        .map(|event| {
+            format!(
+                "event: {}\ndata: {event}\n\n",
+                event["type"].as_str().unwrap()
+            )
+        })
         .map(String::into_bytes)
         .collect();
     Reply::event_stream(events)
@@ -293,10 +301,14 @@ async fn openai_streamed_arguments_over_the_cap_are_refused_and_never_sent_back(
     let huge = huge();
     let (head, tail) = huge.split_at(huge.len() / 2);
     let stream = openai_stream(vec![
-        openai_delta(json!({"tool_calls": [{"index": 0, "id": "small", "type": "function",
-            "function": {"name": "echo", "arguments": "{\"n\":1}"}}]})),
-        openai_delta(json!({"tool_calls": [{"index": 1, "id": "large", "type": "function",
-            "function": {"name": "echo", "arguments": head}}]})),
+        openai_delta(
+            json!({"tool_calls": [{"index": 0, "id": "small", "type": "function",
+            "function": {"name": "echo", "arguments": "{\"n\":1}"}}]}),
+        ),
+        openai_delta(
+            json!({"tool_calls": [{"index": 1, "id": "large", "type": "function",
+            "function": {"name": "echo", "arguments": head}}]}),
+        ),
         openai_delta(json!({"tool_calls": [{"index": 1, "function": {"arguments": tail}}]})),
     ]);
     let done = openai_stream(vec![openai_delta(json!({"content": "done"}))]);
@@ -340,10 +352,8 @@ async fn anthropic_streamed_arguments_over_the_cap_are_refused_and_never_sent_ba
         json!({"type": "message_delta", "delta": {"stop_reason": "tool_use"},
             "usage": {"output_tokens": 9}}),
     ]);
-    let done = anthropic_stream(vec![
-        json!({"type": "content_block_start", "index": 0,
-            "content_block": {"type": "text", "text": "done"}}),
-    ]);
+    let done = anthropic_stream(vec![json!({"type": "content_block_start", "index": 0,
+            "content_block": {"type": "text", "text": "done"}})]);
     let server = ModelServer::start(vec![stream, done]).await;
     let runs = Arc::new(AtomicUsize::new(0));
     let agent = Agent::builder(anthropic(&server, true))

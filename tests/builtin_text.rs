@@ -309,7 +309,9 @@ fn rg_stops_at_its_byte_cap_and_says_how_many_matches_are_left() {
     // Six lines of 10,003 bytes fit in 64 KiB; the seventh would not.
     assert_eq!(out.matches(":y").count(), 6);
     assert!(out.len() < 64 << 10, "{}", out.len());
-    assert!(out.ends_with("\n... 14 more matches (output stops at 1000 lines or 65536 bytes; narrow the pattern)"));
+    assert!(out.ends_with(
+        "\n... 14 more matches (output stops at 1000 lines or 65536 bytes; narrow the pattern)"
+    ));
 }
 
 // --- text_extract_lines ---

@@ -110,7 +110,9 @@ mod tests {
 
     #[test]
     fn calls_past_the_limit_are_refused_without_their_arguments() {
-        let calls = (0..3).map(|n| ToolCall::new("t", json!({"n": n}))).collect();
+        let calls = (0..3)
+            .map(|n| ToolCall::new("t", json!({"n": n})))
+            .collect();
         let planned = plan(2, calls, Vec::new(), 2);
         assert_eq!(ids(&planned), ["call_2_0", "call_2_1", "call_2_2"]);
         assert!(matches!(&planned[1], Planned::Run(call) if call.args == json!({"n": 1})));

@@ -190,7 +190,10 @@ impl AnthropicStream {
         let started = match block.get("type").str()? {
             "text" => {
                 let mut text = CappedText::default();
-                text.push(block.get("text").opt_str()?.unwrap_or_default(), self.caps.text);
+                text.push(
+                    block.get("text").opt_str()?.unwrap_or_default(),
+                    self.caps.text,
+                );
                 Block::Text(text)
             }
             "tool_use" => match (block.get("id").str(), block.get("name").str()) {
@@ -218,7 +221,9 @@ impl AnthropicStream {
                 .error("names a block that was never started")
         })?;
         match (&mut self.blocks[position], delta.get("type").str()?) {
-            (Block::Text(text), "text_delta") => text.push(delta.get("text").str()?, self.caps.text),
+            (Block::Text(text), "text_delta") => {
+                text.push(delta.get("text").str()?, self.caps.text)
+            }
             (Block::ToolUse { json, .. }, "input_json_delta") => {
                 json.push(delta.get("partial_json").str()?, self.caps.arguments)
             }
@@ -266,12 +271,16 @@ mod tests {
             data: data.to_string(),
         };
         let starts = (0..BLOCKS).map(|index| {
-            event(json!({"type": "content_block_start", "index": index, "content_block":
-                {"type": "tool_use", "id": format!("t{index}"), "name": "t", "input": {}}}))
+            event(
+                json!({"type": "content_block_start", "index": index, "content_block":
+                {"type": "tool_use", "id": format!("t{index}"), "name": "t", "input": {}}}),
+            )
         });
         let deltas = (0..BLOCKS).map(|index| {
-            event(json!({"type": "content_block_delta", "index": index, "delta":
-                {"type": "input_json_delta", "partial_json": format!("{{\"n\":{index}}}")}}))
+            event(
+                json!({"type": "content_block_delta", "index": index, "delta":
+                {"type": "input_json_delta", "partial_json": format!("{{\"n\":{index}}}")}}),
+            )
         });
         let stop = event(json!({"type": "message_stop"}));
         let events: Vec<SseEvent> = starts.chain(deltas).chain([stop]).collect();

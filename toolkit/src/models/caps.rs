@@ -6,8 +6,7 @@
 
 use serde_json::Value;
 
-use super::{ChatOptions, ModelError, ModelReply, RefusedCall};
-use crate::ToolCall;
+use super::{ChatOptions, ModelReply, RefusedCall};
 
 /// The caps of one reply, from its request's [`ChatOptions`].
 #[derive(Debug, Clone, Copy)]
@@ -143,6 +142,7 @@ impl CappedText {
     }
 
     /// The whole text, or its size when it went over `cap`.
+    #[cfg_attr(not(any(feature = "openai", feature = "anthropic")), allow(dead_code))]
     pub(crate) fn within(self, cap: usize) -> Result<String, usize> {
         match self.total <= cap {
             true => Ok(self.kept),
@@ -153,11 +153,15 @@ impl CappedText {
 
 /// A call that could not be read, refused with what could be read of it and the reason.
 #[cfg(any(feature = "openai", feature = "anthropic"))]
-pub(crate) fn malformed(id: Option<&str>, name: Option<&str>, error: ModelError) -> RefusedCall {
-    let mut call = ToolCall::new(name.unwrap_or_default(), Value::Null);
+pub(crate) fn malformed(
+    id: Option<&str>,
+    name: Option<&str>,
+    error: super::ModelError,
+) -> RefusedCall {
+    let mut call = crate::ToolCall::new(name.unwrap_or_default(), Value::Null);
     call.id = id.map(str::to_owned);
     let reason = match error {
-        ModelError::Decode { message, .. } => message,
+        super::ModelError::Decode { message, .. } => message,
         other => other.to_string(),
     };
     RefusedCall::new(call, reason)
@@ -168,6 +172,7 @@ mod tests {
     use serde_json::json;
 
     use super::*;
+    use crate::ToolCall;
 
     #[test]
     fn text_past_its_cap_is_cut_at_a_character_boundary_with_a_note() {

@@ -172,7 +172,9 @@ impl<A: WireApi> ModelClient<A> {
             self.read_stream(response, options).await
         } else {
             let caps = ReplyCaps::of(options);
-            self.read_json(response).await.map(|reply| caps.bound(reply))
+            self.read_json(response)
+                .await
+                .map(|reply| caps.bound(reply))
         };
         read.map_err(|e| (e, None))
     }

@@ -151,15 +151,27 @@ impl StreamAssembler for OpenAiStream {
         let mut refused_calls = Vec::new();
         for call in self.calls {
             let (name, arguments) = (call.name, call.arguments);
-            let (called, refusal) = match (name.within(MAX_NAME_BYTES), arguments.within(caps.arguments)) {
-                (Ok(name), Ok(arguments)) => (ToolCall::new(name, repair_arguments(&arguments)), None),
+            let (called, refusal) = match (
+                name.within(MAX_NAME_BYTES),
+                arguments.within(caps.arguments),
+            ) {
+                (Ok(name), Ok(arguments)) => {
+                    (ToolCall::new(name, repair_arguments(&arguments)), None)
+                }
                 (Err(size), _) => (
                     ToolCall::new("", Value::Null),
-                    Some(format!("the tool name is {size} bytes, over the limit of {MAX_NAME_BYTES}")),
+                    Some(format!(
+                        "the tool name is {size} bytes, over the limit of {MAX_NAME_BYTES}"
+                    )),
                 ),
-                (Ok(name), Err(size)) => (ToolCall::new(name, Value::Null), Some(caps.too_large(size))),
+                (Ok(name), Err(size)) => {
+                    (ToolCall::new(name, Value::Null), Some(caps.too_large(size)))
+                }
             };
-            let called = ToolCall { id: call.id, ..called };
+            let called = ToolCall {
+                id: call.id,
+                ..called
+            };
             match refusal {
                 None => tool_calls.push(called),
                 Some(reason) => refused_calls.push(RefusedCall::new(called, reason)),
@@ -179,7 +191,9 @@ impl OpenAiStream {
     fn delta(&mut self, delta: &At<'_>) -> Result<(), ModelError> {
         if let Some(text) = delta.get("content").opt_str()? {
             let cap = self.caps.text;
-            self.text.get_or_insert_with(Default::default).push(text, cap);
+            self.text
+                .get_or_insert_with(Default::default)
+                .push(text, cap);
         }
         for fragment in delta.get("tool_calls").items_or_none()? {
             let index = fragment.get("index").count()?;
@@ -253,9 +267,9 @@ mod tests {
             json!({"index": index, "id": format!("c{index}"),
                 "function": {"name": "t", "arguments": ""}})
         });
-        let arguments = chunks(|index| {
-            json!({"index": index, "function": {"arguments": format!("{{\"n\":{index}}}")}})
-        });
+        let arguments = chunks(
+            |index| json!({"index": index, "function": {"arguments": format!("{{\"n\":{index}}}")}}),
+        );
         let done = SseEvent {
             event: None,
             data: "[DONE]".into(),

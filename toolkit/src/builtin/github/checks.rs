@@ -174,7 +174,10 @@ fn first_segment(endpoint: &str) -> String {
             segment => segments.push(segment),
         }
     }
-    segments.first().map(|s| (*s).to_owned()).unwrap_or_default()
+    segments
+        .first()
+        .map(|s| (*s).to_owned())
+        .unwrap_or_default()
 }
 
 /// `%XX` escapes decoded; any other `%` kept; bytes that are not UTF-8 replaced.
@@ -202,7 +205,9 @@ fn percent_decode(text: &str) -> String {
 }
 
 fn hex(digit: u8) -> Option<u8> {
-    char::from(digit).to_digit(16).and_then(|d| u8::try_from(d).ok())
+    char::from(digit)
+        .to_digit(16)
+        .and_then(|d| u8::try_from(d).ok())
 }
 
 #[cfg(test)]
@@ -232,8 +237,12 @@ mod tests {
                 ),
             );
         }
-        for endpoint in ["repos/o/r/issues", "repos/o/graphql", "search/code?q=graphql", "a/../user"]
-        {
+        for endpoint in [
+            "repos/o/r/issues",
+            "repos/o/graphql",
+            "search/code?q=graphql",
+            "a/../user",
+        ] {
             assert_eq!(check_endpoint(endpoint).unwrap(), endpoint);
         }
     }
