@@ -299,4 +299,40 @@ mod tests {
         // of it); searching for each delta's block took 15.6 s there.
         assert!(elapsed < std::time::Duration::from_secs(10), "{elapsed:?}");
     }
+
+    #[test]
+    fn a_streamed_tool_use_without_a_name_is_refused_and_the_others_kept() {
+        let events = [
+            json!({"type": "content_block_start", "index": 0, "content_block":
+                {"type": "tool_use", "id": "bad", "input": {}}}),
+            json!({"type": "content_block_delta", "index": 0, "delta":
+                {"type": "input_json_delta", "partial_json": "{\"n\":1}"}}),
+            json!({"type": "content_block_start", "index": 1, "content_block":
+                {"type": "tool_use", "id": "good", "name": "t", "input": {}}}),
+            json!({"type": "content_block_delta", "index": 1, "delta":
+                {"type": "input_json_delta", "partial_json": "{\"n\":2}"}}),
+            json!({"type": "message_stop"}),
+        ];
+        let mut stream = AnthropicStream::default();
+        for data in events {
+            stream
+                .event(SseEvent {
+                    event: None,
+                    data: data.to_string(),
+                })
+                .unwrap();
+        }
+        let reply = stream.finish().unwrap();
+        assert_eq!(
+            reply.tool_calls,
+            [ToolCall::new("t", json!({"n": 2})).with_id("good")]
+        );
+        assert_eq!(
+            reply.refused_calls,
+            [RefusedCall::new(
+                ToolCall::new("", json!({})).with_id("bad"),
+                "`content_block.name` should be a string, got nothing"
+            )]
+        );
+    }
 }
