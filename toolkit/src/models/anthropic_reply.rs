@@ -330,7 +330,7 @@ mod tests {
         assert_eq!(
             reply.refused_calls,
             [RefusedCall::new(
-                ToolCall::new("", json!({})).with_id("bad"),
+                ToolCall::new("unnamed_call", json!({})).with_id("bad"),
                 "`content_block.name` should be a string, got nothing"
             )]
         );

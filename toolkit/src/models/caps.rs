@@ -151,6 +151,11 @@ impl CappedText {
     }
 }
 
+/// The name a refused call without a readable one goes back to the server under: providers refuse
+/// a tool call with an empty name in the history.
+#[cfg(any(feature = "openai", feature = "anthropic"))]
+pub(crate) const UNNAMED: &str = "unnamed_call";
+
 /// A call that could not be read, refused with what could be read of it and the reason.
 #[cfg(any(feature = "openai", feature = "anthropic"))]
 pub(crate) fn malformed(
@@ -158,7 +163,8 @@ pub(crate) fn malformed(
     name: Option<&str>,
     error: super::ModelError,
 ) -> RefusedCall {
-    let mut call = crate::ToolCall::new(name.unwrap_or_default(), Value::Null);
+    let name = name.filter(|name| !name.is_empty()).unwrap_or(UNNAMED);
+    let mut call = crate::ToolCall::new(name, Value::Null);
     call.id = id.map(str::to_owned);
     let reason = match error {
         super::ModelError::Decode { message, .. } => message,

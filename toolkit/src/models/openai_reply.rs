@@ -159,7 +159,7 @@ impl StreamAssembler for OpenAiStream {
                     (ToolCall::new(name, repair_arguments(&arguments)), None)
                 }
                 (Err(size), _) => (
-                    ToolCall::new("", Value::Null),
+                    ToolCall::new(caps::UNNAMED, Value::Null),
                     Some(format!(
                         "the tool name is {size} bytes, over the limit of {MAX_NAME_BYTES}"
                     )),
@@ -289,6 +289,51 @@ mod tests {
         // 1.8 s in a test build on a loaded 2-core machine; searching for each fragment's call
         // took 15.2 s there.
         assert!(elapsed < std::time::Duration::from_secs(10), "{elapsed:?}");
+    }
+
+    #[test]
+    fn streamed_names_and_arguments_over_their_caps_are_refused_without_being_kept() {
+        let options = crate::models::ChatOptions {
+            max_argument_bytes: 8,
+            ..Default::default()
+        };
+        let mut stream = OpenAiStream::new(&options);
+        let long_name = "n".repeat(300);
+        let chunks = [
+            json!({"index": 0, "id": "named", "function": {"name": long_name, "arguments": "{}"}}),
+            json!({"index": 1, "id": "large", "function": {"name": "t", "arguments": "{\"n\":"}}),
+            json!({"index": 1, "function": {"arguments": "12345}"}}),
+        ];
+        for fragment in chunks {
+            let chunk = json!({"choices": [{"index": 0, "delta": {"tool_calls": [fragment]}}]});
+            stream
+                .event(SseEvent {
+                    event: None,
+                    data: chunk.to_string(),
+                })
+                .unwrap();
+        }
+        stream
+            .event(SseEvent {
+                event: None,
+                data: "[DONE]".into(),
+            })
+            .unwrap();
+        let reply = stream.finish().unwrap();
+        assert_eq!(reply.tool_calls, []);
+        assert_eq!(
+            reply.refused_calls,
+            [
+                RefusedCall::new(
+                    ToolCall::new("unnamed_call", json!({})).with_id("named"),
+                    "the tool name is 300 bytes, over the limit of 256"
+                ),
+                RefusedCall::new(
+                    ToolCall::new("t", json!({})).with_id("large"),
+                    "the arguments are 11 bytes, over the limit of 8; send smaller arguments"
+                ),
+            ]
+        );
     }
 
     #[test]
