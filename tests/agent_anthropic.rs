@@ -74,6 +74,7 @@ async fn a_documented_tool_use_response_is_read_and_the_request_is_messages() {
                 input_tokens: 472,
                 output_tokens: 89
             }),
+            refused_calls: Vec::new(),
         }
     );
     let request = &server.received()[0];

@@ -74,6 +74,7 @@ async fn a_documented_tool_call_response_is_read_and_the_request_is_chat_complet
                 input_tokens: 82,
                 output_tokens: 17
             }),
+            refused_calls: Vec::new(),
         }
     );
     let request = &server.received()[0];
@@ -319,6 +320,7 @@ async fn strict_tools_and_a_forced_tool_choice_are_sent_when_asked() {
         parallel_tool_calls: false,
         temperature: Some(0.0),
         max_tokens: Some(256),
+        ..ChatOptions::default()
     };
     model
         .chat(ChatRequest::new(&messages, &toolbox, &options))

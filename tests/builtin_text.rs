@@ -286,6 +286,34 @@ fn rg_with_a_huge_context_prints_each_line_once() {
     );
 }
 
+#[test]
+fn rg_stops_at_its_line_cap_and_says_how_many_matches_are_left() {
+    let text = "x\n".repeat(300_000);
+    let out = call("text_rg", json!({"text": text, "pattern": "^"}));
+    let out = out.as_str().unwrap();
+    let (lines, note) = out.rsplit_once('\n').unwrap();
+    assert_eq!(lines.lines().count(), 1000);
+    assert_eq!(lines.lines().last(), Some("1000:x"));
+    assert_eq!(
+        note,
+        "... 299000 more matches (output stops at 1000 lines or 65536 bytes; narrow the pattern)"
+    );
+}
+
+#[test]
+fn rg_stops_at_its_byte_cap_and_says_how_many_matches_are_left() {
+    let line = "y".repeat(10_000);
+    let text = format!("{line}\n").repeat(20);
+    let out = call("text_rg", json!({"text": text, "pattern": "y"}));
+    let out = out.as_str().unwrap();
+    // Six lines of 10,003 bytes fit in 64 KiB; the seventh would not.
+    assert_eq!(out.matches(":y").count(), 6);
+    assert!(out.len() < 64 << 10, "{}", out.len());
+    assert!(out.ends_with(
+        "\n... 14 more matches (output stops at 1000 lines or 65536 bytes; narrow the pattern)"
+    ));
+}
+
 // --- text_extract_lines ---
 
 #[test]

@@ -5,6 +5,7 @@
 use std::borrow::Cow;
 use std::pin::pin;
 use std::sync::{Arc, OnceLock};
+use std::time::Duration;
 
 use serde_json::Value;
 use tokio::task::JoinSet;
@@ -37,6 +38,48 @@ impl Toolbox {
     pub async fn acall(&self, call: &ToolCall) -> ToolCallResult {
         match self.resolve(&call.name) {
             Ok((tool, limits)) => dispatch(tool, limits, &self.hooks, call).await,
+            Err(unknown) => self.unknown(call, unknown),
+        }
+    }
+
+    /// Runs one call from async code within `time`: its timeout is the shorter of its own and
+    /// `time`, so even a sync body runs where the caller can stop waiting for it (as an agent
+    /// does at its deadline).
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use toolkit::prelude::*;
+    ///
+    /// #[derive(Default)]
+    /// struct Slow;
+    ///
+    /// #[toolset(name = "slow")]
+    /// impl Slow {
+    ///     /// Sleep
+    ///     #[tool]
+    ///     fn nap(&self, millis: u64) -> u64 {
+    ///         std::thread::sleep(Duration::from_millis(millis));
+    ///         millis
+    ///     }
+    /// }
+    ///
+    /// # tokio::runtime::Runtime::new().unwrap().block_on(async {
+    /// let toolbox = Toolbox::builder().toolset::<Slow>().build().unwrap();
+    /// let call = ToolCall::new("slow_nap", json!({"millis": 2000}));
+    /// let result = toolbox.acall_within(&call, Duration::from_millis(50)).await;
+    /// assert!(result.is_error);
+    /// # });
+    /// ```
+    pub async fn acall_within(&self, call: &ToolCall, time: Duration) -> ToolCallResult {
+        match self.resolve(&call.name) {
+            Ok((tool, limits)) => {
+                let timeout = limits.timeout.map_or(time, |own| own.min(time));
+                let limits = Limits {
+                    timeout: Some(timeout),
+                    ..limits
+                };
+                dispatch(tool, limits, &self.hooks, call).await
+            }
             Err(unknown) => self.unknown(call, unknown),
         }
     }

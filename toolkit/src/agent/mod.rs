@@ -11,6 +11,7 @@
 //! in DSPy.rb's JSON (`thought`, `action`, `action_input`), for models without tool calling.
 
 mod events;
+mod plan;
 mod react;
 mod run;
 mod step;
@@ -78,6 +79,7 @@ pub struct Agent {
     exits: Vec<ExitCondition>,
     options: ChatOptions,
     deadline: Option<Duration>,
+    max_tool_calls_per_step: usize,
     react: bool,
     on_event: Option<Arc<EventFn>>,
 }
@@ -85,6 +87,11 @@ pub struct Agent {
 impl Agent {
     /// The step limit unless told otherwise (DSPy's ReAct uses 20 too).
     pub const DEFAULT_MAX_STEPS: usize = 20;
+
+    /// The most calls of one reply that run unless told otherwise. Models ask for a handful of
+    /// parallel calls, and OpenAI takes at most 128 tools per request, so 64 leaves room for a
+    /// wide fan-out while one reply can no longer start thousands of calls.
+    pub const DEFAULT_MAX_TOOL_CALLS_PER_STEP: usize = 64;
 
     /// A builder for an agent over `model`, with no tools yet.
     pub fn builder(model: impl ChatModel + 'static) -> AgentBuilder {
@@ -98,6 +105,7 @@ impl Agent {
                 exits: vec![ExitCondition::Text],
                 options: ChatOptions::default(),
                 deadline: None,
+                max_tool_calls_per_step: Self::DEFAULT_MAX_TOOL_CALLS_PER_STEP,
                 react: false,
                 on_event: None,
             },
@@ -178,8 +186,48 @@ impl AgentBuilder {
     }
 
     /// The most time a run may take; past it the run stops with [`AgentError::Deadline`].
+    /// Each tool call gets what is left of it as its timeout (when shorter than its own), so a
+    /// sync tool runs where the loop can stop waiting for it.
     pub fn deadline(mut self, deadline: Duration) -> Self {
         self.agent.deadline = Some(deadline);
+        self
+    }
+
+    /// The most calls of one reply that run (default
+    /// [`Agent::DEFAULT_MAX_TOOL_CALLS_PER_STEP`]); each call past it is answered with an error
+    /// result telling the model to ask again.
+    ///
+    /// ```
+    /// use toolkit::agent::Agent;
+    /// use toolkit::models::{ModelReply, ScriptedModel};
+    /// use toolkit::prelude::*;
+    ///
+    /// # tokio::runtime::Runtime::new().unwrap().block_on(async {
+    /// let calls = (0..3).map(|n| ToolCall::new("missing", json!({"n": n})));
+    /// let model = ScriptedModel::new([ModelReply::calls(calls), ModelReply::text("done")]);
+    /// let run = Agent::builder(model).max_tool_calls_per_step(2).build().run("go").await.unwrap();
+    /// let results: Vec<String> = run.tool_calls().map(|c| c.result.text()).collect();
+    /// assert!(results[2].starts_with("Error: could not read a tool call: not run: the reply \
+    ///     asked for 3 tool calls and at most 2 run in one step"));
+    /// # });
+    /// ```
+    pub fn max_tool_calls_per_step(mut self, limit: usize) -> Self {
+        self.agent.max_tool_calls_per_step = limit;
+        self
+    }
+
+    /// The most bytes of text one reply keeps (default
+    /// [`ChatOptions::DEFAULT_MAX_TEXT_BYTES`]); past it the text is cut, with a note.
+    pub fn max_text_bytes(mut self, bytes: usize) -> Self {
+        self.agent.options.max_text_bytes = bytes;
+        self
+    }
+
+    /// The most bytes one call's arguments may take (default
+    /// [`ChatOptions::DEFAULT_MAX_ARGUMENT_BYTES`]); a call past it is answered with an error
+    /// result naming the size, and goes back to the server without its arguments.
+    pub fn max_argument_bytes(mut self, bytes: usize) -> Self {
+        self.agent.options.max_argument_bytes = bytes;
         self
     }
 

@@ -1,14 +1,16 @@
 //! The loop: ask the model, run the calls it asked for, feed the results back, until an exit.
 
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use tracing::Instrument;
 
+use super::plan::{Planned, plan};
 use super::react::{self, ReactReply};
 use super::{Agent, AgentError, AgentEvent, AgentRun, ExitCondition, StepRecord, ToolCallRecord};
+use crate::models::caps::ReplyCaps;
 use crate::models::{ChatRequest, Message, ModelError, ModelReply, Usage};
 use crate::state::AgentState;
-use crate::{ToolCall, ToolCallResult};
+use crate::{ToolCall, ToolCallResult, Toolbox};
 
 /// One run's progress; kept outside the deadline's future so a timed-out run keeps its history.
 pub(super) struct Runner<'a> {
@@ -17,6 +19,8 @@ pub(super) struct Runner<'a> {
     history: Vec<Message>,
     steps: Vec<StepRecord>,
     usage: Option<Usage>,
+    /// When the run's deadline passes, if it has one.
+    deadline: Option<Instant>,
 }
 
 /// How a run ended early, before the history is attached.
@@ -33,6 +37,7 @@ impl<'a> Runner<'a> {
             history: Vec::new(),
             steps: Vec::new(),
             usage: None,
+            deadline: agent.deadline.map(|deadline| Instant::now() + deadline),
         }
     }
 
@@ -104,6 +109,8 @@ impl<'a> Runner<'a> {
         let request = ChatRequest::new(&self.history, tools, &agent.options);
         let span = tracing::info_span!("agent.model_call", step, model = agent.model.name());
         let reply = agent.model.chat(request).instrument(span).await?;
+        // Any model's reply, not only a client's stream, is held to the caps.
+        let reply = ReplyCaps::of(&agent.options).bound(reply);
         if let Some(usage) = reply.usage {
             *self.usage.get_or_insert_with(Usage::default) += usage;
         }
@@ -117,19 +124,17 @@ impl<'a> Runner<'a> {
     /// A native tool-calling step: the answer, or `None` to go on.
     async fn native_step(&mut self, step: usize, reply: ModelReply) -> Option<String> {
         let ModelReply {
-            text, tool_calls, ..
+            text,
+            tool_calls,
+            refused_calls,
+            ..
         } = reply;
-        let calls: Vec<ToolCall> = tool_calls
-            .into_iter()
-            .enumerate()
-            .map(|(i, call)| match call.id {
-                Some(_) => call,
-                None => call.with_id(format!("call_{step}_{i}")),
-            })
-            .collect();
+        let limit = self.agent.max_tool_calls_per_step;
+        let planned = plan(step, tool_calls, refused_calls, limit);
+        let calls: Vec<ToolCall> = planned.iter().map(|p| p.call().clone()).collect();
         self.history
-            .push(Message::assistant_calls(text.clone(), calls.clone()));
-        if calls.is_empty() {
+            .push(Message::assistant_calls(text.clone(), calls));
+        if planned.is_empty() {
             if self.agent.exits.contains(&ExitCondition::Text) {
                 self.record(step, text.clone(), Vec::new());
                 return Some(text.unwrap_or_default());
@@ -138,7 +143,7 @@ impl<'a> Runner<'a> {
             self.record(step, text, Vec::new());
             return None;
         }
-        let records = self.run_calls(step, calls).await;
+        let records = self.run_planned(step, planned).await;
         self.history
             .extend(records.iter().map(|record| Message::Tool {
                 result: record.result.clone(),
@@ -149,6 +154,33 @@ impl<'a> Runner<'a> {
         });
         self.record(step, text, records);
         answer
+    }
+
+    /// Runs the calls that run, answers the others with their error, and returns every record
+    /// in the reply's order.
+    async fn run_planned(&mut self, step: usize, planned: Vec<Planned>) -> Vec<ToolCallRecord> {
+        let mut runs = Vec::with_capacity(planned.len());
+        let mut refused = Vec::new();
+        for planned in planned {
+            match planned {
+                Planned::Run(call) => runs.push(call),
+                Planned::Refuse(call) => refused.push(call),
+            }
+        }
+        let mut records = self.run_calls(step, runs).await;
+        for refused in refused {
+            let record = ToolCallRecord {
+                result: refused.answer(),
+                call: refused.call,
+                duration: Duration::ZERO,
+            };
+            self.emit(AgentEvent::ToolFinished {
+                step,
+                record: &record,
+            });
+            records.push(record);
+        }
+        records
     }
 
     /// A text ReAct step: the answer, or `None` to go on.
@@ -182,6 +214,7 @@ impl<'a> Runner<'a> {
     async fn run_calls(&mut self, step: usize, calls: Vec<ToolCall>) -> Vec<ToolCallRecord> {
         let agent = self.agent;
         let toolbox = &agent.toolbox;
+        let deadline = self.deadline;
         for call in &calls {
             self.emit(AgentEvent::ToolCalled { step, call });
         }
@@ -225,7 +258,7 @@ impl<'a> Runner<'a> {
             (None, true) => {
                 let runs = calls.into_iter().map(|call| async move {
                     let started = Instant::now();
-                    let result = toolbox.acall(&call).await;
+                    let result = acall(toolbox, &call, deadline).await;
                     finished(timed(call, result, started))
                 });
                 // In call order, at most the toolbox's concurrency at a time, as `call_all` runs.
@@ -240,7 +273,7 @@ impl<'a> Runner<'a> {
                 let mut records = Vec::with_capacity(calls.len());
                 for call in calls {
                     let started = Instant::now();
-                    let result = toolbox.acall(&call).await;
+                    let result = acall(toolbox, &call, deadline).await;
                     records.push(finished(timed(call, result, started)));
                 }
                 records
@@ -280,6 +313,21 @@ impl<'a> Runner<'a> {
 fn emit(agent: &Agent, event: AgentEvent<'_>) {
     if let Some(callback) = &agent.on_event {
         callback(&event);
+    }
+}
+
+/// One call, with what is left of the run's time as its timeout: without one, a sync body would
+/// run on the task's own thread, where the run's deadline cannot stop waiting for it. The call's
+/// limit ends a little after the run's, so the run's deadline is what stops the run, with its
+/// own error, rather than the model being asked once more about a call that timed out.
+async fn acall(toolbox: &Toolbox, call: &ToolCall, deadline: Option<Instant>) -> ToolCallResult {
+    const GRACE: Duration = Duration::from_millis(100);
+    match deadline {
+        Some(at) => {
+            let left = at.saturating_duration_since(Instant::now());
+            toolbox.acall_within(call, left + GRACE).await
+        }
+        None => toolbox.acall(call).await,
     }
 }
 

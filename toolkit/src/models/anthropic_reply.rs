@@ -1,12 +1,15 @@
 //! Messages replies read: a whole response, or a stream whose text deltas are appended and whose
 //! `input_json_delta` fragments are assembled into each `tool_use` block's input.
 
+use std::collections::HashMap;
+
 use serde_json::Value;
 
+use super::caps::{self, CappedText, ReplyCaps};
 use super::decode::At;
 use super::http::StreamAssembler;
 use super::sse::SseEvent;
-use super::{FinishReason, ModelError, ModelReply, Usage};
+use super::{FinishReason, ModelError, ModelReply, RefusedCall, Usage};
 use crate::ToolCall;
 use crate::providers::parse::repair_arguments;
 
@@ -18,18 +21,16 @@ pub(super) fn read_reply(body: &Value) -> Result<ModelReply, ModelError> {
     let root = At::root(API, body);
     let mut text: Option<String> = None;
     let mut tool_calls = Vec::new();
+    let mut refused_calls = Vec::new();
     for block in root.get("content").items()? {
         match block.get("type").str()? {
             "text" => text
                 .get_or_insert_with(String::new)
                 .push_str(block.get("text").str()?),
-            "tool_use" => tool_calls.push(
-                ToolCall::new(
-                    block.get("name").str()?,
-                    block.get("input").value()?.clone(),
-                )
-                .with_id(block.get("id").str()?),
-            ),
+            "tool_use" => match read_tool_use(&block) {
+                Ok(call) => tool_calls.push(call),
+                Err(error) => refused_calls.push(refuse(&block, error)),
+            },
             // Thinking and other blocks carry nothing the loop acts on.
             _ => {}
         }
@@ -46,7 +47,20 @@ pub(super) fn read_reply(body: &Value) -> Result<ModelReply, ModelError> {
                 output_tokens: usage.get("output_tokens").count()?,
             }),
         },
+        refused_calls,
     })
+}
+
+fn read_tool_use(block: &At<'_>) -> Result<ToolCall, ModelError> {
+    let input = block.get("input").value()?.clone();
+    Ok(ToolCall::new(block.get("name").str()?, input).with_id(block.get("id").str()?))
+}
+
+/// A `tool_use` block that cannot be read, refused with what can be read of it.
+fn refuse(block: &At<'_>, error: ModelError) -> RefusedCall {
+    let id = block.get("id").opt_str().ok().flatten();
+    let name = block.get("name").opt_str().ok().flatten();
+    caps::malformed(id, name, error)
 }
 
 pub(super) fn stop_reason(reason: Option<&str>) -> FinishReason {
@@ -63,41 +77,38 @@ pub(super) fn stop_reason(reason: Option<&str>) -> FinishReason {
 #[doc(hidden)]
 #[derive(Debug, Default)]
 pub struct AnthropicStream {
+    /// The blocks in the order they started, and where each stream index's block is in it: a
+    /// reply may hold tens of thousands of blocks, so a delta must not search for its own.
+    caps: ReplyCaps,
     blocks: Vec<Block>,
+    slots: HashMap<u64, usize>,
     finish: Option<FinishReason>,
     usage: Option<Usage>,
     stopped: bool,
 }
 
-/// A content block still arriving, by its stream index.
+/// A content block still arriving.
 #[derive(Debug)]
 enum Block {
-    Text {
-        index: u64,
-        text: String,
-    },
+    Text(CappedText),
     ToolUse {
-        index: u64,
         id: String,
         name: String,
-        json: String,
+        json: CappedText,
     },
-    Other {
-        index: u64,
-    },
-}
-
-impl Block {
-    fn index(&self) -> u64 {
-        match self {
-            Block::Text { index, .. } | Block::ToolUse { index, .. } | Block::Other { index } => {
-                *index
-            }
-        }
-    }
+    /// A `tool_use` block whose start could not be read; its deltas are dropped.
+    Refused(RefusedCall),
+    Other,
 }
 
 impl StreamAssembler for AnthropicStream {
+    fn new(options: &super::ChatOptions) -> Self {
+        AnthropicStream {
+            caps: ReplyCaps::of(options),
+            ..AnthropicStream::default()
+        }
+    }
+
     fn event(&mut self, event: SseEvent) -> Result<(), ModelError> {
         let data: Value = serde_json::from_str(&event.data).map_err(|e| ModelError::Decode {
             api: API,
@@ -135,28 +146,39 @@ impl StreamAssembler for AnthropicStream {
                 "the event stream ended before `message_stop`".into(),
             ));
         }
-        let mut text: Option<String> = None;
+        let caps = self.caps;
+        let mut text: Option<CappedText> = None;
         let mut tool_calls = Vec::new();
+        let mut refused_calls = Vec::new();
         for block in self.blocks {
             match block {
-                Block::Text { text: part, .. } => {
-                    text.get_or_insert_with(String::new).push_str(&part)
-                }
-                Block::ToolUse { id, name, json, .. } => {
-                    let input = match json.trim().is_empty() {
-                        true => Value::Object(serde_json::Map::new()),
-                        false => repair_arguments(&json),
-                    };
-                    tool_calls.push(ToolCall::new(name, input).with_id(id));
-                }
-                Block::Other { .. } => {}
+                Block::Text(part) => text
+                    .get_or_insert_with(CappedText::default)
+                    .extend(part, caps.text),
+                Block::ToolUse { id, name, json } => match json.within(caps.arguments) {
+                    Ok(json) => {
+                        let input = match json.trim().is_empty() {
+                            true => Value::Object(serde_json::Map::new()),
+                            false => repair_arguments(&json),
+                        };
+                        tool_calls.push(ToolCall::new(name, input).with_id(id));
+                    }
+                    Err(size) => refused_calls.push(RefusedCall::new(
+                        ToolCall::new(name, Value::Null).with_id(id),
+                        caps.too_large(size),
+                    )),
+                },
+                Block::Refused(refused) => refused_calls.push(refused),
+                Block::Other => {}
             }
         }
+        let text = text.map(|text| text.into_text(caps.text));
         Ok(ModelReply {
             text,
             tool_calls,
             finish: self.finish.unwrap_or(FinishReason::Stop),
             usage: self.usage,
+            refused_calls,
         })
     }
 }
@@ -165,37 +187,45 @@ impl AnthropicStream {
     fn start(&mut self, root: &At<'_>) -> Result<(), ModelError> {
         let index = root.get("index").count()?;
         let block = root.get("content_block");
-        self.blocks.push(match block.get("type").str()? {
-            "text" => Block::Text {
-                index,
-                text: block.get("text").opt_str()?.unwrap_or_default().to_owned(),
+        let started = match block.get("type").str()? {
+            "text" => {
+                let mut text = CappedText::default();
+                text.push(
+                    block.get("text").opt_str()?.unwrap_or_default(),
+                    self.caps.text,
+                );
+                Block::Text(text)
+            }
+            "tool_use" => match (block.get("id").str(), block.get("name").str()) {
+                (Ok(id), Ok(name)) => Block::ToolUse {
+                    id: id.to_owned(),
+                    name: name.to_owned(),
+                    json: CappedText::default(),
+                },
+                (Err(error), _) | (_, Err(error)) => Block::Refused(refuse(&block, error)),
             },
-            "tool_use" => Block::ToolUse {
-                index,
-                id: block.get("id").str()?.to_owned(),
-                name: block.get("name").str()?.to_owned(),
-                json: String::new(),
-            },
-            _ => Block::Other { index },
-        });
+            _ => Block::Other,
+        };
+        // A second start of one index keeps the first block as the one its deltas extend.
+        let position = self.blocks.len();
+        self.blocks.push(started);
+        self.slots.entry(index).or_insert(position);
         Ok(())
     }
 
     fn delta(&mut self, root: &At<'_>) -> Result<(), ModelError> {
         let index = root.get("index").count()?;
         let delta = root.get("delta");
-        let block = self
-            .blocks
-            .iter_mut()
-            .find(|block| block.index() == index)
-            .ok_or_else(|| {
-                root.get("index")
-                    .error("names a block that was never started")
-            })?;
-        match (block, delta.get("type").str()?) {
-            (Block::Text { text, .. }, "text_delta") => text.push_str(delta.get("text").str()?),
+        let position = *self.slots.get(&index).ok_or_else(|| {
+            root.get("index")
+                .error("names a block that was never started")
+        })?;
+        match (&mut self.blocks[position], delta.get("type").str()?) {
+            (Block::Text(text), "text_delta") => {
+                text.push(delta.get("text").str()?, self.caps.text)
+            }
             (Block::ToolUse { json, .. }, "input_json_delta") => {
-                json.push_str(delta.get("partial_json").str()?)
+                json.push(delta.get("partial_json").str()?, self.caps.arguments)
             }
             _ => {}
         }
@@ -227,7 +257,82 @@ mod tests {
                     input_tokens: 472,
                     output_tokens: 89
                 }),
+                refused_calls: Vec::new(),
             }
+        );
+    }
+
+    /// 40,000 `tool_use` blocks, each given its input after all have started.
+    #[test]
+    fn forty_thousand_streamed_blocks_assemble_in_linear_time_in_index_order() {
+        const BLOCKS: u64 = 40_000;
+        let event = |data: Value| SseEvent {
+            event: None,
+            data: data.to_string(),
+        };
+        let starts = (0..BLOCKS).map(|index| {
+            event(
+                json!({"type": "content_block_start", "index": index, "content_block":
+                {"type": "tool_use", "id": format!("t{index}"), "name": "t", "input": {}}}),
+            )
+        });
+        let deltas = (0..BLOCKS).map(|index| {
+            event(
+                json!({"type": "content_block_delta", "index": index, "delta":
+                {"type": "input_json_delta", "partial_json": format!("{{\"n\":{index}}}")}}),
+            )
+        });
+        let stop = event(json!({"type": "message_stop"}));
+        let events: Vec<SseEvent> = starts.chain(deltas).chain([stop]).collect();
+        let started = std::time::Instant::now();
+        let mut stream = AnthropicStream::default();
+        for event in events {
+            stream.event(event).unwrap();
+        }
+        let reply = stream.finish().unwrap();
+        let elapsed = started.elapsed();
+        let expected: Vec<ToolCall> = (0..BLOCKS)
+            .map(|n| ToolCall::new("t", json!({"n": n})).with_id(format!("t{n}")))
+            .collect();
+        assert_eq!(reply.tool_calls, expected);
+        // 3.4 s in a test build on a loaded 2-core machine (reading each event's JSON is most
+        // of it); searching for each delta's block took 15.6 s there.
+        assert!(elapsed < std::time::Duration::from_secs(10), "{elapsed:?}");
+    }
+
+    #[test]
+    fn a_streamed_tool_use_without_a_name_is_refused_and_the_others_kept() {
+        let events = [
+            json!({"type": "content_block_start", "index": 0, "content_block":
+                {"type": "tool_use", "id": "bad", "input": {}}}),
+            json!({"type": "content_block_delta", "index": 0, "delta":
+                {"type": "input_json_delta", "partial_json": "{\"n\":1}"}}),
+            json!({"type": "content_block_start", "index": 1, "content_block":
+                {"type": "tool_use", "id": "good", "name": "t", "input": {}}}),
+            json!({"type": "content_block_delta", "index": 1, "delta":
+                {"type": "input_json_delta", "partial_json": "{\"n\":2}"}}),
+            json!({"type": "message_stop"}),
+        ];
+        let mut stream = AnthropicStream::default();
+        for data in events {
+            stream
+                .event(SseEvent {
+                    event: None,
+                    data: data.to_string(),
+                })
+                .unwrap();
+        }
+        let reply = stream.finish().unwrap();
+        assert_eq!(
+            reply.tool_calls,
+            [ToolCall::new("t", json!({"n": 2})).with_id("good")]
+        );
+        assert_eq!(
+            reply.refused_calls,
+            [RefusedCall::new(
+                ToolCall::new("unnamed_call", json!({})).with_id("bad"),
+                "`content_block.name` should be a string, got nothing"
+            )]
         );
     }
 }

@@ -15,8 +15,11 @@ use serde_json::Value;
 
 use super::api_key::Secrets;
 use super::body::{self, BodyLimits, source_chain};
+use super::caps::ReplyCaps;
 use super::sse::{SseError, SseEvent, SseParser};
-use super::{ApiKey, BoxFuture, ChatModel, ChatRequest, ModelError, ModelReply, RetryPolicy};
+use super::{
+    ApiKey, BoxFuture, ChatModel, ChatOptions, ChatRequest, ModelError, ModelReply, RetryPolicy,
+};
 
 /// A model API spoken over HTTP: how to address it, build its body and read its replies.
 /// Implemented by [`OpenAi`](super::OpenAi) and [`Anthropic`](super::Anthropic) only.
@@ -43,7 +46,9 @@ pub trait WireApi: Send + Sync + 'static + sealed::Sealed {
 
 /// Builds a reply from the events of a stream, fed as they arrive.
 #[doc(hidden)]
-pub trait StreamAssembler: Default + Send {
+pub trait StreamAssembler: Send {
+    /// An assembler under the caps of `options` (text and arguments kept).
+    fn new(options: &ChatOptions) -> Self;
     /// Takes one server-sent event.
     fn event(&mut self, event: SseEvent) -> Result<(), ModelError>;
     /// The reply, or why the stream was incomplete.
@@ -185,7 +190,7 @@ impl<A: WireApi> ModelClient<A> {
     }
 
     /// Sends `body`, retrying under the policy, within the call's time budget.
-    async fn send(&self, body: Vec<u8>) -> Result<ModelReply, ModelError> {
+    async fn send(&self, body: Vec<u8>, options: &ChatOptions) -> Result<ModelReply, ModelError> {
         // `Duration::MAX` (no budget) must not overflow the clock: tokio's far future stands in.
         let far_future = Duration::from_secs(86_400 * 365 * 30);
         let now = tokio::time::Instant::now();
@@ -198,7 +203,7 @@ impl<A: WireApi> ModelClient<A> {
         };
         let mut attempt = 0;
         loop {
-            let outcome = tokio::time::timeout_at(deadline, self.attempt(body.clone()))
+            let outcome = tokio::time::timeout_at(deadline, self.attempt(body.clone(), options))
                 .await
                 .map_err(|_| out_of_time(attempt + 1))?;
             let (error, retry_after) = match outcome {
@@ -230,7 +235,11 @@ impl<A: WireApi> ModelClient<A> {
     /// One request; an error comes with the server's `Retry-After`, if it sent one.
     ///
     /// Its errors may carry secrets a server echoed; [`send`](Self::send) redacts them.
-    async fn attempt(&self, body: Vec<u8>) -> Result<ModelReply, (ModelError, Option<Duration>)> {
+    async fn attempt(
+        &self,
+        body: Vec<u8>,
+        options: &ChatOptions,
+    ) -> Result<ModelReply, (ModelError, Option<Duration>)> {
         let mut request = self.http.post(&self.url).body(body);
         for (name, value) in A::headers(self.key.as_ref()) {
             request = request.header(name, value);
@@ -258,9 +267,12 @@ impl<A: WireApi> ModelClient<A> {
             return Err((error, retry_after));
         }
         let read = if self.config.stream {
-            self.read_stream(response).await
+            self.read_stream(response, options).await
         } else {
-            self.read_json(response).await
+            let caps = ReplyCaps::of(options);
+            self.read_json(response)
+                .await
+                .map(|reply| caps.bound(reply))
         };
         read.map_err(|e| (e, None))
     }
@@ -280,10 +292,14 @@ impl<A: WireApi> ModelClient<A> {
         A::reply(&body)
     }
 
-    async fn read_stream(&self, response: reqwest::Response) -> Result<ModelReply, ModelError> {
+    async fn read_stream(
+        &self,
+        response: reqwest::Response,
+        options: &ChatOptions,
+    ) -> Result<ModelReply, ModelError> {
         expect_content_type(response.headers(), "text/event-stream")?;
         let mut parser = SseParser::new(self.limits.max_bytes);
-        let mut assembler = A::Stream::default();
+        let mut assembler = A::Stream::new(options);
         body::for_each_chunk(response, self.limits, |chunk| {
             for event in parser.feed(chunk).map_err(|e| match e {
                 SseError::TooLong { limit } => ModelError::TooLarge { limit },
@@ -444,7 +460,7 @@ impl<A: WireApi> ChatModel for ModelClient<A> {
         Box::pin(async move {
             let body = A::body(&self.config, &request)?;
             let bytes = serde_json::to_vec(&body).map_err(|e| decode::<A>(e.to_string()))?;
-            self.send(bytes).await
+            self.send(bytes, request.options).await
         })
     }
 

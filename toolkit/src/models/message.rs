@@ -99,6 +99,15 @@ pub struct ChatOptions {
     pub tool_choice: ToolChoice,
     /// Whether one reply may hold several tool calls.
     pub parallel_tool_calls: bool,
+    /// The most bytes of text a reply keeps; past it the text is cut, with a note saying so
+    /// (default [`DEFAULT_MAX_TEXT_BYTES`](Self::DEFAULT_MAX_TEXT_BYTES)).
+    #[serde(default = "ChatOptions::default_max_text_bytes")]
+    pub max_text_bytes: usize,
+    /// The most bytes one tool call's arguments may take; a call past it is refused, kept in
+    /// [`ModelReply::refused_calls`] without its arguments (default
+    /// [`DEFAULT_MAX_ARGUMENT_BYTES`](Self::DEFAULT_MAX_ARGUMENT_BYTES)).
+    #[serde(default = "ChatOptions::default_max_argument_bytes")]
+    pub max_argument_bytes: usize,
 }
 
 impl Default for ChatOptions {
@@ -108,7 +117,27 @@ impl Default for ChatOptions {
             max_tokens: None,
             tool_choice: ToolChoice::Auto,
             parallel_tool_calls: true,
+            max_text_bytes: Self::DEFAULT_MAX_TEXT_BYTES,
+            max_argument_bytes: Self::DEFAULT_MAX_ARGUMENT_BYTES,
         }
+    }
+}
+
+impl ChatOptions {
+    /// 2 MiB: four times the longest answer today's models write (128k tokens of about four
+    /// bytes each is 512 KiB).
+    pub const DEFAULT_MAX_TEXT_BYTES: usize = 2 << 20;
+    /// 1 MiB, the most a toolbox accepts by default
+    /// ([`Limits::DEFAULT_MAX_INPUT_BYTES`](crate::Limits::DEFAULT_MAX_INPUT_BYTES)): larger
+    /// arguments could never run, and would go back to the server with every later request.
+    pub const DEFAULT_MAX_ARGUMENT_BYTES: usize = 1 << 20;
+
+    fn default_max_text_bytes() -> usize {
+        Self::DEFAULT_MAX_TEXT_BYTES
+    }
+
+    fn default_max_argument_bytes() -> usize {
+        Self::DEFAULT_MAX_ARGUMENT_BYTES
     }
 }
 
@@ -193,6 +222,56 @@ pub struct ModelReply {
     pub finish: FinishReason,
     /// Tokens used, when reported.
     pub usage: Option<Usage>,
+    /// Calls that cannot run as sent (malformed, or with arguments over
+    /// [`ChatOptions::max_argument_bytes`]); an agent answers each with an error result.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub refused_calls: Vec<RefusedCall>,
+}
+
+/// A tool call that cannot run as the model sent it, and why.
+///
+/// ```
+/// use toolkit::models::RefusedCall;
+/// use toolkit::prelude::*;
+///
+/// let refused = RefusedCall::new(
+///     ToolCall::new("search", json!({})).with_id("c1"),
+///     "the arguments are 52428800 bytes, over the limit of 1048576",
+/// );
+/// let result = refused.answer();
+/// assert!(result.is_error);
+/// assert_eq!(result.call_id.as_deref(), Some("c1"));
+/// assert_eq!(
+///     result.value,
+///     json!("Error: could not read a tool call: the arguments are 52428800 bytes, over the limit of 1048576")
+/// );
+/// ```
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RefusedCall {
+    /// The call as far as it could be read: its id and name, and no arguments (`{}`), which is
+    /// how it goes back to the server in the history.
+    pub call: ToolCall,
+    /// Why it cannot run, phrased for the model.
+    pub reason: String,
+}
+
+impl RefusedCall {
+    /// A refused call; its arguments are dropped, so they are never echoed.
+    pub fn new(mut call: ToolCall, reason: impl Into<String>) -> Self {
+        call.args = serde_json::Value::Object(serde_json::Map::new());
+        RefusedCall {
+            call,
+            reason: reason.into(),
+        }
+    }
+
+    /// The error result that answers it.
+    pub fn answer(&self) -> ToolCallResult {
+        let error = crate::ToolError::InvalidCall {
+            message: self.reason.clone(),
+        };
+        ToolCallResult::from_outcome(&self.call, Err(error))
+    }
 }
 
 impl ModelReply {
@@ -203,6 +282,7 @@ impl ModelReply {
             tool_calls: Vec::new(),
             finish: FinishReason::Stop,
             usage: None,
+            refused_calls: Vec::new(),
         }
     }
 
@@ -213,6 +293,7 @@ impl ModelReply {
             tool_calls: calls.into_iter().collect(),
             finish: FinishReason::ToolCalls,
             usage: None,
+            refused_calls: Vec::new(),
         }
     }
 

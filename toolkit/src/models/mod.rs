@@ -6,6 +6,7 @@
 //! - `OpenAiClient` (feature `openai`): OpenAI-compatible Chat Completions over HTTP;
 //! - `AnthropicClient` (feature `anthropic`): the Anthropic Messages API over HTTP.
 
+pub(crate) mod caps;
 mod error;
 mod message;
 mod record;
@@ -36,7 +37,9 @@ use std::future::Future;
 use std::pin::Pin;
 
 pub use error::ModelError;
-pub use message::{ChatOptions, ChatRequest, FinishReason, Message, ModelReply, ToolChoice, Usage};
+pub use message::{
+    ChatOptions, ChatRequest, FinishReason, Message, ModelReply, RefusedCall, ToolChoice, Usage,
+};
 pub use record::{Exchange, Recorder, Replayer};
 pub use scripted::ScriptedModel;
 

@@ -140,7 +140,7 @@ pub(crate) fn assemble_every_split<S: super::StreamAssembler>(stream: &str) -> s
     let bytes = stream.as_bytes();
     let assemble = |split: usize| {
         let mut parser = SseParser::default();
-        let mut assembler = S::default();
+        let mut assembler = S::new(&super::ChatOptions::default());
         for part in [&bytes[..split], &bytes[split..]] {
             for event in parser.feed(part).unwrap() {
                 assembler.event(event).unwrap();

@@ -138,12 +138,7 @@ pub(super) fn check_endpoint(endpoint: &str) -> Result<&str, BuiltinError> {
         .any(|c| c.is_whitespace() || c.is_control())
     {
         Some("it contains whitespace or control characters".to_owned())
-    } else if endpoint
-        .trim_start_matches('/')
-        .split(['/', '?'])
-        .next()
-        .is_some_and(|first| first.eq_ignore_ascii_case("graphql"))
-    {
+    } else if first_segment(endpoint).eq_ignore_ascii_case("graphql") {
         Some("GraphQL is not available here; use a REST path".to_owned())
     } else {
         None
@@ -151,5 +146,109 @@ pub(super) fn check_endpoint(endpoint: &str) -> Result<&str, BuiltinError> {
     match reason {
         Some(reason) => Err(invalid("endpoint", format!("'{endpoint}': {reason}"))),
         None => Ok(endpoint),
+    }
+}
+
+/// The first segment of `endpoint`'s path as the server resolves it: percent-escapes decoded
+/// (`%2e` is `.`), `.` and empty segments dropped, `..` going up, so `repos/../../graphql` and
+/// `%2e%2e//graphql` both name `graphql`.
+fn first_segment(endpoint: &str) -> String {
+    let path = endpoint.split(['?', '#']).next().unwrap_or_default();
+    let mut decoded = path.to_owned();
+    // Decoded again while anything changes, so `%252e` cannot hide a dot from a server that
+    // decodes twice; a few rounds cover any server, and the endpoint is short.
+    for _ in 0..4 {
+        let next = percent_decode(&decoded);
+        if next == decoded {
+            break;
+        }
+        decoded = next;
+    }
+    let mut segments: Vec<&str> = Vec::new();
+    for segment in decoded.split(['/', '\\']) {
+        match segment {
+            "" | "." => {}
+            ".." => {
+                segments.pop();
+            }
+            segment => segments.push(segment),
+        }
+    }
+    segments
+        .first()
+        .map(|s| (*s).to_owned())
+        .unwrap_or_default()
+}
+
+/// `%XX` escapes decoded; any other `%` kept; bytes that are not UTF-8 replaced.
+fn percent_decode(text: &str) -> String {
+    let bytes = text.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        let escaped = match (bytes[i], bytes.get(i + 1..i + 3)) {
+            (b'%', Some(&[high, low])) => hex(high).zip(hex(low)).map(|(h, l)| h << 4 | l),
+            _ => None,
+        };
+        match escaped {
+            Some(byte) => {
+                out.push(byte);
+                i += 3;
+            }
+            None => {
+                out.push(bytes[i]);
+                i += 1;
+            }
+        }
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+fn hex(digit: u8) -> Option<u8> {
+    char::from(digit)
+        .to_digit(16)
+        .and_then(|d| u8::try_from(d).ok())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn graphql_reached_through_dots_escapes_or_double_slashes_is_refused() {
+        let refused = [
+            "repos/../../graphql",
+            "repos/o/r/../../../graphql",
+            "./graphql",
+            "//graphql",
+            "repos/%2e%2e/graphql",
+            "repos/%2E%2E/%2e%2e/graphql?x=1",
+            "%2fgraphql",
+            "repos%2f..%2fgraphql",
+            "repos/%252e%252e/graphql",
+            "repos\\..\\graphql",
+            "%67raphql",
+        ];
+        for endpoint in refused {
+            assert_eq!(
+                check_endpoint(endpoint).unwrap_err().to_string(),
+                format!(
+                    "invalid endpoint: '{endpoint}': GraphQL is not available here; use a REST path"
+                ),
+            );
+        }
+        for endpoint in [
+            "repos/o/r/issues",
+            "repos/o/graphql",
+            "search/code?q=graphql",
+            "a/../user",
+        ] {
+            assert_eq!(check_endpoint(endpoint).unwrap(), endpoint);
+        }
+    }
+
+    #[test]
+    fn a_percent_sign_that_starts_no_escape_is_kept() {
+        assert_eq!(percent_decode("%2e%+f%4%zz%"), ".%+f%4%zz%");
     }
 }

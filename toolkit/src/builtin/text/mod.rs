@@ -18,6 +18,10 @@ use pattern::compile;
 pub const DEFAULT_MAX_INPUT_BYTES: usize = 1 << 20;
 /// The longest `pattern` a tool accepts, in bytes.
 pub const MAX_PATTERN_BYTES: usize = 1024;
+/// The most lines `text_rg` prints; a note saying how many matches were left out follows them.
+pub const RG_MAX_LINES: usize = 1000;
+/// The most bytes of lines `text_rg` prints, as [`RG_MAX_LINES`].
+pub const RG_MAX_OUTPUT_BYTES: usize = 64 << 10;
 /// The largest compiled form of a pattern (`regex::RegexBuilder::size_limit`), in bytes.
 pub const REGEX_SIZE_LIMIT: usize = 1 << 20;
 
@@ -181,6 +185,7 @@ impl TextProcessingToolset {
         let lines: Vec<&str> = split_lines(text).collect();
         let matched: Vec<bool> = lines.iter().map(|line| regex.is_match(line)).collect();
         let mut out = String::new();
+        let mut printed = 0;
         // The index one past the last line printed, so overlapping windows print each line once.
         let mut printed_to: Option<usize> = None;
         for hit in (0..lines.len()).filter(|&i| matched[i]) {
@@ -196,7 +201,18 @@ impl TextProcessingToolset {
             };
             for (i, line) in lines.iter().enumerate().take(end + 1).skip(from) {
                 let separator = if matched[i] { ':' } else { '-' };
-                let _ = writeln!(out, "{}{separator}{line}", i + 1);
+                let row = format!("{}{separator}{line}\n", i + 1);
+                if printed == RG_MAX_LINES || out.len() + row.len() > RG_MAX_OUTPUT_BYTES {
+                    let more = matched[i..].iter().filter(|&&m| m).count();
+                    let _ = write!(
+                        out,
+                        "... {more} more matches (output stops at {RG_MAX_LINES} lines or \
+                         {RG_MAX_OUTPUT_BYTES} bytes; narrow the pattern)"
+                    );
+                    return Ok(out);
+                }
+                out.push_str(&row);
+                printed += 1;
             }
             printed_to = Some(printed_to.map_or(end + 1, |next| next.max(end + 1)));
         }
