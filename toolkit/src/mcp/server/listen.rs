@@ -36,6 +36,12 @@ pub(super) async fn serve_connections(
         };
         match accepted {
             Ok((stream, _)) => {
+                // Answers are written in several pieces (headers, then body, then SSE events);
+                // with Nagle's algorithm on, a piece waits for the ACK of the last one, which a
+                // client delaying its ACKs holds back 40 ms.
+                if let Err(err) = stream.set_nodelay(true) {
+                    tracing::debug!(%err, "could not set TCP_NODELAY");
+                }
                 let connection = Connection {
                     router: router.clone(),
                     read_timeout,
