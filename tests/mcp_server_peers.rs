@@ -222,3 +222,67 @@ async fn a_tool_call_nested_past_serde_jsons_limit_gets_a_jsonrpc_parse_error() 
         "{error}"
     );
 }
+
+/// The status and JSON-RPC error code a raw `initialize` gets with `extra` header lines.
+fn initialize_with(server: &HttpServerHandle, extra: &str) -> (u16, Value) {
+    let mut stream = connect(server);
+    let answer = exchange(&mut stream, server, INITIALIZE, extra);
+    let code = match answer.status {
+        200 => Value::Null,
+        _ => answer.json()["error"]["code"].clone(),
+    };
+    (answer.status, code)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_foreign_origin_gets_403_with_a_jsonrpc_error_and_a_local_one_passes() {
+    let server = echo_server()
+        .spawn_http("127.0.0.1:0", HttpOptions::default())
+        .await
+        .expect("serve");
+    let answers = tokio::task::spawn_blocking(move || {
+        let mut stream = connect(&server);
+        let foreign = exchange(&mut stream, &server, INITIALIZE, "Origin: http://evil.example\r\n");
+        let others = [
+            "Origin: http://localhost:5173\r\n",
+            "Origin: https://127.0.0.1\r\n",
+            "",
+        ]
+        .map(|origin| initialize_with(&server, origin).0);
+        (foreign.status, foreign.header("content-type").map(str::to_owned), foreign.json(), others)
+    })
+    .await
+    .expect("the client ends");
+    assert_eq!(
+        answers,
+        (
+            403,
+            Some("application/json".to_owned()),
+            json!({
+                "jsonrpc": "2.0",
+                "id": 1,
+                "error": {"code": -32000, "message": "Forbidden: Origin header is not allowed"}
+            }),
+            [200, 200, 200]
+        )
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_allowed_origins_can_be_configured() {
+    let options = HttpOptions::default().allowed_origins(["https://app.example.com:443"]);
+    let server = echo_server()
+        .spawn_http("127.0.0.1:0", options)
+        .await
+        .expect("serve");
+    let statuses = tokio::task::spawn_blocking(move || {
+        [
+            "Origin: https://app.example.com\r\n",
+            "Origin: http://localhost:5173\r\n",
+        ]
+        .map(|origin| initialize_with(&server, origin))
+    })
+    .await
+    .expect("the client ends");
+    assert_eq!(statuses, [(200, Value::Null), (403, json!(-32000))]);
+}

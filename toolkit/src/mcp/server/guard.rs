@@ -17,6 +17,7 @@ use axum::response::{IntoResponse, Response};
 use futures::StreamExt;
 use rmcp::model::ErrorCode;
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
+use serde_json::Value;
 use tokio::sync::{Mutex, MutexGuard, OwnedSemaphorePermit, Semaphore};
 
 use super::envelope::{Kind, Screened, jsonrpc_error};
@@ -66,11 +67,13 @@ pub(super) async fn guard_request(
     };
     let mut place = None;
     let mut call = None;
+    let mut id = Value::Null;
     if parts.method == Method::POST && is_json(&parts.headers) {
         let message = match Screened::read(&bytes) {
             Ok(message) => message,
             Err(refusal) => return refusal.into_response(),
         };
+        id = message.id.clone();
         if message.kind == Kind::ToolCall {
             match Arc::clone(&guard.calls).try_acquire_owned() {
                 Ok(permit) => call = Some(permit),
@@ -92,6 +95,9 @@ pub(super) async fn guard_request(
         .run(Request::from_parts(parts, Body::from(bytes)))
         .await;
     drop(place);
+    if response.status() == StatusCode::FORBIDDEN {
+        return forbidden(response, id).await;
+    }
     if is_delete && response.status() == StatusCode::ACCEPTED {
         // The session is closed: say so plainly (the Python SDK accepts only 200 and 204).
         *response.status_mut() = StatusCode::NO_CONTENT;
@@ -170,6 +176,18 @@ fn busy(message: &Screened, max: usize) -> Response {
     let text =
         format!("the server is busy: {max} tool calls are running, its limit; try again shortly");
     jsonrpc_error(StatusCode::OK, message.id.clone(), ErrorCode(-32000), &text)
+}
+
+/// rmcp's 403 for a `Host` or `Origin` it does not accept, whose plain-text body a client
+/// cannot read as JSON-RPC: the same reason, as a JSON-RPC error.
+async fn forbidden(response: Response, id: Value) -> Response {
+    // rmcp's own sentence, a few dozen bytes; anything longer is not its refusal's.
+    let reason = axum::body::to_bytes(response.into_body(), 1024)
+        .await
+        .ok()
+        .and_then(|bytes| String::from_utf8(bytes.to_vec()).ok())
+        .unwrap_or_else(|| "Forbidden".to_owned());
+    jsonrpc_error(StatusCode::FORBIDDEN, id, ErrorCode(-32000), &reason)
 }
 
 fn too_many_sessions(message: &Screened, max: usize) -> Response {

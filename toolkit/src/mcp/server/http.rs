@@ -29,6 +29,7 @@ impl McpServer {
     /// | request | answer |
     /// |---|---|
     /// | without the [bearer token](HttpOptions::bearer_token) | 401 |
+    /// | a `Host` not [allowed](HttpOptions::allowed_hosts), or an `Origin` not [allowed](HttpOptions::allowed_origins) | 403, JSON-RPC error `-32000` |
     /// | headers not all sent within [`read_timeout`](HttpOptions::read_timeout) | none: the connection is closed |
     /// | a body not all sent within [`read_timeout`](HttpOptions::read_timeout) of its headers | 408, then the connection is closed |
     /// | a body over [`max_body_bytes`](HttpOptions::max_body_bytes) | 413 |
@@ -52,6 +53,14 @@ impl McpServer {
         if let Some(hosts) = options.allowed_hosts {
             config = config.with_allowed_hosts(hosts);
         }
+        let origins = options.allowed_origins.unwrap_or_else(|| {
+            HttpOptions::LOOPBACK_ORIGINS
+                .iter()
+                .map(|origin| (*origin).to_owned())
+                .collect()
+        });
+        // rmcp checks `Origin` only when the list is not empty: an empty one accepts any.
+        config = config.with_allowed_origins(origins);
         let sessions = config.cancellation_token.clone();
         let mut manager = LocalSessionManager::default();
         manager.session_config.keep_alive = Some(options.session_idle_timeout);

@@ -13,6 +13,7 @@ pub const DEFAULT_MAX_BODY_BYTES: usize = 4 * 1024 * 1024;
 /// | [`bearer_token`](Self::bearer_token) | none: no authentication |
 /// | [`max_body_bytes`](Self::max_body_bytes) | 4 MiB ([`DEFAULT_MAX_BODY_BYTES`]) |
 /// | [`allowed_hosts`](Self::allowed_hosts) | `localhost`, `127.0.0.1`, `::1` |
+/// | [`allowed_origins`](Self::allowed_origins) | `http(s)://localhost`, `127.0.0.1`, `[::1]`, any port ([`HttpOptions::LOOPBACK_ORIGINS`]) |
 /// | [`max_sessions`](Self::max_sessions) | 1,000 ([`HttpOptions::DEFAULT_MAX_SESSIONS`]) |
 /// | [`session_idle_timeout`](Self::session_idle_timeout) | 5 minutes ([`HttpOptions::DEFAULT_SESSION_IDLE_TIMEOUT`]) |
 /// | [`stateless`](Self::stateless) | `false`: one session per client |
@@ -44,6 +45,9 @@ pub struct HttpOptions {
     /// The `Host` names accepted, against DNS rebinding (default: rmcp's `localhost`,
     /// `127.0.0.1`, `::1`); set it to serve under a public name. An empty list accepts any host.
     pub allowed_hosts: Option<Vec<String>>,
+    /// The `Origin`s accepted, against web pages calling a local server from the browser
+    /// (default [`HttpOptions::LOOPBACK_ORIGINS`]); see [`HttpOptions::allowed_origins`].
+    pub allowed_origins: Option<Vec<String>>,
     /// How many sessions may be open at once (default [`HttpOptions::DEFAULT_MAX_SESSIONS`]);
     /// over it, an `initialize` gets HTTP 503 until a session closes or idles out.
     pub max_sessions: usize,
@@ -68,6 +72,7 @@ impl Default for HttpOptions {
             bearer_token: None,
             max_body_bytes: DEFAULT_MAX_BODY_BYTES,
             allowed_hosts: None,
+            allowed_origins: None,
             max_sessions: HttpOptions::DEFAULT_MAX_SESSIONS,
             session_idle_timeout: HttpOptions::DEFAULT_SESSION_IDLE_TIMEOUT,
             stateless: false,
@@ -88,6 +93,17 @@ impl HttpOptions {
     pub const DEFAULT_SESSION_IDLE_TIMEOUT: Duration = Duration::from_secs(300);
     /// 30 s, hyper's own default for headers.
     pub const DEFAULT_READ_TIMEOUT: Duration = Duration::from_secs(30);
+    /// Pages served from this machine, on any port, over `http` or `https`: what a browser
+    /// sends as `Origin` for a local web app, and the only pages that may call a server bound to
+    /// loopback.
+    pub const LOOPBACK_ORIGINS: [&str; 6] = [
+        "http://localhost:*",
+        "http://127.0.0.1:*",
+        "http://[::1]:*",
+        "https://localhost:*",
+        "https://127.0.0.1:*",
+        "https://[::1]:*",
+    ];
 
     /// Requires `Authorization: Bearer <token>` on every request.
     pub fn bearer_token(mut self, token: impl Into<String>) -> Self {
@@ -105,6 +121,27 @@ impl HttpOptions {
     /// list accepts any host.
     pub fn allowed_hosts(mut self, hosts: impl IntoIterator<Item = impl Into<String>>) -> Self {
         self.allowed_hosts = Some(hosts.into_iter().map(Into::into).collect());
+        self
+    }
+
+    /// Accepts requests whose `Origin` header is one of `origins`; others get 403 with a
+    /// JSON-RPC error (`-32000`) and reach no tool. The MCP specification asks servers to check
+    /// `Origin`, so that a web page the user happens to visit cannot call a server on their
+    /// machine. A request without `Origin` (every client that is not a browser) is not
+    /// affected. Each entry is `scheme://host:port`, with `:*` for any port, or `null`; an
+    /// empty list accepts any origin.
+    ///
+    /// ```
+    /// use toolkit::mcp::HttpOptions;
+    ///
+    /// let options = HttpOptions::default().allowed_origins(["https://app.example.com:443"]);
+    /// assert_eq!(options.allowed_origins, Some(vec!["https://app.example.com:443".to_owned()]));
+    /// ```
+    pub fn allowed_origins(
+        mut self,
+        origins: impl IntoIterator<Item = impl Into<String>>,
+    ) -> Self {
+        self.allowed_origins = Some(origins.into_iter().map(Into::into).collect());
         self
     }
 
