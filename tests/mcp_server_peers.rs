@@ -8,7 +8,7 @@ use std::net::TcpStream;
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
-use toolkit::ToolDefinition;
+use toolkit::{Limits, ToolDefinition};
 use toolkit::mcp::{HttpOptions, HttpServerHandle, McpServer};
 use toolkit::prelude::*;
 
@@ -285,4 +285,104 @@ async fn the_allowed_origins_can_be_configured() {
     .await
     .expect("the client ends");
     assert_eq!(statuses, [(200, Value::Null), (403, json!(-32000))]);
+}
+
+/// `echo`, and `big`, whose answer (16 MB) is more than loopback's socket buffers hold, so a
+/// client that does not read it leaves the server waiting to write; served with room for it.
+fn big_answer_server() -> McpServer {
+    let schema = json!({"type": "object", "properties": {}});
+    let big = ToolProxy::from_fn(ToolDefinition::new("big", "A big answer", schema), |_| {
+        Ok::<_, String>(Value::String("x".repeat(16 << 20)))
+    });
+    let mut tools = echo_server().tools().to_vec();
+    tools.push(big);
+    let toolbox = Toolbox::builder()
+        .tools("test", tools)
+        .limits(Limits::default().with_max_output_bytes(32 << 20))
+        .build()
+        .expect("a toolbox");
+    McpServer::from_toolbox(toolbox)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn clients_that_never_read_their_answers_hold_no_call_place_and_are_cut_off_at_the_write_timeout()
+ {
+    let options = HttpOptions::default()
+        .max_concurrent_calls(2)
+        .write_timeout(Duration::from_millis(500));
+    let server = big_answer_server()
+        .spawn_http("127.0.0.1:0", options)
+        .await
+        .expect("serve");
+    let (texts, cut) = tokio::task::spawn_blocking(move || {
+        // As many clients as there are call places, each asking for the big answer and reading
+        // none of it.
+        let mut silent: Vec<TcpStream> = (0..2)
+            .map(|id| {
+                let mut stream = connect(&server);
+                let session = open_session(&mut stream, &server);
+                let call = json!({"jsonrpc": "2.0", "id": 10 + id, "method": "tools/call",
+                    "params": {"name": "big", "arguments": {}}})
+                .to_string();
+                let extra = format!("Mcp-Session-Id: {session}\r\n");
+                let request = head(&server, call.len(), &extra) + &call;
+                stream.write_all(request.as_bytes()).expect("send");
+                stream
+            })
+            .collect();
+        std::thread::sleep(Duration::from_millis(200));
+        let mut other = connect(&server);
+        let session = open_session(&mut other, &server);
+        let extra = format!("Mcp-Session-Id: {session}\r\n");
+        let texts: Vec<Value> = (0..5)
+            .map(|id| {
+                let answer = exchange(&mut other, &server, &echo_call(id + 2, "hi"), &extra);
+                answer.json()["result"]["content"][0]["text"].clone()
+            })
+            .collect();
+        // Three times the write timeout: each silent connection must be closed by now, its
+        // answer cut short, and what was sent before (the socket buffers' worth) then ends.
+        std::thread::sleep(Duration::from_millis(1500));
+        let cut: Vec<bool> = silent
+            .iter_mut()
+            .map(|stream| {
+                let mut received = Vec::new();
+                let ended = stream.read_to_end(&mut received).is_ok();
+                ended && received.len() < 16 << 20
+            })
+            .collect();
+        (texts, cut)
+    })
+    .await
+    .expect("the clients end");
+    assert_eq!(texts, vec![json!("hi"); 5]);
+    assert_eq!(cut, [true, true]);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_served_tools_answer_is_cut_at_one_mib_unless_its_toolbox_says_otherwise() {
+    let schema = json!({"type": "object", "properties": {}});
+    let big = ToolProxy::from_fn(ToolDefinition::new("big", "A big answer", schema), |_| {
+        Ok::<_, String>(Value::String("x".repeat(4 << 20)))
+    });
+    let server = McpServer::new([big])
+        .spawn_http("127.0.0.1:0", HttpOptions::default().stateless(true))
+        .await
+        .expect("serve");
+    let text = tokio::task::spawn_blocking(move || {
+        let call = r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"big","arguments":{}}}"#;
+        let answer = exchange(&mut connect(&server), &server, call, "");
+        answer.json()["result"]["content"][0]["text"]
+            .as_str()
+            .expect("a text")
+            .to_owned()
+    })
+    .await
+    .expect("the client ends");
+    assert_eq!(text.len(), McpServer::DEFAULT_MAX_OUTPUT_BYTES);
+    assert!(
+        text.ends_with(&format!(" of {} bytes]", 4 << 20)),
+        "{}",
+        &text[text.len() - 80..]
+    );
 }

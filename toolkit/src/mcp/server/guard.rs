@@ -33,7 +33,7 @@ pub(super) struct Guard {
     pub(super) read_timeout: Duration,
     /// `None` when serving without sessions.
     pub(super) sessions: Option<SessionCap>,
-    /// One permit per `tools/call` running, held until its answer has been sent.
+    /// One permit per `tools/call` running, held until its tool returns ([`CallPlace`]).
     pub(super) calls: Arc<Semaphore>,
     pub(super) max_calls: usize,
 }
@@ -76,7 +76,7 @@ pub(super) async fn guard_request(
         id = message.id.clone();
         if message.kind == Kind::ToolCall {
             match Arc::clone(&guard.calls).try_acquire_owned() {
-                Ok(permit) => call = Some(permit),
+                Ok(permit) => call = Some(CallPlace::new(permit)),
                 Err(_) => return busy(&message, guard.max_calls),
             }
         }
@@ -91,6 +91,11 @@ pub(super) async fn guard_request(
         }
     }
     let is_delete = parts.method == Method::DELETE;
+    let mut parts = parts;
+    if let Some(place) = &call {
+        // The call gives its place back when its tool returns (`McpServer::call_tool`).
+        parts.extensions.insert(place.clone());
+    }
     let mut response = next
         .run(Request::from_parts(parts, Body::from(bytes)))
         .await;
@@ -103,17 +108,48 @@ pub(super) async fn guard_request(
         *response.status_mut() = StatusCode::NO_CONTENT;
     }
     match call {
-        Some(permit) => hold_until_sent(response, permit),
+        Some(place) => hold_until_sent(response, place),
         None => response,
     }
 }
 
-/// The response, with `permit` released once its body has been sent (or dropped): with
-/// sessions, a call's answer comes on an SSE stream after the response has started.
-fn hold_until_sent(response: Response, permit: OwnedSemaphorePermit) -> Response {
+/// A `tools/call`'s place under [`Guard::calls`], given back as soon as its tool returns: the
+/// answer may then take as long as its client likes to read (up to the write timeout), and a
+/// client that never reads holds no place another call needs.
+#[derive(Clone)]
+pub(super) struct CallPlace(Arc<std::sync::Mutex<Option<OwnedSemaphorePermit>>>);
+
+impl CallPlace {
+    fn new(permit: OwnedSemaphorePermit) -> Self {
+        CallPlace(Arc::new(std::sync::Mutex::new(Some(permit))))
+    }
+
+    /// The place of the call `extensions` (a request context's, which carry the HTTP
+    /// request's parts) belong to, if it came over HTTP.
+    pub(super) fn of(extensions: &rmcp::model::Extensions) -> Option<CallPlace> {
+        extensions
+            .get::<Parts>()
+            .and_then(|parts| parts.extensions.get::<CallPlace>())
+            .cloned()
+    }
+
+    /// Gives the place back; a second time does nothing.
+    pub(super) fn release(&self) {
+        let permit = self
+            .0
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .take();
+        drop(permit);
+    }
+}
+
+/// The response, with the call's place released once its body has been sent (or dropped) if
+/// the tool has not released it already: a request rmcp refused before any tool ran.
+fn hold_until_sent(response: Response, place: CallPlace) -> Response {
     let (parts, body) = response.into_parts();
     let stream = body.into_data_stream().map(move |chunk| {
-        let _held = &permit;
+        let _held = &place;
         chunk
     });
     Response::from_parts(parts, Body::from_stream(stream))

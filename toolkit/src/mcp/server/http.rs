@@ -14,7 +14,7 @@ use tokio::task::JoinHandle;
 
 use super::McpServer;
 use super::guard::{Guard, SessionCap, guard_request};
-use super::listen::serve_connections;
+use super::listen::{ConnectionLimits, serve_connections};
 use super::options::HttpOptions;
 use crate::mcp::McpError;
 
@@ -83,7 +83,12 @@ impl McpServer {
         let router = axum::Router::new()
             .nest_service(&options.path, service)
             .layer(axum::middleware::from_fn_with_state(guard, guard_request));
-        serve_connections(listener, router, options.read_timeout, async move {
+        let limits = ConnectionLimits {
+            read_timeout: options.read_timeout,
+            write_timeout: options.write_timeout,
+            max_connections: options.max_connections.max(1),
+        };
+        serve_connections(listener, router, limits, async move {
             shutdown.await;
             // Open SSE streams would otherwise hold the graceful shutdown forever.
             sessions.cancel();

@@ -2,6 +2,8 @@
 
 use std::time::Duration;
 
+use super::connections::default_max_connections;
+
 /// The largest request body [`HttpOptions`] accepts unless told otherwise: 4 MiB.
 pub const DEFAULT_MAX_BODY_BYTES: usize = 4 * 1024 * 1024;
 
@@ -19,6 +21,8 @@ pub const DEFAULT_MAX_BODY_BYTES: usize = 4 * 1024 * 1024;
 /// | [`stateless`](Self::stateless) | `false`: one session per client |
 /// | [`max_concurrent_calls`](Self::max_concurrent_calls) | 1,024 ([`HttpOptions::DEFAULT_MAX_CONCURRENT_CALLS`]) |
 /// | [`read_timeout`](Self::read_timeout) | 30 s ([`HttpOptions::DEFAULT_READ_TIMEOUT`]) |
+/// | [`write_timeout`](Self::write_timeout) | 30 s ([`HttpOptions::DEFAULT_WRITE_TIMEOUT`]) |
+/// | [`max_connections`](Self::max_connections) | three quarters of the open-file limit (768 of 1,024) |
 ///
 /// ```
 /// use std::time::Duration;
@@ -63,6 +67,12 @@ pub struct HttpOptions {
     /// How long a client has to send a request's headers, and then its body (default
     /// [`HttpOptions::DEFAULT_READ_TIMEOUT`]); see [`HttpOptions::read_timeout`].
     pub read_timeout: Duration,
+    /// How long the server waits for a client to take more of its answer (default
+    /// [`HttpOptions::DEFAULT_WRITE_TIMEOUT`]); see [`HttpOptions::write_timeout`].
+    pub write_timeout: Duration,
+    /// How many connections may be open at once (default: three quarters of the process's
+    /// open-file limit); see [`HttpOptions::max_connections`].
+    pub max_connections: usize,
 }
 
 impl Default for HttpOptions {
@@ -78,6 +88,8 @@ impl Default for HttpOptions {
             stateless: false,
             max_concurrent_calls: HttpOptions::DEFAULT_MAX_CONCURRENT_CALLS,
             read_timeout: HttpOptions::DEFAULT_READ_TIMEOUT,
+            write_timeout: HttpOptions::DEFAULT_WRITE_TIMEOUT,
+            max_connections: default_max_connections(),
         }
     }
 }
@@ -93,6 +105,9 @@ impl HttpOptions {
     pub const DEFAULT_SESSION_IDLE_TIMEOUT: Duration = Duration::from_secs(300);
     /// 30 s, hyper's own default for headers.
     pub const DEFAULT_READ_TIMEOUT: Duration = Duration::from_secs(30);
+    /// 30 s, as [`DEFAULT_READ_TIMEOUT`](Self::DEFAULT_READ_TIMEOUT): a client that takes
+    /// nothing for that long has stopped reading.
+    pub const DEFAULT_WRITE_TIMEOUT: Duration = Duration::from_secs(30);
     /// Pages served from this machine, on any port, over `http` or `https`: what a browser
     /// sends as `Origin` for a local web app, and the only pages that may call a server bound to
     /// loopback.
@@ -182,7 +197,8 @@ impl HttpOptions {
     /// Sets how many `tools/call` requests may run at once. One more is not queued: it is
     /// answered at once with a JSON-RPC error (`-32000`, "the server is busy") that the
     /// client's caller sees as the call's error, and may retry. A call's place is held until
-    /// its answer is sent, so a hanging tool holds one until its timeout ends it.
+    /// its tool returns, so a hanging tool holds one until its timeout ends it; a client slow
+    /// to read the answer holds none (the [write timeout](Self::write_timeout) bounds it).
     pub fn max_concurrent_calls(mut self, calls: usize) -> Self {
         self.max_concurrent_calls = calls;
         self
@@ -207,6 +223,45 @@ impl HttpOptions {
     /// ```
     pub fn read_timeout(mut self, timeout: Duration) -> Self {
         self.read_timeout = timeout;
+        self
+    }
+}
+
+impl HttpOptions {
+    /// Sets how long the server waits for a client to take more of its answer. A client that
+    /// takes no byte for that long (one that sent a call and never reads the answer, say) has
+    /// its connection closed, and with it what the answer held. The wait starts again after
+    /// every byte taken, so a slow reader is not cut off; an SSE stream with nothing to send
+    /// is not waiting. It must be above zero.
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use toolkit::mcp::HttpOptions;
+    ///
+    /// let options = HttpOptions::default().write_timeout(Duration::from_secs(5));
+    /// assert_eq!(options.write_timeout, Duration::from_secs(5));
+    /// ```
+    pub fn write_timeout(mut self, timeout: Duration) -> Self {
+        self.write_timeout = timeout;
+        self
+    }
+
+    /// Sets how many connections may be open at once. At the cap, a new connection closes the
+    /// oldest one answering no request (HTTP clients open a new one when they need it), so
+    /// idle sockets cannot lock real requests out; when every connection is answering a
+    /// request, the new one is closed at once. Keep it below the process's open-file limit
+    /// (`ulimit -n`), which the default is three quarters of: past that limit the server
+    /// cannot accept at all, nor its tools open a file.
+    ///
+    /// ```
+    /// use toolkit::mcp::HttpOptions;
+    ///
+    /// let options = HttpOptions::default().max_connections(100);
+    /// assert_eq!(options.max_connections, 100);
+    /// assert!(HttpOptions::default().max_connections >= 1);
+    /// ```
+    pub fn max_connections(mut self, connections: usize) -> Self {
+        self.max_connections = connections;
         self
     }
 }
