@@ -386,3 +386,38 @@ async fn a_served_tools_answer_is_cut_at_one_mib_unless_its_toolbox_says_otherwi
         &text[text.len() - 80..]
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn idle_sockets_past_the_connection_cap_make_room_and_a_real_request_is_answered_at_once() {
+    let server = echo_server()
+        .spawn_http("127.0.0.1:0", HttpOptions::default().max_connections(8))
+        .await
+        .expect("serve");
+    let (closed, answered, took) = tokio::task::spawn_blocking(move || {
+        // Twenty sockets that send nothing; the read timeout (30 s) would not close them yet.
+        let mut idle: Vec<TcpStream> = (0..20).map(|_| connect(&server)).collect();
+        std::thread::sleep(Duration::from_millis(200));
+        let began = Instant::now();
+        let answered = exchange(&mut connect(&server), &server, INITIALIZE, "").status;
+        let took = began.elapsed();
+        // The oldest idle sockets made room for the newer ones: closed by the server (EOF),
+        // the newest still open.
+        let closed: Vec<bool> = idle
+            .iter_mut()
+            .map(|stream| {
+                stream
+                    .set_read_timeout(Some(Duration::from_millis(300)))
+                    .expect("set a read timeout");
+                matches!(stream.read(&mut [0u8; 1]), Ok(0))
+            })
+            .collect();
+        (closed, answered, took)
+    })
+    .await
+    .expect("the client ends");
+    assert_eq!(answered, 200);
+    // Answered in about a millisecond; 2 s is far from the 30 s the idle sockets would last.
+    assert!(took < Duration::from_secs(2), "took {took:?}");
+    let expected: Vec<bool> = (0..20).map(|index| index < 13).collect();
+    assert_eq!(closed, expected);
+}
