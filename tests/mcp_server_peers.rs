@@ -421,3 +421,97 @@ async fn idle_sockets_past_the_connection_cap_make_room_and_a_real_request_is_an
     let expected: Vec<bool> = (0..20).map(|index| index < 13).collect();
     assert_eq!(closed, expected);
 }
+
+/// A connection from another loopback address (`127.0.0.N`), which the server counts as
+/// another client. std cannot choose a connection's source address; tokio's `TcpSocket` can.
+fn connect_from(server: &HttpServerHandle, last_octet: u8) -> TcpStream {
+    let source = std::net::SocketAddr::from(([127, 0, 0, last_octet], 0));
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_io()
+        .build()
+        .expect("a runtime");
+    let stream = runtime
+        .block_on(async {
+            let socket = tokio::net::TcpSocket::new_v4()?;
+            socket.bind(source)?;
+            socket.connect(server.local_addr()).await?.into_std()
+        })
+        .expect("connect");
+    stream.set_nonblocking(false).expect("blocking");
+    stream
+        .set_read_timeout(Some(Duration::from_secs(10)))
+        .expect("set a read timeout");
+    stream
+}
+
+/// The status of a raw `initialize` from `127.0.0.N`, and its session id if one was opened.
+fn initialize_from(server: &HttpServerHandle, last_octet: u8) -> (u16, Option<String>) {
+    let answer = exchange(&mut connect_from(server, last_octet), server, INITIALIZE, "");
+    (answer.status, answer.header("mcp-session-id").map(str::to_owned))
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn one_client_opening_session_after_session_is_held_to_its_share_and_others_still_get_in() {
+    let options = HttpOptions::default()
+        .max_sessions(10)
+        .max_sessions_per_client(3);
+    let server = echo_server()
+        .spawn_http("127.0.0.1:0", options)
+        .await
+        .expect("serve");
+    let (greedy, refusal, other) = tokio::task::spawn_blocking(move || {
+        let greedy: Vec<u16> = (0..3).map(|_| initialize_from(&server, 2).0).collect();
+        let refusal = exchange(&mut connect_from(&server, 2), &server, INITIALIZE, "");
+        let other = initialize_from(&server, 3).0;
+        (greedy, (refusal.status, refusal.json()), other)
+    })
+    .await
+    .expect("the clients end");
+    assert_eq!(greedy, [200, 200, 200]);
+    assert_eq!(
+        refusal,
+        (
+            429,
+            json!({
+                "jsonrpc": "2.0",
+                "id": 1,
+                "error": {
+                    "code": -32000,
+                    "message": "this client has 3 open sessions, its share of the server; end an unused session, or try again later"
+                }
+            })
+        )
+    );
+    assert_eq!(other, 200);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sessions_never_used_after_initialize_make_room_soon_and_used_ones_stay() {
+    let options = HttpOptions::default()
+        .max_sessions(2)
+        .unused_session_timeout(Duration::from_millis(300));
+    let server = echo_server()
+        .spawn_http("127.0.0.1:0", options)
+        .await
+        .expect("serve");
+    let statuses = tokio::task::spawn_blocking(move || {
+        let mut used = connect(&server);
+        let kept = open_session(&mut used, &server);
+        let (_, abandoned) = initialize_from(&server, 1);
+        let abandoned = abandoned.expect("a session id");
+        let full = initialize_from(&server, 1).0;
+        std::thread::sleep(Duration::from_millis(500));
+        let room = initialize_from(&server, 1).0;
+        let list = r#"{"jsonrpc":"2.0","id":5,"method":"tools/list"}"#;
+        let [kept, abandoned] = [kept, abandoned].map(|session| {
+            let extra = format!("Mcp-Session-Id: {session}\r\n");
+            exchange(&mut connect(&server), &server, list, &extra).status
+        });
+        (full, room, kept, abandoned)
+    })
+    .await
+    .expect("the clients end");
+    // Full at once; after the unused session's 300 ms, its place goes to a new one, while the
+    // session in use stays open and the abandoned one is gone (404).
+    assert_eq!(statuses, (503, 200, 200, 404));
+}

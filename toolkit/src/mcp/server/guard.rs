@@ -16,14 +16,11 @@ use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use futures::StreamExt;
 use rmcp::model::ErrorCode;
-use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use serde_json::Value;
-use tokio::sync::{Mutex, MutexGuard, OwnedSemaphorePermit, Semaphore};
+use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 
 use super::envelope::{Kind, Screened, jsonrpc_error};
-
-/// The header that names a session.
-const SESSION_ID: &str = "mcp-session-id";
+use super::sessions::{SESSION_ID, SessionCap};
 
 pub(super) struct Guard {
     /// `Bearer <token>`, as the `Authorization` header must read.
@@ -36,15 +33,6 @@ pub(super) struct Guard {
     /// One permit per `tools/call` running, held until its tool returns ([`CallPlace`]).
     pub(super) calls: Arc<Semaphore>,
     pub(super) max_calls: usize,
-}
-
-/// At most `max` sessions open at once.
-pub(super) struct SessionCap {
-    pub(super) manager: Arc<LocalSessionManager>,
-    pub(super) max: usize,
-    /// Held from the count to the new session's insertion, so concurrent `initialize`s cannot
-    /// all pass the same count. An `initialize` is answered from the server's info, at once.
-    pub(super) opening: Mutex<()>,
 }
 
 /// Bearer auth, the body limit and JSON-RPC parse errors, the session cap; then rmcp.
@@ -84,11 +72,14 @@ pub(super) async fn guard_request(
             && message.kind == Kind::Initialize
             && !parts.headers.contains_key(SESSION_ID)
         {
-            match cap.place(&message).await {
+            match cap.place(&message, &parts.extensions).await {
                 Ok(held) => place = Some(held),
                 Err(full) => return full,
             }
         }
+    }
+    if let Some(cap) = &guard.sessions {
+        cap.touch(&parts.headers);
     }
     let is_delete = parts.method == Method::DELETE;
     let mut parts = parts;
@@ -99,7 +90,9 @@ pub(super) async fn guard_request(
     let mut response = next
         .run(Request::from_parts(parts, Body::from(bytes)))
         .await;
-    drop(place);
+    if let Some(place) = place {
+        place.opened(response.headers());
+    }
     if response.status() == StatusCode::FORBIDDEN {
         return forbidden(response, id).await;
     }
@@ -188,17 +181,6 @@ impl Guard {
     }
 }
 
-impl SessionCap {
-    /// A place for one more session, held until rmcp has opened it; 503 when none is left.
-    async fn place(&self, initialize: &Screened) -> Result<MutexGuard<'_, ()>, Response> {
-        let held = self.opening.lock().await;
-        if self.manager.sessions.read().await.len() >= self.max {
-            return Err(too_many_sessions(initialize, self.max));
-        }
-        Ok(held)
-    }
-}
-
 fn is_json(headers: &HeaderMap) -> bool {
     headers
         .get(header::CONTENT_TYPE)
@@ -224,21 +206,6 @@ async fn forbidden(response: Response, id: Value) -> Response {
         .and_then(|bytes| String::from_utf8(bytes.to_vec()).ok())
         .unwrap_or_else(|| "Forbidden".to_owned());
     jsonrpc_error(StatusCode::FORBIDDEN, id, ErrorCode(-32000), &reason)
-}
-
-fn too_many_sessions(message: &Screened, max: usize) -> Response {
-    let id = message.id.clone();
-    let message = format!(
-        "the server has {max} open sessions, its limit; try again later, or end an unused \
-         session"
-    );
-    // Overload, not a bad request: a client may retry.
-    jsonrpc_error(
-        StatusCode::SERVICE_UNAVAILABLE,
-        id,
-        ErrorCode(-32000),
-        &message,
-    )
 }
 
 fn too_large(limit: usize) -> Response {

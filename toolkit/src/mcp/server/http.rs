@@ -9,11 +9,12 @@ use rmcp::transport::streamable_http_server::{
     StreamableHttpServerConfig, StreamableHttpService, session::local::LocalSessionManager,
 };
 use tokio::net::TcpListener;
-use tokio::sync::{Mutex, oneshot};
+use tokio::sync::oneshot;
 use tokio::task::JoinHandle;
 
 use super::McpServer;
-use super::guard::{Guard, SessionCap, guard_request};
+use super::guard::{Guard, guard_request};
+use super::sessions::SessionCap;
 use super::listen::{ConnectionLimits, serve_connections};
 use super::options::HttpOptions;
 use crate::mcp::McpError;
@@ -36,6 +37,7 @@ impl McpServer {
     /// | a JSON `POST` whose body is not JSON | 400, JSON-RPC error `-32700`, `id: null` |
     /// | a body that is JSON but not a JSON-RPC message | 400, JSON-RPC error `-32600` |
     /// | an `initialize` over [`max_sessions`](HttpOptions::max_sessions) | 503, JSON-RPC error `-32000` |
+    /// | an `initialize` over [`max_sessions_per_client`](HttpOptions::max_sessions_per_client) from one address | 429, JSON-RPC error `-32000` |
     /// | a `tools/call` over [`max_concurrent_calls`](HttpOptions::max_concurrent_calls) | 200, JSON-RPC error `-32000` (busy) |
     /// | a session `DELETE` | 204 once the session is closed |
     pub async fn serve_http(
@@ -69,15 +71,21 @@ impl McpServer {
         let service: StreamableHttpService<McpServer, LocalSessionManager> =
             StreamableHttpService::new(move || Ok(server.clone()), Arc::clone(&manager), config);
         let guard = Arc::new(Guard {
-            bearer: options.bearer_token.map(|token| format!("Bearer {token}")),
+            bearer: options
+                .bearer_token
+                .as_ref()
+                .map(|token| format!("Bearer {token}")),
             max_body_bytes: options.max_body_bytes,
             read_timeout: options.read_timeout,
             calls: Arc::new(tokio::sync::Semaphore::new(options.max_concurrent_calls)),
             max_calls: options.max_concurrent_calls,
-            sessions: (!options.stateless).then(|| SessionCap {
-                manager,
-                max: options.max_sessions,
-                opening: Mutex::new(()),
+            sessions: (!options.stateless).then(|| {
+                SessionCap::new(
+                    manager,
+                    options.max_sessions,
+                    options.max_sessions_per_client,
+                    options.unused_session_timeout,
+                )
             }),
         });
         let router = axum::Router::new()

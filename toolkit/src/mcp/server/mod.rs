@@ -15,6 +15,7 @@ mod listen;
 mod options;
 mod params;
 mod screen;
+mod sessions;
 mod stdio;
 mod write_deadline;
 

@@ -17,7 +17,9 @@ pub const DEFAULT_MAX_BODY_BYTES: usize = 4 * 1024 * 1024;
 /// | [`allowed_hosts`](Self::allowed_hosts) | `localhost`, `127.0.0.1`, `::1` |
 /// | [`allowed_origins`](Self::allowed_origins) | `http(s)://localhost`, `127.0.0.1`, `[::1]`, any port ([`HttpOptions::LOOPBACK_ORIGINS`]) |
 /// | [`max_sessions`](Self::max_sessions) | 1,000 ([`HttpOptions::DEFAULT_MAX_SESSIONS`]) |
+/// | [`max_sessions_per_client`](Self::max_sessions_per_client) | 500 ([`HttpOptions::DEFAULT_MAX_SESSIONS_PER_CLIENT`]) |
 /// | [`session_idle_timeout`](Self::session_idle_timeout) | 5 minutes ([`HttpOptions::DEFAULT_SESSION_IDLE_TIMEOUT`]) |
+/// | [`unused_session_timeout`](Self::unused_session_timeout) | 10 s ([`HttpOptions::DEFAULT_UNUSED_SESSION_TIMEOUT`]) |
 /// | [`stateless`](Self::stateless) | `false`: one session per client |
 /// | [`max_concurrent_calls`](Self::max_concurrent_calls) | 1,024 ([`HttpOptions::DEFAULT_MAX_CONCURRENT_CALLS`]) |
 /// | [`read_timeout`](Self::read_timeout) | 30 s ([`HttpOptions::DEFAULT_READ_TIMEOUT`]) |
@@ -55,6 +57,14 @@ pub struct HttpOptions {
     /// How many sessions may be open at once (default [`HttpOptions::DEFAULT_MAX_SESSIONS`]);
     /// over it, an `initialize` gets HTTP 503 until a session closes or idles out.
     pub max_sessions: usize,
+    /// How many sessions one client (one IP address) may hold at once (default
+    /// [`HttpOptions::DEFAULT_MAX_SESSIONS_PER_CLIENT`]); see
+    /// [`HttpOptions::max_sessions_per_client`].
+    pub max_sessions_per_client: usize,
+    /// How long a session may stay without a request after its `initialize` (default
+    /// [`HttpOptions::DEFAULT_UNUSED_SESSION_TIMEOUT`]); see
+    /// [`HttpOptions::unused_session_timeout`].
+    pub unused_session_timeout: Duration,
     /// How long a session may go without a request before the server closes it (default
     /// [`HttpOptions::DEFAULT_SESSION_IDLE_TIMEOUT`]).
     pub session_idle_timeout: Duration,
@@ -84,7 +94,9 @@ impl Default for HttpOptions {
             allowed_hosts: None,
             allowed_origins: None,
             max_sessions: HttpOptions::DEFAULT_MAX_SESSIONS,
+            max_sessions_per_client: HttpOptions::DEFAULT_MAX_SESSIONS_PER_CLIENT,
             session_idle_timeout: HttpOptions::DEFAULT_SESSION_IDLE_TIMEOUT,
+            unused_session_timeout: HttpOptions::DEFAULT_UNUSED_SESSION_TIMEOUT,
             stateless: false,
             max_concurrent_calls: HttpOptions::DEFAULT_MAX_CONCURRENT_CALLS,
             read_timeout: HttpOptions::DEFAULT_READ_TIMEOUT,
@@ -103,6 +115,11 @@ impl HttpOptions {
     pub const DEFAULT_MAX_CONCURRENT_CALLS: usize = 1_024;
     /// 5 minutes, rmcp's own default.
     pub const DEFAULT_SESSION_IDLE_TIMEOUT: Duration = Duration::from_secs(300);
+    /// 500, half of [`DEFAULT_MAX_SESSIONS`](Self::DEFAULT_MAX_SESSIONS): one client cannot
+    /// lock the others out, and a busy one (a load test, an agent fleet) has room.
+    pub const DEFAULT_MAX_SESSIONS_PER_CLIENT: usize = 500;
+    /// 10 s: every MCP client sends `notifications/initialized` right after `initialize`.
+    pub const DEFAULT_UNUSED_SESSION_TIMEOUT: Duration = Duration::from_secs(10);
     /// 30 s, hyper's own default for headers.
     pub const DEFAULT_READ_TIMEOUT: Duration = Duration::from_secs(30);
     /// 30 s, as [`DEFAULT_READ_TIMEOUT`](Self::DEFAULT_READ_TIMEOUT): a client that takes
@@ -262,6 +279,43 @@ impl HttpOptions {
     /// ```
     pub fn max_connections(mut self, connections: usize) -> Self {
         self.max_connections = connections;
+        self
+    }
+}
+
+impl HttpOptions {
+    /// Sets how many sessions one client may hold at once; its next `initialize` gets HTTP 429
+    /// with a JSON-RPC error saying so, while other clients still open theirs. A client is an
+    /// IP address: behind a reverse proxy every client has the proxy's, so raise this (up to
+    /// [`max_sessions`](Self::max_sessions)) there; lower it with `max_sessions`, or one client
+    /// can again take every place.
+    ///
+    /// ```
+    /// use toolkit::mcp::HttpOptions;
+    ///
+    /// let options = HttpOptions::default().max_sessions_per_client(10);
+    /// assert_eq!(options.max_sessions_per_client, 10);
+    /// ```
+    pub fn max_sessions_per_client(mut self, sessions: usize) -> Self {
+        self.max_sessions_per_client = sessions;
+        self
+    }
+
+    /// Sets how long a session may stay without a request after its `initialize` before the
+    /// server closes it, when a new session needs room. Every MCP client sends
+    /// `notifications/initialized` at once, so a session never used again was abandoned, or
+    /// opened only to take a place; without this it would hold its place for the whole
+    /// [`session_idle_timeout`](Self::session_idle_timeout).
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use toolkit::mcp::HttpOptions;
+    ///
+    /// let options = HttpOptions::default().unused_session_timeout(Duration::from_secs(2));
+    /// assert_eq!(options.unused_session_timeout, Duration::from_secs(2));
+    /// ```
+    pub fn unused_session_timeout(mut self, timeout: Duration) -> Self {
+        self.unused_session_timeout = timeout;
         self
     }
 }
