@@ -8,9 +8,9 @@ use std::net::TcpStream;
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
-use toolkit::{Limits, ToolDefinition};
 use toolkit::mcp::{HttpOptions, HttpServerHandle, McpServer};
 use toolkit::prelude::*;
+use toolkit::{Limits, ToolDefinition};
 
 const INITIALIZE: &str = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}"#;
 const INITIALIZED: &str = r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#;
@@ -66,7 +66,12 @@ fn read_answer(stream: &mut TcpStream) -> Answer {
     let mut byte = [0u8; 1];
     while !buffered.ends_with(b"\r\n\r\n") {
         let read = stream.read(&mut byte).expect("read the head");
-        assert_eq!(read, 1, "connection closed in the head: {:?}", String::from_utf8_lossy(&buffered));
+        assert_eq!(
+            read,
+            1,
+            "connection closed in the head: {:?}",
+            String::from_utf8_lossy(&buffered)
+        );
         buffered.push(byte[0]);
     }
     let head = String::from_utf8(buffered).expect("an ASCII head");
@@ -131,7 +136,10 @@ fn exchange(stream: &mut TcpStream, server: &HttpServerHandle, body: &str, extra
 fn open_session(stream: &mut TcpStream, server: &HttpServerHandle) -> String {
     let answer = exchange(stream, server, INITIALIZE, "");
     assert_eq!(answer.status, 200, "{}", answer.body);
-    let session = answer.header("mcp-session-id").expect("a session id").to_owned();
+    let session = answer
+        .header("mcp-session-id")
+        .expect("a session id")
+        .to_owned();
     let extra = format!("Mcp-Session-Id: {session}\r\n");
     let answer = exchange(stream, server, INITIALIZED, &extra);
     assert_eq!(answer.status, 202, "{}", answer.body);
@@ -183,7 +191,8 @@ async fn calls_written_the_way_the_sdks_write_them_are_not_stalled_by_nagle() {
     sorted.sort();
     // Each stall is a delayed ACK's 40 ms; a call is otherwise answered in about a millisecond.
     assert!(
-        sorted.iter().all(|took| *took < Duration::from_millis(40)) && sorted[10] < Duration::from_millis(20),
+        sorted.iter().all(|took| *took < Duration::from_millis(40))
+            && sorted[10] < Duration::from_millis(20),
         "{latencies:?}"
     );
 }
@@ -218,7 +227,8 @@ async fn a_tool_call_nested_past_serde_jsons_limit_gets_a_jsonrpc_parse_error() 
     assert!(
         error["error"]["message"]
             .as_str()
-            .is_some_and(|message| message.starts_with("Parse error: the body is not JSON (recursion limit exceeded")),
+            .is_some_and(|message| message
+                .starts_with("Parse error: the body is not JSON (recursion limit exceeded")),
         "{error}"
     );
 }
@@ -242,14 +252,24 @@ async fn a_foreign_origin_gets_403_with_a_jsonrpc_error_and_a_local_one_passes()
         .expect("serve");
     let answers = tokio::task::spawn_blocking(move || {
         let mut stream = connect(&server);
-        let foreign = exchange(&mut stream, &server, INITIALIZE, "Origin: http://evil.example\r\n");
+        let foreign = exchange(
+            &mut stream,
+            &server,
+            INITIALIZE,
+            "Origin: http://evil.example\r\n",
+        );
         let others = [
             "Origin: http://localhost:5173\r\n",
             "Origin: https://127.0.0.1\r\n",
             "",
         ]
         .map(|origin| initialize_with(&server, origin).0);
-        (foreign.status, foreign.header("content-type").map(str::to_owned), foreign.json(), others)
+        (
+            foreign.status,
+            foreign.header("content-type").map(str::to_owned),
+            foreign.json(),
+            others,
+        )
     })
     .await
     .expect("the client ends");
@@ -446,8 +466,16 @@ fn connect_from(server: &HttpServerHandle, last_octet: u8) -> TcpStream {
 
 /// The status of a raw `initialize` from `127.0.0.N`, and its session id if one was opened.
 fn initialize_from(server: &HttpServerHandle, last_octet: u8) -> (u16, Option<String>) {
-    let answer = exchange(&mut connect_from(server, last_octet), server, INITIALIZE, "");
-    (answer.status, answer.header("mcp-session-id").map(str::to_owned))
+    let answer = exchange(
+        &mut connect_from(server, last_octet),
+        server,
+        INITIALIZE,
+        "",
+    );
+    (
+        answer.status,
+        answer.header("mcp-session-id").map(str::to_owned),
+    )
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

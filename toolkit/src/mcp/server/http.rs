@@ -14,9 +14,9 @@ use tokio::task::JoinHandle;
 
 use super::McpServer;
 use super::guard::{Guard, guard_request};
-use super::sessions::SessionCap;
 use super::listen::{ConnectionLimits, serve_connections};
 use super::options::HttpOptions;
+use super::sessions::SessionCap;
 use crate::mcp::McpError;
 
 impl McpServer {

@@ -169,10 +169,7 @@ impl HttpOptions {
     /// let options = HttpOptions::default().allowed_origins(["https://app.example.com:443"]);
     /// assert_eq!(options.allowed_origins, Some(vec!["https://app.example.com:443".to_owned()]));
     /// ```
-    pub fn allowed_origins(
-        mut self,
-        origins: impl IntoIterator<Item = impl Into<String>>,
-    ) -> Self {
+    pub fn allowed_origins(mut self, origins: impl IntoIterator<Item = impl Into<String>>) -> Self {
         self.allowed_origins = Some(origins.into_iter().map(Into::into).collect());
         self
     }

@@ -99,7 +99,10 @@ impl SessionCap {
         }
         let theirs = {
             let opened = self.opened.lock().unwrap_or_else(PoisonError::into_inner);
-            opened.values().filter(|session| session.client == client).count()
+            opened
+                .values()
+                .filter(|session| session.client == client)
+                .count()
         };
         if theirs >= self.per_client {
             return Err(too_many_of_theirs(initialize, self.per_client));
@@ -142,7 +145,11 @@ impl Place<'_> {
         let Some(id) = answer.get(SESSION_ID).and_then(|id| id.to_str().ok()) else {
             return;
         };
-        let mut opened = self.cap.opened.lock().unwrap_or_else(PoisonError::into_inner);
+        let mut opened = self
+            .cap
+            .opened
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
         opened.insert(
             SessionId::from(id),
             Opened {
@@ -175,5 +182,10 @@ fn too_many_of_theirs(message: &Screened, max: usize) -> Response {
         "this client has {max} open sessions, its share of the server; end an unused session, \
          or try again later"
     );
-    jsonrpc_error(StatusCode::TOO_MANY_REQUESTS, id, ErrorCode(-32000), &message)
+    jsonrpc_error(
+        StatusCode::TOO_MANY_REQUESTS,
+        id,
+        ErrorCode(-32000),
+        &message,
+    )
 }

@@ -37,7 +37,11 @@ impl WriteDeadline {
 
     /// What a write that returned `poll` means under the deadline: progress resets it, a wait
     /// starts or continues it, and a wait past it is an error, which ends the connection.
-    fn within_deadline<T>(&mut self, cx: &mut Context<'_>, poll: Poll<io::Result<T>>) -> Poll<io::Result<T>> {
+    fn within_deadline<T>(
+        &mut self,
+        cx: &mut Context<'_>,
+        poll: Poll<io::Result<T>>,
+    ) -> Poll<io::Result<T>> {
         if poll.is_ready() {
             self.stalled = None;
             return poll;
