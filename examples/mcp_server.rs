@@ -4,7 +4,8 @@
 //! ```text
 //! cargo run --example mcp_server -- --stdio
 //! cargo run --example mcp_server -- --http 127.0.0.1:8000 [--token-file PATH] [--stateless]
-//!     [--max-sessions N] [--session-idle-ms MS] [--read-timeout-ms MS] [--call-log PATH]
+//!     [--max-sessions N] [--max-sessions-per-client N] [--session-idle-ms MS]
+//!     [--read-timeout-ms MS] [--write-timeout-ms MS] [--max-connections N] [--call-log PATH]
 //!     [--only NAME,NAME...]
 //! MCP_BEARER_TOKEN=... cargo run --example mcp_server -- --http 127.0.0.1:8000
 //! ```
@@ -14,7 +15,8 @@
 //! `Authorization: Bearer TOKEN` get 401. `--token SECRET` works too, but a command line is
 //! visible to every local user (`ps`): prefer the variable or the file. `--stateless` keeps no
 //! session on the server, for replicas behind a load balancer. `--read-timeout-ms` bounds how
-//! long a client may take to send a request (default 30 s); `--call-log PATH` appends a line
+//! long a client may take to send a request (default 30 s), `--write-timeout-ms` how long the
+//! server waits for one to take its answer (default 30 s); `--call-log PATH` appends a line
 //! per tool call run; `--only` serves just the tools named (`scripts/peers` serves
 //! `task_assign` alone, as the servers it is compared with do). Ctrl-C shuts the server down
 //! gracefully.
@@ -96,7 +98,8 @@ fn tools() -> Vec<ToolProxy> {
 }
 
 const USAGE: &str = "usage: mcp_server --stdio | --http ADDR [--token-file PATH | --token SECRET] \
-                     [--stateless] [--max-sessions N] [--session-idle-ms MS] [--read-timeout-ms MS] [--call-log PATH] \
+                     [--stateless] [--max-sessions N] [--max-sessions-per-client N] [--session-idle-ms MS] \
+                     [--read-timeout-ms MS] [--write-timeout-ms MS] [--max-connections N] [--call-log PATH] \
                      [--only NAME,NAME...]   (or the token in MCP_BEARER_TOKEN)";
 
 /// The bearer token: `--token-file` (its first line), `--token`, or `MCP_BEARER_TOKEN`.
@@ -136,6 +139,15 @@ fn http_options(args: &[String]) -> Result<HttpOptions, Box<dyn std::error::Erro
     }
     if let Some(read) = flag(args, "--read-timeout-ms")? {
         options = options.read_timeout(ms(read));
+    }
+    if let Some(write) = flag(args, "--write-timeout-ms")? {
+        options = options.write_timeout(ms(write));
+    }
+    if let Some(max) = flag(args, "--max-connections")? {
+        options = options.max_connections(max);
+    }
+    if let Some(max) = flag(args, "--max-sessions-per-client")? {
+        options = options.max_sessions_per_client(max);
     }
     Ok(options.stateless(args.iter().any(|arg| arg == "--stateless")))
 }

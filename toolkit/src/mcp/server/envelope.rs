@@ -13,7 +13,7 @@ use axum::http::{StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use rmcp::model::{ClientJsonRpcMessage, ClientRequest, ErrorCode};
 use serde::Deserialize;
-use serde::de::{Deserializer, IgnoredAny, MapAccess, Visitor};
+use serde::de::{Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde_json::{Value, json};
 
 use super::screen::{mixes_request_and_response, readable_id};
@@ -97,11 +97,67 @@ impl<'de> Deserialize<'de> for AnObject {
                 f.write_str("an object")
             }
             fn visit_map<M: MapAccess<'de>>(self, mut map: M) -> Result<AnObject, M::Error> {
-                while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
+                while map.next_entry::<IgnoredAny, Skipped>()?.is_some() {}
                 Ok(AnObject)
             }
         }
         deserializer.deserialize_map(ObjectVisitor)
+    }
+}
+
+/// Any JSON value, skipped level by level. serde_json skips an [`IgnoredAny`] without counting
+/// its nesting, so a value past its 128 levels would pass here and then fail rmcp's parse (a
+/// plain-text 415); read through `deserialize_any`, each level counts, and such a body is
+/// refused as rmcp would refuse it, with `-32700`.
+struct Skipped;
+
+impl<'de> Deserialize<'de> for Skipped {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        deserializer.deserialize_any(SkipVisitor)
+    }
+}
+
+struct SkipVisitor;
+
+impl<'de> Visitor<'de> for SkipVisitor {
+    type Value = Skipped;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("any JSON value")
+    }
+
+    fn visit_map<M: MapAccess<'de>>(self, mut map: M) -> Result<Skipped, M::Error> {
+        while map.next_entry::<IgnoredAny, Skipped>()?.is_some() {}
+        Ok(Skipped)
+    }
+
+    fn visit_seq<S: SeqAccess<'de>>(self, mut seq: S) -> Result<Skipped, S::Error> {
+        while seq.next_element::<Skipped>()?.is_some() {}
+        Ok(Skipped)
+    }
+
+    fn visit_bool<E: serde::de::Error>(self, _: bool) -> Result<Skipped, E> {
+        Ok(Skipped)
+    }
+
+    fn visit_i64<E: serde::de::Error>(self, _: i64) -> Result<Skipped, E> {
+        Ok(Skipped)
+    }
+
+    fn visit_u64<E: serde::de::Error>(self, _: u64) -> Result<Skipped, E> {
+        Ok(Skipped)
+    }
+
+    fn visit_f64<E: serde::de::Error>(self, _: f64) -> Result<Skipped, E> {
+        Ok(Skipped)
+    }
+
+    fn visit_str<E: serde::de::Error>(self, _: &str) -> Result<Skipped, E> {
+        Ok(Skipped)
+    }
+
+    fn visit_unit<E: serde::de::Error>(self) -> Result<Skipped, E> {
+        Ok(Skipped)
     }
 }
 

@@ -16,13 +16,11 @@ use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use futures::StreamExt;
 use rmcp::model::ErrorCode;
-use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
-use tokio::sync::{Mutex, MutexGuard, OwnedSemaphorePermit, Semaphore};
+use serde_json::Value;
+use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 
 use super::envelope::{Kind, Screened, jsonrpc_error};
-
-/// The header that names a session.
-const SESSION_ID: &str = "mcp-session-id";
+use super::sessions::{SESSION_ID, SessionCap};
 
 pub(super) struct Guard {
     /// `Bearer <token>`, as the `Authorization` header must read.
@@ -32,18 +30,9 @@ pub(super) struct Guard {
     pub(super) read_timeout: Duration,
     /// `None` when serving without sessions.
     pub(super) sessions: Option<SessionCap>,
-    /// One permit per `tools/call` running, held until its answer has been sent.
+    /// One permit per `tools/call` running, held until its tool returns ([`CallPlace`]).
     pub(super) calls: Arc<Semaphore>,
     pub(super) max_calls: usize,
-}
-
-/// At most `max` sessions open at once.
-pub(super) struct SessionCap {
-    pub(super) manager: Arc<LocalSessionManager>,
-    pub(super) max: usize,
-    /// Held from the count to the new session's insertion, so concurrent `initialize`s cannot
-    /// all pass the same count. An `initialize` is answered from the server's info, at once.
-    pub(super) opening: Mutex<()>,
 }
 
 /// Bearer auth, the body limit and JSON-RPC parse errors, the session cap; then rmcp.
@@ -66,14 +55,16 @@ pub(super) async fn guard_request(
     };
     let mut place = None;
     let mut call = None;
+    let mut id = Value::Null;
     if parts.method == Method::POST && is_json(&parts.headers) {
         let message = match Screened::read(&bytes) {
             Ok(message) => message,
             Err(refusal) => return refusal.into_response(),
         };
+        id = message.id.clone();
         if message.kind == Kind::ToolCall {
             match Arc::clone(&guard.calls).try_acquire_owned() {
-                Ok(permit) => call = Some(permit),
+                Ok(permit) => call = Some(CallPlace::new(permit)),
                 Err(_) => return busy(&message, guard.max_calls),
             }
         }
@@ -81,33 +72,77 @@ pub(super) async fn guard_request(
             && message.kind == Kind::Initialize
             && !parts.headers.contains_key(SESSION_ID)
         {
-            match cap.place(&message).await {
+            match cap.place(&message, &parts.extensions).await {
                 Ok(held) => place = Some(held),
                 Err(full) => return full,
             }
         }
     }
+    if let Some(cap) = &guard.sessions {
+        cap.touch(&parts.headers);
+    }
     let is_delete = parts.method == Method::DELETE;
+    let mut parts = parts;
+    if let Some(place) = &call {
+        // The call gives its place back when its tool returns (`McpServer::call_tool`).
+        parts.extensions.insert(place.clone());
+    }
     let mut response = next
         .run(Request::from_parts(parts, Body::from(bytes)))
         .await;
-    drop(place);
+    if let Some(place) = place {
+        place.opened(response.headers());
+    }
+    if response.status() == StatusCode::FORBIDDEN {
+        return forbidden(response, id).await;
+    }
     if is_delete && response.status() == StatusCode::ACCEPTED {
         // The session is closed: say so plainly (the Python SDK accepts only 200 and 204).
         *response.status_mut() = StatusCode::NO_CONTENT;
     }
     match call {
-        Some(permit) => hold_until_sent(response, permit),
+        Some(place) => hold_until_sent(response, place),
         None => response,
     }
 }
 
-/// The response, with `permit` released once its body has been sent (or dropped): with
-/// sessions, a call's answer comes on an SSE stream after the response has started.
-fn hold_until_sent(response: Response, permit: OwnedSemaphorePermit) -> Response {
+/// A `tools/call`'s place under [`Guard::calls`], given back as soon as its tool returns: the
+/// answer may then take as long as its client likes to read (up to the write timeout), and a
+/// client that never reads holds no place another call needs.
+#[derive(Clone)]
+pub(super) struct CallPlace(Arc<std::sync::Mutex<Option<OwnedSemaphorePermit>>>);
+
+impl CallPlace {
+    fn new(permit: OwnedSemaphorePermit) -> Self {
+        CallPlace(Arc::new(std::sync::Mutex::new(Some(permit))))
+    }
+
+    /// The place of the call `extensions` (a request context's, which carry the HTTP
+    /// request's parts) belong to, if it came over HTTP.
+    pub(super) fn of(extensions: &rmcp::model::Extensions) -> Option<CallPlace> {
+        extensions
+            .get::<Parts>()
+            .and_then(|parts| parts.extensions.get::<CallPlace>())
+            .cloned()
+    }
+
+    /// Gives the place back; a second time does nothing.
+    pub(super) fn release(&self) {
+        let permit = self
+            .0
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .take();
+        drop(permit);
+    }
+}
+
+/// The response, with the call's place released once its body has been sent (or dropped) if
+/// the tool has not released it already: a request rmcp refused before any tool ran.
+fn hold_until_sent(response: Response, place: CallPlace) -> Response {
     let (parts, body) = response.into_parts();
     let stream = body.into_data_stream().map(move |chunk| {
-        let _held = &permit;
+        let _held = &place;
         chunk
     });
     Response::from_parts(parts, Body::from_stream(stream))
@@ -146,17 +181,6 @@ impl Guard {
     }
 }
 
-impl SessionCap {
-    /// A place for one more session, held until rmcp has opened it; 503 when none is left.
-    async fn place(&self, initialize: &Screened) -> Result<MutexGuard<'_, ()>, Response> {
-        let held = self.opening.lock().await;
-        if self.manager.sessions.read().await.len() >= self.max {
-            return Err(too_many_sessions(initialize, self.max));
-        }
-        Ok(held)
-    }
-}
-
 fn is_json(headers: &HeaderMap) -> bool {
     headers
         .get(header::CONTENT_TYPE)
@@ -172,19 +196,16 @@ fn busy(message: &Screened, max: usize) -> Response {
     jsonrpc_error(StatusCode::OK, message.id.clone(), ErrorCode(-32000), &text)
 }
 
-fn too_many_sessions(message: &Screened, max: usize) -> Response {
-    let id = message.id.clone();
-    let message = format!(
-        "the server has {max} open sessions, its limit; try again later, or end an unused \
-         session"
-    );
-    // Overload, not a bad request: a client may retry.
-    jsonrpc_error(
-        StatusCode::SERVICE_UNAVAILABLE,
-        id,
-        ErrorCode(-32000),
-        &message,
-    )
+/// rmcp's 403 for a `Host` or `Origin` it does not accept, whose plain-text body a client
+/// cannot read as JSON-RPC: the same reason, as a JSON-RPC error.
+async fn forbidden(response: Response, id: Value) -> Response {
+    // rmcp's own sentence, a few dozen bytes; anything longer is not its refusal's.
+    let reason = axum::body::to_bytes(response.into_body(), 1024)
+        .await
+        .ok()
+        .and_then(|bytes| String::from_utf8(bytes.to_vec()).ok())
+        .unwrap_or_else(|| "Forbidden".to_owned());
+    jsonrpc_error(StatusCode::FORBIDDEN, id, ErrorCode(-32000), &reason)
 }
 
 fn too_large(limit: usize) -> Response {

@@ -9,13 +9,14 @@ use rmcp::transport::streamable_http_server::{
     StreamableHttpServerConfig, StreamableHttpService, session::local::LocalSessionManager,
 };
 use tokio::net::TcpListener;
-use tokio::sync::{Mutex, oneshot};
+use tokio::sync::oneshot;
 use tokio::task::JoinHandle;
 
 use super::McpServer;
-use super::guard::{Guard, SessionCap, guard_request};
-use super::listen::serve_connections;
+use super::guard::{Guard, guard_request};
+use super::listen::{ConnectionLimits, serve_connections};
 use super::options::HttpOptions;
+use super::sessions::SessionCap;
 use crate::mcp::McpError;
 
 impl McpServer {
@@ -29,12 +30,14 @@ impl McpServer {
     /// | request | answer |
     /// |---|---|
     /// | without the [bearer token](HttpOptions::bearer_token) | 401 |
+    /// | a `Host` not [allowed](HttpOptions::allowed_hosts), or an `Origin` not [allowed](HttpOptions::allowed_origins) | 403, JSON-RPC error `-32000` |
     /// | headers not all sent within [`read_timeout`](HttpOptions::read_timeout) | none: the connection is closed |
     /// | a body not all sent within [`read_timeout`](HttpOptions::read_timeout) of its headers | 408, then the connection is closed |
     /// | a body over [`max_body_bytes`](HttpOptions::max_body_bytes) | 413 |
     /// | a JSON `POST` whose body is not JSON | 400, JSON-RPC error `-32700`, `id: null` |
     /// | a body that is JSON but not a JSON-RPC message | 400, JSON-RPC error `-32600` |
     /// | an `initialize` over [`max_sessions`](HttpOptions::max_sessions) | 503, JSON-RPC error `-32000` |
+    /// | an `initialize` over [`max_sessions_per_client`](HttpOptions::max_sessions_per_client) from one address | 429, JSON-RPC error `-32000` |
     /// | a `tools/call` over [`max_concurrent_calls`](HttpOptions::max_concurrent_calls) | 200, JSON-RPC error `-32000` (busy) |
     /// | a session `DELETE` | 204 once the session is closed |
     pub async fn serve_http(
@@ -52,6 +55,14 @@ impl McpServer {
         if let Some(hosts) = options.allowed_hosts {
             config = config.with_allowed_hosts(hosts);
         }
+        let origins = options.allowed_origins.unwrap_or_else(|| {
+            HttpOptions::LOOPBACK_ORIGINS
+                .iter()
+                .map(|origin| (*origin).to_owned())
+                .collect()
+        });
+        // rmcp checks `Origin` only when the list is not empty: an empty one accepts any.
+        config = config.with_allowed_origins(origins);
         let sessions = config.cancellation_token.clone();
         let mut manager = LocalSessionManager::default();
         manager.session_config.keep_alive = Some(options.session_idle_timeout);
@@ -60,21 +71,32 @@ impl McpServer {
         let service: StreamableHttpService<McpServer, LocalSessionManager> =
             StreamableHttpService::new(move || Ok(server.clone()), Arc::clone(&manager), config);
         let guard = Arc::new(Guard {
-            bearer: options.bearer_token.map(|token| format!("Bearer {token}")),
+            bearer: options
+                .bearer_token
+                .as_ref()
+                .map(|token| format!("Bearer {token}")),
             max_body_bytes: options.max_body_bytes,
             read_timeout: options.read_timeout,
             calls: Arc::new(tokio::sync::Semaphore::new(options.max_concurrent_calls)),
             max_calls: options.max_concurrent_calls,
-            sessions: (!options.stateless).then(|| SessionCap {
-                manager,
-                max: options.max_sessions,
-                opening: Mutex::new(()),
+            sessions: (!options.stateless).then(|| {
+                SessionCap::new(
+                    manager,
+                    options.max_sessions,
+                    options.max_sessions_per_client,
+                    options.unused_session_timeout,
+                )
             }),
         });
         let router = axum::Router::new()
             .nest_service(&options.path, service)
             .layer(axum::middleware::from_fn_with_state(guard, guard_request));
-        serve_connections(listener, router, options.read_timeout, async move {
+        let limits = ConnectionLimits {
+            read_timeout: options.read_timeout,
+            write_timeout: options.write_timeout,
+            max_connections: options.max_connections.max(1),
+        };
+        serve_connections(listener, router, limits, async move {
             shutdown.await;
             // Open SSE streams would otherwise hold the graceful shutdown forever.
             sessions.cancel();

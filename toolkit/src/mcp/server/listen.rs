@@ -1,5 +1,6 @@
 //! The accept loop: each connection served by hyper's HTTP/1 with a timer, so a client that
-//! trickles its headers is cut off, and all of them shut down gracefully together.
+//! trickles its headers is cut off, with a deadline on its writes, so one that stops reading is
+//! too, under a cap on open connections; and all of them shut down gracefully together.
 //!
 //! `axum::serve` runs hyper without a timer, which turns hyper's header read timeout off: a
 //! client sending a byte now and then held its connection (and a task) for as long as it liked.
@@ -7,14 +8,26 @@
 
 use std::future::Future;
 use std::io::ErrorKind;
+use std::net::SocketAddr;
 use std::time::Duration;
 
 use axum::Router;
 use hyper::server::conn::http1;
 use hyper_util::rt::{TokioIo, TokioTimer};
-use hyper_util::service::TowerToHyperService;
 use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::watch;
+
+use super::connections::{Connections, Place, Served};
+use super::write_deadline::WriteDeadline;
+
+/// What bounds each connection: how long it may take to send a request's headers, how long
+/// the server waits to write to it, and how many may be open at once.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct ConnectionLimits {
+    pub(super) read_timeout: Duration,
+    pub(super) write_timeout: Duration,
+    pub(super) max_connections: usize,
+}
 
 /// Serves `router` on every connection `listener` accepts until `shutdown` completes; then
 /// stops accepting, lets each connection finish the request it is answering, and returns once
@@ -22,12 +35,13 @@ use tokio::sync::watch;
 pub(super) async fn serve_connections(
     listener: TcpListener,
     router: Router,
-    read_timeout: Duration,
+    limits: ConnectionLimits,
     shutdown: impl Future<Output = ()>,
 ) {
     let (stop, stopping) = watch::channel(false);
     // Every connection holds a receiver; `closed` resolves once the last one is dropped.
     let (open, held) = watch::channel(());
+    let connections = Connections::new(limits.max_connections);
     let mut shutdown = std::pin::pin!(shutdown);
     loop {
         let accepted = tokio::select! {
@@ -35,10 +49,24 @@ pub(super) async fn serve_connections(
             () = &mut shutdown => break,
         };
         match accepted {
-            Ok((stream, _)) => {
+            Ok((stream, peer)) => {
+                let Some(place) = connections.admit() else {
+                    // Every connection is answering a request: close this one at once rather
+                    // than run out of file descriptors.
+                    tracing::debug!(%peer, "connection cap reached; closing a new connection");
+                    continue;
+                };
+                // Answers are written in several pieces (headers, then body, then SSE events);
+                // with Nagle's algorithm on, a piece waits for the ACK of the last one, which a
+                // client delaying its ACKs holds back 40 ms.
+                if let Err(err) = stream.set_nodelay(true) {
+                    tracing::debug!(%err, "could not set TCP_NODELAY");
+                }
                 let connection = Connection {
                     router: router.clone(),
-                    read_timeout,
+                    limits,
+                    peer,
+                    place,
                     stopping: stopping.clone(),
                     held: held.clone(),
                 };
@@ -56,7 +84,10 @@ pub(super) async fn serve_connections(
 /// One accepted connection and what it needs to be served and stopped.
 struct Connection {
     router: Router,
-    read_timeout: Duration,
+    limits: ConnectionLimits,
+    peer: SocketAddr,
+    /// Its place under the connection cap, freed when the connection ends.
+    place: Place,
     stopping: watch::Receiver<bool>,
     /// Dropped when the connection ends.
     held: watch::Receiver<()>,
@@ -68,14 +99,21 @@ impl Connection {
         // Also bounds how long an idle keep-alive connection waits for its next request.
         builder
             .timer(TokioTimer::new())
-            .header_read_timeout(self.read_timeout);
-        let service = TowerToHyperService::new(self.router);
-        let connection = builder.serve_connection(TokioIo::new(stream), service);
+            .header_read_timeout(self.limits.read_timeout);
+        let service = Served::new(self.router, self.peer, self.place.tracked.clone());
+        let io = WriteDeadline::new(stream, self.limits.write_timeout);
+        let connection = builder.serve_connection(TokioIo::new(io), service);
         let mut connection = std::pin::pin!(connection);
         tokio::select! {
             _ = connection.as_mut() => {}
             () = stopped(&mut self.stopping) => {
                 // Finish the request being answered, then close; an idle connection closes now.
+                connection.as_mut().graceful_shutdown();
+                let _ = connection.await;
+            }
+            () = self.place.evicted() => {
+                // A newer connection needs the place; a request that came in meanwhile is
+                // still answered.
                 connection.as_mut().graceful_shutdown();
                 let _ = connection.await;
             }

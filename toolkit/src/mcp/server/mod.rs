@@ -7,6 +7,7 @@
 //! never holds the async workers that answer every other request; those marked `inline`
 //! (`#[tool(inline)]`: they return at once) run on the workers, without the hop.
 
+mod connections;
 mod envelope;
 mod guard;
 mod http;
@@ -14,7 +15,9 @@ mod listen;
 mod options;
 mod params;
 mod screen;
+mod sessions;
 mod stdio;
+mod write_deadline;
 
 use std::sync::Arc;
 
@@ -48,6 +51,9 @@ pub use options::{DEFAULT_MAX_BODY_BYTES, HttpOptions};
 /// marked [`inline`](crate::ToolOptions::inline) (`#[tool(inline)]`), one whose body returns in
 /// microseconds, runs on the worker instead: the hop to a pool thread and back would cost more
 /// than the body.
+///
+/// A tool's answer is cut at [`McpServer::DEFAULT_MAX_OUTPUT_BYTES`] (1 MiB) unless the tool or
+/// the toolbox sets its own [`max_output_bytes`](crate::Limits::max_output_bytes).
 ///
 /// ```no_run
 /// use toolkit::mcp::McpServer;
@@ -93,6 +99,15 @@ impl std::fmt::Debug for McpServer {
 }
 
 impl McpServer {
+    /// The longest answer a served tool gives unless it or its toolbox sets its own
+    /// [`max_output_bytes`](crate::Limits::max_output_bytes): 1 MiB, cut with a marker saying
+    /// so. A megabyte of text is some 250,000 tokens, more than a model's context holds, so
+    /// a longer answer helps no client; unbounded, each one waiting for a slow client was held
+    /// whole in memory (64 clients that never read held 528 MB). Set a toolbox limit
+    /// ([`Limits::with_max_output_bytes`](crate::Limits::with_max_output_bytes)) to serve
+    /// longer answers.
+    pub const DEFAULT_MAX_OUTPUT_BYTES: usize = 1 << 20;
+
     /// A server for these tools, with the default [`Toolbox`] limits. When two tools share a
     /// name, the first one wins.
     pub fn new(tools: impl IntoIterator<Item = ToolProxy>) -> Self {
@@ -117,7 +132,7 @@ impl McpServer {
     /// A server for a toolbox: its limits and before/after hooks apply to every MCP call.
     pub fn from_toolbox(toolbox: Toolbox) -> Self {
         Self::build(
-            off_the_workers(toolbox),
+            for_serving(toolbox),
             Implementation::new("toolkit", env!("CARGO_PKG_VERSION")),
             None,
         )
@@ -224,29 +239,43 @@ impl From<Toolbox> for McpServer {
     }
 }
 
-/// The toolbox with each sync tool marked [`blocking`](crate::ToolOptions::blocking), unless it
-/// is marked [`inline`](crate::ToolOptions::inline) (it returns at once): its body
-/// then runs on tokio's blocking pool, at most [`max_threads`](crate::Limits::max_threads)
-/// calls of it at once (one more is a "busy" error result), and never on the async workers,
-/// which must stay free to answer every other request, a 401 included. Limits and hooks stay the
-/// toolbox's.
-fn off_the_workers(toolbox: Toolbox) -> Toolbox {
-    let moved = |tool: &ToolProxy| {
+/// The toolbox as the server runs it:
+///
+/// - each sync tool marked [`blocking`](crate::ToolOptions::blocking), unless it is marked
+///   [`inline`](crate::ToolOptions::inline) (it returns at once): its body then runs on tokio's
+///   blocking pool, at most [`max_threads`](crate::Limits::max_threads) calls of it at once
+///   (one more is a "busy" error result), and never on the async workers, which must stay free
+///   to answer every other request, a 401 included;
+/// - each tool's output cut at [`McpServer::DEFAULT_MAX_OUTPUT_BYTES`] unless the tool or the
+///   toolbox sets its own [`max_output_bytes`](crate::Limits::max_output_bytes).
+///
+/// Limits and hooks stay the toolbox's.
+fn for_serving(toolbox: Toolbox) -> Toolbox {
+    let uncapped = toolbox.limits().max_output_bytes.is_none();
+    let changed = |tool: &ToolProxy| {
         let options = tool.options();
-        !tool.is_async() && !options.blocking && !options.inline
+        let moved = !tool.is_async() && !options.blocking && !options.inline;
+        moved || (uncapped && options.max_output_bytes.is_none())
     };
-    if !toolbox.iter().any(moved) {
+    if !toolbox.iter().any(changed) {
         return toolbox;
     }
     let tools: Vec<ToolProxy> = toolbox
         .iter()
         .map(|tool| {
             let tool = tool.clone();
-            if moved(&tool) {
-                tool.with_options(|options| options.blocking = true)
-            } else {
-                tool
+            if !changed(&tool) {
+                return tool;
             }
+            let sync = !tool.is_async();
+            tool.with_options(|options| {
+                options.blocking |= sync && !options.inline;
+                if uncapped {
+                    options.max_output_bytes = options
+                        .max_output_bytes
+                        .or(Some(McpServer::DEFAULT_MAX_OUTPUT_BYTES));
+                }
+            })
         })
         .collect();
     // Selecting no tool keeps the limits, concurrency and hooks; merging keeps the order.
@@ -295,9 +324,14 @@ impl ServerHandler for McpServer {
     async fn call_tool(
         &self,
         request: CallToolRequestParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
-        self.call(request).await.map(CallToolResponse::from)
+        let place = guard::CallPlace::of(&context.extensions);
+        let answer = self.call(request).await.map(CallToolResponse::from);
+        if let Some(place) = place {
+            place.release();
+        }
+        answer
     }
 
     /// rmcp reads a request whose params do not fit its method's type as a custom request, and

@@ -2,6 +2,8 @@
 
 use std::time::Duration;
 
+use super::connections::default_max_connections;
+
 /// The largest request body [`HttpOptions`] accepts unless told otherwise: 4 MiB.
 pub const DEFAULT_MAX_BODY_BYTES: usize = 4 * 1024 * 1024;
 
@@ -13,11 +15,16 @@ pub const DEFAULT_MAX_BODY_BYTES: usize = 4 * 1024 * 1024;
 /// | [`bearer_token`](Self::bearer_token) | none: no authentication |
 /// | [`max_body_bytes`](Self::max_body_bytes) | 4 MiB ([`DEFAULT_MAX_BODY_BYTES`]) |
 /// | [`allowed_hosts`](Self::allowed_hosts) | `localhost`, `127.0.0.1`, `::1` |
+/// | [`allowed_origins`](Self::allowed_origins) | `http(s)://localhost`, `127.0.0.1`, `[::1]`, any port ([`HttpOptions::LOOPBACK_ORIGINS`]) |
 /// | [`max_sessions`](Self::max_sessions) | 1,000 ([`HttpOptions::DEFAULT_MAX_SESSIONS`]) |
+/// | [`max_sessions_per_client`](Self::max_sessions_per_client) | 500 ([`HttpOptions::DEFAULT_MAX_SESSIONS_PER_CLIENT`]) |
 /// | [`session_idle_timeout`](Self::session_idle_timeout) | 5 minutes ([`HttpOptions::DEFAULT_SESSION_IDLE_TIMEOUT`]) |
+/// | [`unused_session_timeout`](Self::unused_session_timeout) | 10 s ([`HttpOptions::DEFAULT_UNUSED_SESSION_TIMEOUT`]) |
 /// | [`stateless`](Self::stateless) | `false`: one session per client |
 /// | [`max_concurrent_calls`](Self::max_concurrent_calls) | 1,024 ([`HttpOptions::DEFAULT_MAX_CONCURRENT_CALLS`]) |
 /// | [`read_timeout`](Self::read_timeout) | 30 s ([`HttpOptions::DEFAULT_READ_TIMEOUT`]) |
+/// | [`write_timeout`](Self::write_timeout) | 30 s ([`HttpOptions::DEFAULT_WRITE_TIMEOUT`]) |
+/// | [`max_connections`](Self::max_connections) | three quarters of the open-file limit (768 of 1,024) |
 ///
 /// ```
 /// use std::time::Duration;
@@ -45,9 +52,20 @@ pub struct HttpOptions {
     /// The `Host` names accepted, against DNS rebinding (default: rmcp's `localhost`,
     /// `127.0.0.1`, `::1`); set it to serve under a public name. An empty list accepts any host.
     pub allowed_hosts: Option<Vec<String>>,
+    /// The `Origin`s accepted, against web pages calling a local server from the browser
+    /// (default [`HttpOptions::LOOPBACK_ORIGINS`]); see [`HttpOptions::allowed_origins`].
+    pub allowed_origins: Option<Vec<String>>,
     /// How many sessions may be open at once (default [`HttpOptions::DEFAULT_MAX_SESSIONS`]);
     /// over it, an `initialize` gets HTTP 503 until a session closes or idles out.
     pub max_sessions: usize,
+    /// How many sessions one client (one IP address) may hold at once (default
+    /// [`HttpOptions::DEFAULT_MAX_SESSIONS_PER_CLIENT`]); see
+    /// [`HttpOptions::max_sessions_per_client`].
+    pub max_sessions_per_client: usize,
+    /// How long a session may stay without a request after its `initialize` (default
+    /// [`HttpOptions::DEFAULT_UNUSED_SESSION_TIMEOUT`]); see
+    /// [`HttpOptions::unused_session_timeout`].
+    pub unused_session_timeout: Duration,
     /// How long a session may go without a request before the server closes it (default
     /// [`HttpOptions::DEFAULT_SESSION_IDLE_TIMEOUT`]).
     pub session_idle_timeout: Duration,
@@ -60,6 +78,12 @@ pub struct HttpOptions {
     /// How long a client has to send a request's headers, and then its body (default
     /// [`HttpOptions::DEFAULT_READ_TIMEOUT`]); see [`HttpOptions::read_timeout`].
     pub read_timeout: Duration,
+    /// How long the server waits for a client to take more of its answer (default
+    /// [`HttpOptions::DEFAULT_WRITE_TIMEOUT`]); see [`HttpOptions::write_timeout`].
+    pub write_timeout: Duration,
+    /// How many connections may be open at once (default: three quarters of the process's
+    /// open-file limit); see [`HttpOptions::max_connections`].
+    pub max_connections: usize,
 }
 
 /// Shows the bearer token as `***`, as a `Debug` print ends up in logs.
@@ -89,11 +113,16 @@ impl Default for HttpOptions {
             bearer_token: None,
             max_body_bytes: DEFAULT_MAX_BODY_BYTES,
             allowed_hosts: None,
+            allowed_origins: None,
             max_sessions: HttpOptions::DEFAULT_MAX_SESSIONS,
+            max_sessions_per_client: HttpOptions::DEFAULT_MAX_SESSIONS_PER_CLIENT,
             session_idle_timeout: HttpOptions::DEFAULT_SESSION_IDLE_TIMEOUT,
+            unused_session_timeout: HttpOptions::DEFAULT_UNUSED_SESSION_TIMEOUT,
             stateless: false,
             max_concurrent_calls: HttpOptions::DEFAULT_MAX_CONCURRENT_CALLS,
             read_timeout: HttpOptions::DEFAULT_READ_TIMEOUT,
+            write_timeout: HttpOptions::DEFAULT_WRITE_TIMEOUT,
+            max_connections: default_max_connections(),
         }
     }
 }
@@ -107,8 +136,27 @@ impl HttpOptions {
     pub const DEFAULT_MAX_CONCURRENT_CALLS: usize = 1_024;
     /// 5 minutes, rmcp's own default.
     pub const DEFAULT_SESSION_IDLE_TIMEOUT: Duration = Duration::from_secs(300);
+    /// 500, half of [`DEFAULT_MAX_SESSIONS`](Self::DEFAULT_MAX_SESSIONS): one client cannot
+    /// lock the others out, and a busy one (a load test, an agent fleet) has room.
+    pub const DEFAULT_MAX_SESSIONS_PER_CLIENT: usize = 500;
+    /// 10 s: every MCP client sends `notifications/initialized` right after `initialize`.
+    pub const DEFAULT_UNUSED_SESSION_TIMEOUT: Duration = Duration::from_secs(10);
     /// 30 s, hyper's own default for headers.
     pub const DEFAULT_READ_TIMEOUT: Duration = Duration::from_secs(30);
+    /// 30 s, as [`DEFAULT_READ_TIMEOUT`](Self::DEFAULT_READ_TIMEOUT): a client that takes
+    /// nothing for that long has stopped reading.
+    pub const DEFAULT_WRITE_TIMEOUT: Duration = Duration::from_secs(30);
+    /// Pages served from this machine, on any port, over `http` or `https`: what a browser
+    /// sends as `Origin` for a local web app, and the only pages that may call a server bound to
+    /// loopback.
+    pub const LOOPBACK_ORIGINS: [&str; 6] = [
+        "http://localhost:*",
+        "http://127.0.0.1:*",
+        "http://[::1]:*",
+        "https://localhost:*",
+        "https://127.0.0.1:*",
+        "https://[::1]:*",
+    ];
 
     /// Requires `Authorization: Bearer <token>` on every request.
     pub fn bearer_token(mut self, token: impl Into<String>) -> Self {
@@ -126,6 +174,24 @@ impl HttpOptions {
     /// list accepts any host.
     pub fn allowed_hosts(mut self, hosts: impl IntoIterator<Item = impl Into<String>>) -> Self {
         self.allowed_hosts = Some(hosts.into_iter().map(Into::into).collect());
+        self
+    }
+
+    /// Accepts requests whose `Origin` header is one of `origins`; others get 403 with a
+    /// JSON-RPC error (`-32000`) and reach no tool. The MCP specification asks servers to check
+    /// `Origin`, so that a web page the user happens to visit cannot call a server on their
+    /// machine. A request without `Origin` (every client that is not a browser) is not
+    /// affected. Each entry is `scheme://host:port`, with `:*` for any port, or `null`; an
+    /// empty list accepts any origin.
+    ///
+    /// ```
+    /// use toolkit::mcp::HttpOptions;
+    ///
+    /// let options = HttpOptions::default().allowed_origins(["https://app.example.com:443"]);
+    /// assert_eq!(options.allowed_origins, Some(vec!["https://app.example.com:443".to_owned()]));
+    /// ```
+    pub fn allowed_origins(mut self, origins: impl IntoIterator<Item = impl Into<String>>) -> Self {
+        self.allowed_origins = Some(origins.into_iter().map(Into::into).collect());
         self
     }
 
@@ -166,7 +232,8 @@ impl HttpOptions {
     /// Sets how many `tools/call` requests may run at once. One more is not queued: it is
     /// answered at once with a JSON-RPC error (`-32000`, "the server is busy") that the
     /// client's caller sees as the call's error, and may retry. A call's place is held until
-    /// its answer is sent, so a hanging tool holds one until its timeout ends it.
+    /// its tool returns, so a hanging tool holds one until its timeout ends it; a client slow
+    /// to read the answer holds none (the [write timeout](Self::write_timeout) bounds it).
     pub fn max_concurrent_calls(mut self, calls: usize) -> Self {
         self.max_concurrent_calls = calls;
         self
@@ -191,6 +258,82 @@ impl HttpOptions {
     /// ```
     pub fn read_timeout(mut self, timeout: Duration) -> Self {
         self.read_timeout = timeout;
+        self
+    }
+}
+
+impl HttpOptions {
+    /// Sets how long the server waits for a client to take more of its answer. A client that
+    /// takes no byte for that long (one that sent a call and never reads the answer, say) has
+    /// its connection closed, and with it what the answer held. The wait starts again after
+    /// every byte taken, so a slow reader is not cut off; an SSE stream with nothing to send
+    /// is not waiting. It must be above zero.
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use toolkit::mcp::HttpOptions;
+    ///
+    /// let options = HttpOptions::default().write_timeout(Duration::from_secs(5));
+    /// assert_eq!(options.write_timeout, Duration::from_secs(5));
+    /// ```
+    pub fn write_timeout(mut self, timeout: Duration) -> Self {
+        self.write_timeout = timeout;
+        self
+    }
+
+    /// Sets how many connections may be open at once. At the cap, a new connection closes the
+    /// oldest one answering no request (HTTP clients open a new one when they need it), so
+    /// idle sockets cannot lock real requests out; when every connection is answering a
+    /// request, the new one is closed at once. Keep it below the process's open-file limit
+    /// (`ulimit -n`), which the default is three quarters of: past that limit the server
+    /// cannot accept at all, nor its tools open a file.
+    ///
+    /// ```
+    /// use toolkit::mcp::HttpOptions;
+    ///
+    /// let options = HttpOptions::default().max_connections(100);
+    /// assert_eq!(options.max_connections, 100);
+    /// assert!(HttpOptions::default().max_connections >= 1);
+    /// ```
+    pub fn max_connections(mut self, connections: usize) -> Self {
+        self.max_connections = connections;
+        self
+    }
+}
+
+impl HttpOptions {
+    /// Sets how many sessions one client may hold at once; its next `initialize` gets HTTP 429
+    /// with a JSON-RPC error saying so, while other clients still open theirs. A client is an
+    /// IP address: behind a reverse proxy every client has the proxy's, so raise this (up to
+    /// [`max_sessions`](Self::max_sessions)) there; lower it with `max_sessions`, or one client
+    /// can again take every place.
+    ///
+    /// ```
+    /// use toolkit::mcp::HttpOptions;
+    ///
+    /// let options = HttpOptions::default().max_sessions_per_client(10);
+    /// assert_eq!(options.max_sessions_per_client, 10);
+    /// ```
+    pub fn max_sessions_per_client(mut self, sessions: usize) -> Self {
+        self.max_sessions_per_client = sessions;
+        self
+    }
+
+    /// Sets how long a session may stay without a request after its `initialize` before the
+    /// server closes it, when a new session needs room. Every MCP client sends
+    /// `notifications/initialized` at once, so a session never used again was abandoned, or
+    /// opened only to take a place; without this it would hold its place for the whole
+    /// [`session_idle_timeout`](Self::session_idle_timeout).
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use toolkit::mcp::HttpOptions;
+    ///
+    /// let options = HttpOptions::default().unused_session_timeout(Duration::from_secs(2));
+    /// assert_eq!(options.unused_session_timeout, Duration::from_secs(2));
+    /// ```
+    pub fn unused_session_timeout(mut self, timeout: Duration) -> Self {
+        self.unused_session_timeout = timeout;
         self
     }
 }
