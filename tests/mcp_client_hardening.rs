@@ -60,3 +60,85 @@ async fn an_endpoint_on_another_host_gets_no_credentials() {
         )
     );
 }
+
+/// A loopback server that counts the connections it accepts and answers none of them.
+async fn counting_server() -> (String, std::sync::Arc<std::sync::atomic::AtomicUsize>) {
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}", listener.local_addr().unwrap());
+    let seen = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let counter = std::sync::Arc::clone(&seen);
+    tokio::spawn(async move {
+        while let Ok((socket, _)) = listener.accept().await {
+            counter.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+            drop(socket);
+        }
+    });
+    (url, seen)
+}
+
+/// An HTTP+SSE server that redirects to `target`: the stream request itself when `on_stream`,
+/// otherwise (after naming its endpoint) every message, with `status`.
+async fn redirecting_sse_server(status: &'static str, target: String, on_stream: bool) -> String {
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}/sse", listener.local_addr().unwrap());
+    tokio::spawn(async move {
+        while let Ok((mut socket, _)) = listener.accept().await {
+            let target = target.clone();
+            tokio::spawn(async move {
+                let mut request = vec![0u8; 65536];
+                let n = socket.read(&mut request).await.unwrap_or(0);
+                let is_stream = request[..n].starts_with(b"GET");
+                let redirect = format!(
+                    "HTTP/1.1 {status}\r\nlocation: {target}/collect\r\ncontent-length: 0\r\n\r\n"
+                );
+                if is_stream && !on_stream {
+                    let head = "HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\n\r\n\
+                                event: endpoint\ndata: /messages\n\n";
+                    let _ = socket.write_all(head.as_bytes()).await;
+                    tokio::time::sleep(Duration::from_secs(30)).await;
+                } else {
+                    let _ = socket.write_all(redirect.as_bytes()).await;
+                }
+            });
+        }
+    });
+    url
+}
+
+#[tokio::test]
+async fn a_redirect_of_the_event_stream_is_refused_and_the_other_server_gets_nothing() {
+    let (target, seen) = counting_server().await;
+    let url = redirecting_sse_server("302 Found", target.clone(), true).await;
+    let err = McpClient::builder(McpTransport::sse(&url).header("x-api-key", "s3cret"))
+        .connect_timeout(Duration::from_secs(5))
+        .connect()
+        .await
+        .unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        format!(
+            "could not connect to the MCP server {url}: the server answered 302 Found \
+             redirecting to \"{target}/collect\"; redirects are not followed, so this \
+             connection's credentials and messages go only to the URL configured"
+        )
+    );
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    assert_eq!(seen.load(std::sync::atomic::Ordering::SeqCst), 0);
+}
+
+#[tokio::test]
+async fn a_redirect_of_a_message_is_refused_and_the_other_server_gets_nothing() {
+    let (target, seen) = counting_server().await;
+    let url = redirecting_sse_server("307 Temporary Redirect", target, false).await;
+    let err = McpClient::builder(McpTransport::sse(&url).header("x-api-key", "s3cret"))
+        .connect_timeout(Duration::from_secs(5))
+        .connect()
+        .await
+        .unwrap_err();
+    assert!(
+        err.to_string().contains("redirects are not followed"),
+        "{err}"
+    );
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    assert_eq!(seen.load(std::sync::atomic::Ordering::SeqCst), 0);
+}

@@ -26,6 +26,14 @@ pub(crate) enum SseError {
     Http(#[from] reqwest::Error),
     #[error("the server answered {status} to a message")]
     Status { status: reqwest::StatusCode },
+    #[error(
+        "the server answered {status} redirecting to {location:?}; redirects are not followed, \
+         so this connection's credentials and messages go only to the URL configured"
+    )]
+    Redirect {
+        status: reqwest::StatusCode,
+        location: String,
+    },
     #[error("the event stream ended before the server named its message endpoint")]
     NoEndpoint,
     #[error("the server named an invalid message endpoint {endpoint:?}: {message}")]
@@ -60,6 +68,28 @@ fn same_origin_endpoint(base: &Url, data: &str) -> Result<Url, SseError> {
         });
     }
     Ok(endpoint)
+}
+
+/// The response, unless it is a redirect: those are refused, not followed.
+fn refuse_redirect(response: reqwest::Response) -> Result<reqwest::Response, SseError> {
+    if !response.status().is_redirection() {
+        return Ok(response);
+    }
+    let location = response
+        .headers()
+        .get(reqwest::header::LOCATION)
+        // A server's header, shown in an error: bounded.
+        .map(|value| {
+            String::from_utf8_lossy(value.as_bytes())
+                .chars()
+                .take(200)
+                .collect()
+        })
+        .unwrap_or_default();
+    Err(SseError::Redirect {
+        status: response.status(),
+        location,
+    })
 }
 
 /// The body's chunks cut into screened lines (see [`LineCutter`]), failing once a line grows
@@ -190,14 +220,19 @@ impl SseTransport {
             endpoint: url.to_owned(),
             message: err.to_string(),
         })?;
-        let http = reqwest::Client::new();
+        // reqwest follows redirects by default, with every custom header (`x-api-key`, say) and,
+        // for a 307, the body: a redirect would hand the credentials and the messages to
+        // whatever the server names. rmcp's Streamable HTTP client refuses redirects too.
+        let http = reqwest::Client::builder()
+            .redirect(reqwest::redirect::Policy::none())
+            .build()?;
         let response = http
             .get(base.clone())
             .headers(headers.clone())
             .header(ACCEPT, HeaderValue::from_static("text/event-stream"))
             .send()
-            .await?
-            .error_for_status()?;
+            .await?;
+        let response = refuse_redirect(response)?.error_for_status()?;
         let bytes = bounded_lines(response.bytes_stream(), MAX_LINE_BYTES);
         let mut events = Box::pin(SseStream::from_bytes_stream(bytes));
         let endpoint = read_endpoint(&mut events, &base).await?;
@@ -239,7 +274,7 @@ impl Transport<RoleClient> for SseTransport {
             .header(CONTENT_TYPE, HeaderValue::from_static("application/json"));
         async move {
             let body = body.map_err(|err| SseError::Stream(err.to_string()))?;
-            let response = request.body(body).send().await?;
+            let response = refuse_redirect(request.body(body).send().await?)?;
             if response.status().is_success() {
                 Ok(())
             } else {
