@@ -142,3 +142,63 @@ async fn a_redirect_of_a_message_is_refused_and_the_other_server_gets_nothing() 
     tokio::time::sleep(Duration::from_millis(100)).await;
     assert_eq!(seen.load(std::sync::atomic::Ordering::SeqCst), 0);
 }
+
+/// Whether a process is running: it exists and is not a zombie (killed, not yet reaped).
+#[cfg(target_os = "linux")]
+fn running(pid: u32) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|stat| {
+        stat.rsplit(')')
+            .next()
+            .is_some_and(|rest| !rest.trim_start().starts_with('Z'))
+    })
+}
+
+/// As at the end of `main`: the client is dropped and its runtime shut down, with no chance for
+/// a task to run in between. The server (and what it started) must not run on.
+#[cfg(target_os = "linux")]
+#[test]
+fn a_stdio_server_and_its_children_are_killed_when_the_client_is_dropped() {
+    let dir = std::env::temp_dir().join(format!("toolkit-lingering-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let pidfile = dir.join("pids");
+    let script = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/mcp/stdio_lingering_server.py"
+    );
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let client = runtime
+        .block_on(
+            McpClient::builder(
+                McpTransport::stdio("python3")
+                    .arg(script)
+                    .arg(pidfile.to_str().unwrap()),
+            )
+            .connect_timeout(Duration::from_secs(20))
+            .connect(),
+        )
+        .unwrap();
+    assert_eq!(client.tool_names(), ["echo"]);
+    let pids: Vec<u32> = std::fs::read_to_string(&pidfile)
+        .unwrap()
+        .split(' ')
+        .map(|pid| pid.parse().unwrap())
+        .collect();
+    assert!(pids.iter().all(|&pid| running(pid)));
+    drop(client);
+    drop(runtime);
+    // The server sleeps 60 s after its stdin closes: 5 s is 12x headroom over nothing at all.
+    let deadline = std::time::Instant::now() + Duration::from_secs(5);
+    while pids.iter().any(|&pid| running(pid)) && std::time::Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let left: Vec<u32> = pids.iter().copied().filter(|&pid| running(pid)).collect();
+    let _ = std::fs::remove_dir_all(&dir);
+    assert_eq!(
+        left,
+        Vec::<u32>::new(),
+        "still running after the client was dropped"
+    );
+}

@@ -12,7 +12,7 @@ use rmcp::{ClientHandler, RoleClient};
 use serde_json::{Map, Value};
 use tokio::sync::{Mutex, RwLock, watch};
 
-use super::transport::{McpTransport, open};
+use super::transport::{ChildGroup, McpTransport, Opened, open};
 use crate::mcp::McpError;
 
 /// How often, and how patiently, a connection is opened and a dropped HTTP connection reopened.
@@ -60,6 +60,8 @@ pub(super) struct Session {
 
 struct Connection {
     service: RunningService<RoleClient, Listener>,
+    /// A stdio server's process group, killed when the connection goes.
+    _child: Option<ChildGroup>,
     /// Counts reconnections, so callers that saw the same drop reconnect only once.
     generation: u64,
 }
@@ -80,13 +82,14 @@ impl Session {
         let listener = Listener {
             changed: Arc::clone(&changed),
         };
-        let service = open_within(&transport, listener, reconnect.connect_timeout).await?;
+        let opened = open_within(&transport, listener, reconnect.connect_timeout).await?;
         let session = Arc::new(Session {
             transport,
             reconnect,
             changed,
             connection: RwLock::new(Connection {
-                service,
+                service: opened.service,
+                _child: opened.child,
                 generation: 0,
             }),
             reopening: Mutex::new(()),
@@ -221,9 +224,10 @@ impl Session {
                 changed: Arc::clone(&self.changed),
             };
             match open_within(&self.transport, listener, self.reconnect.connect_timeout).await {
-                Ok(service) => {
+                Ok(opened) => {
                     let mut connection = self.connection.write().await;
-                    connection.service = service;
+                    connection.service = opened.service;
+                    connection._child = opened.child;
                     connection.generation += 1;
                     // The new session may list different tools.
                     self.changed.send_replace(());
@@ -270,7 +274,7 @@ async fn open_within(
     transport: &McpTransport,
     listener: Listener,
     timeout: Duration,
-) -> Result<RunningService<RoleClient, Listener>, McpError> {
+) -> Result<Opened<Listener>, McpError> {
     tokio::time::timeout(timeout, open(transport, listener))
         .await
         .unwrap_or_else(|_| {

@@ -164,12 +164,19 @@ impl std::fmt::Display for McpTransport {
     }
 }
 
+/// A session opened by [`open`], and the stdio server's process group when there is one: kept
+/// as long as the session, so the server goes with it.
+pub(super) struct Opened<H: ClientHandler> {
+    pub(super) service: RunningService<RoleClient, H>,
+    pub(super) child: Option<ChildGroup>,
+}
+
 /// Opens a session with `handler` on our side: connect, `initialize`,
 /// `notifications/initialized`.
 pub(super) async fn open<H: ClientHandler>(
     transport: &McpTransport,
     handler: H,
-) -> Result<RunningService<RoleClient, H>, McpError> {
+) -> Result<Opened<H>, McpError> {
     let server = transport.to_string();
     let initialize = |err: ClientInitializeError| McpError::Connect {
         server: server.clone(),
@@ -188,7 +195,13 @@ pub(super) async fn open<H: ClientHandler>(
                     source,
                 }
             })?;
-            handler.serve(child).await.map_err(initialize)
+            // Taken before `serve`, so a server that fails the handshake is killed too.
+            let group = child.id().map(ChildGroup);
+            let service = handler.serve(child).await.map_err(initialize)?;
+            Ok(Opened {
+                service,
+                child: group,
+            })
         }
         McpTransport::StreamableHttp {
             url,
@@ -196,7 +209,11 @@ pub(super) async fn open<H: ClientHandler>(
             headers,
         } => {
             let http = streamable_http(url, bearer_token.as_deref(), headers)?;
-            handler.serve(http).await.map_err(initialize)
+            let service = handler.serve(http).await.map_err(initialize)?;
+            Ok(Opened {
+                service,
+                child: None,
+            })
         }
         McpTransport::Sse {
             url,
@@ -211,7 +228,11 @@ pub(super) async fn open<H: ClientHandler>(
                         server: server.clone(),
                         message: err.to_string(),
                     })?;
-            handler.serve(sse).await.map_err(initialize)
+            let service = handler.serve(sse).await.map_err(initialize)?;
+            Ok(Opened {
+                service,
+                child: None,
+            })
         }
     }
 }
@@ -224,6 +245,10 @@ fn spawn_child(
 ) -> std::io::Result<TokioChildProcess> {
     let mut process = tokio::process::Command::new(command);
     process.args(args).envs(env);
+    // Its own process group, so what it starts (`npx` runs node, a shell script its program)
+    // goes with it: see [`ChildGroup`].
+    #[cfg(unix)]
+    process.process_group(0);
     let stderr = if inherit_stderr {
         std::process::Stdio::inherit()
     } else {
@@ -231,6 +256,26 @@ fn spawn_child(
     };
     let (child, _) = TokioChildProcess::builder(process).stderr(stderr).spawn()?;
     Ok(child)
+}
+
+/// A stdio server's process group (its id is the child's pid), killed when dropped.
+///
+/// rmcp kills the child on drop too, but from a task it spawns: when the runtime is shutting
+/// down, as at the end of `main`, that task never runs, and a server ran on for seconds after
+/// its client was gone (until it noticed its closed stdin, if it ever does). `killpg` here is
+/// synchronous, and reaches the server's own children. The group id cannot name another group
+/// while the child lives (or is an unreaped zombie, until rmcp waits for it).
+pub(super) struct ChildGroup(u32);
+
+impl Drop for ChildGroup {
+    fn drop(&mut self) {
+        #[cfg(unix)]
+        if let Ok(pgid) = i32::try_from(self.0) {
+            use nix::sys::signal::{Signal, killpg};
+            // A group already gone gives ESRCH, ignored.
+            let _ = killpg(nix::unistd::Pid::from_raw(pgid), Signal::SIGKILL);
+        }
+    }
 }
 
 fn streamable_http(
