@@ -202,3 +202,57 @@ fn a_stdio_server_and_its_children_are_killed_when_the_client_is_dropped() {
         "still running after the client was dropped"
     );
 }
+
+/// Over stdio, rmcp drops a line over its bound and the call it answered waited forever.
+#[tokio::test]
+async fn a_stdio_answer_over_the_bound_fails_its_call_at_once_and_the_session_goes_on() {
+    let dir = std::env::temp_dir().join(format!("toolkit-huge-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let script = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/mcp/stdio_lingering_server.py"
+    );
+    let client = McpClient::builder(
+        McpTransport::stdio("python3")
+            .arg(script)
+            .arg(dir.join("pids").to_str().unwrap()),
+    )
+    .max_message_bytes(64 << 10)
+    .max_output_bytes(50_000)
+    .timeout(Duration::from_secs(5))
+    .connect_timeout(Duration::from_secs(20))
+    .connect()
+    .await
+    .unwrap();
+    let _ = std::fs::remove_dir_all(&dir);
+    let echo = client.tools().remove(0);
+    let started = std::time::Instant::now();
+    let err = echo
+        .acall(serde_json::json!({"bytes": 200_000}))
+        .await
+        .unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "the MCP server's answer is larger than the 65536 bytes this client accepts \
+         (`max_message_bytes`); it was dropped"
+    );
+    // Without the bound's error the call waited for its timeout (5 s here).
+    assert!(started.elapsed() < Duration::from_secs(4));
+    let small = echo
+        .acall(serde_json::json!({"bytes": 40_000}))
+        .await
+        .unwrap();
+    assert_eq!(small.as_str().map(str::len), Some(40_000));
+    // Under the message bound, over the output bound: cut, with the marker.
+    let cut = echo
+        .acall(serde_json::json!({"bytes": 60_000}))
+        .await
+        .unwrap();
+    let cut = cut.as_str().unwrap();
+    assert!(
+        cut.len() <= 50_000 && cut.starts_with("xxx"),
+        "{}",
+        cut.len()
+    );
+    assert!(!cut.ends_with("xxx"), "{}", &cut[cut.len() - 80..]);
+}

@@ -3,7 +3,8 @@
     python3 stdio_lingering_server.py PIDFILE
 
 It starts a grandchild (`sleep 60`), writes "<its pid> <the grandchild's pid>" to PIDFILE, then
-answers `initialize` and `tools/list` (one tool, `echo`). When stdin closes it does not exit: it
+answers `initialize` and `tools/list` (one tool, `echo`); a call of `echo` with `{"bytes": N}`
+answers with a text of N bytes ("done" without it). When stdin closes it does not exit: it
 sleeps 60 s, so only a kill ends it early.
 """
 
@@ -30,7 +31,8 @@ for line in sys.stdin:
     elif method == "tools/list":
         result = {"tools": [{"name": "echo", "inputSchema": {"type": "object"}}]}
     else:
-        result = {"content": [{"type": "text", "text": "done"}]}
+        size = (message["params"].get("arguments") or {}).get("bytes")
+        result = {"content": [{"type": "text", "text": "x" * size if size else "done"}]}
     print(json.dumps({"jsonrpc": "2.0", "id": message["id"], "result": result}), flush=True)
 
 time.sleep(60)

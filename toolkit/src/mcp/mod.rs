@@ -22,7 +22,10 @@ mod server;
 
 #[doc(hidden)]
 pub use client::{__EventStreamRead, __read_event_stream};
-pub use client::{McpClient, McpClientBuilder, McpTransport};
+pub use client::{
+    DEFAULT_CALL_TIMEOUT, DEFAULT_MAX_MESSAGE_BYTES, DEFAULT_MAX_OUTPUT_BYTES, McpClient,
+    McpClientBuilder, McpTransport,
+};
 pub use server::{DEFAULT_MAX_BODY_BYTES, HttpOptions, HttpServerHandle, McpServer};
 
 /// rmcp, re-exported for callers that need its protocol types.

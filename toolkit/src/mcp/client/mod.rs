@@ -11,6 +11,7 @@ mod remote_tool;
 mod session;
 mod sse;
 mod sse_lines;
+mod stdio;
 mod transport;
 
 use std::collections::HashSet;
@@ -26,17 +27,46 @@ use remote_tool::remote_tool;
 use session::{Reconnect, Session, ToolListChanges};
 #[doc(hidden)]
 pub use sse::{EventStreamRead as __EventStreamRead, read_event_stream as __read_event_stream};
-pub use transport::McpTransport;
+pub use transport::{DEFAULT_MAX_MESSAGE_BYTES, McpTransport};
 
 /// How remote tools are named, filtered and called.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone)]
 struct Options {
     prefix: String,
     allow: Option<HashSet<String>>,
-    timeout: Option<Duration>,
+    timeout: Duration,
     structured: bool,
     reconnect: Reconnect,
+    max_message_bytes: usize,
+    max_output_bytes: usize,
 }
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            prefix: String::new(),
+            allow: None,
+            timeout: DEFAULT_CALL_TIMEOUT,
+            structured: false,
+            reconnect: Reconnect::default(),
+            max_message_bytes: DEFAULT_MAX_MESSAGE_BYTES,
+            max_output_bytes: DEFAULT_MAX_OUTPUT_BYTES,
+        }
+    }
+}
+
+/// How long a remote call may take unless told otherwise ([`McpClientBuilder::timeout`]).
+///
+/// A server that never answers (it crashed mid-call, dropped an answer, or lost it to a
+/// bound) would otherwise hold the call, and the agent step waiting on it, forever. A minute
+/// is long for a tool a model waits on, and short against an agent run; a slower tool needs
+/// its own setting.
+pub const DEFAULT_CALL_TIMEOUT: Duration = Duration::from_secs(60);
+
+/// The largest remote result handed on whole unless told otherwise
+/// ([`McpClientBuilder::max_output_bytes`]): 1 MiB, about 250,000 tokens, already more than
+/// any model's context; a longer one is cut, with a marker saying so.
+pub const DEFAULT_MAX_OUTPUT_BYTES: usize = 1 << 20;
 
 /// Configures and opens an [`McpClient`].
 #[derive(Debug, Clone)]
@@ -59,9 +89,26 @@ impl McpClientBuilder {
         self
     }
 
-    /// Fails a call that takes longer than `timeout`, reconnection included.
+    /// Fails a call that takes longer than `timeout`, reconnection included (default
+    /// [`DEFAULT_CALL_TIMEOUT`], 60 s).
     pub fn timeout(mut self, timeout: Duration) -> Self {
-        self.options.timeout = Some(timeout);
+        self.options.timeout = timeout;
+        self
+    }
+
+    /// The largest message read from the server, an answer or a listing page (default
+    /// [`DEFAULT_MAX_MESSAGE_BYTES`], 16 MiB, rmcp's own bound). A call whose answer is
+    /// longer fails at once with an error saying so.
+    pub fn max_message_bytes(mut self, bytes: usize) -> Self {
+        self.options.max_message_bytes = bytes;
+        self
+    }
+
+    /// Each remote tool's [`max_output_bytes`](crate::ToolOptions::max_output_bytes): a longer
+    /// result is cut to fit, with a marker saying so (default [`DEFAULT_MAX_OUTPUT_BYTES`],
+    /// 1 MiB).
+    pub fn max_output_bytes(mut self, bytes: usize) -> Self {
+        self.options.max_output_bytes = bytes;
         self
     }
 
@@ -98,7 +145,12 @@ impl McpClientBuilder {
 
     /// Connects, initializes the session and lists the server's tools.
     pub async fn connect(self) -> Result<McpClient, McpError> {
-        let (session, changes) = Session::open(self.transport, self.options.reconnect).await?;
+        let (session, changes) = Session::open(
+            self.transport,
+            self.options.reconnect,
+            self.options.max_message_bytes,
+        )
+        .await?;
         let catalog = Arc::new(Catalog {
             options: self.options,
             tools: RwLock::new(Vec::new()),
@@ -159,7 +211,7 @@ impl McpClient {
         }
     }
 
-    /// Connects with default options: no prefix, every tool, no timeout.
+    /// Connects with default options: no prefix, every tool, the default bounds.
     pub async fn connect(transport: McpTransport) -> Result<McpClient, McpError> {
         Self::builder(transport).connect().await
     }
@@ -258,5 +310,19 @@ impl Catalog {
                 tokio::time::sleep(MIN_REFRESH_INTERVAL).await;
             }
         });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A server that never answers cannot hold a call past a minute unless the caller says so.
+    #[test]
+    fn a_call_has_a_timeout_and_a_result_a_bound_by_default() {
+        let builder = McpClient::builder(McpTransport::stdio("server"));
+        assert_eq!(builder.options.timeout, Duration::from_secs(60));
+        assert_eq!(builder.options.max_output_bytes, 1 << 20);
+        assert_eq!(builder.options.max_message_bytes, 16 << 20);
     }
 }

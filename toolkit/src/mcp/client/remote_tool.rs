@@ -32,15 +32,14 @@ pub(super) fn remote_tool(
                 let result = session.call_tool(&name, arguments, idempotent).await?;
                 into_value(result, structured)
             };
-            match timeout {
-                Some(limit) => tokio::time::timeout(limit, call).await.unwrap_or_else(|_| {
+            tokio::time::timeout(timeout, call)
+                .await
+                .unwrap_or_else(|_| {
                     Err(format!(
                         "the MCP server did not answer within {} ms",
-                        limit.as_millis()
+                        timeout.as_millis()
                     ))
-                }),
-                None => call.await,
-            }
+                })
         }
     }))
 }
@@ -56,6 +55,7 @@ fn definition(options: &Options, tool: &rmcp::model::Tool) -> Result<ToolDefinit
         .output_schema
         .as_ref()
         .map(|schema| Value::Object((**schema).clone()));
+    definition.options.max_output_bytes = Some(options.max_output_bytes);
     if let Some(hints) = &tool.annotations {
         definition.options.annotations = ToolAnnotations {
             read_only: hints.read_only_hint,

@@ -12,7 +12,8 @@ use rmcp::{ClientHandler, RoleClient};
 use serde_json::{Map, Value};
 use tokio::sync::{Mutex, RwLock, watch};
 
-use super::transport::{ChildGroup, McpTransport, Opened, open};
+use super::stdio::ChildGroup;
+use super::transport::{McpTransport, Opened, answer_too_large, open};
 use crate::mcp::McpError;
 
 /// How often, and how patiently, a connection is opened and a dropped HTTP connection reopened.
@@ -50,6 +51,8 @@ const MAX_RECONNECT_DELAY: Duration = Duration::from_secs(10);
 pub(super) struct Session {
     transport: McpTransport,
     reconnect: Reconnect,
+    /// The longest message read from the server.
+    max_message_bytes: usize,
     /// Told when the server's tool list may have changed.
     changed: Arc<watch::Sender<()>>,
     connection: RwLock<Connection>,
@@ -76,16 +79,24 @@ impl Session {
     pub(super) async fn open(
         transport: McpTransport,
         reconnect: Reconnect,
+        max_message_bytes: usize,
     ) -> Result<(Arc<Session>, ToolListChanges), McpError> {
         let (changed, changes) = watch::channel(());
         let changed = Arc::new(changed);
         let listener = Listener {
             changed: Arc::clone(&changed),
         };
-        let opened = open_within(&transport, listener, reconnect.connect_timeout).await?;
+        let opened = open_within(
+            &transport,
+            listener,
+            reconnect.connect_timeout,
+            max_message_bytes,
+        )
+        .await?;
         let session = Arc::new(Session {
             transport,
             reconnect,
+            max_message_bytes,
             changed,
             connection: RwLock::new(Connection {
                 service: opened.service,
@@ -183,6 +194,10 @@ impl Session {
         let (peer, generation, closed) = self.peer().await;
         if !closed {
             match peer.call_tool(params.clone()).await {
+                // The server ran the call and answered: sending it again would run it again.
+                Err(err) if is_too_large(&err) => {
+                    return Err(answer_too_large(self.max_message_bytes));
+                }
                 Err(err) if self.transport.reconnects() && is_connection_error(&err) => {
                     if !idempotent && !never_sent(&err) {
                         return Err(format!(
@@ -223,7 +238,13 @@ impl Session {
             let listener = Listener {
                 changed: Arc::clone(&self.changed),
             };
-            match open_within(&self.transport, listener, self.reconnect.connect_timeout).await {
+            let opening = open_within(
+                &self.transport,
+                listener,
+                self.reconnect.connect_timeout,
+                self.max_message_bytes,
+            );
+            match opening.await {
                 Ok(opened) => {
                     let mut connection = self.connection.write().await;
                     connection.service = opened.service;
@@ -274,8 +295,9 @@ async fn open_within(
     transport: &McpTransport,
     listener: Listener,
     timeout: Duration,
+    max_message_bytes: usize,
 ) -> Result<Opened<Listener>, McpError> {
-    tokio::time::timeout(timeout, open(transport, listener))
+    tokio::time::timeout(timeout, open(transport, listener, max_message_bytes))
         .await
         .unwrap_or_else(|_| {
             Err(McpError::Connect {
@@ -291,6 +313,25 @@ fn is_connection_error(err: &ServiceError) -> bool {
         err,
         ServiceError::TransportClosed | ServiceError::TransportSend(_)
     )
+}
+
+/// Whether the answer was refused for its size (rmcp's Streamable HTTP client, for a JSON body;
+/// the stdio transport answers with an error of its own instead).
+fn is_too_large(err: &ServiceError) -> bool {
+    use rmcp::transport::streamable_http_client::StreamableHttpError;
+    let ServiceError::TransportSend(error) = err else {
+        return false;
+    };
+    let mut source: Option<&(dyn std::error::Error + 'static)> = Some(error.error.as_ref());
+    while let Some(current) = source {
+        if let Some(StreamableHttpError::<reqwest::Error>::ResponseBodyTooLarge { .. }) =
+            current.downcast_ref()
+        {
+            return true;
+        }
+        source = current.source();
+    }
+    false
 }
 
 /// Whether a transport error says the request never left: the connection was refused.

@@ -47,10 +47,6 @@ pub(crate) enum SseError {
     Stream(String),
 }
 
-/// The longest line of the event stream accepted: MCP messages are small JSON, and without a
-/// bound a server that never sends a newline fills memory.
-const MAX_LINE_BYTES: usize = 16 << 20;
-
 /// The message endpoint an `endpoint` event names, resolved against the stream's URL. It must
 /// be on the stream's own origin: the client's `Authorization` and custom headers go with every
 /// message, and a server may not send them elsewhere.
@@ -214,8 +210,14 @@ pub(crate) struct SseTransport {
 }
 
 impl SseTransport {
-    /// Opens the event stream at `url` and waits for the server's `endpoint` event.
-    pub(crate) async fn connect(url: &str, headers: HeaderMap) -> Result<Self, SseError> {
+    /// Opens the event stream at `url` and waits for the server's `endpoint` event. A line of
+    /// the stream longer than `max_line_bytes` ends it: without a bound, a server that never
+    /// sends a newline fills memory.
+    pub(crate) async fn connect(
+        url: &str,
+        headers: HeaderMap,
+        max_line_bytes: usize,
+    ) -> Result<Self, SseError> {
         let base = Url::parse(url).map_err(|err| SseError::BadEndpoint {
             endpoint: url.to_owned(),
             message: err.to_string(),
@@ -233,7 +235,7 @@ impl SseTransport {
             .send()
             .await?;
         let response = refuse_redirect(response)?.error_for_status()?;
-        let bytes = bounded_lines(response.bytes_stream(), MAX_LINE_BYTES);
+        let bytes = bounded_lines(response.bytes_stream(), max_line_bytes);
         let mut events = Box::pin(SseStream::from_bytes_stream(bytes));
         let endpoint = read_endpoint(&mut events, &base).await?;
         let (sender, incoming) = mpsc::channel(64);

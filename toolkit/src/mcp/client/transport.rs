@@ -6,12 +6,13 @@ use std::time::Duration;
 
 use reqwest::header::{AUTHORIZATION, HeaderMap, HeaderName, HeaderValue};
 use rmcp::service::{ClientInitializeError, RunningService};
+use rmcp::transport::StreamableHttpClientTransport;
 use rmcp::transport::common::client_side_sse::SseRetryPolicy;
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
-use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
 use rmcp::{ClientHandler, RoleClient, ServiceExt};
 
 use super::sse::SseTransport;
+use super::stdio::{self, ChildGroup};
 use crate::mcp::McpError;
 
 /// Where an MCP server is and how to reach it.
@@ -171,11 +172,26 @@ pub(super) struct Opened<H: ClientHandler> {
     pub(super) child: Option<ChildGroup>,
 }
 
+/// The largest message read from an MCP server unless told otherwise
+/// ([`McpClientBuilder::max_message_bytes`](super::McpClientBuilder::max_message_bytes)):
+/// rmcp's own bound for every transport.
+pub const DEFAULT_MAX_MESSAGE_BYTES: usize = 16 << 20;
+
+/// What a call gets when the server's answer is over `max` bytes.
+pub(super) fn answer_too_large(max: usize) -> String {
+    format!(
+        "the MCP server's answer is larger than the {max} bytes this client accepts \
+         (`max_message_bytes`); it was dropped"
+    )
+}
+
 /// Opens a session with `handler` on our side: connect, `initialize`,
-/// `notifications/initialized`.
+/// `notifications/initialized`. No message from the server may be longer than
+/// `max_message_bytes`.
 pub(super) async fn open<H: ClientHandler>(
     transport: &McpTransport,
     handler: H,
+    max_message_bytes: usize,
 ) -> Result<Opened<H>, McpError> {
     let server = transport.to_string();
     let initialize = |err: ClientInitializeError| McpError::Connect {
@@ -189,18 +205,20 @@ pub(super) async fn open<H: ClientHandler>(
             env,
             inherit_stderr,
         } => {
-            let child = spawn_child(command, args, env, *inherit_stderr).map_err(|source| {
-                McpError::Spawn {
+            let spawned = stdio::spawn(command, args, env, *inherit_stderr, max_message_bytes)
+                .map_err(|source| McpError::Spawn {
                     command: server.clone(),
                     source,
-                }
-            })?;
-            // Taken before `serve`, so a server that fails the handshake is killed too.
-            let group = child.id().map(ChildGroup);
-            let service = handler.serve(child).await.map_err(initialize)?;
+                })?;
+            // Held across `serve`, so a server that fails the handshake is killed too.
+            let group = spawned.group;
+            let service = handler
+                .serve((spawned.stdout, spawned.stdin))
+                .await
+                .map_err(initialize)?;
             Ok(Opened {
                 service,
-                child: group,
+                child: Some(group),
             })
         }
         McpTransport::StreamableHttp {
@@ -208,7 +226,7 @@ pub(super) async fn open<H: ClientHandler>(
             bearer_token,
             headers,
         } => {
-            let http = streamable_http(url, bearer_token.as_deref(), headers)?;
+            let http = streamable_http(url, bearer_token.as_deref(), headers, max_message_bytes)?;
             let service = handler.serve(http).await.map_err(initialize)?;
             Ok(Opened {
                 service,
@@ -221,13 +239,12 @@ pub(super) async fn open<H: ClientHandler>(
             headers,
         } => {
             let headers = sse_headers(bearer_token.as_deref(), headers)?;
-            let sse =
-                SseTransport::connect(url, headers)
-                    .await
-                    .map_err(|err| McpError::Connect {
-                        server: server.clone(),
-                        message: err.to_string(),
-                    })?;
+            let sse = SseTransport::connect(url, headers, max_message_bytes)
+                .await
+                .map_err(|err| McpError::Connect {
+                    server: server.clone(),
+                    message: err.to_string(),
+                })?;
             let service = handler.serve(sse).await.map_err(initialize)?;
             Ok(Opened {
                 service,
@@ -237,54 +254,16 @@ pub(super) async fn open<H: ClientHandler>(
     }
 }
 
-fn spawn_child(
-    command: &str,
-    args: &[String],
-    env: &BTreeMap<String, String>,
-    inherit_stderr: bool,
-) -> std::io::Result<TokioChildProcess> {
-    let mut process = tokio::process::Command::new(command);
-    process.args(args).envs(env);
-    // Its own process group, so what it starts (`npx` runs node, a shell script its program)
-    // goes with it: see [`ChildGroup`].
-    #[cfg(unix)]
-    process.process_group(0);
-    let stderr = if inherit_stderr {
-        std::process::Stdio::inherit()
-    } else {
-        std::process::Stdio::null()
-    };
-    let (child, _) = TokioChildProcess::builder(process).stderr(stderr).spawn()?;
-    Ok(child)
-}
-
-/// A stdio server's process group (its id is the child's pid), killed when dropped.
-///
-/// rmcp kills the child on drop too, but from a task it spawns: when the runtime is shutting
-/// down, as at the end of `main`, that task never runs, and a server ran on for seconds after
-/// its client was gone (until it noticed its closed stdin, if it ever does). `killpg` here is
-/// synchronous, and reaches the server's own children. The group id cannot name another group
-/// while the child lives (or is an unreaped zombie, until rmcp waits for it).
-pub(super) struct ChildGroup(u32);
-
-impl Drop for ChildGroup {
-    fn drop(&mut self) {
-        #[cfg(unix)]
-        if let Ok(pgid) = i32::try_from(self.0) {
-            use nix::sys::signal::{Signal, killpg};
-            // A group already gone gives ESRCH, ignored.
-            let _ = killpg(nix::unistd::Pid::from_raw(pgid), Signal::SIGKILL);
-        }
-    }
-}
-
 fn streamable_http(
     url: &str,
     bearer_token: Option<&str>,
     headers: &BTreeMap<String, String>,
+    max_message_bytes: usize,
 ) -> Result<StreamableHttpClientTransport<reqwest::Client>, McpError> {
     let mut config = StreamableHttpClientTransportConfig::with_uri(url)
         .custom_headers(header_pairs(headers)?.into_iter().collect());
+    config.max_sse_event_size = max_message_bytes;
+    config.max_json_response_size = max_message_bytes;
     config.retry_config = Arc::new(ResumeTwice);
     if let Some(token) = bearer_token {
         config = config.auth_header(token.to_owned());
