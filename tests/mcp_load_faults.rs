@@ -555,3 +555,47 @@ async fn an_answer_over_the_bound_fails_its_call_at_once_and_is_not_sent_again()
     );
     assert_eq!(count(&methods, "tools/call"), 1);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_listing_over_its_tool_or_byte_bound_fails_the_connection_as_pages_arrive() {
+    let (_server, url, methods) = misbehaving_server("paginate");
+    let err = McpClient::builder(McpTransport::http(url.as_str()))
+        .max_tools(9)
+        .connect()
+        .await
+        .expect_err("too many tools");
+    assert_eq!(
+        err.to_string(),
+        format!(
+            "the MCP server {url} failed tools/list: the server listed more than 9 tools (`max_tools`)"
+        )
+    );
+    // Two tools a page: the fifth page passed the bound, and no sixth was asked for.
+    assert_eq!(count(&methods, "tools/list"), 5);
+    let err = McpClient::builder(McpTransport::http(url.as_str()))
+        .max_listing_bytes(1000)
+        .connect()
+        .await
+        .expect_err("too many bytes");
+    assert_eq!(
+        err.to_string(),
+        format!(
+            "the MCP server {url} failed tools/list: the server's tools take more than 1000 bytes (`max_listing_bytes`)"
+        )
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_tool_whose_schema_is_over_the_bound_is_left_out_and_the_others_kept() {
+    let (_server, url, _) = misbehaving_server("wide-schema");
+    let client = McpClient::builder(McpTransport::http(url.as_str()))
+        .max_schema_bytes(10_000)
+        .connect()
+        .await
+        .expect("connect");
+    assert_eq!(client.tool_names(), ["echo"]);
+    let client = McpClient::connect(McpTransport::http(url.as_str()))
+        .await
+        .expect("connect");
+    assert_eq!(client.tool_names(), ["echo", "file"]);
+}

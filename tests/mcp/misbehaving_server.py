@@ -1,13 +1,13 @@
 """A scripted MCP server over Streamable HTTP (stdlib only) that misbehaves on purpose.
 
-    python3 misbehaving_server.py PORT paginate|flood|fail-first|huge-json|huge-sse [BYTES]
+    python3 misbehaving_server.py PORT paginate|flood|fail-first|huge-json|huge-sse|wide-schema [BYTES]
 
 `paginate`: every `tools/list` page names a next cursor, forever. `flood`: a `tools/call`
 answer is an SSE stream of 10,000 `notifications/tools/list_changed` before its result.
 `fail-first`: the first `tools/call` of each tool gets HTTP 502, as a load balancer answers
 when the replica running it dies; `echo` is annotated idempotent, `file` is not. `huge-json`
 and `huge-sse`: a `tools/call` answer holds a text of BYTES bytes, as a JSON body or as one SSE
-event. Each
+event. `wide-schema`: the input schema of `file` has 2,000 flat `$defs`, all used. Each
 line it prints on stdout is the method of a request it got, for the test to count.
 """
 
@@ -20,6 +20,10 @@ MODE = sys.argv[2]
 TOOL = {"name": "echo", "description": "Echo", "inputSchema": {"type": "object"},
         "annotations": {"idempotentHint": True}}
 FILE = {"name": "file", "description": "File", "inputSchema": {"type": "object"}}
+WIDE = {"name": "file", "description": "File", "inputSchema": {
+    "type": "object",
+    "properties": {f"p{i}": {"$ref": f"#/$defs/d{i}"} for i in range(2000)},
+    "$defs": {f"d{i}": {"type": "string"} for i in range(2000)}}}
 FAILED = set()
 PRINTING = threading.Lock()
 
@@ -30,7 +34,7 @@ def result(method, params):
                 "capabilities": {"tools": {"listChanged": True}},
                 "serverInfo": {"name": "misbehaving", "version": "1"}}
     if method == "tools/list":
-        page = {"tools": [TOOL, FILE]}
+        page = {"tools": [TOOL, WIDE if MODE == "wide-schema" else FILE]}
         if MODE == "paginate":
             page["nextCursor"] = "again"
         return page

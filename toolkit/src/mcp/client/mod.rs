@@ -7,6 +7,7 @@
 //! - `remote_tool`: one remote tool as a [`ToolProxy`], and its results as values;
 //! - here: the client a caller holds, its builder and options, and the catalog of its tools.
 
+mod listing;
 mod remote_tool;
 mod session;
 mod sse;
@@ -23,6 +24,8 @@ use rmcp::model::Implementation;
 use crate::ToolProxy;
 
 use super::McpError;
+use listing::ListingLimits;
+pub use listing::{DEFAULT_MAX_LISTING_BYTES, DEFAULT_MAX_SCHEMA_BYTES, DEFAULT_MAX_TOOLS};
 use remote_tool::remote_tool;
 use session::{Reconnect, Session, ToolListChanges};
 #[doc(hidden)]
@@ -39,6 +42,7 @@ struct Options {
     reconnect: Reconnect,
     max_message_bytes: usize,
     max_output_bytes: usize,
+    listing: ListingLimits,
 }
 
 impl Default for Options {
@@ -51,6 +55,7 @@ impl Default for Options {
             reconnect: Reconnect::default(),
             max_message_bytes: DEFAULT_MAX_MESSAGE_BYTES,
             max_output_bytes: DEFAULT_MAX_OUTPUT_BYTES,
+            listing: ListingLimits::default(),
         }
     }
 }
@@ -133,6 +138,30 @@ impl McpClientBuilder {
     pub fn reconnect(mut self, attempts: u32, delay: Duration) -> Self {
         self.options.reconnect.attempts = attempts;
         self.options.reconnect.delay = delay;
+        self
+    }
+
+    /// The most tools one listing may hold (default [`DEFAULT_MAX_TOOLS`], 10,000): a
+    /// listing with more fails the connection (or, later, the refresh), with an error saying
+    /// so. Counted as the pages arrive.
+    pub fn max_tools(mut self, tools: usize) -> Self {
+        self.options.listing.max_tools = tools;
+        self
+    }
+
+    /// The most bytes the tools of one listing may take, as compact JSON (default
+    /// [`DEFAULT_MAX_LISTING_BYTES`], 32 MiB): a listing with more fails as
+    /// [`max_tools`](Self::max_tools) does. Counted as the pages arrive.
+    pub fn max_listing_bytes(mut self, bytes: usize) -> Self {
+        self.options.listing.max_bytes = bytes;
+        self
+    }
+
+    /// The largest input or output schema of one tool, as compact JSON (default
+    /// [`DEFAULT_MAX_SCHEMA_BYTES`], 1 MiB), measured before its `$ref`s are inlined: a tool
+    /// with a larger one is left out, with a warning, and the others kept.
+    pub fn max_schema_bytes(mut self, bytes: usize) -> Self {
+        self.options.listing.max_schema_bytes = bytes;
         self
     }
 
@@ -261,7 +290,7 @@ impl Catalog {
     }
 
     async fn refresh(&self, session: &Arc<Session>) -> Result<(), McpError> {
-        let remote = session.list_tools().await?;
+        let remote = session.list_tools(&self.options.listing).await?;
         let options = &self.options;
         let tools: Vec<ToolProxy> = remote
             .into_iter()

@@ -7,17 +7,27 @@ use rmcp::model::CallToolResult;
 use serde_json::Value;
 
 use super::Options;
+use super::listing::json_len_within;
 use super::session::Session;
 use crate::schema::{InlineError, inline_refs};
 use crate::{ToolAnnotations, ToolDefinition, ToolProxy};
 
-/// One remote tool as an async proxy that calls through the shared session, or why its schema
-/// cannot be used.
+/// Why a remote tool is left out.
+#[derive(Debug, thiserror::Error)]
+pub(super) enum LeftOut {
+    #[error(transparent)]
+    Schema(#[from] InlineError),
+    #[error("its {which} schema is larger than {limit} bytes (`max_schema_bytes`)")]
+    SchemaTooLarge { which: &'static str, limit: usize },
+}
+
+/// One remote tool as an async proxy that calls through the shared session, or why it cannot
+/// be used.
 pub(super) fn remote_tool(
     session: &Arc<Session>,
     options: &Options,
     tool: rmcp::model::Tool,
-) -> Result<ToolProxy, InlineError> {
+) -> Result<ToolProxy, LeftOut> {
     let remote_name = tool.name.to_string();
     let definition = definition(options, &tool)?;
     let session = Arc::clone(session);
@@ -45,7 +55,18 @@ pub(super) fn remote_tool(
 }
 
 /// The server's description of a tool, renamed with the prefix, `$ref`s inlined.
-fn definition(options: &Options, tool: &rmcp::model::Tool) -> Result<ToolDefinition, InlineError> {
+fn definition(options: &Options, tool: &rmcp::model::Tool) -> Result<ToolDefinition, LeftOut> {
+    let limit = options.listing.max_schema_bytes;
+    // Inlining can multiply a schema's size: measure it first, as the server sent it.
+    let schemas = [
+        ("input", Some(&tool.input_schema)),
+        ("output", tool.output_schema.as_ref()),
+    ];
+    for (which, schema) in schemas {
+        if schema.is_some_and(|schema| json_len_within(schema, limit).is_none()) {
+            return Err(LeftOut::SchemaTooLarge { which, limit });
+        }
+    }
     let mut definition = ToolDefinition::new(
         format!("{}{}", options.prefix, tool.name),
         tool.description.as_deref().unwrap_or_default(),

@@ -12,6 +12,7 @@ use rmcp::{ClientHandler, RoleClient};
 use serde_json::{Map, Value};
 use tokio::sync::{Mutex, RwLock, watch};
 
+use super::listing::{ListingError, ListingLimits, MAX_TOOL_PAGES, Tally};
 use super::stdio::ChildGroup;
 use super::transport::{McpTransport, Opened, answer_too_large, open};
 use crate::mcp::McpError;
@@ -39,10 +40,6 @@ impl Default for Reconnect {
 
 /// How long connecting (and the `initialize` handshake) may take unless told otherwise.
 pub(super) const DEFAULT_CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
-
-/// The most pages of `tools/list` read: a server that always answers with another cursor
-/// would otherwise be listed forever.
-const MAX_TOOL_PAGES: usize = 100;
 
 /// The longest wait between two reconnection attempts.
 const MAX_RECONNECT_DELAY: Duration = Duration::from_secs(10);
@@ -131,10 +128,14 @@ impl Session {
         )
     }
 
-    pub(super) async fn list_tools(&self) -> Result<Vec<rmcp::model::Tool>, McpError> {
+    /// Every tool the server lists, within `limits`.
+    pub(super) async fn list_tools(
+        &self,
+        limits: &ListingLimits,
+    ) -> Result<Vec<rmcp::model::Tool>, McpError> {
         let (peer, generation, closed) = self.peer().await;
         if !closed {
-            match self.list_pages(&peer).await {
+            match self.list_pages(&peer, limits).await {
                 Err(Listing::Failed(err))
                     if self.transport.reconnects() && is_connection_error(&err) => {}
                 other => return other.map_err(|err| self.listing_failed(err)),
@@ -142,40 +143,42 @@ impl Session {
         }
         self.reconnect(generation).await?;
         let (peer, _, _) = self.peer().await;
-        self.list_pages(&peer)
+        self.list_pages(&peer, limits)
             .await
             .map_err(|err| self.listing_failed(err))
     }
 
-    /// Every page of `tools/list`, up to [`MAX_TOOL_PAGES`].
+    /// Every page of `tools/list`, up to [`MAX_TOOL_PAGES`], each counted against `limits`
+    /// as it arrives.
     async fn list_pages(
         &self,
         peer: &rmcp::Peer<RoleClient>,
+        limits: &ListingLimits,
     ) -> Result<Vec<rmcp::model::Tool>, Listing> {
         let mut tools = Vec::new();
+        let mut tally = Tally::default();
         let mut cursor = None;
         for _ in 0..MAX_TOOL_PAGES {
             let params =
                 cursor.map(|cursor| PaginatedRequestParams::default().with_cursor(Some(cursor)));
             let page = peer.list_tools(params).await.map_err(Listing::Failed)?;
+            tally.add(&page.tools, limits).map_err(Listing::Refused)?;
             tools.extend(page.tools);
             match page.next_cursor {
                 Some(next) => cursor = Some(next),
                 None => return Ok(tools),
             }
         }
-        Err(Listing::Endless)
+        Err(Listing::Refused(ListingError::Endless))
     }
 
     fn listing_failed(&self, err: Listing) -> McpError {
         match err {
             Listing::Failed(err) => self.failed("tools/list", err),
-            Listing::Endless => McpError::Request {
+            Listing::Refused(err) => McpError::Request {
                 server: self.transport.to_string(),
                 request: "tools/list".into(),
-                message: format!(
-                    "the server was still paginating after {MAX_TOOL_PAGES} pages of tools"
-                ),
+                message: err.to_string(),
             },
         }
     }
@@ -286,7 +289,7 @@ fn call_failed(name: &str, err: ServiceError) -> String {
 /// Why listing tools stopped.
 enum Listing {
     Failed(ServiceError),
-    Endless,
+    Refused(ListingError),
 }
 
 /// [`open`] within `timeout`: a server that accepts the connection and then says nothing (or
