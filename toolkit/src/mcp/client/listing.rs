@@ -114,8 +114,8 @@ mod tests {
     #[test]
     fn a_length_is_counted_up_to_the_bound_only() {
         let value = json!({"a": [1, 2, 3]});
-        assert_eq!(json_len_within(&value, 100), Some(15));
-        assert_eq!(json_len_within(&value, 15), Some(15));
-        assert_eq!(json_len_within(&value, 14), None);
+        assert_eq!(json_len_within(&value, 100), Some(13));
+        assert_eq!(json_len_within(&value, 13), Some(13));
+        assert_eq!(json_len_within(&value, 12), None);
     }
 }
