@@ -18,6 +18,7 @@
 //! ```
 
 mod client;
+mod passthrough;
 mod server;
 
 #[doc(hidden)]

@@ -30,6 +30,7 @@ use serde_json::{Map, Value, json};
 use crate::{ToolCall, ToolError, ToolProxy, Toolbox};
 
 use super::McpError;
+use super::passthrough;
 pub use http::HttpServerHandle;
 pub use options::{DEFAULT_MAX_BODY_BYTES, HttpOptions};
 
@@ -199,7 +200,12 @@ impl McpServer {
             return Err(ErrorData::invalid_params(unknown.to_string(), None));
         };
         let arguments = request.arguments.map_or(Value::Null, Value::Object);
-        let result = toolbox.acall(&ToolCall::new(tool.name(), arguments)).await;
+        let call = ToolCall::new(tool.name(), arguments);
+        let (result, remote) = passthrough::scope(tool.name(), toolbox.acall(&call)).await;
+        // A remote tool's own result, as its server sent it: what its output schema promises.
+        if let Some(remote) = remote {
+            return Ok(remote);
+        }
         // What `to_mcp_result` renders, built in rmcp's types without a JSON round trip.
         let parts = tool.mcp_result(result);
         let content = vec![ContentBlock::text(parts.text)];
