@@ -9,11 +9,11 @@ use std::process::{Command, Stdio};
 use serde_json::{Value, json};
 use toolkit::mcp::rmcp::model::{CallToolRequestParams, Tool};
 use toolkit::mcp::rmcp::service::RunningService;
-use toolkit::mcp::rmcp::transport::StreamableHttpClientTransport;
+use toolkit::mcp::rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
 use toolkit::mcp::rmcp::{RoleClient, ServiceExt};
 use toolkit::mcp::{HttpOptions, McpClient, McpServer, McpTransport};
 
-use common::mcp::{Process, free_port, python, script, wait_for_port};
+use common::mcp::{Process, everything_server, free_port, python, script, wait_for_port};
 
 async fn rmcp_client(url: &str) -> RunningService<RoleClient, ()> {
     ().serve(StreamableHttpClientTransport::from_uri(url.to_owned()))
@@ -111,4 +111,88 @@ async fn a_remote_tool_served_by_a_proxy_answers_exactly_as_the_remote_server_do
     direct.cancel().await.expect("close");
     through.cancel().await.expect("close");
     proxy.shutdown().await.expect("graceful shutdown");
+}
+
+/// The reference server `@modelcontextprotocol/server-everything` (pinned; installed with npm
+/// into `target/` on first use), over stdio: each of its results, called directly and through
+/// a toolkit proxy, must be the same. Skipped, saying so, where node or npm is missing.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_reference_server_answers_through_a_proxy_as_it_does_directly() {
+    let Some(program) = everything_server() else {
+        eprintln!(
+            "skipped: node and npm are needed to run @modelcontextprotocol/server-everything"
+        );
+        return;
+    };
+    let mut command = tokio::process::Command::new(&program);
+    command.arg("stdio").stderr(Stdio::null());
+    let direct =
+        ().serve(TokioChildProcess::new(command).expect("start the reference server"))
+            .await
+            .expect("initialize");
+    let remote = McpClient::connect(
+        McpTransport::stdio(program.to_string_lossy())
+            .arg("stdio")
+            .inherit_stderr(false),
+    )
+    .await
+    .expect("connect");
+    let (client_io, server_io) = tokio::io::duplex(1 << 20);
+    let (read, write) = tokio::io::split(server_io);
+    let server = tokio::spawn(McpServer::new(remote.tools()).serve_io(read, write));
+    let through = ().serve(client_io).await.expect("initialize");
+
+    let calls = [
+        ("echo", json!({"message": "hi"})),
+        ("get-sum", json!({"a": 1, "b": 2})),
+        ("get-tiny-image", json!({})),
+        ("get-annotated-message", json!({"messageType": "error"})),
+        (
+            "get-annotated-message",
+            json!({"messageType": "success", "includeImage": true}),
+        ),
+        (
+            "get-annotated-message",
+            json!({"messageType": "debug", "includeImage": true}),
+        ),
+        ("get-resource-links", json!({"count": 3})),
+        (
+            "get-resource-reference",
+            json!({"resourceType": "Text", "resourceId": 1}),
+        ),
+        (
+            "get-resource-reference",
+            json!({"resourceType": "Blob", "resourceId": 2}),
+        ),
+        ("get-structured-content", json!({"location": "Chicago"})),
+        (
+            "gzip-file-as-resource",
+            json!({"name": "hi.gz", "data": "data:text/plain;base64,aGVsbG8=", "outputType": "resource"}),
+        ),
+        (
+            "trigger-long-running-operation",
+            json!({"duration": 0.1, "steps": 1}),
+        ),
+    ];
+    for (name, arguments) in calls {
+        let expected = call(&direct, name, arguments.clone()).await;
+        assert_eq!(call(&through, name, arguments).await, expected, "{name}");
+    }
+
+    let remote_tools = direct.list_all_tools().await.expect("tools/list");
+    let proxy_tools = through.list_all_tools().await.expect("tools/list");
+    assert_eq!(proxy_tools.len(), remote_tools.len());
+    for tool in &remote_tools {
+        let served = listed(&proxy_tools, &tool.name);
+        assert_eq!(served.title, tool.title, "{}", tool.name);
+        assert_eq!(served.output_schema, tool.output_schema, "{}", tool.name);
+        assert_eq!(served.annotations, tool.annotations, "{}", tool.name);
+    }
+
+    through.cancel().await.expect("close");
+    server
+        .await
+        .expect("the server task")
+        .expect("the server ends cleanly");
+    direct.cancel().await.expect("close");
 }
