@@ -12,7 +12,8 @@
 //!     .prefix("py_")
 //!     .connect()
 //!     .await?;
-//! // ...served again, to any MCP client, over this process's stdio.
+//! // ...served again, to any MCP client, over this process's stdio: each call answered with
+//! // the remote result itself (content blocks, `structuredContent`, `isError`, `_meta`).
 //! McpServer::new(remote.tools()).serve_stdio().await
 //! # }
 //! ```

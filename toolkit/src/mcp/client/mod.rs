@@ -193,11 +193,27 @@ impl McpClientBuilder {
 /// A live connection to one MCP server, whose tools are [`ToolProxy`]s.
 ///
 /// All proxies share the client's one session; they keep it open after the client itself is
-/// dropped. Each remote tool keeps the server's description and input schema (`$ref`s inlined,
-/// `required` exactly as the server sent it). A call's result is the single text item as a
-/// string, several items as a list (text items as strings, images and resources as their MCP
-/// JSON), or `structuredContent` when asked for; `isError` becomes a tool error carrying the
-/// server's text.
+/// dropped (a stdio server is killed, with its process group, when the last of them goes).
+/// Each remote tool keeps the server's title, description, annotations, output schema and
+/// input schema (`$ref`s inlined, `required` exactly as the server sent it). A call's result
+/// is the single text item as a string, several items as a list (text items as strings,
+/// images and resources as their MCP JSON), or `structuredContent` when asked for; `isError`
+/// becomes a tool error carrying the server's text. Served again by an
+/// [`McpServer`](crate::mcp::McpServer), a remote tool answers with the remote result itself,
+/// unchanged, unless the toolbox changed the outcome (a hook, or `max_output_bytes`).
+///
+/// Everything a server sends is bounded: each message ([`max_message_bytes`], an answer over
+/// it fails its call at once), each call ([`timeout`], 60 s), each result handed on
+/// ([`max_output_bytes`]), each listing ([`max_tools`], [`max_listing_bytes`]) and each schema
+/// ([`max_schema_bytes`]). No redirect takes a request, its headers or its body to another
+/// origin (HTTP+SSE follows none; Streamable HTTP, rmcp's, only same-origin 307 and 308).
+///
+/// [`max_message_bytes`]: McpClientBuilder::max_message_bytes
+/// [`timeout`]: McpClientBuilder::timeout
+/// [`max_output_bytes`]: McpClientBuilder::max_output_bytes
+/// [`max_tools`]: McpClientBuilder::max_tools
+/// [`max_listing_bytes`]: McpClientBuilder::max_listing_bytes
+/// [`max_schema_bytes`]: McpClientBuilder::max_schema_bytes
 ///
 /// ```no_run
 /// use toolkit::mcp::{McpClient, McpTransport};

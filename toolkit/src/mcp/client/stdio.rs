@@ -122,18 +122,18 @@ async fn bounded_lines(from: impl AsyncRead + Unpin, mut to: impl AsyncWrite + U
         if newline.is_none() {
             continue;
         }
-        if over {
-            if let Some(line) = replacement(&line, max) {
-                if to.write_all(&line).await.is_err() {
-                    return;
-                }
-            }
-        } else if to.write_all(&line).await.is_err() {
+        // Taken, not cleared: one huge line must not keep its buffer for the whole session.
+        let out = if over {
+            replacement(&line, max)
+        } else {
+            Some(std::mem::take(&mut line))
+        };
+        if let Some(out) = out
+            && to.write_all(&out).await.is_err()
+        {
             return;
         }
         line.clear();
-        // One huge line must not keep its buffer for the whole session.
-        line.shrink_to(PIPE_BYTES);
         over = false;
     }
 }
