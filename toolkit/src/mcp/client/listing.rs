@@ -14,8 +14,10 @@ pub(super) const MAX_TOOL_PAGES: usize = 100;
 /// The most tools one listing may hold unless told otherwise.
 pub const DEFAULT_MAX_TOOLS: usize = 10_000;
 
-/// The most bytes (as compact JSON) the tools of one listing may take unless told otherwise.
-pub const DEFAULT_MAX_LISTING_BYTES: usize = 32 << 20;
+/// The most bytes (as compact JSON) the tools of one listing may take unless told otherwise:
+/// as much as one message may hold. Parsed, tools take about 15 times their JSON (32 MiB of
+/// tools held 480 MB), so this bounds a listing's memory near 290 MB.
+pub const DEFAULT_MAX_LISTING_BYTES: usize = 16 << 20;
 
 /// The largest input or output schema of one tool (as compact JSON) unless told otherwise.
 pub const DEFAULT_MAX_SCHEMA_BYTES: usize = 1 << 20;

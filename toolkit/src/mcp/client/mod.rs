@@ -150,7 +150,7 @@ impl McpClientBuilder {
     }
 
     /// The most bytes the tools of one listing may take, as compact JSON (default
-    /// [`DEFAULT_MAX_LISTING_BYTES`], 32 MiB): a listing with more fails as
+    /// [`DEFAULT_MAX_LISTING_BYTES`], 16 MiB): a listing with more fails as
     /// [`max_tools`](Self::max_tools) does. Counted as the pages arrive.
     pub fn max_listing_bytes(mut self, bytes: usize) -> Self {
         self.options.listing.max_bytes = bytes;
