@@ -41,7 +41,10 @@ pub use options::{DEFAULT_MAX_BODY_BYTES, HttpOptions};
 /// object) and annotations. `tools/call` runs [`Toolbox::acall`]: bad arguments, a tool's own
 /// error or a panic come back as an `isError` result with the message a model can act on; an
 /// unknown tool name is a JSON-RPC error (`-32602`), as are `tools/call` params rmcp cannot read
-/// (`arguments` that are not an object, say).
+/// (`arguments` that are not an object, say). A remote tool (from an
+/// [`McpClient`](crate::mcp::McpClient)) answers with the remote server's result itself, as
+/// that server sent it, unless a hook or a bound of the toolbox changed the outcome: a proxy
+/// keeps the content blocks, `structuredContent` and `_meta` its tools' output schemas promise.
 ///
 /// Sync tools run on tokio's blocking pool, never on the async workers that answer every other
 /// request: at most [`Limits::max_threads`](crate::Limits::max_threads) calls of one tool at
