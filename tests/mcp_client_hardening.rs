@@ -256,3 +256,109 @@ async fn a_stdio_answer_over_the_bound_fails_its_call_at_once_and_the_session_go
     );
     assert!(!cut.ends_with("xxx"), "{}", &cut[cut.len() - 80..]);
 }
+
+/// A scripted HTTP+SSE server: answers `initialize` and `tools/list` (one tool, `echo`) on the
+/// event stream, and a `tools/call` with a `message` event of `answer_bytes` of text.
+async fn sse_server_answering(answer_bytes: usize) -> String {
+    use tokio::sync::mpsc;
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}/sse", listener.local_addr().unwrap());
+    let (events, to_send) = mpsc::unbounded_channel::<String>();
+    let mut to_send = Some(to_send);
+    tokio::spawn(async move {
+        while let Ok((mut socket, _)) = listener.accept().await {
+            let events = events.clone();
+            let mut request = Vec::new();
+            let mut buf = vec![0u8; 65536];
+            // Headers, then the body by Content-Length.
+            let (head, body) = loop {
+                let n = socket.read(&mut buf).await.unwrap_or(0);
+                if n == 0 {
+                    break (String::new(), Vec::new());
+                }
+                request.extend_from_slice(&buf[..n]);
+                if let Some(end) = request.windows(4).position(|w| w == b"\r\n\r\n") {
+                    let head = String::from_utf8_lossy(&request[..end]).into_owned();
+                    let length = head
+                        .lines()
+                        .find_map(|l| {
+                            l.to_ascii_lowercase()
+                                .strip_prefix("content-length:")
+                                .map(|v| v.trim().parse::<usize>().unwrap())
+                        })
+                        .unwrap_or(0);
+                    while request.len() < end + 4 + length {
+                        let n = socket.read(&mut buf).await.unwrap_or(0);
+                        if n == 0 {
+                            break;
+                        }
+                        request.extend_from_slice(&buf[..n]);
+                    }
+                    break (head, request[end + 4..].to_vec());
+                }
+            };
+            if head.starts_with("GET") {
+                let stream = "HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\n\r\n\
+                              event: endpoint\ndata: /messages\n\n";
+                let Some(mut to_send) = to_send.take() else {
+                    continue;
+                };
+                tokio::spawn(async move {
+                    let _ = socket.write_all(stream.as_bytes()).await;
+                    while let Some(event) = to_send.recv().await {
+                        if socket.write_all(event.as_bytes()).await.is_err() {
+                            break;
+                        }
+                    }
+                });
+                continue;
+            }
+            let _ = socket
+                .write_all(b"HTTP/1.1 202 Accepted\r\ncontent-length: 0\r\n\r\n")
+                .await;
+            let message: serde_json::Value = serde_json::from_slice(&body).unwrap_or_default();
+            let Some(id) = message.get("id") else {
+                continue;
+            };
+            let result = match message["method"].as_str() {
+                Some("initialize") => serde_json::json!({
+                    "protocolVersion": message["params"]["protocolVersion"],
+                    "capabilities": {"tools": {}},
+                    "serverInfo": {"name": "scripted", "version": "1"}
+                }),
+                Some("tools/list") => serde_json::json!({
+                    "tools": [{"name": "echo", "inputSchema": {"type": "object"}}]
+                }),
+                _ => serde_json::json!({
+                    "content": [{"type": "text", "text": "x".repeat(answer_bytes)}]
+                }),
+            };
+            let answer = serde_json::json!({"jsonrpc": "2.0", "id": id, "result": result});
+            let _ = events.send(format!("event: message\ndata: {answer}\n\n"));
+        }
+    });
+    url
+}
+
+/// The HTTP+SSE transport ended the session on a line over its bound, and the call it answered
+/// failed as a closed connection (or was sent again, for an idempotent tool).
+#[tokio::test]
+async fn an_sse_answer_over_the_bound_fails_its_call_saying_why() {
+    let url = sse_server_answering(200_000).await;
+    let client = McpClient::builder(McpTransport::sse(&url))
+        .max_message_bytes(64 << 10)
+        .timeout(Duration::from_secs(5))
+        .connect_timeout(Duration::from_secs(5))
+        .connect()
+        .await
+        .unwrap();
+    let err = client.tools()[0]
+        .acall(serde_json::json!({}))
+        .await
+        .unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "the MCP server's answer is larger than the 65536 bytes this client accepts \
+         (`max_message_bytes`); it was dropped"
+    );
+}

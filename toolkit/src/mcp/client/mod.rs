@@ -8,6 +8,7 @@
 //! - here: the client a caller holds, its builder and options, and the catalog of its tools.
 
 mod listing;
+mod oversize;
 mod remote_tool;
 mod session;
 mod sse;

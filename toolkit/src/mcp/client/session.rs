@@ -13,8 +13,9 @@ use serde_json::{Map, Value};
 use tokio::sync::{Mutex, RwLock, watch};
 
 use super::listing::{ListingError, ListingLimits, MAX_TOOL_PAGES, Tally};
+use super::oversize::answer_too_large;
 use super::stdio::ChildGroup;
-use super::transport::{McpTransport, Opened, answer_too_large, open};
+use super::transport::{McpTransport, Opened, open};
 use crate::mcp::McpError;
 
 /// How often, and how patiently, a connection is opened and a dropped HTTP connection reopened.

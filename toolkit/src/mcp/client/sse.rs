@@ -17,7 +17,8 @@ use sse_stream::{Sse, SseStream};
 use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
 
-use super::sse_lines::LineCutter;
+use super::oversize;
+use super::sse_lines::{LineCutter, LineTooLong};
 
 /// Why the SSE transport failed.
 #[derive(Debug, thiserror::Error)]
@@ -138,6 +139,19 @@ fn message_of(event: Sse) -> Option<ServerJsonRpcMessage> {
     }
 }
 
+/// The error answering the request whose answer was on a line over the bound, when `err` is
+/// that and the line's first bytes name the request.
+fn too_long_answer(err: &sse_stream::Error) -> Option<ServerJsonRpcMessage> {
+    let sse_stream::Error::Body(body) = err else {
+        return None;
+    };
+    let io = body.downcast_ref::<std::io::Error>()?;
+    let line = io.get_ref()?.downcast_ref::<LineTooLong>()?;
+    let data = line.prefix.strip_prefix(b"data:")?;
+    let data = data.strip_prefix(b" ").unwrap_or(data);
+    serde_json::from_value(oversize::replacement(data, line.max)?).ok()
+}
+
 /// What the event-stream reader made of a whole stream: see [`read_event_stream`].
 #[doc(hidden)]
 #[derive(Debug, Clone, PartialEq)]
@@ -240,9 +254,19 @@ impl SseTransport {
         let endpoint = read_endpoint(&mut events, &base).await?;
         let (sender, incoming) = mpsc::channel(64);
         let reader = tokio::spawn(async move {
-            // A stream error (an over-long line) ends the stream, and with it the session.
-            while let Some(Ok(event)) = events.next().await {
-                let Some(message) = message_of(event) else {
+            // A stream error (an over-long line) ends the stream, and with it the session; the
+            // request an over-long line answered fails first, saying why.
+            while let Some(event) = events.next().await {
+                let message = match event {
+                    Ok(event) => message_of(event),
+                    Err(err) => {
+                        if let Some(answer) = too_long_answer(&err) {
+                            let _ = sender.send(answer).await;
+                        }
+                        break;
+                    }
+                };
+                let Some(message) = message else {
                     continue;
                 };
                 if sender.send(message).await.is_err() {

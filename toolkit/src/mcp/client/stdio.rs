@@ -8,12 +8,10 @@
 
 use std::collections::BTreeMap;
 
-use serde::de::IgnoredAny;
-use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader, DuplexStream};
 use tokio::process::{Child, ChildStdin};
 
-use super::transport::answer_too_large;
+use super::oversize::{PREFIX_BYTES, replacement};
 
 /// A stdio server's process group (its id is the child's pid), killed when dropped.
 ///
@@ -90,10 +88,6 @@ pub(super) fn spawn(
 /// The buffer between the line reader and rmcp: a line of any length flows through it.
 const PIPE_BYTES: usize = 64 << 10;
 
-/// How much of a line over the bound is kept to find the `id` it answers: JSON-RPC messages
-/// name it before their `result` (rmcp, the Python and TypeScript SDKs all do).
-const ID_PREFIX_BYTES: usize = 4096;
-
 /// Copies `from` to `to` line by line, each line at most `max` bytes (its `\n` aside); a
 /// longer line is replaced by an error answering its request, or dropped when its `id` cannot
 /// be read. Ends with either side.
@@ -110,10 +104,10 @@ async fn bounded_lines(from: impl AsyncRead + Unpin, mut to: impl AsyncWrite + U
         let take = newline.map_or(available.len(), |at| at + 1);
         if !over && line.len() + take > max + 1 {
             over = true;
-            line.truncate(ID_PREFIX_BYTES);
+            line.truncate(PREFIX_BYTES);
         }
         let room = if over {
-            ID_PREFIX_BYTES.saturating_sub(line.len())
+            PREFIX_BYTES.saturating_sub(line.len())
         } else {
             take
         };
@@ -124,7 +118,11 @@ async fn bounded_lines(from: impl AsyncRead + Unpin, mut to: impl AsyncWrite + U
         }
         // Taken, not cleared: one huge line must not keep its buffer for the whole session.
         let out = if over {
-            replacement(&line, max)
+            replacement(&line, max).and_then(|error| {
+                let mut line = serde_json::to_vec(&error).ok()?;
+                line.push(b'\n');
+                Some(line)
+            })
         } else {
             Some(std::mem::take(&mut line))
         };
@@ -138,66 +136,11 @@ async fn bounded_lines(from: impl AsyncRead + Unpin, mut to: impl AsyncWrite + U
     }
 }
 
-/// The error line that answers the request a too-long line answered, if its `id` can be read.
-fn replacement(prefix: &[u8], max: usize) -> Option<Vec<u8>> {
-    let Some(id) = leading_id(prefix) else {
-        tracing::warn!(
-            max_message_bytes = max,
-            "dropped a message from the MCP server over the size bound; no request id found in it"
-        );
-        return None;
-    };
-    let error = json!({
-        "jsonrpc": "2.0",
-        "id": id,
-        "error": {"code": -32603, "message": answer_too_large(max)},
-    });
-    let mut line = serde_json::to_vec(&error).ok()?;
-    line.push(b'\n');
-    Some(line)
-}
-
-/// The `id` of a JSON-RPC message from the first bytes of its text, when it comes before any
-/// member cut off: each member before it is skipped whole, and a number or string id read.
-fn leading_id(prefix: &[u8]) -> Option<Value> {
-    let trim =
-        |bytes: &[u8]| -> usize { bytes.iter().take_while(|b| b.is_ascii_whitespace()).count() };
-    let mut rest = prefix.get(trim(prefix)..)?.strip_prefix(b"{")?;
-    loop {
-        rest = &rest[trim(rest)..];
-        let mut keys = serde_json::Deserializer::from_slice(rest).into_iter::<String>();
-        let key = keys.next()?.ok()?;
-        rest = &rest[keys.byte_offset()..];
-        rest = rest[trim(rest)..].strip_prefix(b":")?;
-        if key == "id" {
-            let mut id = serde_json::Deserializer::from_slice(rest).into_iter::<Value>();
-            return id
-                .next()?
-                .ok()
-                .filter(|id| id.is_number() || id.is_string());
-        }
-        let mut skip = serde_json::Deserializer::from_slice(rest).into_iter::<IgnoredAny>();
-        skip.next()?.ok()?;
-        rest = &rest[skip.byte_offset()..];
-        rest = rest[trim(rest)..].strip_prefix(b",")?;
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn the_id_is_read_from_the_start_of_a_message_cut_short() {
-        let cut = br#"{"jsonrpc":"2.0","id":7,"result":{"content":[{"type":"text","text":"xxx"#;
-        assert_eq!(leading_id(cut), Some(json!(7)));
-        let spaced = br#" { "jsonrpc" : "2.0" , "id" : "a\"b" , "result": "#;
-        assert_eq!(leading_id(spaced), Some(json!("a\"b")));
-        let late = br#"{"result":{"content":[{"type":"text","text":"xxx"#;
-        assert_eq!(leading_id(late), None);
-        assert_eq!(leading_id(br#"{"id":{"x":1},"result":1}"#), None);
-        assert_eq!(leading_id(b"[1,2"), None);
-    }
+    use crate::mcp::client::oversize::answer_too_large;
+    use serde_json::json;
 
     async fn through(input: &[u8], max: usize, chunk: usize) -> String {
         let (mut write, read) = tokio::io::duplex(1 << 20);

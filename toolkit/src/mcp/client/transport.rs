@@ -177,14 +177,6 @@ pub(super) struct Opened<H: ClientHandler> {
 /// rmcp's own bound for every transport.
 pub const DEFAULT_MAX_MESSAGE_BYTES: usize = 16 << 20;
 
-/// What a call gets when the server's answer is over `max` bytes.
-pub(super) fn answer_too_large(max: usize) -> String {
-    format!(
-        "the MCP server's answer is larger than the {max} bytes this client accepts \
-         (`max_message_bytes`); it was dropped"
-    )
-}
-
 /// Opens a session with `handler` on our side: connect, `initialize`,
 /// `notifications/initialized`. No message from the server may be longer than
 /// `max_message_bytes`.
