@@ -199,9 +199,7 @@ impl Session {
         if !closed {
             match peer.call_tool(params.clone()).await {
                 // The server ran the call and answered: sending it again would run it again.
-                Err(err) if is_too_large(&err) => {
-                    return Err(answer_too_large(self.max_message_bytes));
-                }
+                Err(err) if is_too_large(&err) => return Err(self.call_failed(name, err)),
                 Err(err) if self.transport.reconnects() && is_connection_error(&err) => {
                     if !idempotent && !never_sent(&err) {
                         return Err(format!(
@@ -211,7 +209,7 @@ impl Session {
                         ));
                     }
                 }
-                other => return other.map_err(|err| call_failed(name, err)),
+                other => return other.map_err(|err| self.call_failed(name, err)),
             }
         }
         self.reconnect(generation)
@@ -220,7 +218,7 @@ impl Session {
         let (peer, _, _) = self.peer().await;
         peer.call_tool(params)
             .await
-            .map_err(|err| call_failed(name, err))
+            .map_err(|err| self.call_failed(name, err))
     }
 
     /// Opens a new session unless another caller already replaced `generation`. Only the
@@ -276,6 +274,16 @@ impl Session {
             request: what.to_owned(),
             message: err.to_string(),
         }
+    }
+}
+
+impl Session {
+    /// What a failed call says to the model.
+    fn call_failed(&self, name: &str, err: ServiceError) -> String {
+        if is_too_large(&err) {
+            return answer_too_large(self.max_message_bytes);
+        }
+        call_failed(name, err)
     }
 }
 
