@@ -199,11 +199,20 @@ fn oversized_bodies_and_huge_headers_are_refused_and_the_server_stays_up() {
 
 /// The scripted server of `tests/mcp/misbehaving_server.py` and the methods it was sent.
 fn misbehaving_server(mode: &str) -> (Process, String, Arc<Mutex<Vec<String>>>) {
+    misbehaving_server_with(mode, &[])
+}
+
+/// [`misbehaving_server`] with more arguments after the mode.
+fn misbehaving_server_with(
+    mode: &str,
+    more: &[&str],
+) -> (Process, String, Arc<Mutex<Vec<String>>>) {
     let port = free_port();
     let mut process = Process::spawn(
         Command::new("python3")
             .arg(common::mcp::script("misbehaving_server.py"))
             .args([&port.to_string(), mode])
+            .args(more)
             .stdout(Stdio::piped()),
     );
     let stdout = process.0.stdout.take().expect("piped stdout");
@@ -524,4 +533,69 @@ async fn a_session_server_killed_and_restarted_under_load_is_reconnected_to_and_
         tallies.iter().map(|t| t.answered.len()).sum::<usize>(),
         tallies.iter().map(|t| t.failed.len()).sum::<usize>()
     );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_answer_over_the_bound_fails_its_call_at_once_and_is_not_sent_again() {
+    let (_server, url, methods) = misbehaving_server_with("huge-json", &["200000"]);
+    let client = McpClient::builder(McpTransport::http(url.as_str()))
+        .max_message_bytes(64 << 10)
+        .connect()
+        .await
+        .expect("connect");
+    // `echo` is idempotent, so a dropped connection would have been retried.
+    let err = tool(&client, "echo")
+        .acall(serde_json::json!({}))
+        .await
+        .expect_err("over the bound");
+    assert_eq!(
+        err.to_string(),
+        "the MCP server's answer is larger than the 65536 bytes this client accepts \
+         (`max_message_bytes`); it was dropped"
+    );
+    assert_eq!(count(&methods, "tools/call"), 1);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_listing_over_its_tool_or_byte_bound_fails_the_connection_as_pages_arrive() {
+    let (_server, url, methods) = misbehaving_server("paginate");
+    let err = McpClient::builder(McpTransport::http(url.as_str()))
+        .max_tools(9)
+        .connect()
+        .await
+        .expect_err("too many tools");
+    assert_eq!(
+        err.to_string(),
+        format!(
+            "the MCP server {url} failed tools/list: the server listed more than 9 tools (`max_tools`)"
+        )
+    );
+    // Two tools a page: the fifth page passed the bound, and no sixth was asked for.
+    assert_eq!(count(&methods, "tools/list"), 5);
+    let err = McpClient::builder(McpTransport::http(url.as_str()))
+        .max_listing_bytes(1000)
+        .connect()
+        .await
+        .expect_err("too many bytes");
+    assert_eq!(
+        err.to_string(),
+        format!(
+            "the MCP server {url} failed tools/list: the server's tools take more than 1000 bytes (`max_listing_bytes`)"
+        )
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_tool_whose_schema_is_over_the_bound_is_left_out_and_the_others_kept() {
+    let (_server, url, _) = misbehaving_server("wide-schema");
+    let client = McpClient::builder(McpTransport::http(url.as_str()))
+        .max_schema_bytes(10_000)
+        .connect()
+        .await
+        .expect("connect");
+    assert_eq!(client.tool_names(), ["echo"]);
+    let client = McpClient::connect(McpTransport::http(url.as_str()))
+        .await
+        .expect("connect");
+    assert_eq!(client.tool_names(), ["echo", "file"]);
 }

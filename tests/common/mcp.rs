@@ -75,6 +75,53 @@ fn install(venv: &Path, python: &Path) {
     ]));
 }
 
+/// The version of the reference server `@modelcontextprotocol/server-everything` the proxy test
+/// runs against, with every dependency pinned by `tests/mcp/everything/package-lock.json`.
+pub const EVERYTHING_VERSION: &str = "2026.8.31";
+
+/// The reference server's program (`mcp-server-everything`), installed once per machine into
+/// `target/mcp-everything` with `npm ci` from the pinned lock file; `None` when `node` or
+/// `npm` is missing, so the test says it was skipped instead of failing.
+pub fn everything_server() -> Option<PathBuf> {
+    static PROGRAM: OnceLock<Option<PathBuf>> = OnceLock::new();
+    PROGRAM
+        .get_or_init(|| {
+            let found = |program: &str| {
+                Command::new(program)
+                    .arg("--version")
+                    .stdout(Stdio::null())
+                    .status()
+                    .is_ok_and(|status| status.success())
+            };
+            if !found("node") || !found("npm") {
+                return None;
+            }
+            let dir = target_dir().join("mcp-everything");
+            let program = dir.join("node_modules/.bin/mcp-server-everything");
+            let ready = dir.join(format!(".toolkit-everything-{EVERYTHING_VERSION}"));
+            if !ready.exists() {
+                std::fs::create_dir_all(target_dir()).expect("create target/");
+                let _guard = DirLock::acquire(&target_dir().join("mcp-everything.lock"));
+                if !ready.exists() {
+                    std::fs::create_dir_all(&dir).expect("create target/mcp-everything");
+                    for file in ["package.json", "package-lock.json"] {
+                        std::fs::copy(
+                            root().join("tests/mcp/everything").join(file),
+                            dir.join(file),
+                        )
+                        .expect("copy the pinned package files");
+                    }
+                    run(Command::new("npm")
+                        .args(["ci", "--no-audit", "--no-fund", "--loglevel=error"])
+                        .current_dir(&dir));
+                    std::fs::write(&ready, EVERYTHING_VERSION).expect("mark it ready");
+                }
+            }
+            Some(program)
+        })
+        .clone()
+}
+
 pub fn run(command: &mut Command) {
     let status = command
         .status()

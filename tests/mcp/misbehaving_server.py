@@ -1,11 +1,13 @@
 """A scripted MCP server over Streamable HTTP (stdlib only) that misbehaves on purpose.
 
-    python3 misbehaving_server.py PORT paginate|flood|fail-first
+    python3 misbehaving_server.py PORT paginate|flood|fail-first|huge-json|huge-sse|wide-schema [BYTES]
 
 `paginate`: every `tools/list` page names a next cursor, forever. `flood`: a `tools/call`
 answer is an SSE stream of 10,000 `notifications/tools/list_changed` before its result.
 `fail-first`: the first `tools/call` of each tool gets HTTP 502, as a load balancer answers
-when the replica running it dies; `echo` is annotated idempotent, `file` is not. Each
+when the replica running it dies; `echo` is annotated idempotent, `file` is not. `huge-json`
+and `huge-sse`: a `tools/call` answer holds a text of BYTES bytes, as a JSON body or as one SSE
+event. `wide-schema`: the input schema of `file` has 2,000 flat `$defs`, all used. Each
 line it prints on stdout is the method of a request it got, for the test to count.
 """
 
@@ -18,6 +20,10 @@ MODE = sys.argv[2]
 TOOL = {"name": "echo", "description": "Echo", "inputSchema": {"type": "object"},
         "annotations": {"idempotentHint": True}}
 FILE = {"name": "file", "description": "File", "inputSchema": {"type": "object"}}
+WIDE = {"name": "file", "description": "File", "inputSchema": {
+    "type": "object",
+    "properties": {f"p{i}": {"$ref": f"#/$defs/d{i}"} for i in range(2000)},
+    "$defs": {f"d{i}": {"type": "string"} for i in range(2000)}}}
 FAILED = set()
 PRINTING = threading.Lock()
 
@@ -28,10 +34,12 @@ def result(method, params):
                 "capabilities": {"tools": {"listChanged": True}},
                 "serverInfo": {"name": "misbehaving", "version": "1"}}
     if method == "tools/list":
-        page = {"tools": [TOOL, FILE]}
+        page = {"tools": [TOOL, WIDE if MODE == "wide-schema" else FILE]}
         if MODE == "paginate":
             page["nextCursor"] = "again"
         return page
+    if MODE.startswith("huge"):
+        return {"content": [{"type": "text", "text": "x" * int(sys.argv[3])}]}
     return {"content": [{"type": "text", "text": "done"}]}
 
 
@@ -59,7 +67,9 @@ class Handler(BaseHTTPRequestHandler):
             return
         answer = {"jsonrpc": "2.0", "id": message["id"],
                   "result": result(message["method"], message.get("params") or {})}
-        if MODE == "flood" and message["method"] == "tools/call":
+        if MODE == "huge-sse" and message["method"] == "tools/call":
+            body, kind = "data: " + json.dumps(answer) + "\n\n", "text/event-stream"
+        elif MODE == "flood" and message["method"] == "tools/call":
             notice = json.dumps({"jsonrpc": "2.0", "method": "notifications/tools/list_changed"})
             body = ("data: " + notice + "\n\n") * 10_000 + "data: " + json.dumps(answer) + "\n\n"
             kind = "text/event-stream"

@@ -36,6 +36,7 @@ impl MethodTool {
         ToolDefinition {
             name: self.name.to_owned(),
             description: self.description.to_owned(),
+            title: None,
             parameters: parameters_schema(self.params),
             // MCP requires an output schema to describe an object.
             output_schema: (self.output_schema)()

@@ -57,6 +57,9 @@ pub struct ToolDefinition {
     pub name: String,
     /// What it does, for the model.
     pub description: String,
+    /// A name for people (MCP's `title`), when it has one: what a client shows instead of
+    /// `name`. Tools listed by an MCP server keep theirs through a proxy.
+    pub title: Option<String>,
     /// The JSON Schema of its arguments (an object schema).
     pub parameters: Value,
     /// The JSON Schema of its result, when the result is structured.
@@ -79,6 +82,7 @@ impl ToolDefinition {
         ToolDefinition {
             name: name.into(),
             description: description.into(),
+            title: None,
             parameters,
             output_schema: None,
             options: ToolOptions::default(),

@@ -321,6 +321,11 @@ impl ToolProxy {
         ))
     }
 
+    /// A name for people (MCP's `title`), when the tool has one.
+    pub fn title(&self) -> Option<&str> {
+        self.inner.definition.title.as_deref()
+    }
+
     /// The JSON Schema of the result, when the tool returns a structured type.
     pub fn output_schema(&self) -> Option<&Value> {
         self.inner.definition.output_schema.as_ref()

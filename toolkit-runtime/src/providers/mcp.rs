@@ -7,9 +7,9 @@ use serde_json::{Map, Value, json};
 use crate::{ToolAnnotations, ToolCallResult, ToolProxy};
 
 impl ToolProxy {
-    /// The MCP `tools/list` entry: `{"name", "description", "inputSchema"}`, plus
-    /// `outputSchema` when the tool returns a structured type and `annotations` from
-    /// `#[tool(read_only, destructive, idempotent, open_world)]`.
+    /// The MCP `tools/list` entry: `{"name", "description", "inputSchema"}`, plus `title` when
+    /// the tool has one, `outputSchema` when the tool returns a structured type and
+    /// `annotations` from `#[tool(read_only, destructive, idempotent, open_world)]`.
     ///
     /// ```
     /// use toolkit::prelude::*;
@@ -28,6 +28,9 @@ impl ToolProxy {
         self.rendered(DefinitionFormat::Mcp, || {
             let mut tool = Map::new();
             tool.insert("name".into(), self.name().into());
+            if let Some(title) = self.title() {
+                tool.insert("title".into(), title.into());
+            }
             tool.insert("description".into(), self.description().into());
             tool.insert("inputSchema".into(), self.parameters().clone());
             if let Some(schema) = self.output_schema() {

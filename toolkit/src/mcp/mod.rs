@@ -12,17 +12,23 @@
 //!     .prefix("py_")
 //!     .connect()
 //!     .await?;
-//! // ...served again, to any MCP client, over this process's stdio.
+//! // ...served again, to any MCP client, over this process's stdio: each call answered with
+//! // the remote result itself (content blocks, `structuredContent`, `isError`, `_meta`).
 //! McpServer::new(remote.tools()).serve_stdio().await
 //! # }
 //! ```
 
 mod client;
+mod passthrough;
 mod server;
 
 #[doc(hidden)]
 pub use client::{__EventStreamRead, __read_event_stream};
-pub use client::{McpClient, McpClientBuilder, McpTransport};
+pub use client::{
+    DEFAULT_CALL_TIMEOUT, DEFAULT_MAX_LISTING_BYTES, DEFAULT_MAX_MESSAGE_BYTES,
+    DEFAULT_MAX_OUTPUT_BYTES, DEFAULT_MAX_SCHEMA_BYTES, DEFAULT_MAX_TOOLS, McpClient,
+    McpClientBuilder, McpTransport,
+};
 pub use server::{DEFAULT_MAX_BODY_BYTES, HttpOptions, HttpServerHandle, McpServer};
 
 /// rmcp, re-exported for callers that need its protocol types.

@@ -7,10 +7,13 @@
 //! - `remote_tool`: one remote tool as a [`ToolProxy`], and its results as values;
 //! - here: the client a caller holds, its builder and options, and the catalog of its tools.
 
+mod listing;
+mod oversize;
 mod remote_tool;
 mod session;
 mod sse;
 mod sse_lines;
+mod stdio;
 mod transport;
 
 use std::collections::HashSet;
@@ -22,21 +25,54 @@ use rmcp::model::Implementation;
 use crate::ToolProxy;
 
 use super::McpError;
+use listing::ListingLimits;
+pub use listing::{DEFAULT_MAX_LISTING_BYTES, DEFAULT_MAX_SCHEMA_BYTES, DEFAULT_MAX_TOOLS};
 use remote_tool::remote_tool;
 use session::{Reconnect, Session, ToolListChanges};
 #[doc(hidden)]
 pub use sse::{EventStreamRead as __EventStreamRead, read_event_stream as __read_event_stream};
-pub use transport::McpTransport;
+pub use transport::{DEFAULT_MAX_MESSAGE_BYTES, McpTransport};
 
 /// How remote tools are named, filtered and called.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone)]
 struct Options {
     prefix: String,
     allow: Option<HashSet<String>>,
-    timeout: Option<Duration>,
+    timeout: Duration,
     structured: bool,
     reconnect: Reconnect,
+    max_message_bytes: usize,
+    max_output_bytes: usize,
+    listing: ListingLimits,
 }
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            prefix: String::new(),
+            allow: None,
+            timeout: DEFAULT_CALL_TIMEOUT,
+            structured: false,
+            reconnect: Reconnect::default(),
+            max_message_bytes: DEFAULT_MAX_MESSAGE_BYTES,
+            max_output_bytes: DEFAULT_MAX_OUTPUT_BYTES,
+            listing: ListingLimits::default(),
+        }
+    }
+}
+
+/// How long a remote call may take unless told otherwise ([`McpClientBuilder::timeout`]).
+///
+/// A server that never answers (it crashed mid-call, dropped an answer, or lost it to a
+/// bound) would otherwise hold the call, and the agent step waiting on it, forever. A minute
+/// is long for a tool a model waits on, and short against an agent run; a slower tool needs
+/// its own setting.
+pub const DEFAULT_CALL_TIMEOUT: Duration = Duration::from_secs(60);
+
+/// The largest remote result handed on whole unless told otherwise
+/// ([`McpClientBuilder::max_output_bytes`]): 1 MiB, about 250,000 tokens, already more than
+/// any model's context; a longer one is cut, with a marker saying so.
+pub const DEFAULT_MAX_OUTPUT_BYTES: usize = 1 << 20;
 
 /// Configures and opens an [`McpClient`].
 #[derive(Clone)]
@@ -70,9 +106,26 @@ impl McpClientBuilder {
         self
     }
 
-    /// Fails a call that takes longer than `timeout`, reconnection included.
+    /// Fails a call that takes longer than `timeout`, reconnection included (default
+    /// [`DEFAULT_CALL_TIMEOUT`], 60 s).
     pub fn timeout(mut self, timeout: Duration) -> Self {
-        self.options.timeout = Some(timeout);
+        self.options.timeout = timeout;
+        self
+    }
+
+    /// The largest message read from the server, an answer or a listing page (default
+    /// [`DEFAULT_MAX_MESSAGE_BYTES`], 16 MiB, rmcp's own bound). A call whose answer is
+    /// longer fails at once with an error saying so.
+    pub fn max_message_bytes(mut self, bytes: usize) -> Self {
+        self.options.max_message_bytes = bytes;
+        self
+    }
+
+    /// Each remote tool's [`max_output_bytes`](crate::ToolOptions::max_output_bytes): a longer
+    /// result is cut to fit, with a marker saying so (default [`DEFAULT_MAX_OUTPUT_BYTES`],
+    /// 1 MiB).
+    pub fn max_output_bytes(mut self, bytes: usize) -> Self {
+        self.options.max_output_bytes = bytes;
         self
     }
 
@@ -100,6 +153,30 @@ impl McpClientBuilder {
         self
     }
 
+    /// The most tools one listing may hold (default [`DEFAULT_MAX_TOOLS`], 10,000): a
+    /// listing with more fails the connection (or, later, the refresh), with an error saying
+    /// so. Counted as the pages arrive.
+    pub fn max_tools(mut self, tools: usize) -> Self {
+        self.options.listing.max_tools = tools;
+        self
+    }
+
+    /// The most bytes the tools of one listing may take, as compact JSON (default
+    /// [`DEFAULT_MAX_LISTING_BYTES`], 16 MiB): a listing with more fails as
+    /// [`max_tools`](Self::max_tools) does. Counted as the pages arrive.
+    pub fn max_listing_bytes(mut self, bytes: usize) -> Self {
+        self.options.listing.max_bytes = bytes;
+        self
+    }
+
+    /// The largest input or output schema of one tool, as compact JSON (default
+    /// [`DEFAULT_MAX_SCHEMA_BYTES`], 1 MiB), measured before its `$ref`s are inlined: a tool
+    /// with a larger one is left out, with a warning, and the others kept.
+    pub fn max_schema_bytes(mut self, bytes: usize) -> Self {
+        self.options.listing.max_schema_bytes = bytes;
+        self
+    }
+
     /// How long connecting and the `initialize` handshake may take, each time (default 10 s):
     /// also the longest wait for an SSE server's `endpoint` event.
     pub fn connect_timeout(mut self, timeout: Duration) -> Self {
@@ -109,7 +186,12 @@ impl McpClientBuilder {
 
     /// Connects, initializes the session and lists the server's tools.
     pub async fn connect(self) -> Result<McpClient, McpError> {
-        let (session, changes) = Session::open(self.transport, self.options.reconnect).await?;
+        let (session, changes) = Session::open(
+            self.transport,
+            self.options.reconnect,
+            self.options.max_message_bytes,
+        )
+        .await?;
         let catalog = Arc::new(Catalog {
             options: self.options,
             tools: RwLock::new(Vec::new()),
@@ -123,11 +205,27 @@ impl McpClientBuilder {
 /// A live connection to one MCP server, whose tools are [`ToolProxy`]s.
 ///
 /// All proxies share the client's one session; they keep it open after the client itself is
-/// dropped. Each remote tool keeps the server's description and input schema (`$ref`s inlined,
-/// `required` exactly as the server sent it). A call's result is the single text item as a
-/// string, several items as a list (text items as strings, images and resources as their MCP
-/// JSON), or `structuredContent` when asked for; `isError` becomes a tool error carrying the
-/// server's text.
+/// dropped (a stdio server is killed, with its process group, when the last of them goes).
+/// Each remote tool keeps the server's title, description, annotations, output schema and
+/// input schema (`$ref`s inlined, `required` exactly as the server sent it). A call's result
+/// is the single text item as a string, several items as a list (text items as strings,
+/// images and resources as their MCP JSON), or `structuredContent` when asked for; `isError`
+/// becomes a tool error carrying the server's text. Served again by an
+/// [`McpServer`](crate::mcp::McpServer), a remote tool answers with the remote result itself,
+/// unchanged, unless the toolbox changed the outcome (a hook, or `max_output_bytes`).
+///
+/// Everything a server sends is bounded: each message ([`max_message_bytes`], an answer over
+/// it fails its call at once), each call ([`timeout`], 60 s), each result handed on
+/// ([`max_output_bytes`]), each listing ([`max_tools`], [`max_listing_bytes`]) and each schema
+/// ([`max_schema_bytes`]). No redirect takes a request, its headers or its body to another
+/// origin (HTTP+SSE follows none; Streamable HTTP, rmcp's, only same-origin 307 and 308).
+///
+/// [`max_message_bytes`]: McpClientBuilder::max_message_bytes
+/// [`timeout`]: McpClientBuilder::timeout
+/// [`max_output_bytes`]: McpClientBuilder::max_output_bytes
+/// [`max_tools`]: McpClientBuilder::max_tools
+/// [`max_listing_bytes`]: McpClientBuilder::max_listing_bytes
+/// [`max_schema_bytes`]: McpClientBuilder::max_schema_bytes
 ///
 /// ```no_run
 /// use toolkit::mcp::{McpClient, McpTransport};
@@ -170,7 +268,7 @@ impl McpClient {
         }
     }
 
-    /// Connects with default options: no prefix, every tool, no timeout.
+    /// Connects with default options: no prefix, every tool, the default bounds.
     pub async fn connect(transport: McpTransport) -> Result<McpClient, McpError> {
         Self::builder(transport).connect().await
     }
@@ -220,7 +318,7 @@ impl Catalog {
     }
 
     async fn refresh(&self, session: &Arc<Session>) -> Result<(), McpError> {
-        let remote = session.list_tools().await?;
+        let remote = session.list_tools(&self.options.listing).await?;
         let options = &self.options;
         let tools: Vec<ToolProxy> = remote
             .into_iter()
@@ -269,5 +367,19 @@ impl Catalog {
                 tokio::time::sleep(MIN_REFRESH_INTERVAL).await;
             }
         });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A server that never answers cannot hold a call past a minute unless the caller says so.
+    #[test]
+    fn a_call_has_a_timeout_and_a_result_a_bound_by_default() {
+        let builder = McpClient::builder(McpTransport::stdio("server"));
+        assert_eq!(builder.options.timeout, Duration::from_secs(60));
+        assert_eq!(builder.options.max_output_bytes, 1 << 20);
+        assert_eq!(builder.options.max_message_bytes, 16 << 20);
     }
 }

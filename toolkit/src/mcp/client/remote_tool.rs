@@ -7,46 +7,71 @@ use rmcp::model::CallToolResult;
 use serde_json::Value;
 
 use super::Options;
+use super::listing::json_len_within;
 use super::session::Session;
+use crate::mcp::passthrough;
 use crate::schema::{InlineError, inline_refs};
 use crate::{ToolAnnotations, ToolDefinition, ToolProxy};
 
-/// One remote tool as an async proxy that calls through the shared session, or why its schema
-/// cannot be used.
+/// Why a remote tool is left out.
+#[derive(Debug, thiserror::Error)]
+pub(super) enum LeftOut {
+    #[error(transparent)]
+    Schema(#[from] InlineError),
+    #[error("its {which} schema is larger than {limit} bytes (`max_schema_bytes`)")]
+    SchemaTooLarge { which: &'static str, limit: usize },
+}
+
+/// One remote tool as an async proxy that calls through the shared session, or why it cannot
+/// be used.
 pub(super) fn remote_tool(
     session: &Arc<Session>,
     options: &Options,
     tool: rmcp::model::Tool,
-) -> Result<ToolProxy, InlineError> {
+) -> Result<ToolProxy, LeftOut> {
     let remote_name = tool.name.to_string();
     let definition = definition(options, &tool)?;
+    let local_name = definition.name.clone();
     let session = Arc::clone(session);
     let timeout = options.timeout;
     let structured = options.structured;
     let idempotent = definition.options.annotations.idempotent == Some(true);
     Ok(ToolProxy::from_async_fn(definition, move |arguments| {
         let session = Arc::clone(&session);
-        let name = remote_name.clone();
+        let (name, local_name) = (remote_name.clone(), local_name.clone());
         async move {
             let call = async {
                 let result = session.call_tool(&name, arguments, idempotent).await?;
-                into_value(result, structured)
+                let outcome = into_value(&result, structured);
+                // For an MCP server serving this tool: it answers with the result itself.
+                passthrough::leave(&local_name, &result, &outcome);
+                outcome
             };
-            match timeout {
-                Some(limit) => tokio::time::timeout(limit, call).await.unwrap_or_else(|_| {
+            tokio::time::timeout(timeout, call)
+                .await
+                .unwrap_or_else(|_| {
                     Err(format!(
                         "the MCP server did not answer within {} ms",
-                        limit.as_millis()
+                        timeout.as_millis()
                     ))
-                }),
-                None => call.await,
-            }
+                })
         }
     }))
 }
 
 /// The server's description of a tool, renamed with the prefix, `$ref`s inlined.
-fn definition(options: &Options, tool: &rmcp::model::Tool) -> Result<ToolDefinition, InlineError> {
+fn definition(options: &Options, tool: &rmcp::model::Tool) -> Result<ToolDefinition, LeftOut> {
+    let limit = options.listing.max_schema_bytes;
+    // Inlining can multiply a schema's size: measure it first, as the server sent it.
+    let schemas = [
+        ("input", Some(&tool.input_schema)),
+        ("output", tool.output_schema.as_ref()),
+    ];
+    for (which, schema) in schemas {
+        if schema.is_some_and(|schema| json_len_within(schema, limit).is_none()) {
+            return Err(LeftOut::SchemaTooLarge { which, limit });
+        }
+    }
     let mut definition = ToolDefinition::new(
         format!("{}{}", options.prefix, tool.name),
         tool.description.as_deref().unwrap_or_default(),
@@ -56,6 +81,12 @@ fn definition(options: &Options, tool: &rmcp::model::Tool) -> Result<ToolDefinit
         .output_schema
         .as_ref()
         .map(|schema| Value::Object((**schema).clone()));
+    definition.options.max_output_bytes = Some(options.max_output_bytes);
+    // The title clients show; older servers put it in the annotations.
+    definition.title = tool.title.clone().or_else(|| {
+        let hints = tool.annotations.as_ref()?;
+        hints.title.clone()
+    });
     if let Some(hints) = &tool.annotations {
         definition.options.annotations = ToolAnnotations {
             read_only: hints.read_only_hint,
@@ -70,7 +101,7 @@ fn definition(options: &Options, tool: &rmcp::model::Tool) -> Result<ToolDefinit
 }
 
 /// A call result as the model reads it.
-fn into_value(result: CallToolResult, structured: bool) -> Result<Value, String> {
+fn into_value(result: &CallToolResult, structured: bool) -> Result<Value, String> {
     let items: Vec<Value> = result
         .content
         .iter()
@@ -94,9 +125,9 @@ fn into_value(result: CallToolResult, structured: bool) -> Result<Value, String>
         return Err(message);
     }
     if (structured || items.is_empty())
-        && let Some(value) = result.structured_content
+        && let Some(value) = &result.structured_content
     {
-        return Ok(value);
+        return Ok(value.clone());
     }
     let mut items = items;
     Ok(match items.len() {
@@ -118,13 +149,13 @@ mod tests {
     #[test]
     fn one_text_item_is_a_string_and_several_are_a_list_with_images_kept() {
         let one = result(json!({"content": [{"type": "text", "text": "hi"}]}));
-        assert_eq!(into_value(one, false).unwrap(), json!("hi"));
+        assert_eq!(into_value(&one, false).unwrap(), json!("hi"));
         let mixed = result(json!({"content": [
             {"type": "text", "text": "a chart"},
             {"type": "image", "data": "iVBORw0KGgo=", "mimeType": "image/png"}
         ]}));
         assert_eq!(
-            into_value(mixed, false).unwrap(),
+            into_value(&mixed, false).unwrap(),
             json!(["a chart", {"type": "image", "data": "iVBORw0KGgo=", "mimeType": "image/png"}])
         );
     }
@@ -133,7 +164,7 @@ mod tests {
     fn is_error_becomes_a_tool_error_with_the_server_text() {
         let failed =
             result(json!({"isError": true, "content": [{"type": "text", "text": "no such repo"}]}));
-        match into_value(failed, false) {
+        match into_value(&failed, false) {
             Err(message) => assert_eq!(message, "no such repo"),
             other => panic!("expected a failure, got {other:?}"),
         }
@@ -143,9 +174,9 @@ mod tests {
     fn structured_content_is_returned_only_when_asked_for() {
         let value = json!({"content": [{"type": "text", "text": "{\"n\":1}"}], "structuredContent": {"n": 1}});
         assert_eq!(
-            into_value(result(value.clone()), false).unwrap(),
+            into_value(&result(value.clone()), false).unwrap(),
             json!("{\"n\":1}")
         );
-        assert_eq!(into_value(result(value), true).unwrap(), json!({"n": 1}));
+        assert_eq!(into_value(&result(value), true).unwrap(), json!({"n": 1}));
     }
 }

@@ -12,7 +12,10 @@ use rmcp::{ClientHandler, RoleClient};
 use serde_json::{Map, Value};
 use tokio::sync::{Mutex, RwLock, watch};
 
-use super::transport::{McpTransport, open};
+use super::listing::{ListingError, ListingLimits, MAX_TOOL_PAGES, Tally};
+use super::oversize::answer_too_large;
+use super::stdio::ChildGroup;
+use super::transport::{McpTransport, Opened, open};
 use crate::mcp::McpError;
 
 /// How often, and how patiently, a connection is opened and a dropped HTTP connection reopened.
@@ -39,10 +42,6 @@ impl Default for Reconnect {
 /// How long connecting (and the `initialize` handshake) may take unless told otherwise.
 pub(super) const DEFAULT_CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
 
-/// The most pages of `tools/list` read: a server that always answers with another cursor
-/// would otherwise be listed forever.
-const MAX_TOOL_PAGES: usize = 100;
-
 /// The longest wait between two reconnection attempts.
 const MAX_RECONNECT_DELAY: Duration = Duration::from_secs(10);
 
@@ -50,6 +49,8 @@ const MAX_RECONNECT_DELAY: Duration = Duration::from_secs(10);
 pub(super) struct Session {
     transport: McpTransport,
     reconnect: Reconnect,
+    /// The longest message read from the server.
+    max_message_bytes: usize,
     /// Told when the server's tool list may have changed.
     changed: Arc<watch::Sender<()>>,
     connection: RwLock<Connection>,
@@ -60,6 +61,8 @@ pub(super) struct Session {
 
 struct Connection {
     service: RunningService<RoleClient, Listener>,
+    /// A stdio server's process group, killed when the connection goes.
+    _child: Option<ChildGroup>,
     /// Counts reconnections, so callers that saw the same drop reconnect only once.
     generation: u64,
 }
@@ -74,19 +77,28 @@ impl Session {
     pub(super) async fn open(
         transport: McpTransport,
         reconnect: Reconnect,
+        max_message_bytes: usize,
     ) -> Result<(Arc<Session>, ToolListChanges), McpError> {
         let (changed, changes) = watch::channel(());
         let changed = Arc::new(changed);
         let listener = Listener {
             changed: Arc::clone(&changed),
         };
-        let service = open_within(&transport, listener, reconnect.connect_timeout).await?;
+        let opened = open_within(
+            &transport,
+            listener,
+            reconnect.connect_timeout,
+            max_message_bytes,
+        )
+        .await?;
         let session = Arc::new(Session {
             transport,
             reconnect,
+            max_message_bytes,
             changed,
             connection: RwLock::new(Connection {
-                service,
+                service: opened.service,
+                _child: opened.child,
                 generation: 0,
             }),
             reopening: Mutex::new(()),
@@ -117,10 +129,14 @@ impl Session {
         )
     }
 
-    pub(super) async fn list_tools(&self) -> Result<Vec<rmcp::model::Tool>, McpError> {
+    /// Every tool the server lists, within `limits`.
+    pub(super) async fn list_tools(
+        &self,
+        limits: &ListingLimits,
+    ) -> Result<Vec<rmcp::model::Tool>, McpError> {
         let (peer, generation, closed) = self.peer().await;
         if !closed {
-            match self.list_pages(&peer).await {
+            match self.list_pages(&peer, limits).await {
                 Err(Listing::Failed(err))
                     if self.transport.reconnects() && is_connection_error(&err) => {}
                 other => return other.map_err(|err| self.listing_failed(err)),
@@ -128,40 +144,42 @@ impl Session {
         }
         self.reconnect(generation).await?;
         let (peer, _, _) = self.peer().await;
-        self.list_pages(&peer)
+        self.list_pages(&peer, limits)
             .await
             .map_err(|err| self.listing_failed(err))
     }
 
-    /// Every page of `tools/list`, up to [`MAX_TOOL_PAGES`].
+    /// Every page of `tools/list`, up to [`MAX_TOOL_PAGES`], each counted against `limits`
+    /// as it arrives.
     async fn list_pages(
         &self,
         peer: &rmcp::Peer<RoleClient>,
+        limits: &ListingLimits,
     ) -> Result<Vec<rmcp::model::Tool>, Listing> {
         let mut tools = Vec::new();
+        let mut tally = Tally::default();
         let mut cursor = None;
         for _ in 0..MAX_TOOL_PAGES {
             let params =
                 cursor.map(|cursor| PaginatedRequestParams::default().with_cursor(Some(cursor)));
             let page = peer.list_tools(params).await.map_err(Listing::Failed)?;
+            tally.add(&page.tools, limits).map_err(Listing::Refused)?;
             tools.extend(page.tools);
             match page.next_cursor {
                 Some(next) => cursor = Some(next),
                 None => return Ok(tools),
             }
         }
-        Err(Listing::Endless)
+        Err(Listing::Refused(ListingError::Endless))
     }
 
     fn listing_failed(&self, err: Listing) -> McpError {
         match err {
             Listing::Failed(err) => self.failed("tools/list", err),
-            Listing::Endless => McpError::Request {
+            Listing::Refused(err) => McpError::Request {
                 server: self.transport.to_string(),
                 request: "tools/list".into(),
-                message: format!(
-                    "the server was still paginating after {MAX_TOOL_PAGES} pages of tools"
-                ),
+                message: err.to_string(),
             },
         }
     }
@@ -180,6 +198,8 @@ impl Session {
         let (peer, generation, closed) = self.peer().await;
         if !closed {
             match peer.call_tool(params.clone()).await {
+                // The server ran the call and answered: sending it again would run it again.
+                Err(err) if is_too_large(&err) => return Err(self.call_failed(name, err)),
                 Err(err) if self.transport.reconnects() && is_connection_error(&err) => {
                     if !idempotent && !never_sent(&err) {
                         return Err(format!(
@@ -189,7 +209,7 @@ impl Session {
                         ));
                     }
                 }
-                other => return other.map_err(|err| call_failed(name, err)),
+                other => return other.map_err(|err| self.call_failed(name, err)),
             }
         }
         self.reconnect(generation)
@@ -198,7 +218,7 @@ impl Session {
         let (peer, _, _) = self.peer().await;
         peer.call_tool(params)
             .await
-            .map_err(|err| call_failed(name, err))
+            .map_err(|err| self.call_failed(name, err))
     }
 
     /// Opens a new session unless another caller already replaced `generation`. Only the
@@ -220,10 +240,17 @@ impl Session {
             let listener = Listener {
                 changed: Arc::clone(&self.changed),
             };
-            match open_within(&self.transport, listener, self.reconnect.connect_timeout).await {
-                Ok(service) => {
+            let opening = open_within(
+                &self.transport,
+                listener,
+                self.reconnect.connect_timeout,
+                self.max_message_bytes,
+            );
+            match opening.await {
+                Ok(opened) => {
                     let mut connection = self.connection.write().await;
-                    connection.service = service;
+                    connection.service = opened.service;
+                    connection._child = opened.child;
                     connection.generation += 1;
                     // The new session may list different tools.
                     self.changed.send_replace(());
@@ -250,6 +277,16 @@ impl Session {
     }
 }
 
+impl Session {
+    /// What a failed call says to the model.
+    fn call_failed(&self, name: &str, err: ServiceError) -> String {
+        if is_too_large(&err) {
+            return answer_too_large(self.max_message_bytes);
+        }
+        call_failed(name, err)
+    }
+}
+
 fn call_failed(name: &str, err: ServiceError) -> String {
     match err {
         // The server's own JSON-RPC error (e.g. an unknown tool): its message is for the model.
@@ -261,7 +298,7 @@ fn call_failed(name: &str, err: ServiceError) -> String {
 /// Why listing tools stopped.
 enum Listing {
     Failed(ServiceError),
-    Endless,
+    Refused(ListingError),
 }
 
 /// [`open`] within `timeout`: a server that accepts the connection and then says nothing (or
@@ -270,8 +307,9 @@ async fn open_within(
     transport: &McpTransport,
     listener: Listener,
     timeout: Duration,
-) -> Result<RunningService<RoleClient, Listener>, McpError> {
-    tokio::time::timeout(timeout, open(transport, listener))
+    max_message_bytes: usize,
+) -> Result<Opened<Listener>, McpError> {
+    tokio::time::timeout(timeout, open(transport, listener, max_message_bytes))
         .await
         .unwrap_or_else(|_| {
             Err(McpError::Connect {
@@ -287,6 +325,25 @@ fn is_connection_error(err: &ServiceError) -> bool {
         err,
         ServiceError::TransportClosed | ServiceError::TransportSend(_)
     )
+}
+
+/// Whether the answer was refused for its size (rmcp's Streamable HTTP client, for a JSON body;
+/// the stdio transport answers with an error of its own instead).
+fn is_too_large(err: &ServiceError) -> bool {
+    use rmcp::transport::streamable_http_client::StreamableHttpError;
+    let ServiceError::TransportSend(error) = err else {
+        return false;
+    };
+    let mut source: Option<&(dyn std::error::Error + 'static)> = Some(error.error.as_ref());
+    while let Some(current) = source {
+        if let Some(StreamableHttpError::<reqwest::Error>::ResponseBodyTooLarge { .. }) =
+            current.downcast_ref()
+        {
+            return true;
+        }
+        source = current.source();
+    }
+    false
 }
 
 /// Whether a transport error says the request never left: the connection was refused.

@@ -17,7 +17,8 @@ use sse_stream::{Sse, SseStream};
 use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
 
-use super::sse_lines::LineCutter;
+use super::oversize;
+use super::sse_lines::{LineCutter, LineTooLong};
 
 /// Why the SSE transport failed.
 #[derive(Debug, thiserror::Error)]
@@ -26,6 +27,14 @@ pub(crate) enum SseError {
     Http(#[from] reqwest::Error),
     #[error("the server answered {status} to a message")]
     Status { status: reqwest::StatusCode },
+    #[error(
+        "the server answered {status} redirecting to {location:?}; redirects are not followed, \
+         so this connection's credentials and messages go only to the URL configured"
+    )]
+    Redirect {
+        status: reqwest::StatusCode,
+        location: String,
+    },
     #[error("the event stream ended before the server named its message endpoint")]
     NoEndpoint,
     #[error("the server named an invalid message endpoint {endpoint:?}: {message}")]
@@ -38,10 +47,6 @@ pub(crate) enum SseError {
     #[error("the event stream failed: {0}")]
     Stream(String),
 }
-
-/// The longest line of the event stream accepted: MCP messages are small JSON, and without a
-/// bound a server that never sends a newline fills memory.
-const MAX_LINE_BYTES: usize = 16 << 20;
 
 /// The message endpoint an `endpoint` event names, resolved against the stream's URL. It must
 /// be on the stream's own origin: the client's `Authorization` and custom headers go with every
@@ -60,6 +65,28 @@ fn same_origin_endpoint(base: &Url, data: &str) -> Result<Url, SseError> {
         });
     }
     Ok(endpoint)
+}
+
+/// The response, unless it is a redirect: those are refused, not followed.
+fn refuse_redirect(response: reqwest::Response) -> Result<reqwest::Response, SseError> {
+    if !response.status().is_redirection() {
+        return Ok(response);
+    }
+    let location = response
+        .headers()
+        .get(reqwest::header::LOCATION)
+        // A server's header, shown in an error: bounded.
+        .map(|value| {
+            String::from_utf8_lossy(value.as_bytes())
+                .chars()
+                .take(200)
+                .collect()
+        })
+        .unwrap_or_default();
+    Err(SseError::Redirect {
+        status: response.status(),
+        location,
+    })
 }
 
 /// The body's chunks cut into screened lines (see [`LineCutter`]), failing once a line grows
@@ -110,6 +137,19 @@ fn message_of(event: Sse) -> Option<ServerJsonRpcMessage> {
             None
         }
     }
+}
+
+/// The error answering the request whose answer was on a line over the bound, when `err` is
+/// that and the line's first bytes name the request.
+fn too_long_answer(err: &sse_stream::Error) -> Option<ServerJsonRpcMessage> {
+    let sse_stream::Error::Body(body) = err else {
+        return None;
+    };
+    let io = body.downcast_ref::<std::io::Error>()?;
+    let line = io.get_ref()?.downcast_ref::<LineTooLong>()?;
+    let data = line.prefix.strip_prefix(b"data:")?;
+    let data = data.strip_prefix(b" ").unwrap_or(data);
+    serde_json::from_value(oversize::replacement(data, line.max)?).ok()
 }
 
 /// What the event-stream reader made of a whole stream: see [`read_event_stream`].
@@ -184,28 +224,49 @@ pub(crate) struct SseTransport {
 }
 
 impl SseTransport {
-    /// Opens the event stream at `url` and waits for the server's `endpoint` event.
-    pub(crate) async fn connect(url: &str, headers: HeaderMap) -> Result<Self, SseError> {
+    /// Opens the event stream at `url` and waits for the server's `endpoint` event. A line of
+    /// the stream longer than `max_line_bytes` ends it: without a bound, a server that never
+    /// sends a newline fills memory.
+    pub(crate) async fn connect(
+        url: &str,
+        headers: HeaderMap,
+        max_line_bytes: usize,
+    ) -> Result<Self, SseError> {
         let base = Url::parse(url).map_err(|err| SseError::BadEndpoint {
             endpoint: url.to_owned(),
             message: err.to_string(),
         })?;
-        let http = reqwest::Client::new();
+        // reqwest follows redirects by default, with every custom header (`x-api-key`, say) and,
+        // for a 307, the body: a redirect would hand the credentials and the messages to
+        // whatever the server names. rmcp's Streamable HTTP client refuses redirects too.
+        let http = reqwest::Client::builder()
+            .redirect(reqwest::redirect::Policy::none())
+            .build()?;
         let response = http
             .get(base.clone())
             .headers(headers.clone())
             .header(ACCEPT, HeaderValue::from_static("text/event-stream"))
             .send()
-            .await?
-            .error_for_status()?;
-        let bytes = bounded_lines(response.bytes_stream(), MAX_LINE_BYTES);
+            .await?;
+        let response = refuse_redirect(response)?.error_for_status()?;
+        let bytes = bounded_lines(response.bytes_stream(), max_line_bytes);
         let mut events = Box::pin(SseStream::from_bytes_stream(bytes));
         let endpoint = read_endpoint(&mut events, &base).await?;
         let (sender, incoming) = mpsc::channel(64);
         let reader = tokio::spawn(async move {
-            // A stream error (an over-long line) ends the stream, and with it the session.
-            while let Some(Ok(event)) = events.next().await {
-                let Some(message) = message_of(event) else {
+            // A stream error (an over-long line) ends the stream, and with it the session; the
+            // request an over-long line answered fails first, saying why.
+            while let Some(event) = events.next().await {
+                let message = match event {
+                    Ok(event) => message_of(event),
+                    Err(err) => {
+                        if let Some(answer) = too_long_answer(&err) {
+                            let _ = sender.send(answer).await;
+                        }
+                        break;
+                    }
+                };
+                let Some(message) = message else {
                     continue;
                 };
                 if sender.send(message).await.is_err() {
@@ -239,7 +300,7 @@ impl Transport<RoleClient> for SseTransport {
             .header(CONTENT_TYPE, HeaderValue::from_static("application/json"));
         async move {
             let body = body.map_err(|err| SseError::Stream(err.to_string()))?;
-            let response = request.body(body).send().await?;
+            let response = refuse_redirect(request.body(body).send().await?)?;
             if response.status().is_success() {
                 Ok(())
             } else {

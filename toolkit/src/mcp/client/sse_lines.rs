@@ -16,6 +16,17 @@
 
 use axum::body::Bytes;
 
+use super::oversize::PREFIX_BYTES;
+
+/// A line of the event stream longer than the bound, and its first bytes: enough to answer the
+/// request it carried an answer to.
+#[derive(Debug, thiserror::Error)]
+#[error("an event stream line is longer than {max} bytes")]
+pub(super) struct LineTooLong {
+    pub(super) max: usize,
+    pub(super) prefix: Vec<u8>,
+}
+
 /// Cuts chunks into lines and screens each line; see the module documentation.
 pub(super) struct LineCutter {
     max: usize,
@@ -51,10 +62,12 @@ impl LineCutter {
             self.partial.extend_from_slice(line);
             if self.partial.len() - usize::from(end.is_some()) > self.max {
                 self.failed = true;
-                lines.push(Err(std::io::Error::other(format!(
-                    "an event stream line is longer than {} bytes",
-                    self.max
-                ))));
+                let mut prefix = std::mem::take(&mut self.partial);
+                prefix.truncate(PREFIX_BYTES);
+                lines.push(Err(std::io::Error::other(LineTooLong {
+                    max: self.max,
+                    prefix,
+                })));
                 break;
             }
             if end.is_none() {

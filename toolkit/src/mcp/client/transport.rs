@@ -6,12 +6,13 @@ use std::time::Duration;
 
 use reqwest::header::{AUTHORIZATION, HeaderMap, HeaderName, HeaderValue};
 use rmcp::service::{ClientInitializeError, RunningService};
+use rmcp::transport::StreamableHttpClientTransport;
 use rmcp::transport::common::client_side_sse::SseRetryPolicy;
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
-use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
 use rmcp::{ClientHandler, RoleClient, ServiceExt};
 
 use super::sse::SseTransport;
+use super::stdio::{self, ChildGroup};
 use crate::mcp::McpError;
 
 /// Where an MCP server is and how to reach it.
@@ -225,12 +226,26 @@ impl std::fmt::Display for McpTransport {
     }
 }
 
+/// A session opened by [`open`], and the stdio server's process group when there is one: kept
+/// as long as the session, so the server goes with it.
+pub(super) struct Opened<H: ClientHandler> {
+    pub(super) service: RunningService<RoleClient, H>,
+    pub(super) child: Option<ChildGroup>,
+}
+
+/// The largest message read from an MCP server unless told otherwise
+/// ([`McpClientBuilder::max_message_bytes`](super::McpClientBuilder::max_message_bytes)):
+/// rmcp's own bound for every transport.
+pub const DEFAULT_MAX_MESSAGE_BYTES: usize = 16 << 20;
+
 /// Opens a session with `handler` on our side: connect, `initialize`,
-/// `notifications/initialized`.
+/// `notifications/initialized`. No message from the server may be longer than
+/// `max_message_bytes`.
 pub(super) async fn open<H: ClientHandler>(
     transport: &McpTransport,
     handler: H,
-) -> Result<RunningService<RoleClient, H>, McpError> {
+    max_message_bytes: usize,
+) -> Result<Opened<H>, McpError> {
     let server = transport.to_string();
     let initialize = |err: ClientInitializeError| McpError::Connect {
         server: server.clone(),
@@ -243,21 +258,33 @@ pub(super) async fn open<H: ClientHandler>(
             env,
             inherit_stderr,
         } => {
-            let child = spawn_child(command, args, env, *inherit_stderr).map_err(|source| {
-                McpError::Spawn {
+            let spawned = stdio::spawn(command, args, env, *inherit_stderr, max_message_bytes)
+                .map_err(|source| McpError::Spawn {
                     command: server.clone(),
                     source,
-                }
-            })?;
-            handler.serve(child).await.map_err(initialize)
+                })?;
+            // Held across `serve`, so a server that fails the handshake is killed too.
+            let group = spawned.group;
+            let service = handler
+                .serve((spawned.stdout, spawned.stdin))
+                .await
+                .map_err(initialize)?;
+            Ok(Opened {
+                service,
+                child: Some(group),
+            })
         }
         McpTransport::StreamableHttp {
             url,
             bearer_token,
             headers,
         } => {
-            let http = streamable_http(url, bearer_token.as_deref(), headers)?;
-            handler.serve(http).await.map_err(initialize)
+            let http = streamable_http(url, bearer_token.as_deref(), headers, max_message_bytes)?;
+            let service = handler.serve(http).await.map_err(initialize)?;
+            Ok(Opened {
+                service,
+                child: None,
+            })
         }
         McpTransport::Sse {
             url,
@@ -265,42 +292,31 @@ pub(super) async fn open<H: ClientHandler>(
             headers,
         } => {
             let headers = sse_headers(bearer_token.as_deref(), headers)?;
-            let sse =
-                SseTransport::connect(url, headers)
-                    .await
-                    .map_err(|err| McpError::Connect {
-                        server: server.clone(),
-                        message: err.to_string(),
-                    })?;
-            handler.serve(sse).await.map_err(initialize)
+            let sse = SseTransport::connect(url, headers, max_message_bytes)
+                .await
+                .map_err(|err| McpError::Connect {
+                    server: server.clone(),
+                    message: err.to_string(),
+                })?;
+            let service = handler.serve(sse).await.map_err(initialize)?;
+            Ok(Opened {
+                service,
+                child: None,
+            })
         }
     }
-}
-
-fn spawn_child(
-    command: &str,
-    args: &[String],
-    env: &BTreeMap<String, String>,
-    inherit_stderr: bool,
-) -> std::io::Result<TokioChildProcess> {
-    let mut process = tokio::process::Command::new(command);
-    process.args(args).envs(env);
-    let stderr = if inherit_stderr {
-        std::process::Stdio::inherit()
-    } else {
-        std::process::Stdio::null()
-    };
-    let (child, _) = TokioChildProcess::builder(process).stderr(stderr).spawn()?;
-    Ok(child)
 }
 
 fn streamable_http(
     url: &str,
     bearer_token: Option<&str>,
     headers: &BTreeMap<String, String>,
+    max_message_bytes: usize,
 ) -> Result<StreamableHttpClientTransport<reqwest::Client>, McpError> {
     let mut config = StreamableHttpClientTransportConfig::with_uri(url)
         .custom_headers(header_pairs(headers)?.into_iter().collect());
+    config.max_sse_event_size = max_message_bytes;
+    config.max_json_response_size = max_message_bytes;
     config.retry_config = Arc::new(ResumeTwice);
     if let Some(token) = bearer_token {
         config = config.auth_header(token.to_owned());

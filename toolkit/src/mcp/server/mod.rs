@@ -33,6 +33,7 @@ use serde_json::{Map, Value, json};
 use crate::{ToolCall, ToolError, ToolProxy, Toolbox};
 
 use super::McpError;
+use super::passthrough;
 pub use http::HttpServerHandle;
 pub use options::{DEFAULT_MAX_BODY_BYTES, HttpOptions};
 
@@ -43,7 +44,10 @@ pub use options::{DEFAULT_MAX_BODY_BYTES, HttpOptions};
 /// object) and annotations. `tools/call` runs [`Toolbox::acall`]: bad arguments, a tool's own
 /// error or a panic come back as an `isError` result with the message a model can act on; an
 /// unknown tool name is a JSON-RPC error (`-32602`), as are `tools/call` params rmcp cannot read
-/// (`arguments` that are not an object, say).
+/// (`arguments` that are not an object, say). A remote tool (from an
+/// [`McpClient`](crate::mcp::McpClient)) answers with the remote server's result itself, as
+/// that server sent it, unless a hook or a bound of the toolbox changed the outcome: a proxy
+/// keeps the content blocks, `structuredContent` and `_meta` its tools' output schemas promise.
 ///
 /// Sync tools run on tokio's blocking pool, never on the async workers that answer every other
 /// request: at most [`Limits::max_threads`](crate::Limits::max_threads) calls of one tool at
@@ -214,7 +218,12 @@ impl McpServer {
             return Err(ErrorData::invalid_params(unknown.to_string(), None));
         };
         let arguments = request.arguments.map_or(Value::Null, Value::Object);
-        let result = toolbox.acall(&ToolCall::new(tool.name(), arguments)).await;
+        let call = ToolCall::new(tool.name(), arguments);
+        let (result, remote) = passthrough::scope(tool.name(), toolbox.acall(&call)).await;
+        // A remote tool's own result, as its server sent it: what its output schema promises.
+        if let Some(remote) = remote {
+            return Ok(remote);
+        }
         // What `to_mcp_result` renders, built in rmcp's types without a JSON round trip.
         let parts = tool.mcp_result(result);
         let content = vec![ContentBlock::text(parts.text)];
