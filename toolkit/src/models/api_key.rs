@@ -52,7 +52,7 @@ impl Secrets {
         if let Some(key) = key.filter(|key| !key.0.is_empty()) {
             words.push((key.0.clone(), "***"));
         }
-        if let Some((scheme_end, at)) = userinfo_span(url) {
+        if let Some((scheme_end, at)) = crate::url_credentials::userinfo_span(url) {
             // The whole `user:password@`, as written, then the password alone wherever a
             // message quotes it, as written and as reqwest's `Url` prints it.
             words.push((url[scheme_end..=at].to_owned(), "***@"));
@@ -87,16 +87,6 @@ impl Secrets {
         }
         text
     }
-}
-
-/// Where a URL's `user:password@` lies: from after `://` to the `@` before the host.
-fn userinfo_span(url: &str) -> Option<(usize, usize)> {
-    let start = url.find("://")? + 3;
-    let authority_end = url[start..]
-        .find(['/', '?', '#'])
-        .map_or(url.len(), |end| start + end);
-    let at = url[start..authority_end].rfind('@')? + start;
-    Some((start, at))
 }
 
 #[cfg(test)]

@@ -11,6 +11,8 @@ use rmcp::transport::common::client_side_sse::SseRetryPolicy;
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
 use rmcp::{ClientHandler, RoleClient, ServiceExt};
 
+use crate::url_credentials::hide_userinfo;
+
 use super::sse::SseTransport;
 use super::stdio::{self, ChildGroup};
 use crate::mcp::McpError;
@@ -164,16 +166,6 @@ impl std::fmt::Debug for McpTransport {
                     .finish()
             }
         }
-        let url_shown = |url: &str| {
-            let start = url.find("://").map_or(0, |i| i + 3);
-            let end = url[start..]
-                .find(['/', '?', '#'])
-                .map_or(url.len(), |i| start + i);
-            match url[start..end].rfind('@') {
-                Some(at) => format!("{}***@{}", &url[..start], &url[start + at + 1..]),
-                None => url.to_owned(),
-            }
-        };
         let token_shown = |token: &Option<String>| token.as_ref().map(|_| format_args!("***"));
         match self {
             McpTransport::Stdio {
@@ -194,7 +186,7 @@ impl std::fmt::Debug for McpTransport {
                 headers,
             } => f
                 .debug_struct("StreamableHttp")
-                .field("url", &url_shown(url))
+                .field("url", &hide_userinfo(url))
                 .field("bearer_token", &token_shown(bearer_token))
                 .field("headers", &Hidden(headers))
                 .finish(),
@@ -204,7 +196,7 @@ impl std::fmt::Debug for McpTransport {
                 headers,
             } => f
                 .debug_struct("Sse")
-                .field("url", &url_shown(url))
+                .field("url", &hide_userinfo(url))
                 .field("bearer_token", &token_shown(bearer_token))
                 .field("headers", &Hidden(headers))
                 .finish(),
@@ -212,6 +204,7 @@ impl std::fmt::Debug for McpTransport {
     }
 }
 
+/// Hides a URL's `user:password@` as `Debug` does: the transport is named in error messages.
 impl std::fmt::Display for McpTransport {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
@@ -220,7 +213,7 @@ impl std::fmt::Display for McpTransport {
                 args.iter().try_for_each(|arg| write!(f, " {arg}"))
             }
             McpTransport::StreamableHttp { url, .. } | McpTransport::Sse { url, .. } => {
-                f.write_str(url)
+                f.write_str(&hide_userinfo(url))
             }
         }
     }
@@ -380,4 +373,17 @@ fn header_pairs(
             ))
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_urls_credentials_show_as_stars_where_the_transport_is_named_in_errors() {
+        let transport = McpTransport::http("http://alice:secret@127.0.0.1:9/mcp");
+        assert_eq!(transport.to_string(), "http://***@127.0.0.1:9/mcp");
+        let transport = McpTransport::sse("http://alice:secret@127.0.0.1:9/sse");
+        assert_eq!(transport.to_string(), "http://***@127.0.0.1:9/sse");
+    }
 }
