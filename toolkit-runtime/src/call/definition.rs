@@ -42,6 +42,9 @@ pub struct ToolOptions {
     pub max_depth: Option<usize>,
     /// How many calls of this tool may hold a blocking-pool thread at once (see [`Limits`](crate::Limits)).
     pub max_threads: Option<usize>,
+    /// How long a call of this tool waits for one of those places before it is refused (see
+    /// [`Limits`](crate::Limits)).
+    pub max_thread_wait: Option<Duration>,
     /// Check every call against the schema, even where the parameters' types already enforce
     /// all it says. Only for argument types whose `Deserialize` accepts more than their
     /// `JsonSchema` describes (a serde `alias`, `deserialize_with`, a hand-written impl): for
