@@ -219,6 +219,55 @@ async fn a_call_that_waits_too_long_for_a_place_says_how_long_it_waited() {
     assert_eq!(first.await.unwrap(), json!("done"));
 }
 
+#[test]
+fn argument_checks_of_sync_tools_run_on_the_pool_and_leave_the_async_thread_free() {
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let tool = ToolBuilder::new("rows")
+        .description("Counts rows")
+        .parameters(json!({
+            "type": "object",
+            "properties": {"rows": {"type": "array", "items": {
+                "type": "object",
+                "properties": {"id": {"type": "integer"}, "name": {"type": "string"}},
+                "required": ["id", "name"]
+            }}},
+            "required": ["rows"]
+        }))
+        .build(|args| Ok::<_, String>(args["rows"].as_array().map_or(0, Vec::len)))
+        .unwrap()
+        .with_options(|o| {
+            o.blocking = true;
+            o.max_threads = Some(4);
+        });
+    // About 700 KB of arguments a call: tens of milliseconds to parse and check.
+    let rows: Vec<Value> = (0..20_000).map(|id| json!({"id": id, "name": "row"})).collect();
+    let text = json!({ "rows": rows }).to_string();
+    runtime.block_on(async {
+        let calls: Vec<_> = (0..24)
+            .map(|_| {
+                let (tool, text) = (tool.clone(), text.clone());
+                tokio::spawn(async move { tool.dynamic_acall(Value::String(text)).await })
+            })
+            .collect();
+        // The runtime's only thread, asked to wake up every millisecond meanwhile.
+        let (mut longest, mut last) = (Duration::ZERO, Instant::now());
+        while !calls.iter().all(|call| call.is_finished()) {
+            tokio::time::sleep(Duration::from_millis(1)).await;
+            longest = longest.max(last.elapsed());
+            last = Instant::now();
+        }
+        for call in calls {
+            assert_eq!(call.await.unwrap(), json!(20_000));
+        }
+        // Checked on that thread, the 24 checks kept it for over a second at a time (debug
+        // build); on the pool, it wakes within milliseconds. 10x headroom or more.
+        assert!(longest < Duration::from_millis(150), "{longest:?}");
+    });
+}
+
 /// Awaits every future, in order (the tests avoid a dependency on `futures` for one join).
 async fn futures_join<F: std::future::Future<Output = Value> + Send + 'static>(
     futures: impl Iterator<Item = F>,
