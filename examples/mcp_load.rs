@@ -114,6 +114,8 @@ async fn client(config: Arc<Config>, index: usize, began: Instant) -> Vec<Call> 
     }
     let connected = McpClient::builder(transport)
         .timeout(Duration::from_secs(60))
+        // A starved server may take seconds to open a thousand sessions; every one counts.
+        .connect_timeout(Duration::from_secs(60))
         .connect()
         .await;
     let tool = connected.as_ref().ok().and_then(|client| {
