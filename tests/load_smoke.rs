@@ -35,10 +35,15 @@ fn a_server_starved_of_cpu_answers_every_call_of_a_sync_tool() {
 
 /// What a run with every call answered reports.
 fn expected(calls: usize) -> Vec<(String, String)> {
-    [("sent", calls), ("answered", calls), ("wrong", 0), ("failed", 0)]
-        .into_iter()
-        .map(|(key, n)| (key.to_owned(), n.to_string()))
-        .collect()
+    [
+        ("sent", calls),
+        ("answered", calls),
+        ("wrong", 0),
+        ("failed", 0),
+    ]
+    .into_iter()
+    .map(|(key, n)| (key.to_owned(), n.to_string()))
+    .collect()
 }
 
 /// Runs the harness against a fresh example server; its sent, answered, wrong and failed counts.
@@ -54,7 +59,10 @@ fn run_harness(args: &[&str]) -> Vec<(String, String)> {
         .expect("run the load harness");
     let stdout = String::from_utf8_lossy(&output.stdout);
     let stderr = String::from_utf8_lossy(&output.stderr);
-    assert!(output.status.success(), "harness failed: {stdout}\n{stderr}");
+    assert!(
+        output.status.success(),
+        "harness failed: {stdout}\n{stderr}"
+    );
     let figures: HashMap<&str, &str> = stdout
         .lines()
         .filter_map(|line| line.split_once('='))

@@ -243,7 +243,9 @@ fn argument_checks_of_sync_tools_run_on_the_pool_and_leave_the_async_thread_free
             o.max_threads = Some(4);
         });
     // About 700 KB of arguments a call: tens of milliseconds to parse and check.
-    let rows: Vec<Value> = (0..20_000).map(|id| json!({"id": id, "name": "row"})).collect();
+    let rows: Vec<Value> = (0..20_000)
+        .map(|id| json!({"id": id, "name": "row"}))
+        .collect();
     let text = json!({ "rows": rows }).to_string();
     runtime.block_on(async {
         let calls: Vec<_> = (0..24)
@@ -465,7 +467,11 @@ fn alternatives_nested_just_under_the_budget_are_reported_in_milliseconds() {
     }
     // Five reports in well under a second even in a debug build (each takes about a
     // millisecond); the full reports took seconds.
-    assert!(started.elapsed() < Duration::from_millis(1500), "{:?}", started.elapsed());
+    assert!(
+        started.elapsed() < Duration::from_millis(1500),
+        "{:?}",
+        started.elapsed()
+    );
 }
 
 /// Definitions each pointing at the next, `count` deep.

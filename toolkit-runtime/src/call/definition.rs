@@ -23,7 +23,8 @@ pub struct ToolAnnotations {
 pub struct ToolOptions {
     /// Skip lax coercion: arguments must match the schema exactly (`#[tool(strict)]`).
     pub strict: bool,
-    /// Run a sync tool on tokio's blocking pool when called through `acall` (`#[tool(blocking)]`).
+    /// Run a sync tool on tokio's blocking pool when called through `acall` (`#[tool(blocking)]`),
+    /// its arguments checked there too.
     pub blocking: bool,
     /// The sync body returns at once, in microseconds (`#[tool(inline)]`): where sync tools
     /// are moved off the async workers so that a slow one cannot stall them (the MCP server

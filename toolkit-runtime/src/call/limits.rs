@@ -64,6 +64,7 @@ use crate::error::ToolError;
 /// assert_eq!(limits.max_input_bytes, 1 << 20);
 /// assert_eq!(limits.max_depth, 16);
 /// assert_eq!(limits.timeout, Some(Duration::from_secs(30)));
+/// assert_eq!(limits.max_thread_wait, Duration::from_secs(10));
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[non_exhaustive]

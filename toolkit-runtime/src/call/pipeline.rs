@@ -16,8 +16,8 @@ use super::deadline::{run_with_deadline, with_deadline};
 use super::handler::{BoxFuture, Handler, HandlerError, SyncHandler, TypedHandler, TypedInput};
 use super::limits::Limits;
 use super::nulls::drop_omitted_nulls;
-use super::places::ThreadClaim;
 use super::panic::{caught, panic_message, polled_catching, run_catching, start_async};
+use super::places::ThreadClaim;
 use super::problems::describe_value;
 use super::proxy::ToolProxy;
 use crate::error::ToolError;
@@ -71,6 +71,10 @@ impl ToolProxy {
             // The whole call, its argument check included, runs on the pool: a check is CPU
             // work, and on the async workers it would stall every other task.
             Handler::Sync(handler) if self.options().blocking => {
+                if let Cow::Borrowed(input) = &input {
+                    // Measured before it is copied for the pool thread: one linear scan.
+                    limits.check_input(self.name(), input)?;
+                }
                 let claim = self.inner.threads.claim(self.name(), limits).await?;
                 let job = self.blocking_job(claim, handler, input.into_owned(), *limits);
                 tokio::task::spawn_blocking(job)

@@ -37,7 +37,11 @@ struct Shared {
 impl ThreadPlaces {
     /// A place for one more call: at once when one is free (no lock, no allocation beyond the
     /// claim's reference count), or after waiting for one, or an error saying why there is none.
-    pub(crate) async fn claim(&self, tool: &str, limits: &Limits) -> Result<ThreadClaim, ToolError> {
+    pub(crate) async fn claim(
+        &self,
+        tool: &str,
+        limits: &Limits,
+    ) -> Result<ThreadClaim, ToolError> {
         if let Some(claim) = self.try_claim(limits.max_threads) {
             return Ok(claim);
         }
@@ -166,9 +170,9 @@ impl Drop for Watch {
         // Counted first, so that the claim's drop, racing this one, never takes the count
         // below zero.
         self.shared.overdue.fetch_add(1, Ordering::AcqRel);
-        let marked = self
-            .state
-            .compare_exchange(RUNNING, OVERDUE, Ordering::AcqRel, Ordering::Acquire);
+        let marked =
+            self.state
+                .compare_exchange(RUNNING, OVERDUE, Ordering::AcqRel, Ordering::Acquire);
         match marked {
             // Waiters may now all be waiting on overdue calls: let one look.
             Ok(_) => self.shared.freed.notify_one(),

@@ -10,11 +10,11 @@ use serde_json::{Map, Value, json};
 use tracing::Instrument;
 
 use super::arguments::Arguments;
-use super::places::ThreadPlaces;
 use super::definition::{DefinitionCache, DefinitionFormat, ToolDefinition, ToolOptions};
 use super::handler::{BoxFuture, Handler, HandlerError, TypedHandler, TypedStateSync};
 use super::limits::Limits;
 use super::output::result_output;
+use super::places::ThreadPlaces;
 use super::trace::CallSpan;
 use super::validate::ArgumentValidator;
 use crate::error::ToolError;
