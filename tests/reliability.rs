@@ -264,9 +264,9 @@ fn argument_checks_of_sync_tools_run_on_the_pool_and_leave_the_async_thread_free
         for call in calls {
             assert_eq!(call.await.unwrap(), json!(20_000));
         }
-        // Checked on that thread, the 24 checks kept it for over a second at a time (debug
-        // build); on the pool, it wakes within milliseconds. 10x headroom or more.
-        assert!(longest < Duration::from_millis(150), "{longest:?}");
+        // Checked on that thread, the 24 checks kept it from waking for 1.9-2.3 s (debug
+        // build); on the pool, it wakes within 14-28 ms. About 10x headroom either way.
+        assert!(longest < Duration::from_millis(300), "{longest:?}");
     });
 }
 
