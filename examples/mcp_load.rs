@@ -4,7 +4,8 @@
 //! ```text
 //! cargo run --release --example mcp_load -- --url http://127.0.0.1:8000/mcp \
 //!     --clients 1000 --calls-per-client 10 [--token-env MCP_BEARER_TOKEN] \
-//!     [--tool task_assign | text_extract_lines] [--interval-ms 0] [--record calls.jsonl]
+//!     [--tool task_assign | text_extract_lines | stats_word_count] [--interval-ms 0] \
+//!     [--record calls.jsonl] [--cpu-hog THREADS]
 //! ```
 //!
 //! Each client opens its own session ([`McpClient`] over rmcp's client), then calls the tool
@@ -13,9 +14,14 @@
 //! error (or the client could not connect: all its calls count as failed). The last lines
 //! printed are `key=value` figures, for `scripts/load` and `scripts/scale-out` to read; with
 //! `--record`, every call is written as one JSON line (start and latency in ms, outcome).
+//!
+//! With `--cpu-hog THREADS`, that many threads of this process spin on the CPU for as long as
+//! the clients run, so that a server on the same machine answers while starved of CPU (a
+//! busy machine, or a noisy neighbour).
 
 use std::io::Write;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
@@ -23,8 +29,8 @@ use tokio::sync::Mutex;
 use toolkit::mcp::{McpClient, McpTransport};
 
 const USAGE: &str = "usage: mcp_load --url URL [--clients N] [--calls-per-client M] \
-                     [--token-env VAR] [--tool task_assign|text_extract_lines] \
-                     [--interval-ms MS] [--record PATH]";
+                     [--token-env VAR] [--tool task_assign|text_extract_lines|stats_word_count] \
+                     [--interval-ms MS] [--record PATH] [--cpu-hog THREADS]";
 
 /// What the command line asked for.
 struct Config {
@@ -35,6 +41,7 @@ struct Config {
     tool: String,
     interval: Duration,
     record: Option<String>,
+    hog: usize,
 }
 
 fn config() -> Result<Config, Box<dyn std::error::Error>> {
@@ -63,6 +70,7 @@ fn config() -> Result<Config, Box<dyn std::error::Error>> {
         tool: value("--tool")?.unwrap_or_else(|| "task_assign".to_owned()),
         interval: Duration::from_millis(number("--interval-ms", 0)? as u64),
         record: value("--record")?,
+        hog: number("--cpu-hog", 0)?,
     })
 }
 
@@ -86,6 +94,12 @@ struct Call {
 fn arguments(tool: &str, id: &str) -> (Value, String) {
     match tool {
         "text_extract_lines" => (json!({"text": id, "start_line": 1}), id.to_owned()),
+        "stats_word_count" => {
+            // The id and a few more words, how many depending on the id.
+            let more = id.bytes().map(usize::from).sum::<usize>() % 10;
+            let text = format!("{id}{}", " word".repeat(more));
+            (json!({ "text": text }), (more + 1).to_string())
+        }
         _ => (
             json!({"task": {"title": id, "assignee": "load"}, "priority": "high"}),
             format!("{id} -> load [High]"),
@@ -100,6 +114,8 @@ async fn client(config: Arc<Config>, index: usize, began: Instant) -> Vec<Call> 
     }
     let connected = McpClient::builder(transport)
         .timeout(Duration::from_secs(60))
+        // A starved server may take seconds to open a thousand sessions; every one counts.
+        .connect_timeout(Duration::from_secs(60))
         .connect()
         .await;
     let tool = connected.as_ref().ok().and_then(|client| {
@@ -132,6 +148,9 @@ async fn client(config: Arc<Config>, index: usize, began: Instant) -> Vec<Call> 
         let latency = began.elapsed() - start;
         let (outcome, error) = match result {
             Ok(Value::String(text)) if text.trim_end() == expected => (Outcome::Answered, None),
+            Ok(Value::Number(number)) if number.to_string() == expected => {
+                (Outcome::Answered, None)
+            }
             Ok(other) => (Outcome::Wrong, Some(other.to_string())),
             Err(err) => (Outcome::Failed, Some(err.to_string())),
         };
@@ -195,9 +214,25 @@ fn report(config: &Config, calls: &[Call], elapsed: Duration) -> std::io::Result
     Ok(())
 }
 
+/// Threads that spin on the CPU until the returned flag is set.
+fn cpu_hog(threads: usize) -> Arc<AtomicBool> {
+    let stop = Arc::new(AtomicBool::new(false));
+    for _ in 0..threads {
+        let stop = Arc::clone(&stop);
+        std::thread::spawn(move || {
+            let mut spins = 0u64;
+            while !stop.load(Ordering::Relaxed) {
+                spins = std::hint::black_box(spins.wrapping_add(1));
+            }
+        });
+    }
+    stop
+}
+
 #[tokio::main]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let config = Arc::new(config()?);
+    let hog = cpu_hog(config.hog);
     let began = Instant::now();
     let calls = Arc::new(Mutex::new(Vec::new()));
     let mut tasks = tokio::task::JoinSet::new();
@@ -212,6 +247,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         joined?;
     }
     let elapsed = began.elapsed();
+    hog.store(true, Ordering::Relaxed);
     let calls = calls.lock().await;
     report(&config, &calls, elapsed)?;
     Ok(())

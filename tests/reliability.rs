@@ -118,24 +118,30 @@ async fn sync_calls_abandoned_at_their_deadline_cannot_take_every_thread() {
         async move { slow.dynamic_acall(json!({})).await }
     });
     let answers = futures_join(calls).await;
+    // Six calls waited for a place until their own deadline: the four places were held by
+    // calls that then ran past theirs.
     let busy = answers
         .iter()
-        .filter(|a| a.as_str().is_some_and(|t| t.contains("is busy")))
+        .filter(|a| {
+            a.as_str()
+                .is_some_and(|t| t.contains("is busy") || t.contains("is unavailable"))
+        })
         .count();
     let timed_out = answers
         .iter()
         .filter(|a| a.as_str().is_some_and(|t| t.contains("did not finish")))
         .count();
     assert_eq!((timed_out, busy), (4, 6), "{answers:?}");
+    // With every place held by an abandoned call, the next call is refused at once.
+    let began = Instant::now();
     assert_eq!(
-        answers
-            .iter()
-            .find(|a| a.as_str().unwrap().contains("is busy")),
-        Some(&json!(
-            "Error: tool slow is busy: 4 calls are still running (some past their time limit); \
-             try again later, or with a smaller request"
-        ))
+        slow.dynamic_acall(json!({})).await,
+        json!(
+            "Error: tool slow is unavailable: all 4 of its places are held by calls past their \
+             time limit that are still running; try again later, or with a smaller request"
+        )
     );
+    assert!(began.elapsed() < Duration::from_secs(1));
     // Other tools still get threads at once.
     let quick = ToolBuilder::new("quick")
         .description("Answers at once")
@@ -143,6 +149,125 @@ async fn sync_calls_abandoned_at_their_deadline_cannot_take_every_thread() {
         .unwrap()
         .with_options(|o| o.timeout = Some(Duration::from_secs(1)));
     assert_eq!(quick.dynamic_acall(json!({})).await, json!("now"));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn calls_beyond_the_thread_places_wait_for_one_instead_of_being_refused() {
+    let ran = Arc::new(AtomicUsize::new(0));
+    let counter = Arc::clone(&ran);
+    let tool = ToolBuilder::new("count_words")
+        .description("Counts words, slowly")
+        .parameters(json!({"type": "object", "properties": {"text": {"type": "string"}}}))
+        .build(move |args| {
+            counter.fetch_add(1, Ordering::SeqCst);
+            std::thread::sleep(Duration::from_millis(5));
+            let text = args.get("text").and_then(Value::as_str).unwrap_or("");
+            Ok::<_, String>(text.split_whitespace().count())
+        })
+        .unwrap()
+        .with_options(|o| {
+            o.blocking = true;
+            o.max_threads = Some(2);
+        });
+    // 100 calls at once for 2 places, none with a deadline: each waits its turn.
+    let calls = (0..100).map(|n| {
+        let tool = tool.clone();
+        async move {
+            let text = vec!["word"; n % 7 + 1].join(" ");
+            let answer = tool.dynamic_acall(json!({ "text": text })).await;
+            json!([n % 7 + 1, answer])
+        }
+    });
+    let answers = futures_join(calls).await;
+    let wrong: Vec<&Value> = answers.iter().filter(|a| a[0] != a[1]).collect();
+    assert!(wrong.is_empty(), "{wrong:?}");
+    assert_eq!(ran.load(Ordering::SeqCst), 100);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_call_that_waits_too_long_for_a_place_says_how_long_it_waited() {
+    let slow = ToolBuilder::new("slow")
+        .description("Takes a second")
+        .build(|_| {
+            std::thread::sleep(Duration::from_secs(1));
+            Ok::<_, String>("done")
+        })
+        .unwrap()
+        .with_options(|o| {
+            o.blocking = true;
+            o.max_threads = Some(1);
+            o.max_thread_wait = Some(Duration::from_millis(100));
+        });
+    let first = tokio::spawn({
+        let slow = slow.clone();
+        async move { slow.dynamic_acall(json!({})).await }
+    });
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    let refused = slow.acall(json!({})).await;
+    let Err(ToolError::Busy {
+        limit,
+        running,
+        overdue,
+        waited,
+        ..
+    }) = refused
+    else {
+        panic!("expected a busy error: {refused:?}");
+    };
+    assert_eq!((limit, running, overdue), (1, 1, 0));
+    assert!(waited >= Duration::from_millis(100), "{waited:?}");
+    assert_eq!(first.await.unwrap(), json!("done"));
+}
+
+#[test]
+fn argument_checks_of_sync_tools_run_on_the_pool_and_leave_the_async_thread_free() {
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let tool = ToolBuilder::new("rows")
+        .description("Counts rows")
+        .parameters(json!({
+            "type": "object",
+            "properties": {"rows": {"type": "array", "items": {
+                "type": "object",
+                "properties": {"id": {"type": "integer"}, "name": {"type": "string"}},
+                "required": ["id", "name"]
+            }}},
+            "required": ["rows"]
+        }))
+        .build(|args| Ok::<_, String>(args["rows"].as_array().map_or(0, Vec::len)))
+        .unwrap()
+        .with_options(|o| {
+            o.blocking = true;
+            o.max_threads = Some(4);
+        });
+    // About 700 KB of arguments a call: tens of milliseconds to parse and check.
+    let rows: Vec<Value> = (0..20_000)
+        .map(|id| json!({"id": id, "name": "row"}))
+        .collect();
+    let text = json!({ "rows": rows }).to_string();
+    runtime.block_on(async {
+        let calls: Vec<_> = (0..24)
+            .map(|_| {
+                let (tool, text) = (tool.clone(), text.clone());
+                tokio::spawn(async move { tool.dynamic_acall(Value::String(text)).await })
+            })
+            .collect();
+        // The runtime's only thread, asked to wake up every millisecond meanwhile.
+        let (mut longest, mut last) = (Duration::ZERO, Instant::now());
+        while !calls.iter().all(|call| call.is_finished()) {
+            tokio::time::sleep(Duration::from_millis(1)).await;
+            longest = longest.max(last.elapsed());
+            last = Instant::now();
+        }
+        for call in calls {
+            assert_eq!(call.await.unwrap(), json!(20_000));
+        }
+        // Checked on that thread, the 24 checks kept it from waking for 1.9-2.3 s (debug
+        // build); on the pool, it wakes within 14-28 ms. About 10x headroom either way.
+        assert!(longest < Duration::from_millis(300), "{longest:?}");
+    });
 }
 
 /// Awaits every future, in order (the tests avoid a dependency on `futures` for one join).
@@ -319,6 +444,34 @@ fn nested_alternatives_are_refused_before_they_take_seconds() {
         tree = json!({"number": level, "children": [tree.clone(), tree]});
     }
     assert_eq!(size.dynamic_call(json!({"root": tree})), json!(127));
+}
+
+#[test]
+fn alternatives_nested_just_under_the_budget_are_reported_in_milliseconds() {
+    let size = Trees::to_tools().remove(0);
+    // 306 bytes, 13 levels of nodes that are neither form: within the budget of the check, and
+    // its full error report doubles at every level (290 ms and 104 MB in a release build).
+    let mut root = json!({"x": 1, "children": []});
+    for _ in 0..13 {
+        root = json!({"x": 1, "children": [root]});
+    }
+    let started = Instant::now();
+    for _ in 0..5 {
+        assert_eq!(
+            size.dynamic_call(json!({ "root": root })),
+            json!(
+                "Error: invalid arguments for trees_size: root: expected one of: an object, an \
+                 object; got an object with the keys \"x\", \"children\""
+            )
+        );
+    }
+    // Five reports in well under a second even in a debug build (each takes about a
+    // millisecond); the full reports took seconds.
+    assert!(
+        started.elapsed() < Duration::from_millis(1500),
+        "{:?}",
+        started.elapsed()
+    );
 }
 
 /// Definitions each pointing at the next, `count` deep.

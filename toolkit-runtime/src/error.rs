@@ -164,13 +164,34 @@ pub enum ToolError {
         /// The deadline the call ran past.
         timeout: std::time::Duration,
     },
-    /// Too many calls of the tool still hold a thread (some may have been abandoned at their
-    /// deadline and still be running); the call was refused without running.
+    /// Every place the tool has on the blocking pool stayed taken while the call waited for one
+    /// (`Limits::max_thread_wait`, or its deadline if sooner); the call was refused without
+    /// running.
     #[error(
-        "tool {tool} is busy: {limit} calls are still running (some past their time limit); \
-         try again later, or with a smaller request"
+        "tool {tool} is busy: waited {} ms for one of its {limit} places while {running} calls \
+         held them ({overdue} of them past their time limit); try again later",
+        waited.as_millis()
     )]
     Busy {
+        /// The name of the tool that was called.
+        tool: String,
+        /// How many calls of the tool may hold a thread at once.
+        limit: usize,
+        /// How many calls held one when the wait ended.
+        running: usize,
+        /// How many of those its callers had stopped waiting for.
+        overdue: usize,
+        /// How long the call waited.
+        waited: std::time::Duration,
+    },
+    /// Every place the tool has on the blocking pool is held by a call its caller stopped
+    /// waiting for (past its time limit, or cancelled) whose body still runs; the call was
+    /// refused at once, without running.
+    #[error(
+        "tool {tool} is unavailable: all {limit} of its places are held by calls past their time \
+         limit that are still running; try again later, or with a smaller request"
+    )]
+    Overdue {
         /// The name of the tool that was called.
         tool: String,
         /// How many calls of the tool may hold a thread at once.
@@ -249,6 +270,7 @@ impl ToolError {
             | ToolError::TooDeeplyNested { tool, .. }
             | ToolError::TimedOut { tool, .. }
             | ToolError::Busy { tool, .. }
+            | ToolError::Overdue { tool, .. }
             | ToolError::TooComplex { tool }
             | ToolError::Rejected { tool, .. }
             | ToolError::StateArgumentSent { tool, .. }

@@ -1,12 +1,10 @@
 //! Deadlines. An async body is dropped at its deadline. A sync body runs on a blocking-pool
 //! thread that the caller stops waiting for: Rust cannot stop a thread, so the body runs on to
-//! its end, its result dropped, and the thread counts against the tool's `max_threads` until
+//! its end, its result dropped, and the thread holds one of the tool's places (`places`) until
 //! then.
 
 use std::future::Future;
 use std::panic::{AssertUnwindSafe, catch_unwind};
-use std::sync::Arc;
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc::RecvTimeoutError;
 use std::time::Duration;
 
@@ -63,11 +61,13 @@ impl Drop for AbortOnDrop {
     }
 }
 
-/// Runs `job` on a blocking-pool thread and waits for it until `timeout`. At the deadline the
-/// caller gets its error and the thread runs on to the end of the job, its result dropped.
+/// Runs `job` on a blocking-pool thread and waits for it for `left` of the call's `timeout`. At
+/// the deadline the caller gets its error and the thread runs on to the end of the job, its
+/// result dropped.
 pub(crate) fn run_with_deadline(
     tool: &str,
     timeout: Duration,
+    left: Duration,
     job: impl FnOnce() -> Result<Value, ToolError> + Send + 'static,
 ) -> Result<Value, ToolError> {
     let (sender, receiver) = std::sync::mpsc::sync_channel(1);
@@ -79,7 +79,7 @@ pub(crate) fn run_with_deadline(
         Ok(handle) => drop(handle.spawn_blocking(job)),
         Err(_) => drop(fallback_runtime().spawn_blocking(job)),
     }
-    match receiver.recv_timeout(timeout) {
+    match receiver.recv_timeout(left) {
         Ok(result) => result,
         Err(RecvTimeoutError::Timeout) => Err(ToolError::TimedOut {
             tool: tool.into(),
@@ -89,34 +89,5 @@ pub(crate) fn run_with_deadline(
             tool: tool.into(),
             message: "the tool's thread stopped before it answered".into(),
         }),
-    }
-}
-
-/// How many calls of one tool hold a blocking-pool thread, counting calls abandoned at their
-/// deadline whose body still runs.
-#[derive(Debug, Default)]
-pub(crate) struct ThreadCount(Arc<AtomicUsize>);
-
-impl ThreadCount {
-    /// A place for one more call, or `ToolError::Busy` when `limit` calls already hold one.
-    pub(crate) fn claim(&self, tool: &str, limit: usize) -> Result<ThreadClaim, ToolError> {
-        let held = self.0.fetch_add(1, Ordering::AcqRel);
-        let claim = ThreadClaim(Arc::clone(&self.0));
-        if held >= limit {
-            return Err(ToolError::Busy {
-                tool: tool.into(),
-                limit,
-            });
-        }
-        Ok(claim)
-    }
-}
-
-/// One call's place on the blocking pool, given back when the call's thread is done with it.
-pub(crate) struct ThreadClaim(Arc<AtomicUsize>);
-
-impl Drop for ThreadClaim {
-    fn drop(&mut self) {
-        self.0.fetch_sub(1, Ordering::AcqRel);
     }
 }

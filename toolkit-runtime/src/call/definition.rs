@@ -23,7 +23,8 @@ pub struct ToolAnnotations {
 pub struct ToolOptions {
     /// Skip lax coercion: arguments must match the schema exactly (`#[tool(strict)]`).
     pub strict: bool,
-    /// Run a sync tool on tokio's blocking pool when called through `acall` (`#[tool(blocking)]`).
+    /// Run a sync tool on tokio's blocking pool when called through `acall` (`#[tool(blocking)]`),
+    /// its arguments checked there too.
     pub blocking: bool,
     /// The sync body returns at once, in microseconds (`#[tool(inline)]`): where sync tools
     /// are moved off the async workers so that a slow one cannot stall them (the MCP server
@@ -42,6 +43,9 @@ pub struct ToolOptions {
     pub max_depth: Option<usize>,
     /// How many calls of this tool may hold a blocking-pool thread at once (see [`Limits`](crate::Limits)).
     pub max_threads: Option<usize>,
+    /// How long a call of this tool waits for one of those places before it is refused (see
+    /// [`Limits`](crate::Limits)).
+    pub max_thread_wait: Option<Duration>,
     /// Check every call against the schema, even where the parameters' types already enforce
     /// all it says. Only for argument types whose `Deserialize` accepts more than their
     /// `JsonSchema` describes (a serde `alias`, `deserialize_with`, a hand-written impl): for

@@ -43,10 +43,18 @@ use crate::error::ToolError;
 ///   stop, then, is a sync body already running: its thread stays busy until the body returns.
 ///   A runtime built without timers borrows the timer of toolkit's own fallback runtime.
 /// - `max_threads` (default 32): how many calls of one tool may hold a blocking-pool thread at
-///   once (sync tools marked `blocking` or with a deadline, and the argument checks of calls
-///   with a deadline), counting calls abandoned at their deadline whose body still runs. A call
-///   over the limit is refused at once with [`ToolError::Busy`], so a tool that hangs cannot
-///   take every thread of the pool and starve the others.
+///   once (sync tools marked `blocking` or with a deadline, with their argument checks, and the
+///   argument checks of async tools with a deadline), counting calls abandoned at their deadline
+///   whose body still runs, so a tool that hangs cannot take every thread of the pool and
+///   starve the others. A call that finds every place taken waits for one (see
+///   `max_thread_wait`), and is refused at once with [`ToolError::Overdue`] only when every
+///   place is held by a call its caller stopped waiting for (past its deadline, or cancelled).
+/// - `max_thread_wait` (default 10 s): how long a call waits for a place before it is refused
+///   with [`ToolError::Busy`], which says how long it waited and how many calls held the
+///   places. A call with a deadline waits at most until its deadline, and its body gets what
+///   is left of it. Places of a quick tool free up in milliseconds even under heavy load; the
+///   default is long enough to ride out a burst on a starved machine, and well under the 60 s
+///   after which MCP clients give up on a request, so a caller gets an answer it can act on.
 ///
 /// ```
 /// use std::time::Duration;
@@ -56,6 +64,7 @@ use crate::error::ToolError;
 /// assert_eq!(limits.max_input_bytes, 1 << 20);
 /// assert_eq!(limits.max_depth, 16);
 /// assert_eq!(limits.timeout, Some(Duration::from_secs(30)));
+/// assert_eq!(limits.max_thread_wait, Duration::from_secs(10));
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[non_exhaustive]
@@ -70,6 +79,8 @@ pub struct Limits {
     pub max_output_bytes: Option<usize>,
     /// How many calls of one tool may hold a blocking-pool thread at once.
     pub max_threads: usize,
+    /// How long a call waits for one of those places before it is refused.
+    pub max_thread_wait: Duration,
 }
 
 impl Default for Limits {
@@ -80,6 +91,7 @@ impl Default for Limits {
             max_depth: Limits::DEFAULT_MAX_DEPTH,
             max_output_bytes: None,
             max_threads: Limits::DEFAULT_MAX_THREADS,
+            max_thread_wait: Limits::DEFAULT_MAX_THREAD_WAIT,
         }
     }
 }
@@ -92,6 +104,9 @@ impl Limits {
     pub const DEFAULT_MAX_DEPTH: usize = 64;
     /// Enough for the concurrency of a busy agent, a small share of tokio's 512 blocking threads.
     pub const DEFAULT_MAX_THREADS: usize = 32;
+    /// Long enough to ride out a burst of calls on a starved machine, well under the 60 s after
+    /// which MCP clients give up on a request.
+    pub const DEFAULT_MAX_THREAD_WAIT: Duration = Duration::from_secs(10);
 
     /// The same limits with a deadline.
     pub fn with_timeout(mut self, timeout: Duration) -> Self {
@@ -114,6 +129,12 @@ impl Limits {
     /// The same limits with another bound on the blocking-pool threads one tool may hold.
     pub fn with_max_threads(mut self, threads: usize) -> Self {
         self.max_threads = threads;
+        self
+    }
+
+    /// The same limits with another bound on how long a call waits for a blocking-pool place.
+    pub fn with_max_thread_wait(mut self, wait: Duration) -> Self {
+        self.max_thread_wait = wait;
         self
     }
 
@@ -140,6 +161,16 @@ impl Limits {
             max_depth: options.max_depth.unwrap_or(self.max_depth),
             max_output_bytes: options.max_output_bytes.or(self.max_output_bytes),
             max_threads: options.max_threads.unwrap_or(self.max_threads),
+            max_thread_wait: options.max_thread_wait.unwrap_or(self.max_thread_wait),
+        }
+    }
+
+    /// How long a call waits for a blocking-pool place: `max_thread_wait`, or its deadline if
+    /// sooner.
+    pub(crate) fn thread_wait(&self) -> Duration {
+        match self.timeout {
+            Some(timeout) => timeout.min(self.max_thread_wait),
+            None => self.max_thread_wait,
         }
     }
 

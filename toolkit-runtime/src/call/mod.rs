@@ -12,6 +12,8 @@
 //!    schema says nothing more than they do; anything else takes the path above) (typed)
 //!   -> the body: sync, on the blocking pool, or async; panics caught,
 //!      deadline kept                                                         (handler, panic, deadline, async_bridge)
+//!      (a sync body bound for the blocking pool waits there for a place,
+//!       and its arguments are checked on that thread too)                   (places)
 //!   -> JSON result, bounded in size                                          (output, limits)
 //!   (with state: a `#[toolset(state = T)]` method reads and writes the fields of `T`
 //!    directly when it can; anything else fills and merges through JSON)     (stateful)
@@ -32,6 +34,7 @@ mod nulls;
 mod output;
 mod panic;
 mod pipeline;
+mod places;
 mod problems;
 mod proxy;
 mod stateful;

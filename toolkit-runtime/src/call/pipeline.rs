@@ -5,6 +5,7 @@
 
 use std::borrow::Cow;
 use std::sync::Arc;
+use std::time::{Duration, Instant};
 
 use serde_json::{Map, Value};
 
@@ -16,6 +17,7 @@ use super::handler::{BoxFuture, Handler, HandlerError, SyncHandler, TypedHandler
 use super::limits::Limits;
 use super::nulls::drop_omitted_nulls;
 use super::panic::{caught, panic_message, polled_catching, run_catching, start_async};
+use super::places::ThreadClaim;
 use super::problems::describe_value;
 use super::proxy::ToolProxy;
 use crate::error::ToolError;
@@ -32,8 +34,13 @@ impl ToolProxy {
                 self.finish(run_catching(|| handler(&mut arguments)), limits)
             }
             (Handler::Sync(handler), Some(timeout)) => {
-                let job = self.blocking_job(handler, input.into_owned(), *limits)?;
-                run_with_deadline(self.name(), timeout, job)
+                let began = Instant::now();
+                let mut claim = self.inner.threads.claim_blocking(self.name(), limits)?;
+                // Held until the answer comes or the deadline passes.
+                let _watch = claim.watch();
+                let job = self.blocking_job(claim, handler, input.into_owned(), *limits);
+                let left = timeout.saturating_sub(began.elapsed());
+                run_with_deadline(self.name(), timeout, left, job)
             }
             (Handler::Async(handler), None) => {
                 if let Some(Typed::Started(future)) = self.start_typed(&input, limits)? {
@@ -57,50 +64,82 @@ impl ToolProxy {
         input: Cow<'_, Value>,
         limits: &Limits,
     ) -> Result<Value, ToolError> {
-        if limits.timeout.is_some() {
-            let call = self.arun_off_thread(input, limits);
-            return with_deadline(self.name(), call, limits.timeout).await?;
+        if let Some(timeout) = limits.timeout {
+            return self.arun_with_deadline(input, limits, timeout).await;
         }
-        match self.start_typed(&input, limits)? {
-            Some(Typed::Done(result)) => return self.finish(result, limits),
-            Some(Typed::Started(future)) => return self.finish(future.await, limits),
-            None => {}
-        }
-        let mut arguments = self.prepare(input, limits)?;
-        let result = match &self.inner.handler {
+        match &self.inner.handler {
+            // The whole call, its argument check included, runs on the pool: a check is CPU
+            // work, and on the async workers it would stall every other task.
             Handler::Sync(handler) if self.options().blocking => {
-                let claim = self.inner.threads.claim(self.name(), limits.max_threads)?;
-                let handler = Arc::clone(handler);
-                let task = tokio::task::spawn_blocking(move || {
-                    let _claim = claim;
-                    run_catching(|| handler(&mut arguments))
-                });
-                task.await.unwrap_or_else(|join| Err(join_failure(join)))
+                if let Cow::Borrowed(input) = &input {
+                    // Measured before it is copied for the pool thread: one linear scan.
+                    limits.check_input(self.name(), input)?;
+                }
+                let claim = self.inner.threads.claim(self.name(), limits).await?;
+                let job = self.blocking_job(claim, handler, input.into_owned(), *limits);
+                tokio::task::spawn_blocking(job)
+                    .await
+                    .unwrap_or_else(|join| self.finish(Err(join_failure(join)), limits))
             }
-            Handler::Sync(handler) => run_catching(|| handler(&mut arguments)),
-            Handler::Async(handler) => start_async(&**handler, arguments).await,
-        };
-        self.finish(result, limits)
+            Handler::Sync(handler) => {
+                if let Some(Typed::Done(result)) = self.start_typed(&input, limits)? {
+                    return self.finish(result, limits);
+                }
+                let mut arguments = self.prepare(input, limits)?;
+                self.finish(run_catching(|| handler(&mut arguments)), limits)
+            }
+            Handler::Async(handler) => {
+                match self.start_typed(&input, limits)? {
+                    Some(Typed::Done(result)) => return self.finish(result, limits),
+                    Some(Typed::Started(future)) => return self.finish(future.await, limits),
+                    None => {}
+                }
+                let arguments = self.prepare(input, limits)?;
+                self.finish(start_async(&**handler, arguments).await, limits)
+            }
+        }
     }
 
     /// A call with a deadline, which must cover every step: the arguments are checked on a
     /// blocking-pool thread (a check is CPU work the deadline could not interrupt), and a sync
-    /// body runs there too.
+    /// body runs there too. The wait for a place on the pool counts against the deadline.
+    async fn arun_with_deadline(
+        &self,
+        input: Cow<'_, Value>,
+        limits: &Limits,
+        timeout: Duration,
+    ) -> Result<Value, ToolError> {
+        let began = Instant::now();
+        let mut claim = self.inner.threads.claim(self.name(), limits).await?;
+        // Dropped with this future, at the deadline or when the caller gives up: the place then
+        // counts as overdue until the thread gives it back.
+        let _watch = claim.watch();
+        let call = self.arun_off_thread(claim, input, limits);
+        let left = timeout.saturating_sub(began.elapsed());
+        with_deadline(self.name(), call, Some(left))
+            .await
+            .map_err(|_| ToolError::TimedOut {
+                tool: self.name().into(),
+                timeout,
+            })?
+    }
+
+    /// The steps of a call with a deadline, on the place `claim` holds.
     async fn arun_off_thread(
         &self,
+        claim: ThreadClaim,
         input: Cow<'_, Value>,
         limits: &Limits,
     ) -> Result<Value, ToolError> {
         let (input, owned_limits) = (input.into_owned(), *limits);
         match &self.inner.handler {
             Handler::Sync(handler) => {
-                let job = self.blocking_job(handler, input, owned_limits)?;
+                let job = self.blocking_job(claim, handler, input, owned_limits);
                 let task = tokio::task::spawn_blocking(job);
                 task.await
                     .unwrap_or_else(|join| self.finish(Err(join_failure(join)), limits))
             }
             Handler::Async(handler) => {
-                let claim = self.inner.threads.claim(self.name(), limits.max_threads)?;
                 let this = self.clone();
                 let task = tokio::task::spawn_blocking(move || {
                     let _claim = claim;
@@ -116,21 +155,22 @@ impl ToolProxy {
         }
     }
 
-    /// The whole call of a sync tool, as a job for a blocking-pool thread that holds one of the
-    /// tool's `max_threads` places until the body ends, deadline or not.
+    /// The whole call of a sync tool, arguments checked and body run, as a job for a
+    /// blocking-pool thread that holds `claim`, one of the tool's `max_threads` places, until
+    /// the body ends, deadline or not.
     fn blocking_job(
         &self,
+        claim: ThreadClaim,
         handler: &Arc<SyncHandler>,
         input: Value,
         limits: Limits,
-    ) -> Result<impl FnOnce() -> Result<Value, ToolError> + Send + 'static, ToolError> {
-        let claim = self.inner.threads.claim(self.name(), limits.max_threads)?;
+    ) -> impl FnOnce() -> Result<Value, ToolError> + Send + 'static {
         let (this, handler) = (self.clone(), Arc::clone(handler));
-        Ok(move || {
+        move || {
             let _claim = claim;
             let mut arguments = this.prepare(Cow::Owned(input), &limits)?;
             this.finish(run_catching(|| handler(&mut arguments)), &limits)
-        })
+        }
     }
 
     /// The typed fast path, when the tool has one and the input is JSON text or an object: the

@@ -48,6 +48,18 @@ pub(crate) fn push_problems(
     );
 }
 
+/// A value that matches no branch of a union, said without the branches' own errors: the forms
+/// it may take, and what it is.
+pub(crate) fn union_mismatch(
+    pointer: &str,
+    instance: &Value,
+    branches: &Vec<Value>,
+    parameters: &Value,
+    out: &mut Vec<ArgumentProblem>,
+) {
+    union_problems(pointer, instance, &[], Some(branches), parameters, out);
+}
+
 /// A value that matches no branch of a union. When exactly one branch is what the model
 /// evidently meant (its tag matches, its shape fits), that branch's own problems are reported,
 /// each at its path: `value.args.dx: expected an integer`. Otherwise the message lists the forms

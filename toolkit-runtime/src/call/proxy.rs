@@ -10,11 +10,11 @@ use serde_json::{Map, Value, json};
 use tracing::Instrument;
 
 use super::arguments::Arguments;
-use super::deadline::ThreadCount;
 use super::definition::{DefinitionCache, DefinitionFormat, ToolDefinition, ToolOptions};
 use super::handler::{BoxFuture, Handler, HandlerError, TypedHandler, TypedStateSync};
 use super::limits::Limits;
 use super::output::result_output;
+use super::places::ThreadPlaces;
 use super::trace::CallSpan;
 use super::validate::ArgumentValidator;
 use crate::error::ToolError;
@@ -26,7 +26,7 @@ pub(super) struct ToolInner {
     /// Compiled on the first call and shared by every clone.
     validator: OnceLock<Result<ArgumentValidator, String>>,
     /// The calls holding a blocking-pool thread, bounded by `Limits::max_threads`.
-    pub(super) threads: ThreadCount,
+    pub(super) threads: ThreadPlaces,
     /// The body on the typed fast path, for `#[tool]` methods whose parameters serde can read.
     pub(super) typed: Option<TypedHandler>,
     /// Whether calls may take the fast path: decided once, from the schema, on the first call.
@@ -182,7 +182,7 @@ impl ToolProxy {
                 definition,
                 handler,
                 validator: OnceLock::new(),
-                threads: ThreadCount::default(),
+                threads: ThreadPlaces::default(),
                 typed,
                 fast: OnceLock::new(),
                 definitions: DefinitionCache::default(),

@@ -67,6 +67,7 @@ pub(crate) fn outcome(result: &Result<Value, ToolError>) -> &'static str {
             ToolError::TimedOut { .. } => "timed_out",
             ToolError::Rejected { .. } => "rejected",
             ToolError::Busy { .. } => "busy",
+            ToolError::Overdue { .. } => "overdue",
             ToolError::TooComplex { .. } => "too_complex",
             // Variants other modules add later still get a span outcome.
             #[allow(unreachable_patterns)]

@@ -4,10 +4,11 @@
 use jsonschema::error::ValidationErrorKind;
 use serde_json::{Map, Value};
 
-use super::complexity::{can_explode, within_budget};
-use super::problems::{push_problems, shortened};
+use super::complexity::{ERROR_BUDGET, can_explode, error_report_within, within_budget};
+use super::problems::{push_problems, readable_path, shortened, union_mismatch};
 use super::suggest::closest;
 use crate::error::ArgumentProblem;
+use crate::schema::resolve_ref;
 
 /// The most problems one error lists.
 const MAX_PROBLEMS: usize = 20;
@@ -94,6 +95,12 @@ impl ArgumentValidator {
         if problems.is_empty() && self.validator.is_valid(instance) {
             return problems;
         }
+        if let Some(parameters) = &self.explosive
+            && !error_report_within(parameters, instance, ERROR_BUDGET)
+        {
+            problems.extend(shallow_problems(parameters, instance));
+            return problems;
+        }
         for error in self.validator.iter_errors(instance) {
             let at_root = error.instance_path().as_str().is_empty();
             match error.kind() {
@@ -106,6 +113,76 @@ impl ArgumentValidator {
         }
         problems
     }
+}
+
+/// What is wrong with arguments whose full error report would cost too much (see
+/// `complexity`): each top-level argument its own schema rejects, checked alone with the
+/// cached yes-or-no answer, and, when that schema is a union, the forms it allows.
+fn shallow_problems(parameters: &Value, instance: &Value) -> Vec<ArgumentProblem> {
+    let properties = parameters.get("properties").and_then(Value::as_object);
+    let mut problems = Vec::new();
+    for (name, value) in instance.as_object().into_iter().flatten() {
+        let Some(schema) = properties.and_then(|p| p.get(name)) else {
+            continue;
+        };
+        if argument_accepted(parameters, schema, value) {
+            continue;
+        }
+        let pointer = format!("/{}", name.replace('~', "~0").replace('/', "~1"));
+        let union = resolved(parameters, schema).and_then(|schema| {
+            schema
+                .get("anyOf")
+                .or_else(|| schema.get("oneOf"))
+                .and_then(Value::as_array)
+        });
+        match union {
+            Some(branches) => union_mismatch(&pointer, value, branches, parameters, &mut problems),
+            None => problems.push(ArgumentProblem::Invalid {
+                path: readable_path(&pointer),
+                message: TOO_NESTED_TO_PINPOINT.into(),
+            }),
+        }
+    }
+    if problems.is_empty() {
+        problems.push(ArgumentProblem::Invalid {
+            path: "arguments".into(),
+            message: TOO_NESTED_TO_PINPOINT.into(),
+        });
+    }
+    problems
+}
+
+const TOO_NESTED_TO_PINPOINT: &str = "does not match the schema, and alternatives nest too deeply \
+                                      in it to say where; compare it with the schema";
+
+/// Whether one argument's own schema (with the tool's definitions) accepts its value; `true`
+/// when that schema cannot be compiled alone, so that only what is known wrong is reported.
+fn argument_accepted(parameters: &Value, schema: &Value, value: &Value) -> bool {
+    let mut alone = match schema {
+        Value::Object(keywords) => keywords.clone(),
+        other => return other.as_bool().unwrap_or(true),
+    };
+    for defs in ["$defs", "definitions"] {
+        if let Some(found) = parameters.get(defs) {
+            alone.entry(defs).or_insert_with(|| found.clone());
+        }
+    }
+    jsonschema::options()
+        .with_draft(jsonschema::Draft::Draft202012)
+        .should_validate_formats(true)
+        .build(&Value::Object(alone))
+        .map_or(true, |validator| validator.is_valid(value))
+}
+
+/// `schema` with its `$ref`s followed (a few, not a loop).
+fn resolved<'a>(parameters: &'a Value, mut schema: &'a Value) -> Option<&'a Value> {
+    for _ in 0..16 {
+        match schema.get("$ref").and_then(Value::as_str) {
+            Some(target) => schema = resolve_ref(target, parameters)?,
+            None => return Some(schema),
+        }
+    }
+    None
 }
 
 fn name_problems(parameters: &Value, arguments: &Map<String, Value>) -> Vec<ArgumentProblem> {

@@ -51,7 +51,9 @@ pub use options::{DEFAULT_MAX_BODY_BYTES, HttpOptions};
 ///
 /// Sync tools run on tokio's blocking pool, never on the async workers that answer every other
 /// request: at most [`Limits::max_threads`](crate::Limits::max_threads) calls of one tool at
-/// once, and one more gets a "busy" error result at once rather than a queue. A sync tool
+/// once, and one more waits for a place, up to
+/// [`Limits::max_thread_wait`](crate::Limits::max_thread_wait) (a "busy" error result after
+/// that, or at once when every place is held by a call past its time limit). A sync tool
 /// marked [`inline`](crate::ToolOptions::inline) (`#[tool(inline)]`), one whose body returns in
 /// microseconds, runs on the worker instead: the hop to a pool thread and back would cost more
 /// than the body.
@@ -253,8 +255,9 @@ impl From<Toolbox> for McpServer {
 /// - each sync tool marked [`blocking`](crate::ToolOptions::blocking), unless it is marked
 ///   [`inline`](crate::ToolOptions::inline) (it returns at once): its body then runs on tokio's
 ///   blocking pool, at most [`max_threads`](crate::Limits::max_threads) calls of it at once
-///   (one more is a "busy" error result), and never on the async workers, which must stay free
-///   to answer every other request, a 401 included;
+///   (one more waits for a place, see [`Limits`](crate::Limits)), its arguments checked there
+///   too, and never on the async workers, which must stay free to answer every other request,
+///   a 401 included;
 /// - each tool's output cut at [`McpServer::DEFAULT_MAX_OUTPUT_BYTES`] unless the tool or the
 ///   toolbox sets its own [`max_output_bytes`](crate::Limits::max_output_bytes).
 ///
