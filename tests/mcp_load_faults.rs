@@ -4,6 +4,7 @@
 
 mod common;
 
+use common::raw_mcp::INITIALIZE;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
 use std::process::{Command, Stdio};
@@ -15,8 +16,6 @@ use common::mcp::{
 };
 use toolkit::mcp::{HttpOptions, McpClient, McpServer, McpTransport};
 use toolkit::prelude::*;
-
-const INITIALIZE: &str = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}"#;
 
 /// The port in a `http://127.0.0.1:PORT/mcp` URL.
 fn port_of(url: &str) -> u16 {
@@ -223,7 +222,7 @@ fn misbehaving_server_with(
             seen.lock().expect("not poisoned").push(line);
         }
     });
-    wait_for_port(port);
+    wait_for_port(&mut process, port);
     (process, format!("http://127.0.0.1:{port}/mcp"), methods)
 }
 

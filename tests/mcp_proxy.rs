@@ -40,14 +40,14 @@ fn listed<'a>(tools: &'a [Tool], name: &str) -> &'a Tool {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_remote_tool_served_by_a_proxy_answers_exactly_as_the_remote_server_does() {
     let port = free_port();
-    let _remote = Process::spawn(
+    let mut remote_server = Process::spawn(
         Command::new(python())
             .arg(script("python_proxy_server.py"))
             .args(["streamable-http", &port.to_string()])
             .stdout(Stdio::null())
             .stderr(Stdio::null()),
     );
-    wait_for_port(port);
+    wait_for_port(&mut remote_server, port);
     let remote_url = format!("http://127.0.0.1:{port}/mcp");
     let remote = McpClient::connect(McpTransport::http(remote_url.as_str()))
         .await

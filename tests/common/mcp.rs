@@ -196,18 +196,41 @@ pub fn free_port() -> u16 {
         .port()
 }
 
-/// Waits until something accepts connections on `port`.
-pub fn wait_for_port(port: u16) {
+/// Waits until `server` answers HTTP on `port`, and panics if it exits first.
+///
+/// A TCP connect alone is not proof: while nothing listens on an ephemeral port, a connect to it
+/// can be given that same port as its source and connect to itself, and it then "succeeds" with
+/// nobody there. An HTTP status line is only written by a server.
+pub fn wait_for_port(server: &mut Process, port: u16) {
     let deadline = Instant::now() + Duration::from_secs(60);
-    while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
-        assert!(Instant::now() < deadline, "nothing listens on port {port}");
+    while !answers_http(port) {
+        if let Ok(Some(status)) = server.0.try_wait() {
+            panic!("the server meant for port {port} exited first: {status}");
+        }
+        assert!(
+            Instant::now() < deadline,
+            "nothing answers HTTP on port {port}"
+        );
         std::thread::sleep(Duration::from_millis(50));
     }
 }
 
+fn answers_http(port: u16) -> bool {
+    use std::io::{Read, Write};
+    let Ok(mut stream) = std::net::TcpStream::connect(("127.0.0.1", port)) else {
+        return false;
+    };
+    let _ = stream.set_read_timeout(Some(Duration::from_secs(5)));
+    let request = format!("GET / HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nConnection: close\r\n\r\n");
+    let mut head = [0u8; 5];
+    stream.write_all(request.as_bytes()).is_ok()
+        && stream.read_exact(&mut head).is_ok()
+        && &head == b"HTTP/"
+}
+
 /// The Python SDK server script serving over `transport` ("streamable-http" or "sse") on `port`.
 pub fn python_server(transport: &str, port: u16) -> Process {
-    let process = Process::spawn(
+    let mut process = Process::spawn(
         Command::new(python())
             .arg(script("python_server.py"))
             .arg(transport)
@@ -215,7 +238,7 @@ pub fn python_server(transport: &str, port: u16) -> Process {
             .stdout(Stdio::null())
             .stderr(Stdio::null()),
     );
-    wait_for_port(port);
+    wait_for_port(&mut process, port);
     process
 }
 
