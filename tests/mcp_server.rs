@@ -3,6 +3,7 @@
 
 mod common;
 
+use common::raw_mcp::INITIALIZE;
 use std::io::{Read, Write};
 use std::process::{Command, Stdio};
 
@@ -127,8 +128,6 @@ fn http_status_with_host(addr: std::net::SocketAddr, headers: &str, body: &str) 
         .and_then(|code| code.parse().ok())
         .unwrap_or_else(|| panic!("not an HTTP response: {response:?}"))
 }
-
-const INITIALIZE: &str = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}"#;
 
 #[derive(Default)]
 struct Probe;

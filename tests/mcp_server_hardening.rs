@@ -2,6 +2,9 @@
 //! tools next to unauthenticated requests, large and malformed bodies, params of the wrong type,
 //! session ends, too many sessions, idle sessions, and stateless serving.
 
+mod common;
+
+use common::raw_mcp::INITIALIZE;
 use std::sync::{Arc, Condvar, Mutex};
 use std::time::Duration;
 
@@ -16,8 +19,6 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use toolkit::ToolDefinition;
 use toolkit::mcp::{HttpOptions, HttpServerHandle, McpServer, rmcp};
 use toolkit::prelude::*;
-
-const INITIALIZE: &str = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}"#;
 
 /// An HTTP answer: status, the session header if any, and the body.
 struct Answer {

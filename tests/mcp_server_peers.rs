@@ -3,6 +3,9 @@
 //! `Origin`, one client opening session after session, a `tools/call` nested past serde_json's
 //! limit, and a client whose writes meet Nagle's algorithm.
 
+mod common;
+
+use common::raw_mcp::{INITIALIZE, INITIALIZED, echo_server};
 use std::io::{Read, Write};
 use std::net::TcpStream;
 use std::time::{Duration, Instant};
@@ -11,17 +14,6 @@ use serde_json::{Value, json};
 use toolkit::mcp::{HttpOptions, HttpServerHandle, McpServer};
 use toolkit::prelude::*;
 use toolkit::{Limits, ToolDefinition};
-
-const INITIALIZE: &str = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}"#;
-const INITIALIZED: &str = r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#;
-
-fn echo_server() -> McpServer {
-    let schema = json!({"type": "object", "properties": {"text": {"type": "string"}}});
-    let echo = ToolProxy::from_fn(ToolDefinition::new("echo", "Echo", schema), |args| {
-        Ok::<_, String>(args["text"].clone())
-    });
-    McpServer::new([echo])
-}
 
 /// The request head of a `POST /mcp` carrying `length` bytes, with `extra` header lines.
 fn head(server: &HttpServerHandle, length: usize, extra: &str) -> String {

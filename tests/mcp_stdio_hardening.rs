@@ -1,24 +1,13 @@
 //! The MCP server over stdio (`McpServer::serve_io`) fed frames rmcp alone would drop without an
 //! answer: every request gets exactly one reply, and a valid frame passes through untouched.
 
+mod common;
+
+use common::raw_mcp::{INITIALIZE, INITIALIZED, echo_server};
 use std::time::Duration;
 
 use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
-use toolkit::ToolDefinition;
-use toolkit::mcp::McpServer;
-use toolkit::prelude::*;
-
-const INITIALIZE: &str = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}"#;
-const INITIALIZED: &str = r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#;
-
-fn echo_server() -> McpServer {
-    let schema = json!({"type": "object", "properties": {"text": {"type": "string"}}});
-    let echo = ToolProxy::from_fn(ToolDefinition::new("echo", "Echo", schema), |args| {
-        Ok::<_, String>(args["text"].clone())
-    });
-    McpServer::new([echo])
-}
 
 /// Sends each frame as one line after the handshake, and returns the replies to them, in order.
 async fn replies_to(frames: &[&[u8]], expected: usize) -> Vec<Value> {

@@ -9,8 +9,8 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use common::model_server::{ModelServer, Reply};
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use common::model_server::{ModelServer, Reply, read_request};
+use tokio::io::AsyncWriteExt;
 use tokio::net::{TcpListener, TcpStream};
 use toolkit::Toolbox;
 use toolkit::mcp::{HttpOptions, McpClient, McpTransport};
@@ -106,36 +106,6 @@ impl Drop for RawServer {
     fn drop(&mut self) {
         self.task.abort();
     }
-}
-
-/// Reads a request's head and its `Content-Length` body.
-async fn read_request(stream: &mut TcpStream) -> std::io::Result<()> {
-    let mut bytes = Vec::new();
-    let mut buffer = [0u8; 4096];
-    let head_end = loop {
-        if let Some(end) = bytes.windows(4).position(|w| w == b"\r\n\r\n") {
-            break end + 4;
-        }
-        let read = stream.read(&mut buffer).await?;
-        if read == 0 {
-            return Err(std::io::ErrorKind::UnexpectedEof.into());
-        }
-        bytes.extend_from_slice(&buffer[..read]);
-    };
-    let head = String::from_utf8_lossy(&bytes[..head_end]).to_ascii_lowercase();
-    let length: usize = head
-        .lines()
-        .find_map(|line| line.strip_prefix("content-length:"))
-        .and_then(|value| value.trim().parse().ok())
-        .unwrap_or(0);
-    while bytes.len() < head_end + length {
-        let read = stream.read(&mut buffer).await?;
-        if read == 0 {
-            break;
-        }
-        bytes.extend_from_slice(&buffer[..read]);
-    }
-    Ok(())
 }
 
 const STREAM_HEAD: &str = "HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\n\r\n";

@@ -8,3 +8,4 @@ pub mod formats;
 pub mod golden;
 pub mod mcp;
 pub mod model_server;
+pub mod raw_mcp;

@@ -178,7 +178,8 @@ async fn serve(
     stream.shutdown().await
 }
 
-async fn read_request(stream: &mut TcpStream) -> std::io::Result<Received> {
+/// Reads a request's head and its `Content-Length` body (a body that is not JSON is `Null`).
+pub async fn read_request(stream: &mut TcpStream) -> std::io::Result<Received> {
     let mut bytes = Vec::new();
     let mut buffer = [0u8; 4096];
     let head_end = loop {

@@ -37,11 +37,7 @@ struct Shared {
 impl ThreadPlaces {
     /// A place for one more call: at once when one is free (no lock, no allocation beyond the
     /// claim's reference count), or after waiting for one, or an error saying why there is none.
-    pub(crate) async fn claim(
-        &self,
-        tool: &str,
-        limits: &Limits,
-    ) -> Result<ThreadClaim, ToolError> {
+    pub(crate) async fn claim(&self, tool: &str, limits: &Limits) -> Claimed {
         if let Some(claim) = self.try_claim(limits.max_threads) {
             return Ok(claim);
         }
@@ -54,11 +50,7 @@ impl ThreadPlaces {
     }
 
     /// [`claim`](Self::claim) for a caller outside async code: the thread waits, parked.
-    pub(crate) fn claim_blocking(
-        &self,
-        tool: &str,
-        limits: &Limits,
-    ) -> Result<ThreadClaim, ToolError> {
+    pub(crate) fn claim_blocking(&self, tool: &str, limits: &Limits) -> Claimed {
         if let Some(claim) = self.try_claim(limits.max_threads) {
             return Ok(claim);
         }
@@ -90,7 +82,7 @@ impl ThreadPlaces {
     }
 
     /// Waits until a place is free, or fails once every place is held by an overdue call.
-    async fn wait_for_place(&self, tool: &str, limit: usize) -> Result<ThreadClaim, ToolError> {
+    async fn wait_for_place(&self, tool: &str, limit: usize) -> Claimed {
         loop {
             // Enabled before the attempt, so a place given back in between is not missed.
             let mut freed = pin!(self.0.freed.notified());
@@ -120,6 +112,9 @@ impl ThreadPlaces {
         }
     }
 }
+
+/// A place, or why the call gets none.
+type Claimed = Result<ThreadClaim, ToolError>;
 
 /// One call's place, given back when the call's thread is done with it.
 pub(crate) struct ThreadClaim {

@@ -3,7 +3,8 @@
 use serde_json::{Map, Value, json};
 
 use super::anthropic_reply::{API, AnthropicStream, read_reply};
-use super::http::{ClientConfig, ModelClient, ModelClientBuilder, WireApi, sealed};
+use super::builder::ModelClientBuilder;
+use super::http::{ClientConfig, ModelClient, WireApi, sealed};
 use super::{ApiKey, ChatRequest, Message, ModelError, ModelReply, ToolChoice};
 use crate::ToolCall;
 

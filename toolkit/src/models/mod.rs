@@ -21,6 +21,8 @@ mod api_key;
 #[cfg(any(feature = "openai", feature = "anthropic"))]
 mod body;
 #[cfg(any(feature = "openai", feature = "anthropic"))]
+mod builder;
+#[cfg(any(feature = "openai", feature = "anthropic"))]
 mod decode;
 #[cfg(any(feature = "openai", feature = "anthropic"))]
 mod http;
@@ -49,12 +51,15 @@ pub use anthropic::{Anthropic, AnthropicClient, AnthropicClientBuilder};
 #[cfg(any(feature = "openai", feature = "anthropic"))]
 #[cfg_attr(docsrs, doc(cfg(any(feature = "openai", feature = "anthropic"))))]
 pub use api_key::ApiKey;
+#[cfg(any(feature = "openai", feature = "anthropic"))]
+#[cfg_attr(docsrs, doc(cfg(any(feature = "openai", feature = "anthropic"))))]
+pub use builder::ModelClientBuilder;
 #[doc(hidden)]
 #[cfg(any(feature = "openai", feature = "anthropic"))]
 pub use http::{ClientConfig, StreamAssembler};
 #[cfg(any(feature = "openai", feature = "anthropic"))]
 #[cfg_attr(docsrs, doc(cfg(any(feature = "openai", feature = "anthropic"))))]
-pub use http::{ModelClient, ModelClientBuilder, WireApi};
+pub use http::{ModelClient, WireApi};
 #[cfg(feature = "openai")]
 #[cfg_attr(docsrs, doc(cfg(feature = "openai")))]
 pub use openai::{OpenAi, OpenAiClient, OpenAiClientBuilder};

@@ -3,7 +3,8 @@
 
 use serde_json::{Map, Value, json};
 
-use super::http::{ClientConfig, ModelClient, ModelClientBuilder, WireApi, sealed};
+use super::builder::ModelClientBuilder;
+use super::http::{ClientConfig, ModelClient, WireApi, sealed};
 use super::openai_reply::{API, OpenAiStream, read_reply};
 use super::{ApiKey, ChatRequest, Message, ModelError, ModelReply, ToolChoice};
 use crate::ToolCall;
