@@ -39,7 +39,7 @@ pub use call::{
     allow_async_to_sync, async_to_sync_allowed, is_valid_tool_name,
 };
 pub use calls::{ToolCall, ToolCallResult};
-pub use error::{ArgumentProblem, ToolError};
+pub use error::{ArgumentProblem, ToolError, ToolErrorKind};
 pub use providers::parse;
 pub use providers::parse::ToolCalls;
 pub use toolbox::{Toolbox, ToolboxBuilder, ToolboxError};

@@ -47,31 +47,11 @@ impl CallSpan {
     }
 }
 
-/// A short, stable name for how a call ended, for dashboards and filters.
+/// A short, stable name for how a call ended, for dashboards and filters: `ok`, or the error's
+/// [`kind`](ToolError::kind).
 pub(crate) fn outcome(result: &Result<Value, ToolError>) -> &'static str {
     match result {
         Ok(_) => "ok",
-        Err(err) => match err {
-            ToolError::InvalidJson { .. } => "invalid_json",
-            ToolError::NotAnObject { .. } => "not_an_object",
-            ToolError::InvalidArguments { .. } => "invalid_arguments",
-            ToolError::Failed { .. } => "failed",
-            ToolError::Panicked { .. } => "panicked",
-            ToolError::UnknownTool { .. } => "unknown_tool",
-            ToolError::AsyncToolCalledSync { .. } => "async_tool_called_sync",
-            ToolError::AsyncConversionUnavailable { .. } => "async_conversion_unavailable",
-            ToolError::InvalidSchema { .. } => "invalid_schema",
-            ToolError::UnserializableResult { .. } => "unserializable_result",
-            ToolError::InputTooLarge { .. } => "input_too_large",
-            ToolError::TooDeeplyNested { .. } => "too_deeply_nested",
-            ToolError::TimedOut { .. } => "timed_out",
-            ToolError::Rejected { .. } => "rejected",
-            ToolError::Busy { .. } => "busy",
-            ToolError::Overdue { .. } => "overdue",
-            ToolError::TooComplex { .. } => "too_complex",
-            // Variants other modules add later still get a span outcome.
-            #[allow(unreachable_patterns)]
-            _ => "error",
-        },
+        Err(err) => err.kind().as_str(),
     }
 }
