@@ -19,7 +19,6 @@
 mod bounds;
 mod builder;
 mod call;
-mod calls;
 mod error;
 // Used by generated code. Not public API (serde keeps its `__private` the same way).
 #[doc(hidden)]
@@ -38,7 +37,7 @@ pub use call::{
     Arguments, Limits, ToolAnnotations, ToolDefinition, ToolOptions, ToolProxy,
     allow_async_to_sync, async_to_sync_allowed, is_valid_tool_name,
 };
-pub use calls::{ToolCall, ToolCallResult};
+pub use call::{ToolCall, ToolCallResult};
 pub use error::{ArgumentProblem, ToolError, ToolErrorKind};
 pub use providers::parse;
 pub use providers::parse::ToolCalls;

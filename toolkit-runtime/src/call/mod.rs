@@ -30,6 +30,7 @@ mod deadline;
 mod definition;
 mod handler;
 mod limits;
+mod method_tool;
 mod nulls;
 mod output;
 mod panic;
@@ -37,10 +38,11 @@ mod pipeline;
 mod places;
 mod problems;
 mod proxy;
-mod stateful;
 mod suggest;
+mod tool_call;
 mod trace;
 mod typed;
+mod typed_state;
 mod validate;
 
 pub use arguments::Arguments;
@@ -49,11 +51,13 @@ pub(crate) use definition::{DefinitionCache, DefinitionFormat};
 pub use definition::{ToolAnnotations, ToolDefinition, ToolOptions, is_valid_tool_name};
 pub use handler::{BoxFuture, Handler, HandlerError, TypedHandler, TypedInput};
 pub use limits::Limits;
+pub use method_tool::MethodTool;
 pub use output::{
     DefaultHidden, DefaultShown, DefaultValue, HasOutputSchema, NoOutputSchema, OutputSchemaProbe,
     output, output_ref, result_output,
 };
 pub use proxy::ToolProxy;
+pub use tool_call::{ToolCall, ToolCallResult};
 pub use typed::{Field, FieldReaders, FieldsProbe, HasFields, NoFields, ParseFields};
 
 pub(crate) use nulls::drop_omitted_nulls;

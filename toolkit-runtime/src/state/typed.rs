@@ -181,7 +181,7 @@ pub fn undeclared_key(key: &str, declared: &[&str]) -> StateError {
     }
 }
 
-// The typed path with state (`call::stateful`): what `#[derive(AgentState)]` implements
+// The typed path with state (`call::typed_state`): what `#[derive(AgentState)]` implements
 // `AgentState::read_any` and `merge_any` with, and what the bodies `#[toolset(state = T)]`
 // generates fill their parameters with. Both sides meet through `Any`, so a type that does not
 // match is a `None` or `false` at run time (the JSON path then decides), never a second

@@ -9,7 +9,7 @@ mod builder;
 mod dispatch;
 mod formats;
 mod hooks;
-mod stateful;
+mod with_state;
 
 use std::collections::HashMap;
 use std::fmt;
