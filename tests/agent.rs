@@ -53,12 +53,7 @@ fn call(id: &str, name: &str, args: Value) -> ToolCall {
 
 fn result(id: &str, name: &str, value: Value, is_error: bool) -> Message {
     Message::Tool {
-        result: ToolCallResult {
-            call_id: Some(id.into()),
-            name: name.into(),
-            value,
-            is_error,
-        },
+        result: ToolCallResult::new(Some(id.into()), name, value, is_error),
     }
 }
 

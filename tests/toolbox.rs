@@ -174,15 +174,15 @@ fn an_unknown_tool_is_an_error_result_listing_the_available_names() {
     let result = toolbox.call(&ToolCall::new("stats_char_count", json!({})).with_id("call_9"));
     assert_eq!(
         result,
-        ToolCallResult {
-            call_id: Some("call_9".into()),
-            name: "stats_char_count".into(),
-            value: json!(
+        ToolCallResult::new(
+            Some("call_9".into()),
+            "stats_char_count",
+            json!(
                 "Error: Unknown tool: stats_char_count. Available: stats_word_count, \
                  stats_line_count"
             ),
-            is_error: true,
-        }
+            true,
+        )
     );
 }
 

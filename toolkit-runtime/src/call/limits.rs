@@ -221,27 +221,6 @@ impl Limits {
             }),
         }
     }
-
-    /// The `"Error: ..."` text a model reads, cut to `max_output_bytes` like a result.
-    pub(crate) fn bound_error(&self, text: String) -> String {
-        match self.max_output_bytes {
-            Some(max) if text.len() > max => truncate(text, max),
-            _ => text,
-        }
-    }
-
-    /// Cuts a result longer than `max_output_bytes`, marking the cut.
-    pub(crate) fn bound_output(&self, value: Value) -> Value {
-        let Some(max) = self.max_output_bytes else {
-            return value;
-        };
-        match value {
-            Value::String(text) if text.len() > max => Value::String(truncate(text, max)),
-            Value::String(_) => value,
-            other if !serialized_len_exceeds(&other, max) => other,
-            other => Value::String(truncate(other.to_string(), max)),
-        }
-    }
 }
 
 /// Whether JSON text opens more than `max` arrays or objects inside each other. A linear scan
@@ -346,7 +325,7 @@ fn string_len(text: &str) -> usize {
 
 /// Whether the compact JSON of `value` is longer than `max` bytes. Counts without allocating and
 /// stops as soon as the answer is known. Call only on values already known to be shallow.
-fn serialized_len_exceeds(value: &Value, max: usize) -> bool {
+pub(super) fn serialized_len_exceeds(value: &Value, max: usize) -> bool {
     struct Counter {
         len: usize,
         max: usize,
@@ -370,7 +349,7 @@ fn serialized_len_exceeds(value: &Value, max: usize) -> bool {
 
 /// Cuts `text` to at most `max` bytes, marker included, on a character boundary. Under a limit
 /// too small for the marker, the text is cut without one: the limit always holds.
-fn truncate(mut text: String, max: usize) -> String {
+pub(super) fn truncate(mut text: String, max: usize) -> String {
     let total = text.len();
     let marker = |kept: usize| format!("... [output truncated: showing {kept} of {total} bytes]");
     // The marker for `max` is at least as long as the one for any smaller `kept`.
@@ -391,6 +370,7 @@ fn truncate(mut text: String, max: usize) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::call::render::Rendering;
     use serde_json::json;
 
     #[test]
@@ -447,17 +427,16 @@ mod tests {
     #[test]
     fn a_limit_smaller_than_the_marker_still_holds() {
         let limits = Limits::default().with_max_output_bytes(10);
-        let cut = limits.bound_output(Value::String("é".repeat(100)));
+        let cut = Rendering::of(&limits).output(Value::String("é".repeat(100)));
         assert_eq!(cut, json!("ééééé"));
-        let cut = limits.bound_output(json!({"key": "value", "other": 1}));
+        let cut = Rendering::of(&limits).output(json!({"key": "value", "other": 1}));
         assert_eq!(cut, json!("{\"key\":\"va"));
-        assert_eq!(limits.bound_error("Error: ".repeat(3)), "Error: Err");
     }
 
     #[test]
     fn a_truncated_result_fits_the_limit_with_its_marker() {
         let limits = Limits::default().with_max_output_bytes(60);
-        let cut = limits.bound_output(Value::String("é".repeat(100)));
+        let cut = Rendering::of(&limits).output(Value::String("é".repeat(100)));
         let text = cut.as_str().unwrap();
         assert_eq!(
             text,
@@ -465,7 +444,7 @@ mod tests {
         );
         assert!(text.len() <= 60, "{} bytes", text.len());
         assert_eq!(
-            limits.bound_output(json!({"short": true})),
+            Rendering::of(&limits).output(json!({"short": true})),
             json!({"short": true})
         );
     }

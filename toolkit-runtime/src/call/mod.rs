@@ -38,6 +38,7 @@ mod pipeline;
 mod places;
 mod problems;
 mod proxy;
+mod render;
 mod suggest;
 mod tool_call;
 mod trace;
@@ -62,5 +63,6 @@ pub use typed::{Field, FieldReaders, FieldsProbe, HasFields, NoFields, ParseFiel
 
 pub(crate) use nulls::drop_omitted_nulls;
 pub(crate) use panic::{CatchUnwind, panic_message};
+pub(crate) use render::Rendering;
 pub(crate) use trace::CallSpan;
 pub(crate) use validate::ArgumentValidator;

@@ -28,10 +28,10 @@ impl ToolProxy {
         match (&self.inner.handler, limits.timeout) {
             (Handler::Sync(handler), None) => {
                 if let Some(Typed::Done(result)) = self.start_typed(&input, limits)? {
-                    return self.finish(result, limits);
+                    return self.finish(result);
                 }
                 let mut arguments = self.prepare(input, limits)?;
-                self.finish(run_catching(|| handler(&mut arguments)), limits)
+                self.finish(run_catching(|| handler(&mut arguments)))
             }
             (Handler::Sync(handler), Some(timeout)) => {
                 let began = Instant::now();
@@ -45,12 +45,12 @@ impl ToolProxy {
             (Handler::Async(handler), None) => {
                 if let Some(Typed::Started(future)) = self.start_typed(&input, limits)? {
                     let result = async_bridge::block_on(self.name(), future)?;
-                    return self.finish(result, limits);
+                    return self.finish(result);
                 }
                 let arguments = self.prepare(input, limits)?;
                 let result =
                     async_bridge::block_on(self.name(), start_async(&**handler, arguments))?;
-                self.finish(result, limits)
+                self.finish(result)
             }
             (Handler::Async(_), Some(_)) => {
                 async_bridge::block_on(self.name(), self.arun(input, limits))?
@@ -79,23 +79,23 @@ impl ToolProxy {
                 let job = self.blocking_job(claim, handler, input.into_owned(), *limits);
                 tokio::task::spawn_blocking(job)
                     .await
-                    .unwrap_or_else(|join| self.finish(Err(join_failure(join)), limits))
+                    .unwrap_or_else(|join| self.finish(Err(join_failure(join))))
             }
             Handler::Sync(handler) => {
                 if let Some(Typed::Done(result)) = self.start_typed(&input, limits)? {
-                    return self.finish(result, limits);
+                    return self.finish(result);
                 }
                 let mut arguments = self.prepare(input, limits)?;
-                self.finish(run_catching(|| handler(&mut arguments)), limits)
+                self.finish(run_catching(|| handler(&mut arguments)))
             }
             Handler::Async(handler) => {
                 match self.start_typed(&input, limits)? {
-                    Some(Typed::Done(result)) => return self.finish(result, limits),
-                    Some(Typed::Started(future)) => return self.finish(future.await, limits),
+                    Some(Typed::Done(result)) => return self.finish(result),
+                    Some(Typed::Started(future)) => return self.finish(future.await),
                     None => {}
                 }
                 let arguments = self.prepare(input, limits)?;
-                self.finish(start_async(&**handler, arguments).await, limits)
+                self.finish(start_async(&**handler, arguments).await)
             }
         }
     }
@@ -137,7 +137,7 @@ impl ToolProxy {
                 let job = self.blocking_job(claim, handler, input, owned_limits);
                 let task = tokio::task::spawn_blocking(job);
                 task.await
-                    .unwrap_or_else(|join| self.finish(Err(join_failure(join)), limits))
+                    .unwrap_or_else(|join| self.finish(Err(join_failure(join))))
             }
             Handler::Async(handler) => {
                 let this = self.clone();
@@ -147,10 +147,10 @@ impl ToolProxy {
                 });
                 let arguments = match task.await {
                     Ok(prepared) => prepared?,
-                    Err(join) => return self.finish(Err(join_failure(join)), limits),
+                    Err(join) => return self.finish(Err(join_failure(join))),
                 };
                 let result = start_async(&**handler, arguments).await;
-                self.finish(result, limits)
+                self.finish(result)
             }
         }
     }
@@ -169,7 +169,7 @@ impl ToolProxy {
         move || {
             let _claim = claim;
             let mut arguments = this.prepare(Cow::Owned(input), &limits)?;
-            this.finish(run_catching(|| handler(&mut arguments)), &limits)
+            this.finish(run_catching(|| handler(&mut arguments)))
         }
     }
 
@@ -246,13 +246,10 @@ impl ToolProxy {
         Ok(Arguments::new(arguments))
     }
 
-    pub(super) fn finish(
-        &self,
-        result: Result<Value, HandlerError>,
-        limits: &Limits,
-    ) -> Result<Value, ToolError> {
+    pub(super) fn finish(&self, result: Result<Value, HandlerError>) -> Result<Value, ToolError> {
         let failure = match result {
-            Ok(value) => return Ok(limits.bound_output(value)),
+            // Cut to `max_output_bytes` where it is rendered (`render`), not here.
+            Ok(value) => return Ok(value),
             Err(failure) => failure,
         };
         let tool = self.name().to_owned();

@@ -7,7 +7,6 @@ use std::sync::{Arc, OnceLock};
 
 use serde::Serialize;
 use serde_json::{Map, Value, json};
-use tracing::Instrument;
 
 use super::arguments::Arguments;
 use super::definition::{DefinitionCache, DefinitionFormat, ToolDefinition, ToolOptions};
@@ -15,7 +14,7 @@ use super::handler::{BoxFuture, Handler, HandlerError, TypedHandler, TypedStateS
 use super::limits::Limits;
 use super::output::result_output;
 use super::places::ThreadPlaces;
-use super::trace::CallSpan;
+use super::render::Rendering;
 use super::validate::ArgumentValidator;
 use crate::error::ToolError;
 use crate::state::StateWiring;
@@ -363,36 +362,33 @@ impl ToolProxy {
     /// deadline can be kept (see [`Limits`]).
     pub fn call(&self, args: impl Into<Value>) -> Result<Value, ToolError> {
         let limits = self.limits();
-        let span = CallSpan::new(self.name(), None);
-        let result = span
-            .span
-            .in_scope(|| self.run(Cow::Owned(args.into()), &limits));
-        span.finish(&result);
-        result
+        let (_, outcome) = self.traced(None, Cow::Owned(args.into()), &limits, || Ok(()));
+        Rendering::of(&limits).bounded(outcome)
     }
 
     /// Like [`call`](Self::call), but never fails: the result as JSON, or
     /// `"Error: <message>"` as a JSON string a model can read.
     pub fn dynamic_call(&self, args: impl Into<Value>) -> Value {
-        into_model_value(self.call(args), &self.limits())
+        let limits = self.limits();
+        let (_, outcome) = self.traced(None, Cow::Owned(args.into()), &limits, || Ok(()));
+        Rendering::of(&limits).model_value(outcome)
     }
 
     /// Calls the tool from async code. Sync tools run inline, or on tokio's blocking pool when
     /// marked `#[tool(blocking)]` or given a timeout. An async tool is cancelled at its deadline.
     pub async fn acall(&self, args: impl Into<Value>) -> Result<Value, ToolError> {
         let limits = self.limits();
-        let span = CallSpan::new(self.name(), None);
-        let result = self
-            .arun(Cow::Owned(args.into()), &limits)
-            .instrument(span.span.clone())
-            .await;
-        span.finish(&result);
-        result
+        let input = Cow::Owned(args.into());
+        let (_, outcome) = self.atraced(None, input, &limits, || Ok(())).await;
+        Rendering::of(&limits).bounded(outcome)
     }
 
     /// Like [`acall`](Self::acall), but never fails (the `"Error: ..."` contract).
     pub async fn dynamic_acall(&self, args: impl Into<Value>) -> Value {
-        into_model_value(self.acall(args).await, &self.limits())
+        let limits = self.limits();
+        let input = Cow::Owned(args.into());
+        let (_, outcome) = self.atraced(None, input, &limits, || Ok(())).await;
+        Rendering::of(&limits).model_value(outcome)
     }
 
     /// The same tool with changed options (limits, strictness, annotations), for tools whose
@@ -423,13 +419,5 @@ impl ToolProxy {
         change(&mut definition.options);
         let (handler, typed) = (self.inner.handler.clone(), self.inner.typed.clone());
         ToolProxy::build(definition, handler, typed, self.inner.state.clone())
-    }
-}
-
-/// A call's outcome as a model reads it: the result, or the `"Error: ..."` string.
-fn into_model_value(result: Result<Value, ToolError>, limits: &Limits) -> Value {
-    match result {
-        Ok(value) => value,
-        Err(err) => Value::String(limits.bound_error(err.to_model_string())),
     }
 }

@@ -54,12 +54,11 @@ impl ToolProxy {
             Value::Object(_) => TypedInput::Value(input),
             _ => return None,
         };
-        // Over a limit, the JSON path words the error, after its own checks of the call.
-        limits.check_input(self.name(), input).ok()?;
+        // The dispatch core checked the input's size and depth before it came here.
         let result = match caught(|| body(state, typed_input)) {
             Ok(ran) => ran?,
             Err(panicked) => Err(panicked),
         };
-        Some(self.finish(result.map(|value| binding.wiring.shown(value)), limits))
+        Some(self.finish(result.map(|value| binding.wiring.shown(value))))
     }
 }

@@ -98,10 +98,8 @@ impl ToolProxy {
     /// assert_eq!((parts.text.as_str(), parts.structured, parts.is_error), ("3", None, false));
     /// ```
     pub fn mcp_result(&self, result: ToolCallResult) -> McpResult {
-        let mut text = result.text();
-        if result.is_error && text.starts_with("Error: ") {
-            text.drain(.."Error: ".len());
-        }
+        // `isError` says it failed: the error's own message, from the typed error.
+        let text = result.error_message().unwrap_or_else(|| result.text());
         McpResult::new(result, self.output_schema().is_some(), text)
     }
 }

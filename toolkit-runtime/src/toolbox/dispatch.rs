@@ -1,6 +1,13 @@
-//! Running calls: one at a time from sync or async code, or a batch concurrently. Every call
-//! goes through the policy hooks, the proxy's pipeline and a span, and always ends as a
-//! [`ToolCallResult`].
+//! Running calls: one at a time from sync or async code, or a batch concurrently, and the one
+//! dispatch core they all go through.
+//!
+//! Every entry point (`call`, `acall`, `acall_within`, `call_all`, and the calls with state in
+//! `with_state`) is a thin door into the core: the tool is looked up once, with its limits; a
+//! call with state has its size and depth checked before its arguments are read to fill state
+//! in (`Toolbox::stated`); the before-call hooks, the pipeline and the span run in
+//! [`ToolProxy::traced`]; the outcome is rendered once and passed through the after-call hooks
+//! ([`Hooks::report`]); and a result with state is merged into it, a failed merge answered
+//! through the hooks too. Every call ends as a [`ToolCallResult`].
 
 use std::borrow::Cow;
 use std::pin::pin;
@@ -9,37 +16,26 @@ use std::time::Duration;
 
 use serde_json::Value;
 use tokio::task::JoinSet;
-use tracing::Instrument;
 
 use super::Toolbox;
 use super::batch::Batch;
 use super::hooks::Hooks;
-use crate::call::{CallSpan, CatchUnwind, Limits, ToolProxy};
+use super::with_state::Stated;
+use crate::call::{CallSpan, CatchUnwind, Limits, Rendering, ToolProxy};
 use crate::error::ToolError;
+use crate::state::AgentState;
 use crate::{ToolCall, ToolCallResult};
 
 impl Toolbox {
     /// Runs one call from sync code. An async tool needs
     /// [`allow_async_to_sync`](crate::allow_async_to_sync), as with [`ToolProxy::call`].
     pub fn call(&self, call: &ToolCall) -> ToolCallResult {
-        let span = CallSpan::new(&call.name, call.id.as_deref());
-        let limits = self.limits_for(&call.name);
-        let outcome = span.span.in_scope(|| {
-            let (tool, limits) = self.resolve(&call.name)?;
-            self.hooks.allow(call, tool)?;
-            tool.run(Cow::Borrowed(&call.args), &limits)
-        });
-        span.finish(&outcome);
-        let _entered = span.span.enter();
-        self.hooks.report(call, outcome, &limits)
+        self.answer(call, None)
     }
 
     /// Runs one call from async code.
     pub async fn acall(&self, call: &ToolCall) -> ToolCallResult {
-        match self.resolve(&call.name) {
-            Ok((tool, limits)) => dispatch(tool, limits, &self.hooks, call).await,
-            Err(unknown) => self.unknown(call, unknown),
-        }
+        self.aanswer(call, None, None).await
     }
 
     /// Runs one call from async code within `time`: its timeout is the shorter of its own and
@@ -71,17 +67,7 @@ impl Toolbox {
     /// # });
     /// ```
     pub async fn acall_within(&self, call: &ToolCall, time: Duration) -> ToolCallResult {
-        match self.resolve(&call.name) {
-            Ok((tool, limits)) => {
-                let timeout = limits.timeout.map_or(time, |own| own.min(time));
-                let limits = Limits {
-                    timeout: Some(timeout),
-                    ..limits
-                };
-                dispatch(tool, limits, &self.hooks, call).await
-            }
-            Err(unknown) => self.unknown(call, unknown),
-        }
+        self.aanswer(call, None, Some(time)).await
     }
 
     /// Runs calls concurrently, at most [`concurrency`](Self::concurrency) at a time, and
@@ -159,6 +145,63 @@ impl Toolbox {
         work.into_results()
     }
 
+    /// The core, from sync code: the tool looked up once, state filled after the limits, then
+    /// policy, pipeline, span, rendering and after-call hooks, and a result with state merged.
+    pub(super) fn answer(
+        &self,
+        call: &ToolCall,
+        state: Option<&mut dyn AgentState>,
+    ) -> ToolCallResult {
+        let (tool, limits) = match self.resolve(&call.name) {
+            Ok(found) => found,
+            Err(unknown) => return self.unknown(call, unknown),
+        };
+        let run = |call: &ToolCall| {
+            let input = Cow::Borrowed(&call.args);
+            let (span, outcome) = tool.traced(call.id.as_deref(), input, &limits, || {
+                self.hooks.allow(call, tool)
+            });
+            let _entered = span.span.enter();
+            self.hooks.report(call, outcome, Rendering::of(&limits))
+        };
+        match self.stated(tool, &limits, state, call) {
+            Stated::Plain => run(call),
+            Stated::Answered(result) => result,
+            Stated::Filled(mut wired, filled) => {
+                let result = run(&filled);
+                self.write_back(&mut wired, &filled, result, &limits)
+            }
+        }
+    }
+
+    /// The core, from async code; see [`answer`](Self::answer). `within` caps the call's
+    /// timeout (`acall_within`).
+    pub(super) async fn aanswer(
+        &self,
+        call: &ToolCall,
+        state: Option<&mut dyn AgentState>,
+        within: Option<Duration>,
+    ) -> ToolCallResult {
+        let (tool, mut limits) = match self.resolve(&call.name) {
+            Ok(found) => found,
+            Err(unknown) => return self.unknown(call, unknown),
+        };
+        if let Some(time) = within {
+            limits.timeout = Some(limits.timeout.map_or(time, |own| own.min(time)));
+        }
+        let stated = self.stated(tool, &limits, state, call);
+        let (call, wired) = match stated {
+            Stated::Plain => (Cow::Borrowed(call), None),
+            Stated::Answered(result) => return result,
+            Stated::Filled(wired, filled) => (Cow::Owned(filled), Some(wired)),
+        };
+        let result = dispatch(tool, limits, &self.hooks, &call).await;
+        match wired {
+            Some(mut wired) => self.write_back(&mut wired, &call, result, &limits),
+            None => result,
+        }
+    }
+
     /// The tool called `name` and its limits, or the error the model reads.
     fn resolve(&self, name: &str) -> Result<(&ToolProxy, Limits), ToolError> {
         match self.get(name) {
@@ -185,21 +228,13 @@ impl Toolbox {
         }
     }
 
-    /// The limits of a call to `name`: the tool's own over the toolbox's, or the toolbox's for a
-    /// name it does not hold.
-    fn limits_for(&self, name: &str) -> Limits {
-        match self.get(name) {
-            Some(tool) => self.limits.for_tool(tool.options()),
-            None => self.limits,
-        }
-    }
-
     fn unknown(&self, call: &ToolCall, unknown: ToolError) -> ToolCallResult {
         let span = CallSpan::new(&call.name, call.id.as_deref());
         let outcome = Err(unknown);
         span.finish(&outcome);
         let _entered = span.span.enter();
-        self.hooks.report(call, outcome, &self.limits)
+        self.hooks
+            .report(call, outcome, Rendering::of(&self.limits))
     }
 }
 
@@ -214,7 +249,7 @@ async fn run_worker(work: Arc<Batch>, hooks: Arc<Hooks>) {
             lease.answer(|call| match outcome {
                 Ok((span, outcome)) => {
                     let _entered = span.span.enter();
-                    hooks.report_taking(call, outcome, &limits)
+                    hooks.report_taking(call, outcome, Rendering::of(&limits))
                 }
                 Err(message) => {
                     let panicked = ToolError::Panicked {
@@ -228,7 +263,7 @@ async fn run_worker(work: Arc<Batch>, hooks: Arc<Hooks>) {
     }
 }
 
-/// One call to a known tool, from async code: policy, pipeline, span, report.
+/// One call to a known tool, from async code: policy, pipeline, span, rendering and report.
 async fn dispatch(
     tool: &ToolProxy,
     limits: Limits,
@@ -237,24 +272,21 @@ async fn dispatch(
 ) -> ToolCallResult {
     let (span, outcome) = run(tool, limits, hooks, call).await;
     let _entered = span.span.enter();
-    hooks.report(call, outcome, &limits)
+    hooks.report(call, outcome, Rendering::of(&limits))
 }
 
 /// Policy and pipeline of one call to a known tool, under the call's span, which is finished and
 /// handed back for the report.
+#[inline]
 async fn run(
     tool: &ToolProxy,
     limits: Limits,
     hooks: &Hooks,
     call: &ToolCall,
 ) -> (CallSpan, Result<Value, ToolError>) {
-    let span = CallSpan::new(&call.name, call.id.as_deref());
-    let outcome = async {
-        hooks.allow(call, tool)?;
-        tool.arun(Cow::Borrowed(&call.args), &limits).await
-    }
-    .instrument(span.span.clone())
-    .await;
-    span.finish(&outcome);
-    (span, outcome)
+    let input = Cow::Borrowed(&call.args);
+    tool.atraced(call.id.as_deref(), input, &limits, || {
+        hooks.allow(call, tool)
+    })
+    .await
 }

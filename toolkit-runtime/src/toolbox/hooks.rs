@@ -5,7 +5,7 @@ use std::panic::{AssertUnwindSafe, catch_unwind};
 
 use serde_json::Value;
 
-use crate::call::{Limits, panic_message};
+use crate::call::{Rendering, panic_message};
 use crate::error::ToolError;
 use crate::{ToolCall, ToolCallResult, ToolProxy};
 
@@ -51,17 +51,16 @@ impl Hooks {
         Ok(())
     }
 
-    /// Turns an outcome into the result the model reads (an error cut to the output limit, like
-    /// a result), passing it through the after-call hooks. A hook that panics leaves the result
-    /// as the hooks before it made it.
+    /// Turns an outcome into the result the model reads (the one rendering step, `render`),
+    /// passing it through the after-call hooks. A hook that panics leaves the result as the
+    /// hooks before it made it.
     pub(super) fn report(
         &self,
         call: &ToolCall,
         outcome: Result<Value, ToolError>,
-        limits: &Limits,
+        rendering: Rendering,
     ) -> ToolCallResult {
-        let mut result = ToolCallResult::from_outcome(call, outcome);
-        bound_error(&mut result, limits);
+        let mut result = ToolCallResult::rendered(call, outcome, rendering);
         for hook in &self.after {
             if let Err(payload) = catch_unwind(AssertUnwindSafe(|| hook(call, &mut result))) {
                 tracing::error!(
@@ -79,20 +78,11 @@ impl Hooks {
         &self,
         call: &mut ToolCall,
         outcome: Result<Value, ToolError>,
-        limits: &Limits,
+        rendering: Rendering,
     ) -> ToolCallResult {
         if !self.after.is_empty() {
-            return self.report(call, outcome, limits);
+            return self.report(call, outcome, rendering);
         }
-        let mut result = ToolCallResult::from_outcome_taking(call, outcome);
-        bound_error(&mut result, limits);
-        result
-    }
-}
-
-/// An error result cut to the output limit, as a result is.
-fn bound_error(result: &mut ToolCallResult, limits: &Limits) {
-    if let (true, Value::String(text)) = (result.is_error, &mut result.value) {
-        *text = limits.bound_error(std::mem::take(text));
+        ToolCallResult::rendered_taking(call, outcome, rendering)
     }
 }

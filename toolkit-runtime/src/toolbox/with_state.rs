@@ -1,10 +1,12 @@
-//! Calls with state: state-filled parameters filled before the pipeline, results merged into
-//! state after it, and a batch in which a call that reads a key an earlier call writes waits.
+//! Calls with state: the doors into the dispatch core (`dispatch`) that carry state, the steps
+//! the core takes for them (size checked, state-filled parameters filled, the typed path with
+//! state tried, results merged), and a batch in which a call that reads a key an earlier call
+//! writes waits.
 
 use serde_json::Value;
 
 use super::Toolbox;
-use crate::call::CallSpan;
+use crate::call::{CallSpan, Limits, Rendering, ToolProxy};
 use crate::error::ToolError;
 use crate::state::{AgentState, StateWiring};
 use crate::{ToolCall, ToolCallResult};
@@ -33,18 +35,7 @@ impl Toolbox {
     /// assert_eq!(state.to_json(), json!({"n": 42}));
     /// ```
     pub fn call_with_state(&self, state: &mut dyn AgentState, call: &ToolCall) -> ToolCallResult {
-        let Some(wiring) = self.wiring(&call.name) else {
-            return self.call(call);
-        };
-        if let Some(result) = self.call_typed_state(state, call) {
-            return result;
-        }
-        let filled = match fill(wiring, &*state, call) {
-            Ok(filled) => filled,
-            Err(err) => return self.refuse(call, err),
-        };
-        let result = self.call(&filled);
-        self.write_back(Some(wiring.0), state, call, result)
+        self.answer(call, Some(state))
     }
 
     /// Runs one call from async code with `state`; see [`call_with_state`](Self::call_with_state).
@@ -53,19 +44,7 @@ impl Toolbox {
         state: &mut dyn AgentState,
         call: &ToolCall,
     ) -> ToolCallResult {
-        let Some(wiring) = self.wiring(&call.name) else {
-            return self.acall(call).await;
-        };
-        // A sync body runs inline on the typed path, as the async pipeline runs it.
-        if let Some(result) = self.call_typed_state(state, call) {
-            return result;
-        }
-        let filled = match fill(wiring, &*state, call) {
-            Ok(filled) => filled,
-            Err(err) => return self.refuse(call, err),
-        };
-        let result = self.acall(&filled).await;
-        self.write_back(Some(wiring.0), state, call, result)
+        self.aanswer(call, Some(state), None).await
     }
 
     /// Runs a batch with `state` and returns the results in the order of `calls`.
@@ -88,21 +67,39 @@ impl Toolbox {
             let mut ready = Vec::with_capacity(members.len());
             for &position in &members {
                 let call = &calls[position];
-                match self
-                    .wiring(&call.name)
-                    .map(|wiring| fill(wiring, &*state, call))
-                {
+                let wired = self
+                    .get(&call.name)
+                    .and_then(|t| Some((t, t.state_wiring()?)));
+                match wired {
                     None => ready.push((position, call.clone())),
-                    Some(Ok(filled)) => ready.push((position, filled)),
-                    Some(Err(err)) => results[position] = Some(self.refuse(call, err)),
+                    Some((tool, wiring)) => {
+                        let limits = self.limits.for_tool(tool.options());
+                        match filled(tool, wiring, &limits, &*state, call) {
+                            Ok(filled) => ready.push((position, filled)),
+                            Err(err) => results[position] = Some(self.refuse(call, err, &limits)),
+                        }
+                    }
                 }
             }
             let (positions, filled): (Vec<usize>, Vec<ToolCall>) = ready.into_iter().unzip();
-            let done = self.call_all(filled).await;
-            for (position, result) in positions.into_iter().zip(done) {
-                let call = &calls[position];
-                let wiring = self.wiring(&call.name).map(|(wiring, _)| wiring);
-                results[position] = Some(self.write_back(wiring, state, call, result));
+            let done = self.call_all(filled.clone()).await;
+            for ((position, call), result) in positions.into_iter().zip(&filled).zip(done) {
+                results[position] = Some(match self.get(&call.name) {
+                    Some(tool) => {
+                        let limits = self.limits.for_tool(tool.options());
+                        match tool.state_wiring() {
+                            Some(wiring) => {
+                                let mut wired = Wired {
+                                    state: &mut *state,
+                                    wiring,
+                                };
+                                self.write_back(&mut wired, call, result, &limits)
+                            }
+                            None => result,
+                        }
+                    }
+                    None => result,
+                });
             }
         }
         results.into_iter().flatten().collect()
@@ -112,13 +109,13 @@ impl Toolbox {
     fn rounds(&self, calls: &[ToolCall]) -> Vec<usize> {
         let mut rounds: Vec<usize> = Vec::with_capacity(calls.len());
         for call in calls {
-            let round = self.wiring(&call.name).map_or(0, |(wiring, _)| {
+            let round = self.wiring(&call.name).map_or(0, |wiring| {
                 let mut round = 0;
                 for (earlier, before) in calls.iter().zip(&rounds) {
                     let writes = self
                         .wiring(&earlier.name)
                         .into_iter()
-                        .flat_map(|(wiring, _)| wiring.writes());
+                        .flat_map(|wiring| wiring.writes());
                     if writes
                         .into_iter()
                         .any(|key| wiring.reads().any(|read| read == key))
@@ -133,68 +130,113 @@ impl Toolbox {
         rounds
     }
 
-    /// The call on its tool's typed path with state (`ToolProxy::run_typed_state`), or `None`
-    /// when the JSON path must decide. Hooks see, and may rewrite, what the JSON path fills and
-    /// returns before it is merged, so a toolbox with hooks always takes that path.
-    fn call_typed_state(
+    /// The state wiring of the tool called `name`.
+    fn wiring(&self, name: &str) -> Option<&StateWiring> {
+        self.get(name)?.state_wiring()
+    }
+
+    /// The state steps of the dispatch core, before the call runs: for a call with state to a
+    /// tool wired to it, the size and depth of the arguments are checked first (before they are
+    /// read to fill state in, as `limits.rs` promises), then the typed path with state is tried,
+    /// then the state-filled parameters are filled in.
+    pub(super) fn stated<'t, 's>(
         &self,
-        state: &mut dyn AgentState,
+        tool: &'t ToolProxy,
+        limits: &Limits,
+        state: Option<&'s mut dyn AgentState>,
         call: &ToolCall,
-    ) -> Option<ToolCallResult> {
-        if !self.hooks.is_empty() {
-            return None;
+    ) -> Stated<'t, 's> {
+        let (Some(state), Some(wiring)) = (state, tool.state_wiring()) else {
+            return Stated::Plain;
+        };
+        if let Err(err) = limits.check_input(tool.name(), &call.args) {
+            return Stated::Answered(self.refuse(call, err, limits));
         }
-        let tool = self.get(&call.name)?;
-        let limits = self.limits.for_tool(tool.options());
-        let span = CallSpan::new(&call.name, call.id.as_deref());
-        let outcome = span
-            .span
-            .in_scope(|| tool.run_typed_state(state, &call.args, &limits))?;
-        span.finish(&outcome);
-        let _entered = span.span.enter();
-        Some(self.hooks.report(call, outcome, &limits))
+        // Hooks see, and may rewrite, what the JSON path fills and returns before it is merged,
+        // so a toolbox with hooks always takes that path.
+        if self.hooks.is_empty() {
+            let span = CallSpan::new(&call.name, call.id.as_deref());
+            let typed = span
+                .span
+                .in_scope(|| tool.run_typed_state(state, &call.args, limits));
+            if let Some(outcome) = typed {
+                span.finish(&outcome);
+                let _entered = span.span.enter();
+                return Stated::Answered(self.hooks.report(call, outcome, Rendering::of(limits)));
+            }
+        }
+        match fill(wiring, tool.checked_parameters(), &*state, call) {
+            Ok(filled) => Stated::Filled(Wired { state, wiring }, filled),
+            Err(err) => Stated::Answered(self.refuse(call, err, limits)),
+        }
     }
 
-    /// The tool's wiring and the full parameter schema it is checked against.
-    fn wiring(&self, name: &str) -> Option<(&StateWiring, &Value)> {
-        let tool = self.get(name)?;
-        Some((tool.state_wiring()?, tool.checked_parameters()))
+    /// The error result of a call refused before it ran, through the rendering step and the
+    /// after-call hooks.
+    fn refuse(&self, call: &ToolCall, err: ToolError, limits: &Limits) -> ToolCallResult {
+        self.hooks.report(call, Err(err), Rendering::of(limits))
     }
 
-    /// The error result of a call refused before it ran, through the after-call hooks.
-    fn refuse(&self, call: &ToolCall, err: ToolError) -> ToolCallResult {
-        self.hooks.report(call, Err(err), &self.limits)
-    }
-
-    /// Merges a successful result into state and shapes what the model reads; a result that
-    /// cannot be merged becomes an error result.
-    fn write_back(
+    /// Merges a successful result into state and shapes what the model reads. A result that
+    /// cannot be merged is answered by the error instead, through the rendering step and the
+    /// after-call hooks like every answer.
+    pub(super) fn write_back(
         &self,
-        wiring: Option<&StateWiring>,
-        state: &mut dyn AgentState,
+        wired: &mut Wired<'_, '_>,
         call: &ToolCall,
         mut result: ToolCallResult,
+        limits: &Limits,
     ) -> ToolCallResult {
-        let Some(wiring) = wiring else {
-            return result;
-        };
         if result.is_error {
             return result;
         }
-        match wiring.write(&call.name, &result.value, state) {
+        match wired
+            .wiring
+            .write(&call.name, &result.value, &mut *wired.state)
+        {
             Ok(()) => {
-                result.value = wiring.shown(std::mem::take(&mut result.value));
+                result.value = wired.wiring.shown(std::mem::take(&mut result.value));
                 result
             }
-            Err(err) => ToolCallResult::from_outcome(call, Err(err)),
+            Err(err) => self.refuse(call, err, limits),
         }
     }
+}
+
+/// What the dispatch core's state steps leave to run.
+pub(super) enum Stated<'t, 's> {
+    /// No state, or a tool without a wiring: the call runs as it is.
+    Plain,
+    /// Answered already: on the typed path with state, or refused before it ran.
+    Answered(ToolCallResult),
+    /// The call with its state-filled parameters filled in, and the state to merge its result
+    /// into.
+    Filled(Wired<'t, 's>, ToolCall),
+}
+
+/// The state a call's result is merged into, and how.
+pub(super) struct Wired<'t, 's> {
+    state: &'s mut dyn AgentState,
+    wiring: &'t StateWiring,
+}
+
+/// A call of a batch with its state-filled parameters filled in, its size checked first.
+fn filled(
+    tool: &ToolProxy,
+    wiring: &StateWiring,
+    limits: &Limits,
+    state: &dyn AgentState,
+    call: &ToolCall,
+) -> Result<ToolCall, ToolError> {
+    limits.check_input(tool.name(), &call.args)?;
+    fill(wiring, tool.checked_parameters(), state, call)
 }
 
 /// The call with its state-filled parameters filled in (unchanged for arguments that are not an
 /// object: the pipeline answers those).
 fn fill(
-    (wiring, parameters): (&StateWiring, &Value),
+    wiring: &StateWiring,
+    parameters: &Value,
     state: &dyn AgentState,
     call: &ToolCall,
 ) -> Result<ToolCall, ToolError> {
