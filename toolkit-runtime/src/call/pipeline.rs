@@ -27,10 +27,11 @@ impl ToolProxy {
     pub(crate) fn run(&self, input: Cow<'_, Value>, limits: &Limits) -> Result<Value, ToolError> {
         match (&self.inner.handler, limits.timeout) {
             (Handler::Sync(handler), None) => {
-                if let Some(Typed::Done(result)) = self.start_typed(&input, limits)? {
-                    return self.finish(result);
-                }
-                let mut arguments = self.prepare(input, limits)?;
+                let checked = match self.start_typed(&input, limits)? {
+                    Some(Typed::Done(result)) => return self.finish(result),
+                    declined => declined.is_some(),
+                };
+                let mut arguments = self.prepare(input, limits, checked)?;
                 self.finish(run_catching(|| handler(&mut arguments)))
             }
             (Handler::Sync(handler), Some(timeout)) => {
@@ -38,16 +39,19 @@ impl ToolProxy {
                 let mut claim = self.inner.threads.claim_blocking(self.name(), limits)?;
                 // Held until the answer comes or the deadline passes.
                 let _watch = claim.watch();
-                let job = self.blocking_job(claim, handler, input.into_owned(), *limits);
+                let job = self.blocking_job(claim, handler, input.into_owned(), *limits, false);
                 let left = timeout.saturating_sub(began.elapsed());
                 run_with_deadline(self.name(), timeout, left, job)
             }
             (Handler::Async(handler), None) => {
-                if let Some(Typed::Started(future)) = self.start_typed(&input, limits)? {
-                    let result = async_bridge::block_on(self.name(), future)?;
-                    return self.finish(result);
-                }
-                let arguments = self.prepare(input, limits)?;
+                let checked = match self.start_typed(&input, limits)? {
+                    Some(Typed::Started(future)) => {
+                        let result = async_bridge::block_on(self.name(), future)?;
+                        return self.finish(result);
+                    }
+                    declined => declined.is_some(),
+                };
+                let arguments = self.prepare(input, limits, checked)?;
                 let result =
                     async_bridge::block_on(self.name(), start_async(&**handler, arguments))?;
                 self.finish(result)
@@ -71,30 +75,32 @@ impl ToolProxy {
             // The whole call, its argument check included, runs on the pool: a check is CPU
             // work, and on the async workers it would stall every other task.
             Handler::Sync(handler) if self.options().blocking => {
-                if let Cow::Borrowed(input) = &input {
+                let checked = matches!(input, Cow::Borrowed(_));
+                if checked {
                     // Measured before it is copied for the pool thread: one linear scan.
-                    limits.check_input(self.name(), input)?;
+                    limits.check_input(self.name(), &input)?;
                 }
                 let claim = self.inner.threads.claim(self.name(), limits).await?;
-                let job = self.blocking_job(claim, handler, input.into_owned(), *limits);
+                let job = self.blocking_job(claim, handler, input.into_owned(), *limits, checked);
                 tokio::task::spawn_blocking(job)
                     .await
                     .unwrap_or_else(|join| self.finish(Err(join_failure(join))))
             }
             Handler::Sync(handler) => {
-                if let Some(Typed::Done(result)) = self.start_typed(&input, limits)? {
-                    return self.finish(result);
-                }
-                let mut arguments = self.prepare(input, limits)?;
+                let checked = match self.start_typed(&input, limits)? {
+                    Some(Typed::Done(result)) => return self.finish(result),
+                    declined => declined.is_some(),
+                };
+                let mut arguments = self.prepare(input, limits, checked)?;
                 self.finish(run_catching(|| handler(&mut arguments)))
             }
             Handler::Async(handler) => {
-                match self.start_typed(&input, limits)? {
+                let checked = match self.start_typed(&input, limits)? {
                     Some(Typed::Done(result)) => return self.finish(result),
                     Some(Typed::Started(future)) => return self.finish(future.await),
-                    None => {}
-                }
-                let arguments = self.prepare(input, limits)?;
+                    declined => declined.is_some(),
+                };
+                let arguments = self.prepare(input, limits, checked)?;
                 self.finish(start_async(&**handler, arguments).await)
             }
         }
@@ -134,7 +140,7 @@ impl ToolProxy {
         let (input, owned_limits) = (input.into_owned(), *limits);
         match &self.inner.handler {
             Handler::Sync(handler) => {
-                let job = self.blocking_job(claim, handler, input, owned_limits);
+                let job = self.blocking_job(claim, handler, input, owned_limits, false);
                 let task = tokio::task::spawn_blocking(job);
                 task.await
                     .unwrap_or_else(|join| self.finish(Err(join_failure(join))))
@@ -143,7 +149,7 @@ impl ToolProxy {
                 let this = self.clone();
                 let task = tokio::task::spawn_blocking(move || {
                     let _claim = claim;
-                    this.prepare(Cow::Owned(input), &owned_limits)
+                    this.prepare(Cow::Owned(input), &owned_limits, false)
                 });
                 let arguments = match task.await {
                     Ok(prepared) => prepared?,
@@ -157,27 +163,28 @@ impl ToolProxy {
 
     /// The whole call of a sync tool, arguments checked and body run, as a job for a
     /// blocking-pool thread that holds `claim`, one of the tool's `max_threads` places, until
-    /// the body ends, deadline or not.
+    /// the body ends, deadline or not. `checked`: the input's size and depth were checked.
     fn blocking_job(
         &self,
         claim: ThreadClaim,
         handler: &Arc<SyncHandler>,
         input: Value,
         limits: Limits,
+        checked: bool,
     ) -> impl FnOnce() -> Result<Value, ToolError> + Send + 'static {
         let (this, handler) = (self.clone(), Arc::clone(handler));
         move || {
             let _claim = claim;
-            let mut arguments = this.prepare(Cow::Owned(input), &limits)?;
+            let mut arguments = this.prepare(Cow::Owned(input), &limits, checked)?;
             this.finish(run_catching(|| handler(&mut arguments)))
         }
     }
 
     /// The typed fast path, when the tool has one and the input is JSON text or an object: the
     /// input's size and depth checked as `prepare` checks them, then read straight into the
-    /// parameters' types and the body run inline (`Done`) or started (`Started`). `None` means
-    /// the full pipeline decides: the input is anything the types alone cannot read, or the body
-    /// must run on the blocking pool.
+    /// parameters' types and the body run inline (`Done`) or started (`Started`). `Declined`
+    /// (input checked) or `None` (not checked) means the full pipeline decides: the input is
+    /// anything the types alone cannot read, or the body must run on the blocking pool.
     fn start_typed(&self, input: &Value, limits: &Limits) -> Result<Option<Typed>, ToolError> {
         let Some(body) = self.typed_body() else {
             return Ok(None);
@@ -194,21 +201,31 @@ impl ToolProxy {
         // Panics are caught as the full pipeline catches them (`panic`).
         Ok(match body {
             TypedHandler::Sync(body) => match caught(|| body(typed_input)) {
-                Ok(read) => read.map(Typed::Done),
+                Ok(read) => Some(read.map_or(Typed::Declined, Typed::Done)),
                 Err(panicked) => Some(Typed::Done(Err(panicked))),
             },
             TypedHandler::Async(body) => match caught(|| body(typed_input)) {
-                Ok(read) => read.map(|future| Typed::Started(polled_catching(future))),
+                Ok(read) => Some(read.map_or(Typed::Declined, |future| {
+                    Typed::Started(polled_catching(future))
+                })),
                 Err(panicked) => Some(Typed::Done(Err(panicked))),
             },
         })
     }
 
-    /// input -> (size and depth checked) -> JSON object -> validated arguments, repaired first
-    /// (omitted-nulls dropped, coerced) only when the schema rejects them as sent.
-    fn prepare(&self, input: Cow<'_, Value>, limits: &Limits) -> Result<Arguments, ToolError> {
+    /// input -> (size and depth checked, unless `checked` says the fast path already did) ->
+    /// JSON object -> validated arguments, repaired first (omitted-nulls dropped, coerced) only
+    /// when the schema rejects them as sent.
+    fn prepare(
+        &self,
+        input: Cow<'_, Value>,
+        limits: &Limits,
+        checked: bool,
+    ) -> Result<Arguments, ToolError> {
         let tool = self.name();
-        limits.check_input(tool, &input)?;
+        if !checked {
+            limits.check_input(tool, &input)?;
+        }
         let mut arguments = arguments_object(tool, input)?;
         let parameters = self.checked_parameters();
         let validator = self.validator()?;
@@ -267,10 +284,12 @@ impl ToolProxy {
     }
 }
 
-/// A call on the typed fast path: its body's result, or its body's future.
+/// A call on the typed fast path: its body's result, or its body's future, or declined after
+/// its input was checked (the full pipeline then does not check it again).
 enum Typed {
     Done(Result<Value, HandlerError>),
     Started(BoxFuture<Result<Value, HandlerError>>),
+    Declined,
 }
 
 /// The arguments as a JSON object: parsed when sent as text; `null` is no arguments.

@@ -256,3 +256,76 @@ fn fill(
         args: Value::Object(args),
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use std::sync::{Arc, Mutex};
+
+    use serde_json::json;
+
+    use super::*;
+    use crate::ToolDefinition;
+    use crate::state::{DynamicState, StateSchema};
+
+    /// `double(n)`, with `n` filled from state and the result merged into `label`, a string key:
+    /// an integer result cannot be merged.
+    fn double() -> ToolProxy {
+        let schema = json!({"type": "object", "properties": {
+            "n": {"type": "integer"}, "note": {"type": "string"}}, "required": ["n"]});
+        let tool = ToolProxy::from_fn(ToolDefinition::new("double", "Double n", schema), |args| {
+            Ok::<_, String>(args["n"].as_i64().unwrap_or_default() * 2)
+        });
+        let wiring = StateWiring::new().input("n").output("label");
+        tool.with_state(wiring).unwrap()
+    }
+
+    fn state() -> DynamicState {
+        let schema = StateSchema::new()
+            .key("n", json!({"type": "integer"}))
+            .key("label", json!({"type": "string"}));
+        let mut state = DynamicState::new(schema);
+        state.merge("n", json!(21)).unwrap();
+        state
+    }
+
+    #[test]
+    fn a_call_with_state_is_measured_before_its_arguments_are_read_to_fill_state() {
+        // Read first, the arguments would be refused for sending the state-filled "n".
+        let toolbox = Toolbox::builder()
+            .tool(double())
+            .limits(Limits::default().with_max_input_bytes(64))
+            .build()
+            .unwrap();
+        let args = json!({"n": 1, "note": "x".repeat(100)}).to_string();
+        let result = toolbox.call_with_state(&mut state(), &ToolCall::new("double", json!(args)));
+        assert_eq!(
+            result.value,
+            json!(
+                "Error: the arguments for double are larger than its limit of 64 bytes; send \
+                 less data, for example a shorter text or fewer items"
+            )
+        );
+    }
+
+    #[test]
+    fn a_result_that_cannot_be_merged_is_answered_through_the_hooks_and_the_bound() {
+        let seen = Arc::new(Mutex::new(Vec::new()));
+        let log = Arc::clone(&seen);
+        let toolbox = Toolbox::builder()
+            .tool(double())
+            .limits(Limits::default().with_max_output_bytes(40))
+            .after_call(move |_, result| {
+                log.lock().unwrap().push(result.is_error);
+            })
+            .build()
+            .unwrap();
+        let mut state = state();
+        let result = toolbox.call_with_state(&mut state, &ToolCall::new("double", json!({})));
+        assert!(result.is_error, "{result:?}");
+        // Cut to the bound like every answer (in full, the message is longer).
+        assert_eq!(result.text(), "Error: double: the value for state key \"");
+        // The hooks saw the tool's answer, then the error that answers the call.
+        assert_eq!(*seen.lock().unwrap(), [false, true]);
+        assert_eq!(state.to_json(), json!({"n": 21}));
+    }
+}
