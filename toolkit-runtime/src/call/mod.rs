@@ -14,13 +14,16 @@
 //!      deadline kept                                                         (handler, panic, deadline, async_bridge)
 //!      (a sync body bound for the blocking pool waits there for a place,
 //!       and its arguments are checked on that thread too)                   (places)
-//!   -> JSON result, bounded in size                                          (output, limits)
+//!   -> JSON result, still typed: Result<Value, ToolError>                   (output)
 //!   (with state: a `#[toolset(state = T)]` method reads and writes the fields of `T`
-//!    directly when it can; anything else fills and merges through JSON)     (stateful)
+//!    directly when it can; anything else fills and merges through JSON)     (typed_state)
+//!   -> rendered once, at the edge: `Error: ` prefix and output bound        (render)
 //! ```
 //!
 //! Sync and async calls share every step but the one that runs the body; each call runs in a
-//! `tracing` span (`trace`).
+//! `tracing` span (`trace`, whose `ToolProxy::traced` is the one span -> policy -> pipeline
+//! sequence every entry point goes through). `tool_call` holds a call and its rendered result;
+//! `method_tool` adapts what `#[tool]` generates to the pipeline.
 
 mod arguments;
 mod async_bridge;

@@ -5,8 +5,8 @@
 //! `with_state`) is a thin door into the core: the tool is looked up once, with its limits; a
 //! call with state has its size and depth checked before its arguments are read to fill state
 //! in (`Toolbox::stated`); the before-call hooks, the pipeline and the span run in
-//! [`ToolProxy::traced`]; the outcome is rendered once and passed through the after-call hooks
-//! ([`Hooks::report`]); and a result with state is merged into it, a failed merge answered
+//! `ToolProxy::traced`; the outcome is rendered once and passed through the after-call hooks
+//! (`Hooks::report`); and a result with state is merged into it, a failed merge answered
 //! through the hooks too. Every call ends as a [`ToolCallResult`].
 
 use std::borrow::Cow;
@@ -256,7 +256,8 @@ async fn run_worker(work: Arc<Batch>, hooks: Arc<Hooks>) {
                         tool: call.name.clone(),
                         message,
                     };
-                    ToolCallResult::from_outcome(call, Err(panicked))
+                    // Answered like every call: rendered, and through the after-call hooks.
+                    hooks.report_taking(call, Err(panicked), Rendering::of(&limits))
                 }
             });
         }

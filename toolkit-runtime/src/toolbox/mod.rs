@@ -1,7 +1,8 @@
 //! `Toolbox`: the tools an agent may call, keyed by name, and the dispatch of a model's calls
 //! to them, one at a time or concurrently, under limits and the application's own policy.
 //!
-//! `builder` collects tools and settings, `dispatch` runs calls, `hooks` holds the application's
+//! `builder` collects tools and settings, `dispatch` holds the one dispatch core every call goes
+//! through, `with_state` its doors and steps for calls with state, `hooks` holds the application's
 //! before/after policy, and `formats` renders the whole toolbox for each provider.
 
 mod batch;
