@@ -416,7 +416,8 @@ impl ToolError {
     ///
     /// [`ToolProxy::dynamic_call`]: crate::ToolProxy::dynamic_call
     pub fn to_model_string(&self) -> String {
-        format!("Error: {self}")
+        // The one rendering step (`call::render`), without an output bound.
+        crate::call::Rendering::default().error_text(self)
     }
 }
 
