@@ -20,6 +20,7 @@ mod bounds;
 mod builder;
 mod call;
 mod error;
+mod error_kind;
 // Used by generated code. Not public API (serde keeps its `__private` the same way).
 #[doc(hidden)]
 #[path = "private.rs"]
@@ -38,7 +39,8 @@ pub use call::{
     allow_async_to_sync, async_to_sync_allowed, is_valid_tool_name,
 };
 pub use call::{ToolCall, ToolCallResult};
-pub use error::{ArgumentProblem, ToolError, ToolErrorKind};
+pub use error::{ArgumentProblem, ToolError};
+pub use error_kind::ToolErrorKind;
 pub use providers::parse;
 pub use providers::parse::ToolCalls;
 pub use toolbox::{Toolbox, ToolboxBuilder, ToolboxError};

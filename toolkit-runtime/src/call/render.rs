@@ -85,6 +85,23 @@ impl Rendering {
     }
 }
 
+// Here, not in `error`, so the prefix has one home and `error` imports nothing from `call`.
+impl ToolError {
+    /// The `"Error: ..."` string a model reads, as [`ToolProxy::dynamic_call`] returns it.
+    ///
+    /// ```
+    /// use toolkit_runtime::ToolError;
+    ///
+    /// let err = ToolError::Failed { tool: "db_query".into(), message: "timeout".into() };
+    /// assert_eq!(err.to_model_string(), "Error: timeout");
+    /// ```
+    ///
+    /// [`ToolProxy::dynamic_call`]: crate::ToolProxy::dynamic_call
+    pub fn to_model_string(&self) -> String {
+        Rendering::default().error_text(self)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use serde_json::json;
