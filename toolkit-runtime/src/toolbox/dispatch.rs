@@ -228,13 +228,24 @@ impl Toolbox {
         }
     }
 
+    /// The answer to a call to a tool the toolbox does not hold.
     fn unknown(&self, call: &ToolCall, unknown: ToolError) -> ToolCallResult {
+        self.refuse(call, unknown, &self.limits)
+    }
+
+    /// The answer to a call refused before it ran, in a span of its own like every call, through
+    /// the rendering step and the after-call hooks.
+    pub(super) fn refuse(
+        &self,
+        call: &ToolCall,
+        err: ToolError,
+        limits: &Limits,
+    ) -> ToolCallResult {
         let span = CallSpan::new(&call.name, call.id.as_deref());
-        let outcome = Err(unknown);
+        let outcome = Err(err);
         span.finish(&outcome);
         let _entered = span.span.enter();
-        self.hooks
-            .report(call, outcome, Rendering::of(&self.limits))
+        self.hooks.report(call, outcome, Rendering::of(limits))
     }
 }
 

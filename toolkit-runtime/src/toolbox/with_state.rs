@@ -171,12 +171,6 @@ impl Toolbox {
         }
     }
 
-    /// The error result of a call refused before it ran, through the rendering step and the
-    /// after-call hooks.
-    fn refuse(&self, call: &ToolCall, err: ToolError, limits: &Limits) -> ToolCallResult {
-        self.hooks.report(call, Err(err), Rendering::of(limits))
-    }
-
     /// Merges a successful result into state and shapes what the model reads. A result that
     /// cannot be merged is answered by the error instead, through the rendering step and the
     /// after-call hooks like every answer.
@@ -198,7 +192,8 @@ impl Toolbox {
                 result.value = wired.wiring.shown(std::mem::take(&mut result.value));
                 result
             }
-            Err(err) => self.refuse(call, err, limits),
+            // The call's span has ended: the error is answered without a second one.
+            Err(err) => self.hooks.report(call, Err(err), Rendering::of(limits)),
         }
     }
 }
