@@ -35,7 +35,7 @@ mod toolset;
 pub use bounds::{ToolArgument, ToolErrorMessage, ToolOutput};
 pub use builder::ToolBuilder;
 pub use call::{
-    Arguments, Limits, ToolAnnotations, ToolDefinition, ToolOptions, ToolProxy,
+    Arguments, BoxFuture, Limits, ToolAnnotations, ToolDefinition, ToolOptions, ToolProxy,
     allow_async_to_sync, async_to_sync_allowed, is_valid_tool_name,
 };
 pub use calls::{ToolCall, ToolCallResult};

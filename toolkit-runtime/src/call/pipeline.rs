@@ -273,7 +273,7 @@ impl ToolProxy {
 /// A call on the typed fast path: its body's result, or its body's future.
 enum Typed {
     Done(Result<Value, HandlerError>),
-    Started(BoxFuture<Result<Value, HandlerError>>),
+    Started(BoxFuture<'static, Result<Value, HandlerError>>),
 }
 
 /// The arguments as a JSON object: parsed when sent as text; `null` is no arguments.
