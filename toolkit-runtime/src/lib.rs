@@ -42,7 +42,7 @@ pub use calls::{ToolCall, ToolCallResult};
 pub use error::{ArgumentProblem, ToolError};
 pub use providers::parse;
 pub use providers::parse::ToolCalls;
-pub use toolbox::{Toolbox, ToolboxBuilder, ToolboxError};
+pub use toolbox::{NameTaken, Toolbox, ToolboxBuilder, ToolboxError, first_of_each_name};
 pub use toolset::Toolset;
 
 /// The provider formats under their first name (see [`providers`]).
