@@ -7,7 +7,9 @@ use tracing::Instrument;
 
 use super::plan::{Planned, plan};
 use super::react::{self, ReactReply};
-use super::{Agent, AgentError, AgentEvent, AgentRun, ExitCondition, StepRecord, ToolCallRecord};
+use super::{
+    Agent, AgentError, AgentEvent, AgentRun, EventFn, ExitCondition, StepRecord, ToolCallRecord,
+};
 use crate::models::caps::ReplyCaps;
 use crate::models::{ChatRequest, Message, ModelError, ModelReply, Usage};
 use crate::state::AgentState;
@@ -220,13 +222,7 @@ impl<'a> Runner<'a> {
             self.emit(AgentEvent::ToolCalled { step, call });
         }
         let finished = |record: ToolCallRecord| {
-            emit(
-                agent,
-                AgentEvent::ToolFinished {
-                    step,
-                    record: &record,
-                },
-            );
+            tool_finished(agent.on_event.as_deref(), step, &record);
             record
         };
         match (&mut self.state, agent.options.parallel_tool_calls) {
@@ -298,6 +294,13 @@ impl<'a> Runner<'a> {
     }
 }
 
+/// Reports a finished call; also called from the toolbox's workers, which hold no `Agent`.
+fn tool_finished(on_event: Option<&EventFn>, step: usize, record: &ToolCallRecord) {
+    if let Some(callback) = on_event {
+        callback(&AgentEvent::ToolFinished { step, record });
+    }
+}
+
 fn emit(agent: &Agent, event: AgentEvent<'_>) {
     if let Some(callback) = &agent.on_event {
         callback(&event);
@@ -341,16 +344,13 @@ async fn run_all(
         );
         move |position: usize, result: &ToolCallResult, duration: Duration| {
             took.lock().unwrap_or_else(PoisonError::into_inner)[position] = Some(duration);
-            if let Some(callback) = &on_event {
+            if on_event.is_some() {
                 let record = ToolCallRecord {
                     call: asked[position].clone(),
                     result: result.clone(),
                     duration,
                 };
-                callback(&AgentEvent::ToolFinished {
-                    step,
-                    record: &record,
-                });
+                tool_finished(on_event.as_deref(), step, &record);
             }
         }
     };
@@ -369,13 +369,7 @@ async fn run_all(
             };
             // A call no worker answered (the runtime shut down under it) is reported here.
             if took.is_none() {
-                emit(
-                    agent,
-                    AgentEvent::ToolFinished {
-                        step,
-                        record: &record,
-                    },
-                );
+                tool_finished(agent.on_event.as_deref(), step, &record);
             }
             record
         })
