@@ -212,8 +212,9 @@ impl Toolbox {
         if caller_works {
             run_worker(Arc::clone(&work), Arc::clone(&self.hooks), finished).await;
         }
-        // Every panic is caught in the worker; a worker only fails when the runtime shuts down
-        // under it, and the calls it had not answered are answered below.
+        // Every panic of a call is caught in the worker; a worker only fails when the runtime
+        // shuts down under it (or a `finished` callback panics), and the calls it had not
+        // answered are answered below.
         while tasks.join_next().await.is_some() {}
         work.into_results()
     }
