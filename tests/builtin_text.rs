@@ -611,7 +611,7 @@ fn text_larger_than_the_default_limit_is_refused_by_every_tool() {
 
 #[test]
 fn a_configured_limit_applies_to_every_call() {
-    let tools = Arc::new(TextProcessingToolset::new().with_max_input_bytes(8)).into_tools();
+    let tools = Arc::new(TextProcessingToolset::new().with_max_text_bytes(8)).into_tools();
     let wc = tools.iter().find(|t| t.name() == "text_wc").unwrap();
     assert_eq!(
         wc.dynamic_call(json!({"text": "12345678"})),

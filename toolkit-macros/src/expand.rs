@@ -194,7 +194,7 @@ fn expand_tool(p: &TokenStream, tool: &ToolFn, receiver: Option<&TokenStream>) -
         quote! {{
             #capture
             #definition.asynchronous(#readers, move |__toolkit_fields: #fields_type|
-                -> #p::std::option::Option<#p::BoxFuture<#result>>
+                -> #p::std::option::Option<#p::BoxFuture<'static, #result>>
             {
                 #unpack
                 #recapture

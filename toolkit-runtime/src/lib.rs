@@ -35,15 +35,15 @@ mod toolset;
 pub use bounds::{ToolArgument, ToolErrorMessage, ToolOutput};
 pub use builder::ToolBuilder;
 pub use call::{
-    Arguments, Limits, ToolAnnotations, ToolDefinition, ToolOptions, ToolProxy,
-    allow_async_to_sync, async_to_sync_allowed, is_valid_tool_name,
+    Arguments, BoxFuture, Limits, ToolAnnotations, ToolDefinition, ToolOptions, ToolProxy,
+    allow_async_to_sync, async_to_sync_allowed, is_valid_tool_name, within,
 };
 pub use call::{ToolCall, ToolCallResult};
 pub use error::{ArgumentProblem, ToolError};
 pub use error_kind::ToolErrorKind;
 pub use providers::parse;
 pub use providers::parse::ToolCalls;
-pub use toolbox::{Toolbox, ToolboxBuilder, ToolboxError};
+pub use toolbox::{NameTaken, Toolbox, ToolboxBuilder, ToolboxError, first_of_each_name};
 pub use toolset::Toolset;
 
 /// The provider formats under their first name (see [`providers`]).

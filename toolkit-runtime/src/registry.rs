@@ -2,6 +2,7 @@
 
 use std::marker::PhantomData;
 
+use crate::toolbox::{NameTaken, first_of_each_name};
 use crate::{ToolProxy, Toolset};
 
 /// What `#[toolset]` registers about one toolset.
@@ -84,23 +85,21 @@ pub struct DuplicateToolName {
     pub second: String,
 }
 
-/// Every tool name exported by more than one registered toolset.
+/// Every tool name exported by more than one registered toolset: the registry's reaction to
+/// [`first_of_each_name`]'s clashes is to list them all.
 pub fn duplicates() -> Vec<DuplicateToolName> {
-    let mut seen: Vec<(&str, &str)> = Vec::new();
-    let mut clashes = Vec::new();
-    for registration in toolsets() {
-        for &name in registration.tool_names {
-            match seen.iter().find(|(n, _)| *n == name) {
-                Some((_, first)) => clashes.push(DuplicateToolName {
-                    name: name.into(),
-                    first: (*first).into(),
-                    second: registration.type_name.into(),
-                }),
-                None => seen.push((name, registration.type_name)),
-            }
-        }
-    }
-    clashes
+    let exported = toolsets().into_iter().flat_map(|registration| {
+        (registration.tool_names.iter()).map(move |&name| (name, registration.type_name))
+    });
+    let (kept, taken) = first_of_each_name(exported, |(name, _)| name);
+    taken
+        .into_iter()
+        .map(|NameTaken { first, second }| DuplicateToolName {
+            name: second.0.into(),
+            first: kept[first].1.into(),
+            second: second.1.into(),
+        })
+        .collect()
 }
 
 /// Proxies for every registered `Default` toolset, or the clashes if two export one name.

@@ -87,6 +87,8 @@ pub mod state {
 #[cfg(feature = "mcp")]
 #[cfg_attr(docsrs, doc(cfg(feature = "mcp")))]
 pub mod mcp;
+#[cfg(any(feature = "openai", feature = "anthropic", feature = "mcp"))]
+mod sse;
 #[cfg(any(feature = "agent", feature = "mcp"))]
 mod url_credentials;
 

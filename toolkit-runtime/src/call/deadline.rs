@@ -14,9 +14,6 @@ use super::async_bridge::fallback_runtime;
 use crate::error::ToolError;
 
 /// Awaits `future`, giving up at `timeout`; dropping it there cancels an async body.
-///
-/// The deadline is kept on any runtime: one built without timers (where `tokio::time` panics)
-/// borrows the timer of toolkit's fallback runtime.
 pub(crate) async fn with_deadline<F: Future>(
     tool: &str,
     future: F,
@@ -25,18 +22,40 @@ pub(crate) async fn with_deadline<F: Future>(
     let Some(timeout) = timeout else {
         return Ok(future.await);
     };
-    let timed_out = || ToolError::TimedOut {
-        tool: tool.into(),
-        timeout,
-    };
+    within(timeout, future)
+        .await
+        .ok_or_else(|| ToolError::TimedOut {
+            tool: tool.into(),
+            timeout,
+        })
+}
+
+/// Awaits `future` for at most `timeout`: its output, or `None` when the time ran out first
+/// (the future is then dropped, which cancels it). toolkit's one deadline on a future, used by
+/// every tool call with a timeout, by the MCP client's calls and its connection.
+///
+/// Unlike `tokio::time::timeout`, it keeps the deadline on any runtime: one built without timers
+/// (where `tokio::time` panics) borrows the timer of toolkit's fallback runtime.
+///
+/// ```
+/// use std::time::Duration;
+///
+/// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
+/// // A runtime without timers: `tokio::time::timeout` would panic here.
+/// let never = std::future::pending::<()>();
+/// assert_eq!(toolkit_runtime::within(Duration::from_millis(10), never).await, None);
+/// assert_eq!(toolkit_runtime::within(Duration::from_secs(1), async { 7 }).await, Some(7));
+/// # });
+/// ```
+pub async fn within<F: Future>(timeout: Duration, future: F) -> Option<F::Output> {
     let local = tokio::runtime::Handle::try_current()
         .ok()
         .and_then(|_| catch_unwind(AssertUnwindSafe(|| tokio::time::sleep(timeout))).ok());
     match local {
         Some(sleep) => tokio::select! {
             biased;
-            output = future => Ok(output),
-            () = sleep => Err(timed_out()),
+            output = future => Some(output),
+            () = sleep => None,
         },
         None => {
             // The sleep is made on the fallback runtime: making it here would need this one's
@@ -45,8 +64,8 @@ pub(crate) async fn with_deadline<F: Future>(
             let mut sleep = AbortOnDrop(sleep);
             tokio::select! {
                 biased;
-                output = future => Ok(output),
-                _ = &mut sleep.0 => Err(timed_out()),
+                output = future => Some(output),
+                _ = &mut sleep.0 => None,
             }
         }
     }

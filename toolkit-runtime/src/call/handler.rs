@@ -11,16 +11,27 @@ use super::arguments::Arguments;
 use crate::error::ArgumentProblem;
 use crate::state::AgentState;
 
-/// A boxed, sendable future, as async handlers return.
-pub type BoxFuture<T> = Pin<Box<dyn Future<Output = T> + Send + 'static>>;
+/// A boxed future that can move between threads, as async tool bodies and object-safe async
+/// traits (a model client's `chat`) return; the crate's one such type.
+///
+/// ```
+/// use toolkit_runtime::BoxFuture;
+///
+/// fn answer() -> BoxFuture<'static, u32> {
+///     Box::pin(async { 42 })
+/// }
+/// # let _ = answer();
+/// ```
+pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
 
 /// The body of a sync tool.
 pub type SyncHandler = dyn Fn(&mut Arguments) -> Result<Value, HandlerError> + Send + Sync;
 /// The body of an async tool: its future, or the error taking its arguments met before it could
 /// start (a `Result` rather than a ready future, so that a body can take its arguments with `?`
 /// without a closure of its own).
-pub type AsyncHandler =
-    dyn Fn(Arguments) -> Result<BoxFuture<Result<Value, HandlerError>>, HandlerError> + Send + Sync;
+pub type AsyncHandler = dyn Fn(Arguments) -> Result<BoxFuture<'static, Result<Value, HandlerError>>, HandlerError>
+    + Send
+    + Sync;
 
 /// What runs when a tool is called.
 #[derive(Clone)]
@@ -35,7 +46,7 @@ pub enum Handler {
 pub type TypedSync = dyn Fn(TypedInput<'_>) -> Option<Result<Value, HandlerError>> + Send + Sync;
 /// A `#[tool]` method's async body on the typed fast path.
 pub type TypedAsync =
-    dyn Fn(TypedInput<'_>) -> Option<BoxFuture<Result<Value, HandlerError>>> + Send + Sync;
+    dyn Fn(TypedInput<'_>) -> Option<BoxFuture<'static, Result<Value, HandlerError>>> + Send + Sync;
 
 /// A `#[tool]` method's body on the typed fast path.
 #[derive(Clone)]

@@ -97,7 +97,8 @@ impl Default for Limits {
 }
 
 impl Limits {
-    /// 1 MiB.
+    /// The default bound on a call's whole argument text (`max_input_bytes`): 1 MiB. Not to be
+    /// confused with the text toolset's bound on one argument, `DEFAULT_MAX_TEXT_BYTES`.
     pub const DEFAULT_MAX_INPUT_BYTES: usize = 1 << 20;
     /// Deep enough for any argument structure a person would design, shallow enough that every
     /// later step may recurse freely.

@@ -74,7 +74,11 @@ impl MethodTool {
     pub fn asynchronous<S, T>(self, readers: Option<FieldReaders<S>>, finish: T) -> ToolProxy
     where
         S: 'static,
-        T: Fn(S) -> Option<BoxFuture<Result<Value, HandlerError>>> + Clone + Send + Sync + 'static,
+        T: Fn(S) -> Option<BoxFuture<'static, Result<Value, HandlerError>>>
+            + Clone
+            + Send
+            + Sync
+            + 'static,
     {
         let Some(readers) = readers else {
             return self.unreadable();

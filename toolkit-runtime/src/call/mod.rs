@@ -51,6 +51,7 @@ mod validate;
 
 pub use arguments::Arguments;
 pub use async_bridge::{allow_async_to_sync, async_to_sync_allowed};
+pub use deadline::within;
 pub(crate) use definition::{DefinitionCache, DefinitionFormat};
 pub use definition::{ToolAnnotations, ToolDefinition, ToolOptions, is_valid_tool_name};
 pub use handler::{BoxFuture, Handler, HandlerError, TypedHandler, TypedInput};

@@ -31,7 +31,7 @@ pub(crate) fn run_catching(
 pub(crate) fn start_async(
     handler: &AsyncHandler,
     arguments: Arguments,
-) -> BoxFuture<Result<Value, HandlerError>> {
+) -> BoxFuture<'static, Result<Value, HandlerError>> {
     match caught(|| handler(arguments)) {
         Ok(Ok(future)) => polled_catching(future),
         Ok(Err(failure)) | Err(failure) => Box::pin(std::future::ready(Err(failure))),
@@ -40,8 +40,8 @@ pub(crate) fn start_async(
 
 /// A body's future whose panics, while it is polled, become its error.
 pub(crate) fn polled_catching(
-    future: BoxFuture<Result<Value, HandlerError>>,
-) -> BoxFuture<Result<Value, HandlerError>> {
+    future: BoxFuture<'static, Result<Value, HandlerError>>,
+) -> BoxFuture<'static, Result<Value, HandlerError>> {
     Box::pin(async move {
         CatchUnwind(future)
             .await

@@ -288,7 +288,7 @@ impl ToolProxy {
 /// its input was checked (the full pipeline then does not check it again).
 enum Typed {
     Done(Result<Value, HandlerError>),
-    Started(BoxFuture<Result<Value, HandlerError>>),
+    Started(BoxFuture<'static, Result<Value, HandlerError>>),
     Declined,
 }
 

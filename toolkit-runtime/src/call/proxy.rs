@@ -156,7 +156,7 @@ impl ToolProxy {
     {
         let handler = move |arguments: Arguments| {
             let future = body(arguments.into_map());
-            let boxed: BoxFuture<Result<Value, HandlerError>> =
+            let boxed: BoxFuture<'static, Result<Value, HandlerError>> =
                 Box::pin(async move { result_output(future.await) });
             Ok(boxed)
         };

@@ -76,9 +76,10 @@ impl Batch {
         })
     }
 
-    /// Records the result of the call at `position`; each position is answered once.
-    fn answer(&self, position: usize, result: ToolCallResult) {
-        let _ = self.results[position].set(result);
+    /// Records the result of the call at `position` and returns it; each position is answered
+    /// once.
+    fn answer(&self, position: usize, result: ToolCallResult) -> &ToolCallResult {
+        self.results[position].get_or_init(|| result)
     }
 
     /// Every call's result, in order, once the workers are done. A call no worker finished
@@ -126,7 +127,7 @@ pub(super) struct Lease<'b> {
     home: &'b Mutex<Vec<ToolCall>>,
 }
 
-impl Lease<'_> {
+impl<'b> Lease<'b> {
     /// The next call to run, with its tool and limits: calls to unknown tools, already
     /// answered, are passed over.
     pub(super) fn next_call(&mut self) -> Option<(&ToolCall, &(ToolProxy, Limits))> {
@@ -140,11 +141,16 @@ impl Lease<'_> {
     }
 
     /// Answers the call [`next_call`](Self::next_call) gave: `answer` turns it into its result
-    /// and may take its id and name for it (the call is not read again).
-    pub(super) fn answer(&mut self, answer: impl FnOnce(&mut ToolCall) -> ToolCallResult) {
+    /// and may take its id and name for it (the call is not read again). Returns the call's
+    /// position in the batch and its result.
+    pub(super) fn answer(
+        &mut self,
+        answer: impl FnOnce(&mut ToolCall) -> ToolCallResult,
+    ) -> (usize, &'b ToolCallResult) {
         let result = answer(&mut self.calls[self.done]);
-        self.batch.answer(self.first + self.done, result);
+        let position = self.first + self.done;
         self.done += 1;
+        (position, self.batch.answer(position, result))
     }
 }
 

@@ -12,7 +12,7 @@
 use std::borrow::Cow;
 use std::pin::pin;
 use std::sync::{Arc, OnceLock};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use serde_json::Value;
 use tokio::task::JoinSet;
@@ -102,6 +102,63 @@ impl Toolbox {
     /// # });
     /// ```
     pub async fn call_all(&self, calls: Vec<ToolCall>) -> Vec<ToolCallResult> {
+        self.run_batch(calls, None, None).await
+    }
+
+    /// [`call_all`](Self::call_all) within `time`, telling `finished` about each call as it
+    /// ends: its position in `calls`, its result, and how long it ran. With a `time`, each
+    /// call's timeout is the shorter of its own and `time`, as with
+    /// [`acall_within`](Self::acall_within); an agent runs a reply's calls this way, reporting
+    /// each as it ends and stopping at its deadline. `finished` runs on the worker that ran the
+    /// call.
+    ///
+    /// ```
+    /// use std::sync::{Arc, Mutex};
+    /// use toolkit::prelude::*;
+    ///
+    /// #[derive(Default)]
+    /// struct Maths;
+    ///
+    /// #[toolset(name = "maths")]
+    /// impl Maths {
+    ///     /// Double a number
+    ///     #[tool]
+    ///     async fn double(&self, n: i64) -> i64 {
+    ///         n * 2
+    ///     }
+    /// }
+    ///
+    /// # tokio::runtime::Runtime::new().unwrap().block_on(async {
+    /// let toolbox = Toolbox::builder().toolset::<Maths>().build().unwrap();
+    /// let calls = (0..3).map(|n| ToolCall::new("maths_double", json!({"n": n}))).collect();
+    /// let seen = Arc::new(Mutex::new(Vec::new()));
+    /// let log = Arc::clone(&seen);
+    /// let results = toolbox
+    ///     .call_all_within(calls, None, move |position, result, _took| {
+    ///         log.lock().unwrap().push((position, result.value.clone()));
+    ///     })
+    ///     .await;
+    /// assert_eq!(results[2].value, json!(4));
+    /// seen.lock().unwrap().sort_by_key(|(position, _)| *position);
+    /// assert_eq!(seen.lock().unwrap()[1], (1, json!(2)));
+    /// # });
+    /// ```
+    pub async fn call_all_within(
+        &self,
+        calls: Vec<ToolCall>,
+        time: Option<Duration>,
+        finished: impl Fn(usize, &ToolCallResult, Duration) + Send + Sync + 'static,
+    ) -> Vec<ToolCallResult> {
+        self.run_batch(calls, time, Some(Arc::new(finished))).await
+    }
+
+    /// The batch behind `call_all` and `call_all_within`.
+    async fn run_batch(
+        &self,
+        calls: Vec<ToolCall>,
+        time: Option<Duration>,
+        finished: Option<Arc<Finished>>,
+    ) -> Vec<ToolCallResult> {
         // Resolved up front, as positions in one copy of the tool list: the workers then need
         // none of the toolbox, and no call touches a tool's shared count (cheap calls on two
         // threads would otherwise fight over it).
@@ -109,17 +166,23 @@ impl Toolbox {
             .take(calls.len())
             .collect();
         let mut targets = Vec::with_capacity(calls.len());
-        for (call, slot) in calls.iter().zip(&results) {
+        for (position, (call, slot)) in calls.iter().zip(&results).enumerate() {
             let target = self.index_of(&call.name);
             if target.is_none() {
-                let _ = slot.set(self.unknown(call, self.unknown_tool(&call.name)));
+                let result = slot.get_or_init(|| self.unknown(call, self.unknown_tool(&call.name)));
+                if let Some(finished) = &finished {
+                    finished(position, result, Duration::ZERO);
+                }
             }
             targets.push(target);
         }
         let tools: Vec<(ToolProxy, Limits)> = self
             .tools
             .iter()
-            .map(|tool| (tool.clone(), self.limits.for_tool(tool.options())))
+            .map(|tool| {
+                let limits = within(self.limits.for_tool(tool.options()), time);
+                (tool.clone(), limits)
+            })
             .collect();
         // A few long-lived workers that each take the next chunk of calls, rather than a task
         // per call: the bound holds by construction, and cheap calls do not pay a spawn and a
@@ -134,13 +197,15 @@ impl Toolbox {
         let caller_works = workers > 0 && tokio::task::try_id().is_none();
         let mut tasks = JoinSet::new();
         for _ in usize::from(caller_works)..workers {
-            tasks.spawn(run_worker(Arc::clone(&work), Arc::clone(&self.hooks)));
+            let (work, hooks) = (Arc::clone(&work), Arc::clone(&self.hooks));
+            tasks.spawn(run_worker(work, hooks, finished.clone()));
         }
         if caller_works {
-            run_worker(Arc::clone(&work), Arc::clone(&self.hooks)).await;
+            run_worker(Arc::clone(&work), Arc::clone(&self.hooks), finished).await;
         }
-        // Every panic is caught in the worker; a worker only fails when the runtime shuts down
-        // under it, and the calls it had not answered are answered below.
+        // Every panic of a call is caught in the worker; a worker only fails when the runtime
+        // shuts down under it (or a `finished` callback panics), and the calls it had not
+        // answered are answered below.
         while tasks.join_next().await.is_some() {}
         work.into_results()
     }
@@ -174,21 +239,18 @@ impl Toolbox {
         }
     }
 
-    /// The core, from async code; see [`answer`](Self::answer). `within` caps the call's
+    /// The core, from async code; see [`answer`](Self::answer). `time` caps the call's
     /// timeout (`acall_within`).
     pub(super) async fn aanswer(
         &self,
         call: &ToolCall,
         state: Option<&mut dyn AgentState>,
-        within: Option<Duration>,
+        time: Option<Duration>,
     ) -> ToolCallResult {
-        let (tool, mut limits) = match self.resolve(&call.name) {
-            Ok(found) => found,
+        let (tool, limits) = match self.resolve(&call.name) {
+            Ok((tool, limits)) => (tool, within(limits, time)),
             Err(unknown) => return self.unknown(call, unknown),
         };
-        if let Some(time) = within {
-            limits.timeout = Some(limits.timeout.map_or(time, |own| own.min(time)));
-        }
         let stated = self.stated(tool, &limits, state, call);
         let (call, wired) = match stated {
             Stated::Plain => (Cow::Borrowed(call), None),
@@ -249,15 +311,30 @@ impl Toolbox {
     }
 }
 
+/// What `call_all_within` calls as each call ends: its position, its result, how long it ran.
+type Finished = dyn Fn(usize, &ToolCallResult, Duration) + Send + Sync;
+
+/// `limits` with the timeout cut to `time`, if given: the shorter of the tool's own and `time`.
+fn within(limits: Limits, time: Option<Duration>) -> Limits {
+    let Some(time) = time else {
+        return limits;
+    };
+    Limits {
+        timeout: Some(limits.timeout.map_or(time, |own| own.min(time))),
+        ..limits
+    }
+}
+
 /// One of `call_all`'s workers: takes chunks of the batch until none is left and answers each
-/// call in its chunk.
-async fn run_worker(work: Arc<Batch>, hooks: Arc<Hooks>) {
+/// call in its chunk, telling `finished` about each.
+async fn run_worker(work: Arc<Batch>, hooks: Arc<Hooks>, finished: Option<Arc<Finished>>) {
     while let Some(mut lease) = work.take() {
         while let Some((call, (tool, limits))) = lease.next_call() {
             let limits = *limits;
+            let started = finished.as_ref().map(|_| Instant::now());
             // A panic that escaped everything else still costs only its own call.
             let outcome = CatchUnwind(pin!(run(tool, limits, &hooks, call))).await;
-            lease.answer(|call| match outcome {
+            let (position, result) = lease.answer(|call| match outcome {
                 Ok((span, outcome)) => {
                     let _entered = span.span.enter();
                     hooks.report_taking(call, outcome, Rendering::of(&limits))
@@ -271,6 +348,9 @@ async fn run_worker(work: Arc<Batch>, hooks: Arc<Hooks>) {
                     hooks.report_taking(call, Err(panicked), Rendering::of(&limits))
                 }
             });
+            if let (Some(finished), Some(started)) = (&finished, started) {
+                finished(position, result, started.elapsed());
+            }
         }
     }
 }

@@ -10,6 +10,7 @@ mod builder;
 mod dispatch;
 mod formats;
 mod hooks;
+mod names;
 mod with_state;
 
 use std::collections::HashMap;
@@ -20,6 +21,7 @@ use crate::call::{DefinitionCache, Limits, ToolProxy};
 
 pub use builder::ToolboxBuilder;
 use hooks::Hooks;
+pub use names::{NameTaken, first_of_each_name};
 
 /// The tools an agent may call, in order and keyed by name, and the dispatch of calls to them.
 ///
@@ -295,18 +297,24 @@ impl Toolbox {
         Ok(subset)
     }
 
+    /// Adds `entries`, or leaves the toolbox as it was and fails at the first name taken (the
+    /// toolbox's reaction to [`first_of_each_name`]'s clashes).
     fn extend(&mut self, entries: Vec<Entry>) -> Result<(), ToolboxError> {
+        let all = self.entries().chain(entries);
+        let (kept, taken) = first_of_each_name(all, |entry| entry.tool.name());
+        if let Some(NameTaken { first, second }) = taken.into_iter().next() {
+            return Err(ToolboxError::DuplicateTool {
+                name: second.tool.name().to_owned(),
+                first: kept[first].source.to_string(),
+                second: second.source.to_string(),
+            });
+        }
         self.definitions = Arc::default();
-        for Entry { tool, source } in entries {
-            let name = tool.name();
-            if let Some(&existing) = self.index.get(name) {
-                return Err(ToolboxError::DuplicateTool {
-                    name: name.to_owned(),
-                    first: self.sources[existing].to_string(),
-                    second: source.to_string(),
-                });
-            }
-            self.index.insert(name.to_owned(), self.tools.len());
+        self.index.clear();
+        self.tools.clear();
+        self.sources.clear();
+        for Entry { tool, source } in kept {
+            self.index.insert(tool.name().to_owned(), self.tools.len());
             self.tools.push(tool);
             self.sources.push(source);
         }

@@ -1,12 +1,15 @@
 //! The loop: ask the model, run the calls it asked for, feed the results back, until an exit.
 
+use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
 use tracing::Instrument;
 
 use super::plan::{Planned, plan};
 use super::react::{self, ReactReply};
-use super::{Agent, AgentError, AgentEvent, AgentRun, ExitCondition, StepRecord, ToolCallRecord};
+use super::{
+    Agent, AgentError, AgentEvent, AgentRun, EventFn, ExitCondition, StepRecord, ToolCallRecord,
+};
 use crate::models::caps::ReplyCaps;
 use crate::models::{ChatRequest, Message, ModelError, ModelReply, Usage};
 use crate::state::AgentState;
@@ -219,13 +222,7 @@ impl<'a> Runner<'a> {
             self.emit(AgentEvent::ToolCalled { step, call });
         }
         let finished = |record: ToolCallRecord| {
-            emit(
-                agent,
-                AgentEvent::ToolFinished {
-                    step,
-                    record: &record,
-                },
-            );
+            tool_finished(agent.on_event.as_deref(), step, &record);
             record
         };
         match (&mut self.state, agent.options.parallel_tool_calls) {
@@ -255,20 +252,7 @@ impl<'a> Runner<'a> {
                 }
                 records
             }
-            (None, true) => {
-                let runs = calls.into_iter().map(|call| async move {
-                    let started = Instant::now();
-                    let result = acall(toolbox, &call, deadline).await;
-                    finished(timed(call, result, started))
-                });
-                // In call order, at most the toolbox's concurrency at a time, as `call_all` runs.
-                let limit = toolbox.concurrency().max(1);
-                futures::StreamExt::collect(futures::StreamExt::buffered(
-                    futures::stream::iter(runs),
-                    limit,
-                ))
-                .await
-            }
+            (None, true) => run_all(agent, step, calls, deadline).await,
             (None, false) => {
                 let mut records = Vec::with_capacity(calls.len());
                 for call in calls {
@@ -310,25 +294,86 @@ impl<'a> Runner<'a> {
     }
 }
 
+/// Reports a finished call; also called from the toolbox's workers, which hold no `Agent`.
+fn tool_finished(on_event: Option<&EventFn>, step: usize, record: &ToolCallRecord) {
+    if let Some(callback) = on_event {
+        callback(&AgentEvent::ToolFinished { step, record });
+    }
+}
+
 fn emit(agent: &Agent, event: AgentEvent<'_>) {
     if let Some(callback) = &agent.on_event {
         callback(&event);
     }
 }
 
-/// One call, with what is left of the run's time as its timeout: without one, a sync body would
-/// run on the task's own thread, where the run's deadline cannot stop waiting for it. The call's
-/// limit ends a little after the run's, so the run's deadline is what stops the run, with its
-/// own error, rather than the model being asked once more about a call that timed out.
-async fn acall(toolbox: &Toolbox, call: &ToolCall, deadline: Option<Instant>) -> ToolCallResult {
+/// What is left of the run's time, as the timeout of a call that starts now: without one, a
+/// sync body would run on the task's own thread, where the run's deadline cannot stop waiting
+/// for it. The call's limit ends a little after the run's, so the run's deadline is what stops
+/// the run, with its own error, rather than the model being asked once more about a call that
+/// timed out.
+fn time_left(deadline: Option<Instant>) -> Option<Duration> {
     const GRACE: Duration = Duration::from_millis(100);
-    match deadline {
-        Some(at) => {
-            let left = at.saturating_duration_since(Instant::now());
-            toolbox.acall_within(call, left + GRACE).await
-        }
+    deadline.map(|at| at.saturating_duration_since(Instant::now()) + GRACE)
+}
+
+/// One call, with what is left of the run's time as its timeout.
+async fn acall(toolbox: &Toolbox, call: &ToolCall, deadline: Option<Instant>) -> ToolCallResult {
+    match time_left(deadline) {
+        Some(left) => toolbox.acall_within(call, left).await,
         None => toolbox.acall(call).await,
     }
+}
+
+/// A reply's calls through [`Toolbox::call_all_within`]: in the reply's order, at most the
+/// toolbox's concurrency at a time, each with what is left of the run's time, each reported
+/// `ToolFinished` as it ends, with the time the toolbox measured.
+async fn run_all(
+    agent: &Agent,
+    step: usize,
+    calls: Vec<ToolCall>,
+    deadline: Option<Instant>,
+) -> Vec<ToolCallRecord> {
+    let asked = Arc::new(calls.clone());
+    let took = Arc::new(Mutex::new(vec![None; calls.len()]));
+    let finished = {
+        let (asked, took, on_event) = (
+            Arc::clone(&asked),
+            Arc::clone(&took),
+            agent.on_event.clone(),
+        );
+        move |position: usize, result: &ToolCallResult, duration: Duration| {
+            took.lock().unwrap_or_else(PoisonError::into_inner)[position] = Some(duration);
+            if on_event.is_some() {
+                let record = ToolCallRecord {
+                    call: asked[position].clone(),
+                    result: result.clone(),
+                    duration,
+                };
+                tool_finished(on_event.as_deref(), step, &record);
+            }
+        }
+    };
+    let results = (agent.toolbox)
+        .call_all_within(calls, time_left(deadline), finished)
+        .await;
+    let took = std::mem::take(&mut *took.lock().unwrap_or_else(PoisonError::into_inner));
+    let asked = Arc::try_unwrap(asked).unwrap_or_else(|shared| (*shared).clone());
+    let records = asked.into_iter().zip(results).zip(took);
+    records
+        .map(|((call, result), took)| {
+            let record = ToolCallRecord {
+                call,
+                result,
+                duration: took.unwrap_or_default(),
+            };
+            // A call no worker answered (the runtime shut down under it) is reported here.
+            if took.is_none() {
+                tool_finished(agent.on_event.as_deref(), step, &record);
+            }
+            record
+        })
+        .collect()
 }
 
 fn timed(call: ToolCall, result: ToolCallResult, started: Instant) -> ToolCallRecord {

@@ -28,5 +28,5 @@ pub use github::{
     PrStatus, TrafficPeriod,
 };
 pub use text::{
-    DEFAULT_MAX_INPUT_BYTES, MAX_PATTERN_BYTES, REGEX_SIZE_LIMIT, TextProcessingToolset,
+    DEFAULT_MAX_TEXT_BYTES, MAX_PATTERN_BYTES, REGEX_SIZE_LIMIT, TextProcessingToolset,
 };

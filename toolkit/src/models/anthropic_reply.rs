@@ -8,10 +8,10 @@ use serde_json::Value;
 use super::caps::{self, CappedText, ReplyCaps};
 use super::decode::At;
 use super::http::StreamAssembler;
-use super::sse::SseEvent;
 use super::{FinishReason, ModelError, ModelReply, RefusedCall, Usage};
 use crate::ToolCall;
 use crate::providers::parse::repair_arguments;
+use crate::sse::SseEvent;
 
 /// The API's name in errors.
 pub(super) const API: &str = "Anthropic Messages";
@@ -238,7 +238,7 @@ mod tests {
     use serde_json::json;
 
     use super::*;
-    use crate::models::sse::assemble_every_split;
+    use crate::models::http::assemble_every_split;
 
     #[test]
     fn a_stream_split_anywhere_assembles_the_same_tool_use() {

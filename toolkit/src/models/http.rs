@@ -16,10 +16,10 @@ use serde_json::Value;
 use super::api_key::Secrets;
 use super::body::{self, BodyLimits, source_chain};
 use super::caps::ReplyCaps;
-use super::sse::{SseError, SseEvent, SseParser};
 use super::{
     ApiKey, BoxFuture, ChatModel, ChatOptions, ChatRequest, ModelError, ModelReply, RetryPolicy,
 };
+use crate::sse::{SseError, SseEvent, SseParser};
 
 /// A model API spoken over HTTP: how to address it, build its body and read its replies.
 /// Implemented by [`OpenAi`](super::OpenAi) and [`Anthropic`](super::Anthropic) only.
@@ -337,6 +337,29 @@ fn excerpt(body: &str) -> String {
         Some((end, _)) => format!("{}...", &body[..end]),
         None => body.to_owned(),
     }
+}
+
+/// Feeds `stream` to a fresh parser and assembler split at every byte offset (inside lines and
+/// inside UTF-8 characters) and checks that every split assembles the same reply, which it
+/// returns.
+#[cfg(test)]
+pub(crate) fn assemble_every_split<S: StreamAssembler>(stream: &str) -> super::ModelReply {
+    let bytes = stream.as_bytes();
+    let assemble = |split: usize| {
+        let mut parser = SseParser::default();
+        let mut assembler = S::new(&ChatOptions::default());
+        for part in [&bytes[..split], &bytes[split..]] {
+            for event in parser.feed(part).unwrap() {
+                assembler.event(event).unwrap();
+            }
+        }
+        assembler.finish().unwrap()
+    };
+    let whole = assemble(0);
+    for split in 1..=bytes.len() {
+        assert_eq!(assemble(split), whole, "split at byte {split}");
+    }
+    whole
 }
 
 #[cfg(test)]

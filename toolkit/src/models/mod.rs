@@ -32,11 +32,6 @@ mod openai;
 mod openai_reply;
 #[cfg(any(feature = "openai", feature = "anthropic"))]
 mod retry;
-#[cfg(any(feature = "openai", feature = "anthropic"))]
-mod sse;
-
-use std::future::Future;
-use std::pin::Pin;
 
 pub use error::ModelError;
 pub use message::{
@@ -45,6 +40,9 @@ pub use message::{
 pub use record::{Exchange, Recorder, Replayer};
 pub use scripted::ScriptedModel;
 
+#[doc(hidden)]
+#[cfg(any(feature = "openai", feature = "anthropic"))]
+pub use crate::sse::SseEvent;
 #[cfg(feature = "anthropic")]
 #[cfg_attr(docsrs, doc(cfg(feature = "anthropic")))]
 pub use anthropic::{Anthropic, AnthropicClient, AnthropicClientBuilder};
@@ -66,12 +64,8 @@ pub use openai::{OpenAi, OpenAiClient, OpenAiClientBuilder};
 #[cfg(any(feature = "openai", feature = "anthropic"))]
 #[cfg_attr(docsrs, doc(cfg(any(feature = "openai", feature = "anthropic"))))]
 pub use retry::RetryPolicy;
-#[doc(hidden)]
-#[cfg(any(feature = "openai", feature = "anthropic"))]
-pub use sse::SseEvent;
 
-/// A boxed future that can move between threads, as object-safe async traits return.
-pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
+pub use toolkit_runtime::BoxFuture;
 
 /// A chat model: messages, tools and options in; text and/or tool calls, a finish reason and
 /// usage out. Object safe, so an agent holds any model as `Arc<dyn ChatModel>`.

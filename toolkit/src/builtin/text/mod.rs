@@ -15,7 +15,7 @@ use lines::{join_lines, leading_number, split_lines};
 use pattern::compile;
 
 /// The largest `text` a tool accepts by default: 1 MiB.
-pub const DEFAULT_MAX_INPUT_BYTES: usize = 1 << 20;
+pub const DEFAULT_MAX_TEXT_BYTES: usize = 1 << 20;
 /// The longest `pattern` a tool accepts, in bytes.
 pub const MAX_PATTERN_BYTES: usize = 1024;
 /// The most lines `text_rg` prints; a note saying how many matches were left out follows them.
@@ -53,19 +53,19 @@ pub const REGEX_SIZE_LIMIT: usize = 1 << 20;
 /// The built-ins are not in [`registry`](crate::registry): a program gets them only by asking.
 #[derive(Debug, Clone)]
 pub struct TextProcessingToolset {
-    max_input_bytes: usize,
+    max_text_bytes: usize,
 }
 
 impl Default for TextProcessingToolset {
     fn default() -> Self {
         TextProcessingToolset {
-            max_input_bytes: DEFAULT_MAX_INPUT_BYTES,
+            max_text_bytes: DEFAULT_MAX_TEXT_BYTES,
         }
     }
 }
 
 impl TextProcessingToolset {
-    /// The toolset with the default input limit ([`DEFAULT_MAX_INPUT_BYTES`]).
+    /// The toolset with the default input limit ([`DEFAULT_MAX_TEXT_BYTES`]).
     pub fn new() -> Self {
         Self::default()
     }
@@ -77,24 +77,24 @@ impl TextProcessingToolset {
     /// use toolkit::builtin::TextProcessingToolset;
     /// use toolkit::prelude::*;
     ///
-    /// let tools = Arc::new(TextProcessingToolset::new().with_max_input_bytes(4)).into_tools();
+    /// let tools = Arc::new(TextProcessingToolset::new().with_max_text_bytes(4)).into_tools();
     /// assert_eq!(
     ///     tools[1].dynamic_call(json!({"text": "12345"})),
     ///     json!("Error: text is 5 bytes, more than the 4-byte limit of text_wc; send a smaller piece")
     /// );
     /// ```
-    pub fn with_max_input_bytes(mut self, limit: usize) -> Self {
-        self.max_input_bytes = limit;
+    pub fn with_max_text_bytes(mut self, limit: usize) -> Self {
+        self.max_text_bytes = limit;
         self
     }
 
     /// The largest `text` accepted, in bytes.
-    pub fn max_input_bytes(&self) -> usize {
-        self.max_input_bytes
+    pub fn max_text_bytes(&self) -> usize {
+        self.max_text_bytes
     }
 
     fn check_text(&self, tool: &'static str, text: &str) -> Result<(), BuiltinError> {
-        check_size(tool, "text", text, self.max_input_bytes)
+        check_size(tool, "text", text, self.max_text_bytes)
     }
 }
 

@@ -12,7 +12,6 @@ mod oversize;
 mod remote_tool;
 mod session;
 mod sse;
-mod sse_lines;
 mod stdio;
 mod transport;
 

@@ -47,9 +47,9 @@ pub(super) fn remote_tool(
                 passthrough::leave(&local_name, &result, &outcome);
                 outcome
             };
-            tokio::time::timeout(timeout, call)
+            toolkit_runtime::within(timeout, call)
                 .await
-                .unwrap_or_else(|_| {
+                .unwrap_or_else(|| {
                     Err(format!(
                         "the MCP server did not answer within {} ms",
                         timeout.as_millis()

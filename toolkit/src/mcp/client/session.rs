@@ -309,9 +309,9 @@ async fn open_within(
     timeout: Duration,
     max_message_bytes: usize,
 ) -> Result<Opened<Listener>, McpError> {
-    tokio::time::timeout(timeout, open(transport, listener, max_message_bytes))
+    toolkit_runtime::within(timeout, open(transport, listener, max_message_bytes))
         .await
-        .unwrap_or_else(|_| {
+        .unwrap_or_else(|| {
             Err(McpError::Connect {
                 server: transport.to_string(),
                 message: format!("no answer within {} ms", timeout.as_millis()),

@@ -2,8 +2,10 @@
 //! but many deployed servers still speak: a `GET` opens an event stream whose first `endpoint`
 //! event names the URL to `POST` messages to; answers come back as `message` events.
 //!
-//! Parsing uses `sse-stream`, the SSE parser rmcp itself uses for Streamable HTTP, so this adds
-//! no crate to the build.
+//! The event stream is read by the crate's one SSE parser (`crate::sse`), lossy about UTF-8 and
+//! with its lines bounded: a line the specification says to ignore never ends the session, and
+//! what the client sees never depends on how the network cut the stream (both found by fuzzing,
+//! `fuzz/src/targets/sse.rs`, when `sse-stream` parsed it).
 
 use std::future::Future;
 
@@ -13,12 +15,11 @@ use reqwest::header::{ACCEPT, CONTENT_TYPE, HeaderMap, HeaderValue};
 use rmcp::RoleClient;
 use rmcp::model::{ClientJsonRpcMessage, ServerJsonRpcMessage};
 use rmcp::transport::Transport;
-use sse_stream::{Sse, SseStream};
 use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
 
-use super::oversize;
-use super::sse_lines::{LineCutter, LineTooLong};
+use super::oversize::{self, PREFIX_BYTES};
+use crate::sse::{SseError as ParseError, SseEvent, SseParser};
 
 /// Why the SSE transport failed.
 #[derive(Debug, thiserror::Error)]
@@ -89,18 +90,56 @@ fn refuse_redirect(response: reqwest::Response) -> Result<reqwest::Response, Sse
     })
 }
 
-/// The body's chunks cut into screened lines (see [`LineCutter`]), failing once a line grows
-/// past `max`.
-fn bounded_lines<E: std::error::Error + Send + Sync + 'static>(
-    body: impl futures::Stream<Item = Result<axum::body::Bytes, E>> + Send + 'static,
+/// Why the event stream ended early. The wording is the one `sse-stream` gave these errors.
+#[derive(Debug, thiserror::Error)]
+enum StreamError {
+    /// A line longer than the bound, and its first bytes: enough to answer the request it
+    /// carried an answer to.
+    #[error("body error: an event stream line is longer than {max} bytes")]
+    LineTooLong { max: usize, prefix: Vec<u8> },
+    /// The body could not be read.
+    #[error("body error: {0}")]
+    Body(String),
+}
+
+/// The events of the body's chunks, read by the one SSE parser (lossy, each line bounded to
+/// `max` bytes, an event's data not bounded apart); the stream ends after its first error.
+fn events<B, E>(
+    body: impl futures::Stream<Item = Result<B, E>> + Send + 'static,
     max: usize,
-) -> impl futures::Stream<Item = std::io::Result<axum::body::Bytes>> + Send + 'static {
-    body.scan(LineCutter::new(max), |cutter, chunk| {
-        let lines = match chunk {
-            Ok(chunk) => cutter.cut(&chunk),
-            Err(err) => vec![Err(std::io::Error::other(err))],
+) -> impl futures::Stream<Item = Result<SseEvent, StreamError>> + Send + 'static
+where
+    B: AsRef<[u8]>,
+    E: std::fmt::Display,
+{
+    let parser = SseParser::new(max).max_data(usize::MAX).lossy();
+    body.scan(Some(parser), move |state, chunk| {
+        let Some(parser) = state else {
+            return std::future::ready(None);
         };
-        std::future::ready(Some(futures::stream::iter(lines)))
+        let mut events = Vec::new();
+        let failure = match chunk {
+            Ok(chunk) => parser
+                .feed_into(chunk.as_ref(), &mut events)
+                .err()
+                .map(|err| match err {
+                    ParseError::TooLong { .. } => {
+                        let line = parser.line_in_progress();
+                        StreamError::LineTooLong {
+                            max,
+                            prefix: line[..line.len().min(PREFIX_BYTES)].to_vec(),
+                        }
+                    }
+                    ParseError::NotUtf8(err) => StreamError::Body(err.to_string()),
+                }),
+            Err(err) => Some(StreamError::Body(err.to_string())),
+        };
+        let mut items: Vec<_> = events.into_iter().map(Ok).collect();
+        if let Some(failure) = failure {
+            items.push(Err(failure));
+            *state = None;
+        }
+        std::future::ready(Some(futures::stream::iter(items)))
     })
     .flatten()
 }
@@ -109,13 +148,13 @@ fn bounded_lines<E: std::error::Error + Send + Sync + 'static>(
 /// [`same_origin_endpoint`]; the events before it are skipped.
 async fn read_endpoint<S, E>(events: &mut S, base: &Url) -> Result<Url, SseError>
 where
-    S: futures::Stream<Item = Result<Sse, E>> + Unpin,
+    S: futures::Stream<Item = Result<SseEvent, E>> + Unpin,
     E: std::fmt::Display,
 {
     loop {
         match events.next().await {
             Some(Ok(event)) if event.event.as_deref() == Some("endpoint") => {
-                return same_origin_endpoint(base, &event.data.unwrap_or_default());
+                return same_origin_endpoint(base, &event.data);
             }
             Some(Ok(_)) => continue,
             Some(Err(err)) => return Err(SseError::Stream(err.to_string())),
@@ -124,13 +163,13 @@ where
     }
 }
 
-/// The JSON-RPC message a `message` (or unnamed) event carries; `None` for any other event and
-/// for data that is not JSON-RPC, which is skipped with a warning.
-fn message_of(event: Sse) -> Option<ServerJsonRpcMessage> {
-    if !matches!(event.event.as_deref(), None | Some("message")) {
+/// The JSON-RPC message a `message` (or unnamed) event carries; `None` for any other event, for
+/// an event without data, and for data that is not JSON-RPC, which is skipped with a warning.
+fn message_of(event: SseEvent) -> Option<ServerJsonRpcMessage> {
+    if !matches!(event.event.as_deref(), None | Some("message")) || event.data.is_empty() {
         return None;
     }
-    match serde_json::from_str::<ServerJsonRpcMessage>(&event.data?) {
+    match serde_json::from_str::<ServerJsonRpcMessage>(&event.data) {
         Ok(message) => Some(message),
         Err(err) => {
             tracing::warn!(%err, "skipping an SSE message that is not JSON-RPC");
@@ -141,15 +180,13 @@ fn message_of(event: Sse) -> Option<ServerJsonRpcMessage> {
 
 /// The error answering the request whose answer was on a line over the bound, when `err` is
 /// that and the line's first bytes name the request.
-fn too_long_answer(err: &sse_stream::Error) -> Option<ServerJsonRpcMessage> {
-    let sse_stream::Error::Body(body) = err else {
+fn too_long_answer(err: &StreamError) -> Option<ServerJsonRpcMessage> {
+    let StreamError::LineTooLong { max, prefix } = err else {
         return None;
     };
-    let io = body.downcast_ref::<std::io::Error>()?;
-    let line = io.get_ref()?.downcast_ref::<LineTooLong>()?;
-    let data = line.prefix.strip_prefix(b"data:")?;
+    let data = prefix.strip_prefix(b"data:")?;
     let data = data.strip_prefix(b" ").unwrap_or(data);
-    serde_json::from_value(oversize::replacement(data, line.max)?).ok()
+    serde_json::from_value(oversize::replacement(data, *max)?).ok()
 }
 
 /// What the event-stream reader made of a whole stream: see [`read_event_stream`].
@@ -184,15 +221,8 @@ pub async fn read_event_stream(
             return read;
         }
     };
-    let body = futures::stream::iter(
-        chunks
-            .into_iter()
-            .map(|c| Ok::<_, std::io::Error>(axum::body::Bytes::from(c))),
-    );
-    let mut events = Box::pin(SseStream::from_bytes_stream(bounded_lines(
-        body,
-        max_line_bytes,
-    )));
+    let body = futures::stream::iter(chunks.into_iter().map(Ok::<_, std::io::Error>));
+    let mut events = Box::pin(events(body, max_line_bytes));
     read.endpoint = read_endpoint(&mut events, &base)
         .await
         .map(String::from)
@@ -249,8 +279,7 @@ impl SseTransport {
             .send()
             .await?;
         let response = refuse_redirect(response)?.error_for_status()?;
-        let bytes = bounded_lines(response.bytes_stream(), max_line_bytes);
-        let mut events = Box::pin(SseStream::from_bytes_stream(bytes));
+        let mut events = Box::pin(events(response.bytes_stream(), max_line_bytes));
         let endpoint = read_endpoint(&mut events, &base).await?;
         let (sender, incoming) = mpsc::channel(64);
         let reader = tokio::spawn(async move {
@@ -354,17 +383,16 @@ mod tests {
     #[tokio::test]
     async fn a_line_without_end_is_cut_off_at_the_bound() {
         let chunks = vec![
-            Ok::<_, std::io::Error>(axum::body::Bytes::from_static(b"data: short\n\n")),
-            Ok(axum::body::Bytes::from(vec![b'x'; 40])),
-            Ok(axum::body::Bytes::from(vec![b'x'; 40])),
+            Ok::<_, std::io::Error>(b"data: short\n\n".to_vec()),
+            Ok(vec![b'x'; 40]),
+            Ok(vec![b'x'; 40]),
         ];
-        let bounded: Vec<_> = bounded_lines(futures::stream::iter(chunks), 64)
-            .collect()
-            .await;
-        assert!(bounded[0].is_ok() && bounded[1].is_ok());
+        let read: Vec<_> = events(futures::stream::iter(chunks), 64).collect().await;
+        assert_eq!(read.len(), 2);
+        assert_eq!(read[0].as_ref().unwrap().data, "short");
         assert_eq!(
-            bounded[2].as_ref().unwrap_err().to_string(),
-            "an event stream line is longer than 64 bytes"
+            read[1].as_ref().unwrap_err().to_string(),
+            "body error: an event stream line is longer than 64 bytes"
         );
     }
 

@@ -22,6 +22,7 @@ use hyper::body::{Frame, Incoming, SizeHint};
 use hyper::service::Service;
 use hyper_util::service::TowerToHyperService;
 use tokio::sync::Notify;
+use toolkit_runtime::BoxFuture;
 
 /// The address a request came from, in its extensions: whose sessions it counts against.
 #[derive(Debug, Clone, Copy)]
@@ -130,7 +131,7 @@ impl Served {
 impl Service<hyper::Request<Incoming>> for Served {
     type Response = hyper::Response<CountedBody>;
     type Error = Infallible;
-    type Future = Pin<Box<dyn Future<Output = Result<Self::Response, Infallible>> + Send>>;
+    type Future = BoxFuture<'static, Result<Self::Response, Infallible>>;
 
     fn call(&self, mut request: hyper::Request<Incoming>) -> Self::Future {
         request.extensions_mut().insert(PeerAddr(self.peer));

@@ -115,23 +115,22 @@ impl McpServer {
     pub const DEFAULT_MAX_OUTPUT_BYTES: usize = 1 << 20;
 
     /// A server for these tools, with the default [`Toolbox`] limits. When two tools share a
-    /// name, the first one wins.
+    /// name, the first one wins (toolkit's one duplicate-name rule,
+    /// [`first_of_each_name`](toolkit_runtime::first_of_each_name)); this constructor cannot fail,
+    /// so it warns where a [`Toolbox`] would refuse. Build the toolbox yourself and use
+    /// [`from_toolbox`](Self::from_toolbox) to be refused instead.
     pub fn new(tools: impl IntoIterator<Item = ToolProxy>) -> Self {
-        let mut seen = std::collections::HashSet::new();
-        let unique = tools.into_iter().filter(|tool| {
-            let first = seen.insert(tool.name().to_owned());
-            if !first {
-                tracing::warn!(
-                    tool = tool.name(),
-                    "two tools share a name; serving the first"
-                );
-            }
-            first
-        });
+        let (unique, taken) = toolkit_runtime::first_of_each_name(tools, ToolProxy::name);
+        for clash in &taken {
+            tracing::warn!(
+                tool = clash.second.name(),
+                "two tools share a name; serving the first"
+            );
+        }
         let toolbox = Toolbox::builder()
             .tools("MCP server", unique)
             .build()
-            .expect("duplicate names were filtered out");
+            .expect("duplicate names were left out");
         Self::from_toolbox(toolbox)
     }
 
