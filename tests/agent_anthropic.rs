@@ -14,6 +14,7 @@ use toolkit::models::{
     RetryPolicy, Usage,
 };
 use toolkit::prelude::*;
+use toolkit::providers::Format;
 
 const TOOL_USE: &str = include_str!("fixtures/models/anthropic_tool_use.json");
 const TEXT: &str = include_str!("fixtures/models/anthropic_text.json");
@@ -88,7 +89,7 @@ async fn a_documented_tool_use_response_is_read_and_the_request_is_messages() {
             "max_tokens": 4096,
             "system": "Be brief.",
             "messages": [{"role": "user", "content": [{"type": "text", "text": "Weather in SF?"}]}],
-            "tools": weather().to_anthropic(),
+            "tools": weather().definitions(Format::Anthropic).unwrap(),
             "tool_choice": {"type": "auto"},
         })
     );

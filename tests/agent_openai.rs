@@ -14,6 +14,7 @@ use toolkit::models::{
     OpenAiClient, Recorder, Replayer, RetryPolicy, ToolChoice, Usage,
 };
 use toolkit::prelude::*;
+use toolkit::providers::Format;
 
 const TOOL_CALLS: &str = include_str!("fixtures/models/openai_tool_calls.json");
 const TEXT: &str = include_str!("fixtures/models/openai_text.json");
@@ -93,7 +94,7 @@ async fn a_documented_tool_call_response_is_read_and_the_request_is_chat_complet
         request.body["messages"],
         json!([{"role": "user", "content": "Weather in Boston?"}])
     );
-    assert_eq!(request.body["tools"], *weather().to_openai());
+    assert_eq!(request.body["tools"], *weather().definitions(Format::OpenAi).unwrap());
     assert_eq!(request.body["tool_choice"], "auto");
 }
 
@@ -327,7 +328,7 @@ async fn strict_tools_and_a_forced_tool_choice_are_sent_when_asked() {
         .await
         .unwrap();
     let body = &server.received()[0].body;
-    assert_eq!(body["tools"], *toolbox.to_openai_strict().unwrap());
+    assert_eq!(body["tools"], *toolbox.definitions(Format::OpenAiStrict).unwrap());
     assert_eq!(body["tools"][0]["function"]["strict"], true);
     assert_eq!(
         body["tool_choice"],

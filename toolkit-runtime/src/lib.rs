@@ -40,10 +40,6 @@ pub use call::{
 };
 pub use calls::{ToolCall, ToolCallResult};
 pub use error::{ArgumentProblem, ToolError};
-pub use providers::parse;
 pub use providers::parse::ToolCalls;
 pub use toolbox::{Toolbox, ToolboxBuilder, ToolboxError};
 pub use toolset::Toolset;
-
-/// The provider formats under their first name (see [`providers`]).
-pub use providers as formats;

@@ -11,7 +11,7 @@ use super::http::StreamAssembler;
 use super::sse::SseEvent;
 use super::{FinishReason, ModelError, ModelReply, RefusedCall, Usage};
 use crate::ToolCall;
-use crate::providers::parse::repair_arguments;
+use crate::providers::repair_arguments;
 
 /// The API's name in errors.
 pub(super) const API: &str = "OpenAI Chat Completions";
