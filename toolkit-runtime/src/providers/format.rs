@@ -1,7 +1,7 @@
 //! The provider formats, and the one method per type that renders in each: a tool's definition,
 //! a toolbox's definitions, a call's result.
 
-use serde_json::{Value, json};
+use serde_json::Value;
 
 use crate::{ToolCallResult, ToolError, ToolProxy};
 
@@ -141,20 +141,6 @@ impl ToolProxy {
             Format::Mcp => Ok(self.mcp_definition()),
         })
     }
-}
-
-/// Every tool's definition in `format`, as a request carries them: an array, or for Gemini the
-/// one `{"functionDeclarations": [...]}` object. In strict mode the first tool that cannot be
-/// converted is the error.
-pub(crate) fn definitions(tools: &[ToolProxy], format: Format) -> Result<Value, ToolError> {
-    let rendered = tools
-        .iter()
-        .map(|tool| tool.definition_in(format))
-        .collect::<Result<Vec<_>, _>>()?;
-    Ok(match format {
-        Format::Gemini => json!({ "functionDeclarations": rendered }),
-        _ => Value::Array(rendered),
-    })
 }
 
 impl ToolCallResult {

@@ -23,6 +23,7 @@
 //! every provider's shape and repairs argument strings ([`repair_arguments`]).
 
 mod anthropic;
+mod definitions;
 mod format;
 mod gemini;
 mod mcp;
@@ -32,8 +33,8 @@ pub(crate) mod parse;
 mod repair;
 mod strict;
 
+pub use definitions::ToolDefinitions;
 pub use format::Format;
-pub(crate) use format::definitions;
 pub use gemini::{GEMINI_KEYWORDS, gemini_schema};
 pub use mcp::McpResult;
 pub(crate) use mcp::annotations_from_mcp;

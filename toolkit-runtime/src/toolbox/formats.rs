@@ -4,7 +4,7 @@ use serde_json::Value;
 
 use super::Toolbox;
 use crate::ToolError;
-use crate::providers::{Format, definitions};
+use crate::providers::{Format, ToolDefinitions};
 
 impl Toolbox {
     /// Every tool of the toolbox in `format`: the array (or, for Gemini, the one
@@ -36,7 +36,22 @@ impl Toolbox {
     /// assert!(std::ptr::eq(openai, toolbox.definitions(Format::OpenAi).unwrap()));
     /// ```
     pub fn definitions(&self, format: Format) -> Result<&Value, ToolError> {
-        let tools = self.tools();
-        self.definitions.get(format, || definitions(tools, format))
+        self.definitions.render(format)
+    }
+
+    /// The toolbox's tools as a model request offers them, with the renderings it keeps.
+    pub fn offered(&self) -> &ToolDefinitions {
+        &self.definitions
+    }
+
+    /// Starts the renderings afresh, after the tools changed.
+    pub(super) fn renew_definitions(&mut self) {
+        self.definitions = std::sync::Arc::new(ToolDefinitions::new(self.tools.clone()));
+    }
+}
+
+impl<'a> From<&'a Toolbox> for &'a ToolDefinitions {
+    fn from(toolbox: &'a Toolbox) -> Self {
+        toolbox.offered()
     }
 }

@@ -15,7 +15,8 @@ use std::collections::HashMap;
 use std::fmt;
 use std::sync::Arc;
 
-use crate::call::{DefinitionCache, Limits, ToolProxy};
+use crate::call::{Limits, ToolProxy};
+use crate::providers::ToolDefinitions;
 
 pub use builder::ToolboxBuilder;
 use hooks::Hooks;
@@ -65,7 +66,7 @@ pub struct Toolbox {
     hooks: Arc<Hooks>,
     /// The whole toolbox in each provider's format, rendered on first use; shared by clones and
     /// replaced whenever the tools change.
-    definitions: Arc<DefinitionCache>,
+    definitions: Arc<ToolDefinitions>,
 }
 
 /// A tool and where it came from, before it joins a toolbox.
@@ -226,7 +227,7 @@ impl Toolbox {
         let position = self.index.remove(name)?;
         self.sources.remove(position);
         let tool = self.tools.remove(position);
-        self.definitions = Arc::default();
+        self.renew_definitions();
         for index in self.index.values_mut() {
             if *index > position {
                 *index -= 1;
@@ -295,7 +296,12 @@ impl Toolbox {
     }
 
     fn extend(&mut self, entries: Vec<Entry>) -> Result<(), ToolboxError> {
-        self.definitions = Arc::default();
+        let extended = self.extend_tools(entries);
+        self.renew_definitions();
+        extended
+    }
+
+    fn extend_tools(&mut self, entries: Vec<Entry>) -> Result<(), ToolboxError> {
         for Entry { tool, source } in entries {
             let name = tool.name();
             if let Some(&existing) = self.index.get(name) {

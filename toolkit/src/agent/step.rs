@@ -9,6 +9,7 @@ use super::react::{self, ReactReply};
 use super::{Agent, AgentError, AgentEvent, AgentRun, ExitCondition, StepRecord, ToolCallRecord};
 use crate::models::caps::ReplyCaps;
 use crate::models::{ChatRequest, Message, ModelError, ModelReply, Usage};
+use crate::providers::ToolDefinitions;
 use crate::state::AgentState;
 use crate::{ToolCall, ToolCallResult, Toolbox};
 
@@ -102,9 +103,9 @@ impl<'a> Runner<'a> {
     async fn ask(&mut self, step: usize) -> Result<ModelReply, ModelError> {
         let agent = self.agent;
         let tools = if agent.react {
-            &agent.no_tools
+            ToolDefinitions::none()
         } else {
-            &agent.toolbox
+            agent.toolbox.offered()
         };
         let request = ChatRequest::new(&self.history, tools, &agent.options);
         let span = tracing::info_span!("agent.model_call", step, model = agent.model.name());

@@ -77,7 +77,7 @@ impl WireApi for Anthropic {
             // Anthropic definitions cannot fail; an error would be a strict-mode one.
             let tools = request
                 .tools
-                .definitions(Format::Anthropic)
+                .render(Format::Anthropic)
                 .map_err(|e| ModelError::Decode {
                     api: Self::NAME,
                     message: e.to_string(),

@@ -65,7 +65,7 @@ impl WireApi for OpenAi {
             // Only strict mode can fail.
             let tools = request
                 .tools
-                .definitions(format)
+                .render(format)
                 .map_err(|e| ModelError::Decode {
                     api: Self::NAME,
                     message: format!("the tools cannot be sent as strict definitions: {e}"),
