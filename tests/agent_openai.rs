@@ -4,9 +4,10 @@
 
 mod common;
 
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use common::model_server::{ModelServer, Reply, split_at};
+use common::model_server::{ModelServer, Reply, read_arguments, split_at};
 use toolkit::ToolDefinition;
 use toolkit::agent::Agent;
 use toolkit::models::{
@@ -61,7 +62,8 @@ fn fast_retries(max_retries: u32) -> RetryPolicy {
 #[tokio::test]
 async fn a_documented_tool_call_response_is_read_and_the_request_is_chat_completions() {
     let server = ModelServer::start(vec![Reply::json(200, TOOL_CALLS)]).await;
-    let reply = ask(&client(&server, RetryPolicy::none())).await.unwrap();
+    let mut reply = ask(&client(&server, RetryPolicy::none())).await.unwrap();
+    reply.tool_calls = read_arguments(reply.tool_calls);
     assert_eq!(
         reply,
         ModelReply {
@@ -96,6 +98,44 @@ async fn a_documented_tool_call_response_is_read_and_the_request_is_chat_complet
     );
     assert_eq!(request.body["tools"], *weather().definitions(Format::OpenAi).unwrap());
     assert_eq!(request.body["tool_choice"], "auto");
+}
+
+/// Current weather
+#[tool]
+fn get_current_weather(location: String) -> String {
+    format!("22 °C and sunny in {location}")
+}
+
+#[tokio::test]
+async fn an_agents_calls_reach_the_tool_as_the_models_text_and_take_the_typed_fast_path() {
+    let server =
+        ModelServer::start(vec![Reply::json(200, TOOL_CALLS), Reply::json(200, TEXT)]).await;
+    let tool = get_current_weather_tool();
+    assert!(tool.__takes_fast_path());
+    let seen = Arc::new(Mutex::new(Vec::new()));
+    let record = Arc::clone(&seen);
+    let toolbox = Toolbox::builder()
+        .tool(tool)
+        .before_call(move |call, _tool| {
+            record.lock().unwrap().push(call.args.clone());
+            Ok(())
+        })
+        .build()
+        .unwrap();
+    let agent = Agent::builder(client(&server, RetryPolicy::none()))
+        .toolbox(toolbox)
+        .build();
+    let run = agent.run("Weather in Boston?").await.unwrap();
+    assert_eq!(run.answer, "The weather in Boston is 22 °C and sunny.");
+    // The model's argument text, unparsed: the typed reader reads it straight into `String`.
+    assert_eq!(
+        *seen.lock().unwrap(),
+        [json!("{\n\"location\": \"Boston, MA\"\n}")]
+    );
+    assert_eq!(
+        server.received()[1].body["messages"][2]["content"],
+        "22 °C and sunny in Boston, MA"
+    );
 }
 
 #[tokio::test]
@@ -140,7 +180,7 @@ async fn a_stream_split_mid_argument_and_mid_character_is_assembled() {
     let reply = ask(&model).await.unwrap();
     assert_eq!(reply.text.as_deref(), Some("Checking the café ☕ "));
     assert_eq!(
-        reply.tool_calls,
+        read_arguments(reply.tool_calls),
         [
             ToolCall::new("get_current_weather", json!({"location": "São Paulo"}))
                 .with_id("call_DdmO9pD3xa9XTPNJ32zg2hcA"),

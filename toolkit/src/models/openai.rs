@@ -117,7 +117,11 @@ fn message(message: &Message) -> Value {
 
 fn tool_call(call: &ToolCall) -> Value {
     let arguments = match &call.args {
-        Value::String(text) => text.clone(),
+        // A reply's arguments stay the model's text; they go back as the compact JSON they
+        // stand for, as when the reader made a value of them. Text that is not JSON goes back
+        // as it came.
+        Value::String(text) => serde_json::from_str::<Value>(text)
+            .map_or_else(|_| text.clone(), |value| value.to_string()),
         other => other.to_string(),
     };
     json!({
