@@ -406,3 +406,33 @@ async fn a_refused_connection_is_retried_then_reported() {
     assert_eq!(*url, format!("http://127.0.0.1:{port}/v1/chat/completions"));
     assert!(!err.to_string().contains("sk-test-secret"));
 }
+
+#[tokio::test]
+async fn a_tool_strict_mode_cannot_express_is_a_request_error_and_nothing_is_sent() {
+    let server = ModelServer::start(vec![Reply::json(200, TOOL_CALLS)]).await;
+    let model = OpenAiClient::builder("gpt-4o-mini")
+        .base_url(server.base_url())
+        .strict_tools(true)
+        .build()
+        .unwrap();
+    // `value` takes any JSON value, which strict mode has no schema for.
+    let schema = json!({"type": "object", "properties": {"value": {}}, "required": ["value"]});
+    let tool = ToolProxy::from_fn(ToolDefinition::new("keep", "Keep a value", schema), |args| {
+        Ok::<_, String>(args["value"].clone())
+    });
+    let toolbox = Toolbox::builder().tool(tool).build().unwrap();
+    let (messages, options) = ([Message::user("Keep 1")], ChatOptions::default());
+    let err = model
+        .chat(ChatRequest::new(&messages, &toolbox, &options))
+        .await
+        .unwrap_err();
+    assert!(matches!(err, ModelError::Request { .. }), "{err:?}");
+    assert!(
+        err.to_string().starts_with(
+            "the OpenAI Chat Completions request cannot be built: the tools cannot be sent as \
+             strict definitions: "
+        ),
+        "{err}"
+    );
+    assert!(server.received().is_empty());
+}

@@ -78,7 +78,7 @@ impl WireApi for Anthropic {
             let tools = request
                 .tools
                 .render(Format::Anthropic)
-                .map_err(|e| ModelError::Decode {
+                .map_err(|e| ModelError::Request {
                     api: Self::NAME,
                     message: e.to_string(),
                 })?;

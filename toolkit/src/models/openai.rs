@@ -66,7 +66,7 @@ impl WireApi for OpenAi {
             let tools = request
                 .tools
                 .render(format)
-                .map_err(|e| ModelError::Decode {
+                .map_err(|e| ModelError::Request {
                     api: Self::NAME,
                     message: format!("the tools cannot be sent as strict definitions: {e}"),
                 })?;
