@@ -96,7 +96,10 @@ async fn a_documented_tool_call_response_is_read_and_the_request_is_chat_complet
         request.body["messages"],
         json!([{"role": "user", "content": "Weather in Boston?"}])
     );
-    assert_eq!(request.body["tools"], *weather().definitions(Format::OpenAi).unwrap());
+    assert_eq!(
+        request.body["tools"],
+        *weather().definitions(Format::OpenAi).unwrap()
+    );
     assert_eq!(request.body["tool_choice"], "auto");
 }
 
@@ -368,7 +371,10 @@ async fn strict_tools_and_a_forced_tool_choice_are_sent_when_asked() {
         .await
         .unwrap();
     let body = &server.received()[0].body;
-    assert_eq!(body["tools"], *toolbox.definitions(Format::OpenAiStrict).unwrap());
+    assert_eq!(
+        body["tools"],
+        *toolbox.definitions(Format::OpenAiStrict).unwrap()
+    );
     assert_eq!(body["tools"][0]["function"]["strict"], true);
     assert_eq!(
         body["tool_choice"],
@@ -417,9 +423,10 @@ async fn a_tool_strict_mode_cannot_express_is_a_request_error_and_nothing_is_sen
         .unwrap();
     // `value` takes any JSON value, which strict mode has no schema for.
     let schema = json!({"type": "object", "properties": {"value": {}}, "required": ["value"]});
-    let tool = ToolProxy::from_fn(ToolDefinition::new("keep", "Keep a value", schema), |args| {
-        Ok::<_, String>(args["value"].clone())
-    });
+    let tool = ToolProxy::from_fn(
+        ToolDefinition::new("keep", "Keep a value", schema),
+        |args| Ok::<_, String>(args["value"].clone()),
+    );
     let toolbox = Toolbox::builder().tool(tool).build().unwrap();
     let (messages, options) = ([Message::user("Keep 1")], ChatOptions::default());
     let err = model

@@ -57,7 +57,10 @@ fn a_typed_definition_serializes_exactly_as_our_own_openai_json() {
 #[test]
 fn a_strict_typed_definition_serializes_exactly_as_our_own_strict_json() {
     let typed = serde_json::to_value(chat_tool_strict(&greet_tool()).unwrap()).unwrap();
-    assert_eq!(typed, greet_tool().definition_in(Format::OpenAiStrict).unwrap());
+    assert_eq!(
+        typed,
+        greet_tool().definition_in(Format::OpenAiStrict).unwrap()
+    );
     assert_eq!(typed["function"]["strict"], true);
     assert_eq!(
         typed["function"]["parameters"]["required"],

@@ -230,7 +230,10 @@ fn definitions(tools: &[ToolProxy], format: Format) -> Value {
         .tools("test tools", tools.iter().cloned())
         .build()
         .expect("tool names are unique");
-    toolbox.definitions(format).expect("the tools convert").clone()
+    toolbox
+        .definitions(format)
+        .expect("the tools convert")
+        .clone()
 }
 
 fn dispatch(tools: &[ToolProxy], call: &ToolCall) -> ToolCallResult {
@@ -676,7 +679,13 @@ fn mcp_annotations_come_from_the_tool_attribute() {
         add_tool().definition_in(Format::Mcp).unwrap()["annotations"],
         json!({"readOnlyHint": true, "idempotentHint": true})
     );
-    assert!(greet_tool().definition_in(Format::Mcp).unwrap().get("annotations").is_none());
+    assert!(
+        greet_tool()
+            .definition_in(Format::Mcp)
+            .unwrap()
+            .get("annotations")
+            .is_none()
+    );
 }
 
 #[test]
@@ -1023,7 +1032,9 @@ fn strict_mode_refuses_a_nested_object_without_named_properties() {
         .build(|_| Ok::<_, String>(()))
         .unwrap();
     assert_eq!(
-        tool.definition_in(Format::OpenAiStrict).unwrap_err().to_string(),
+        tool.definition_in(Format::OpenAiStrict)
+            .unwrap_err()
+            .to_string(),
         "tool tag cannot be sent to OpenAI strict mode: at meta: an object with arbitrary keys \
          cannot be expressed in strict mode: every key must be a named property; use a struct"
     );

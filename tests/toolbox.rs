@@ -589,7 +589,9 @@ fn every_call_emits_a_span_with_tool_name_duration_and_outcome() {
 }
 
 fn strict_names(toolbox: &Toolbox) -> Vec<String> {
-    let tools = toolbox.definitions(Format::OpenAiStrict).expect("strict definitions");
+    let tools = toolbox
+        .definitions(Format::OpenAiStrict)
+        .expect("strict definitions");
     let tools = tools.as_array().expect("an array");
     tools
         .iter()
@@ -610,9 +612,14 @@ fn provider_definitions_are_rendered_once_and_renewed_when_the_tools_change() {
         .unwrap();
     // Asked again, and by a clone: the same rendering, not a new one.
     let first = toolbox.definitions(Format::OpenAiStrict).unwrap();
-    assert!(std::ptr::eq(first, toolbox.definitions(Format::OpenAiStrict).unwrap()));
-    assert!(std::ptr::eq(toolbox.definitions(Format::Mcp).unwrap(),
-        toolbox.clone().definitions(Format::Mcp).unwrap()));
+    assert!(std::ptr::eq(
+        first,
+        toolbox.definitions(Format::OpenAiStrict).unwrap()
+    ));
+    assert!(std::ptr::eq(
+        toolbox.definitions(Format::Mcp).unwrap(),
+        toolbox.clone().definitions(Format::Mcp).unwrap()
+    ));
     assert_eq!(
         strict_names(&toolbox),
         ["stats_word_count", "stats_line_count"]
@@ -621,7 +628,14 @@ fn provider_definitions_are_rendered_once_and_renewed_when_the_tools_change() {
     let mut smaller = toolbox.clone();
     smaller.remove("stats_word_count");
     assert_eq!(strict_names(&smaller), ["stats_line_count"]);
-    assert_eq!(smaller.definitions(Format::Anthropic).unwrap().as_array().map(Vec::len), Some(1));
+    assert_eq!(
+        smaller
+            .definitions(Format::Anthropic)
+            .unwrap()
+            .as_array()
+            .map(Vec::len),
+        Some(1)
+    );
 
     let selected = toolbox.select(["stats_word_count"]).unwrap();
     assert_eq!(strict_names(&selected), ["stats_word_count"]);
@@ -647,7 +661,12 @@ fn provider_definitions_are_rendered_once_and_renewed_when_the_tools_change() {
 #[test]
 fn a_proxy_with_changed_options_renders_its_definitions_afresh() {
     let tool = single_tool();
-    assert!(tool.definition_in(Format::Mcp).unwrap().get("annotations").is_none());
+    assert!(
+        tool.definition_in(Format::Mcp)
+            .unwrap()
+            .get("annotations")
+            .is_none()
+    );
     let read_only = tool
         .clone()
         .with_options(|o| o.annotations.read_only = Some(true));
@@ -655,5 +674,10 @@ fn a_proxy_with_changed_options_renders_its_definitions_afresh() {
         read_only.definition_in(Format::Mcp).unwrap()["annotations"],
         json!({"readOnlyHint": true})
     );
-    assert!(tool.definition_in(Format::Mcp).unwrap().get("annotations").is_none());
+    assert!(
+        tool.definition_in(Format::Mcp)
+            .unwrap()
+            .get("annotations")
+            .is_none()
+    );
 }

@@ -79,7 +79,11 @@ fn formats(c: &mut Criterion) {
     });
     let toolbox = Toolbox::builder().tool(word_count_tool()).build().unwrap();
     group.bench_function("definition/toolbox_to_openai_strict_again", |b| {
-        b.iter(|| black_box(&toolbox).definitions(Format::OpenAiStrict).is_ok())
+        b.iter(|| {
+            black_box(&toolbox)
+                .definitions(Format::OpenAiStrict)
+                .is_ok()
+        })
     });
     group.finish();
 }

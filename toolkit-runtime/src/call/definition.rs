@@ -140,7 +140,9 @@ mod tests {
 /// whole toolbox): a request carries them every time, and the strict rewrite costs more than a
 /// call.
 #[derive(Debug, Default)]
-pub(crate) struct DefinitionCache([std::sync::OnceLock<Result<Value, crate::ToolError>>; Format::ALL.len()]);
+pub(crate) struct DefinitionCache(
+    [std::sync::OnceLock<Result<Value, crate::ToolError>>; Format::ALL.len()],
+);
 
 impl DefinitionCache {
     /// The rendering in `format`, made by `render` the first time.

@@ -11,7 +11,6 @@ use tracing::Instrument;
 
 use super::arguments::Arguments;
 use super::definition::{DefinitionCache, ToolDefinition, ToolOptions};
-use crate::providers::Format;
 use super::handler::{BoxFuture, Handler, HandlerError, TypedHandler, TypedStateSync};
 use super::limits::Limits;
 use super::output::result_output;
@@ -19,6 +18,7 @@ use super::places::ThreadPlaces;
 use super::trace::CallSpan;
 use super::validate::ArgumentValidator;
 use crate::error::ToolError;
+use crate::providers::Format;
 use crate::state::StateWiring;
 
 pub(super) struct ToolInner {

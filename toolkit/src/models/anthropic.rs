@@ -75,13 +75,14 @@ impl WireApi for Anthropic {
         body.insert("messages".into(), messages(request.messages));
         if !request.tools.is_empty() {
             // Anthropic definitions cannot fail; an error would be a strict-mode one.
-            let tools = request
-                .tools
-                .render(Format::Anthropic)
-                .map_err(|e| ModelError::Request {
-                    api: Self::NAME,
-                    message: e.to_string(),
-                })?;
+            let tools =
+                request
+                    .tools
+                    .render(Format::Anthropic)
+                    .map_err(|e| ModelError::Request {
+                        api: Self::NAME,
+                        message: e.to_string(),
+                    })?;
             body.insert("tools".into(), tools.clone());
             let mut choice = tool_choice(&options.tool_choice);
             if !options.parallel_tool_calls && options.tool_choice != ToolChoice::None {

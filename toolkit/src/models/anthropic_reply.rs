@@ -5,13 +5,13 @@ use std::collections::HashMap;
 
 use serde_json::Value;
 
+use super::arguments::call_arguments;
 use super::caps::{self, CappedText, ReplyCaps};
 use super::decode::At;
 use super::http::StreamAssembler;
 use super::sse::SseEvent;
 use super::{FinishReason, ModelError, ModelReply, RefusedCall, Usage};
 use crate::ToolCall;
-use super::arguments::call_arguments;
 
 /// The API's name in errors.
 pub(super) const API: &str = "Anthropic Messages";
