@@ -349,14 +349,19 @@ async fn a_recorded_run_replays_offline_to_the_same_history() {
     );
 }
 
-#[tokio::test]
-async fn strict_tools_and_a_forced_tool_choice_are_sent_when_asked() {
-    let server = ModelServer::start(vec![Reply::json(200, TOOL_CALLS)]).await;
-    let model = OpenAiClient::builder("gpt-4o-mini")
+/// A client that sends tools as strict definitions.
+fn strict_client(server: &ModelServer) -> OpenAiClient {
+    OpenAiClient::builder("gpt-4o-mini")
         .base_url(server.base_url())
         .strict_tools(true)
         .build()
-        .unwrap();
+        .unwrap()
+}
+
+#[tokio::test]
+async fn strict_tools_and_a_forced_tool_choice_are_sent_when_asked() {
+    let server = ModelServer::start(vec![Reply::json(200, TOOL_CALLS)]).await;
+    let model = strict_client(&server);
     let messages = [Message::user("Weather in Boston?")];
     let toolbox = weather();
     let options = ChatOptions {
@@ -416,11 +421,7 @@ async fn a_refused_connection_is_retried_then_reported() {
 #[tokio::test]
 async fn a_tool_strict_mode_cannot_express_is_a_request_error_and_nothing_is_sent() {
     let server = ModelServer::start(vec![Reply::json(200, TOOL_CALLS)]).await;
-    let model = OpenAiClient::builder("gpt-4o-mini")
-        .base_url(server.base_url())
-        .strict_tools(true)
-        .build()
-        .unwrap();
+    let model = strict_client(&server);
     // `value` takes any JSON value, which strict mode has no schema for.
     let schema = json!({"type": "object", "properties": {"value": {}}, "required": ["value"]});
     let tool = ToolProxy::from_fn(
