@@ -123,7 +123,11 @@ fn print_event(event: &AgentEvent<'_>) {
                 println!("  model thinks: {text}");
             }
         }
-        AgentEvent::ToolCalled { call, .. } => println!("  calls  {} {}", call.name, call.args),
+        AgentEvent::ToolCalled { call, .. } => match &call.args {
+            // A model's arguments arrive as its JSON text.
+            Value::String(text) => println!("  calls  {} {text}", call.name),
+            args => println!("  calls  {} {args}", call.name),
+        },
         AgentEvent::ToolFinished { record, .. } => {
             let marker = if record.is_error() { "failed" } else { "->" };
             let micros = record.duration.as_micros();

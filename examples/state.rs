@@ -8,6 +8,7 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use toolkit::prelude::*;
+use toolkit::providers::Format;
 
 /// The state of one research run: each field is a key.
 #[derive(AgentState, Debug, Default, Serialize, Deserialize)]
@@ -61,7 +62,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let toolbox = Toolbox::builder().toolset::<RepoToolset>().build()?;
     println!(
         "what the model sees of search: {}",
-        toolbox.to_openai()[0]["function"]["parameters"]
+        toolbox.definitions(Format::OpenAi)?[0]["function"]["parameters"]
     );
 
     let mut state = Research {

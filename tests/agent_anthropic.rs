@@ -6,7 +6,7 @@ mod common;
 
 use std::time::Duration;
 
-use common::model_server::{ModelServer, Reply, split_at};
+use common::model_server::{ModelServer, Reply, read_arguments, split_at};
 use toolkit::ToolDefinition;
 use toolkit::agent::Agent;
 use toolkit::models::{
@@ -14,6 +14,7 @@ use toolkit::models::{
     RetryPolicy, Usage,
 };
 use toolkit::prelude::*;
+use toolkit::providers::Format;
 
 const TOOL_USE: &str = include_str!("fixtures/models/anthropic_tool_use.json");
 const TEXT: &str = include_str!("fixtures/models/anthropic_text.json");
@@ -88,7 +89,7 @@ async fn a_documented_tool_use_response_is_read_and_the_request_is_messages() {
             "max_tokens": 4096,
             "system": "Be brief.",
             "messages": [{"role": "user", "content": [{"type": "text", "text": "Weather in SF?"}]}],
-            "tools": weather().to_anthropic(),
+            "tools": weather().definitions(Format::Anthropic).unwrap(),
             "tool_choice": {"type": "auto"},
         })
     );
@@ -143,7 +144,7 @@ async fn a_stream_split_mid_argument_and_mid_character_is_assembled() {
         Some("Okay, let's check the weather for São Paulo ☀")
     );
     assert_eq!(
-        reply.tool_calls,
+        read_arguments(reply.tool_calls),
         [
             ToolCall::new("get_weather", json!({"location": "São Paulo, BR"}))
                 .with_id("toolu_01T1x1fJ34qAmk2tNTrN7Up6")

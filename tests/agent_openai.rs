@@ -4,9 +4,10 @@
 
 mod common;
 
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use common::model_server::{ModelServer, Reply, split_at};
+use common::model_server::{ModelServer, Reply, read_arguments, split_at};
 use toolkit::ToolDefinition;
 use toolkit::agent::Agent;
 use toolkit::models::{
@@ -14,6 +15,7 @@ use toolkit::models::{
     OpenAiClient, Recorder, Replayer, RetryPolicy, ToolChoice, Usage,
 };
 use toolkit::prelude::*;
+use toolkit::providers::Format;
 
 const TOOL_CALLS: &str = include_str!("fixtures/models/openai_tool_calls.json");
 const TEXT: &str = include_str!("fixtures/models/openai_text.json");
@@ -60,7 +62,8 @@ fn fast_retries(max_retries: u32) -> RetryPolicy {
 #[tokio::test]
 async fn a_documented_tool_call_response_is_read_and_the_request_is_chat_completions() {
     let server = ModelServer::start(vec![Reply::json(200, TOOL_CALLS)]).await;
-    let reply = ask(&client(&server, RetryPolicy::none())).await.unwrap();
+    let mut reply = ask(&client(&server, RetryPolicy::none())).await.unwrap();
+    reply.tool_calls = read_arguments(reply.tool_calls);
     assert_eq!(
         reply,
         ModelReply {
@@ -93,8 +96,49 @@ async fn a_documented_tool_call_response_is_read_and_the_request_is_chat_complet
         request.body["messages"],
         json!([{"role": "user", "content": "Weather in Boston?"}])
     );
-    assert_eq!(request.body["tools"], *weather().to_openai());
+    assert_eq!(
+        request.body["tools"],
+        *weather().definitions(Format::OpenAi).unwrap()
+    );
     assert_eq!(request.body["tool_choice"], "auto");
+}
+
+/// Current weather
+#[tool]
+fn get_current_weather(location: String) -> String {
+    format!("22 °C and sunny in {location}")
+}
+
+#[tokio::test]
+async fn an_agents_calls_reach_the_tool_as_the_models_text_and_take_the_typed_fast_path() {
+    let server =
+        ModelServer::start(vec![Reply::json(200, TOOL_CALLS), Reply::json(200, TEXT)]).await;
+    let tool = get_current_weather_tool();
+    assert!(tool.__takes_fast_path());
+    let seen = Arc::new(Mutex::new(Vec::new()));
+    let record = Arc::clone(&seen);
+    let toolbox = Toolbox::builder()
+        .tool(tool)
+        .before_call(move |call, _tool| {
+            record.lock().unwrap().push(call.args.clone());
+            Ok(())
+        })
+        .build()
+        .unwrap();
+    let agent = Agent::builder(client(&server, RetryPolicy::none()))
+        .toolbox(toolbox)
+        .build();
+    let run = agent.run("Weather in Boston?").await.unwrap();
+    assert_eq!(run.answer, "The weather in Boston is 22 °C and sunny.");
+    // The model's argument text, unparsed: the typed reader reads it straight into `String`.
+    assert_eq!(
+        *seen.lock().unwrap(),
+        [json!("{\n\"location\": \"Boston, MA\"\n}")]
+    );
+    assert_eq!(
+        server.received()[1].body["messages"][2]["content"],
+        "22 °C and sunny in Boston, MA"
+    );
 }
 
 #[tokio::test]
@@ -139,7 +183,7 @@ async fn a_stream_split_mid_argument_and_mid_character_is_assembled() {
     let reply = ask(&model).await.unwrap();
     assert_eq!(reply.text.as_deref(), Some("Checking the café ☕ "));
     assert_eq!(
-        reply.tool_calls,
+        read_arguments(reply.tool_calls),
         [
             ToolCall::new("get_current_weather", json!({"location": "São Paulo"}))
                 .with_id("call_DdmO9pD3xa9XTPNJ32zg2hcA"),
@@ -305,14 +349,19 @@ async fn a_recorded_run_replays_offline_to_the_same_history() {
     );
 }
 
-#[tokio::test]
-async fn strict_tools_and_a_forced_tool_choice_are_sent_when_asked() {
-    let server = ModelServer::start(vec![Reply::json(200, TOOL_CALLS)]).await;
-    let model = OpenAiClient::builder("gpt-4o-mini")
+/// A client that sends tools as strict definitions.
+fn strict_client(server: &ModelServer) -> OpenAiClient {
+    OpenAiClient::builder("gpt-4o-mini")
         .base_url(server.base_url())
         .strict_tools(true)
         .build()
-        .unwrap();
+        .unwrap()
+}
+
+#[tokio::test]
+async fn strict_tools_and_a_forced_tool_choice_are_sent_when_asked() {
+    let server = ModelServer::start(vec![Reply::json(200, TOOL_CALLS)]).await;
+    let model = strict_client(&server);
     let messages = [Message::user("Weather in Boston?")];
     let toolbox = weather();
     let options = ChatOptions {
@@ -327,7 +376,10 @@ async fn strict_tools_and_a_forced_tool_choice_are_sent_when_asked() {
         .await
         .unwrap();
     let body = &server.received()[0].body;
-    assert_eq!(body["tools"], *toolbox.to_openai_strict().unwrap());
+    assert_eq!(
+        body["tools"],
+        *toolbox.definitions(Format::OpenAiStrict).unwrap()
+    );
     assert_eq!(body["tools"][0]["function"]["strict"], true);
     assert_eq!(
         body["tool_choice"],
@@ -364,4 +416,31 @@ async fn a_refused_connection_is_retried_then_reported() {
     };
     assert_eq!(*url, format!("http://127.0.0.1:{port}/v1/chat/completions"));
     assert!(!err.to_string().contains("sk-test-secret"));
+}
+
+#[tokio::test]
+async fn a_tool_strict_mode_cannot_express_is_a_request_error_and_nothing_is_sent() {
+    let server = ModelServer::start(vec![Reply::json(200, TOOL_CALLS)]).await;
+    let model = strict_client(&server);
+    // `value` takes any JSON value, which strict mode has no schema for.
+    let schema = json!({"type": "object", "properties": {"value": {}}, "required": ["value"]});
+    let tool = ToolProxy::from_fn(
+        ToolDefinition::new("keep", "Keep a value", schema),
+        |args| Ok::<_, String>(args["value"].clone()),
+    );
+    let toolbox = Toolbox::builder().tool(tool).build().unwrap();
+    let (messages, options) = ([Message::user("Keep 1")], ChatOptions::default());
+    let err = model
+        .chat(ChatRequest::new(&messages, &toolbox, &options))
+        .await
+        .unwrap_err();
+    assert!(matches!(err, ModelError::Request { .. }), "{err:?}");
+    assert!(
+        err.to_string().starts_with(
+            "the OpenAI Chat Completions request cannot be built: the tools cannot be sent as \
+             strict definitions: "
+        ),
+        "{err}"
+    );
+    assert!(server.received().is_empty());
 }

@@ -11,6 +11,7 @@ use toolkit::integrations::async_openai::{
     tool_calls, tool_message,
 };
 use toolkit::prelude::*;
+use toolkit::providers::Format;
 
 /// Add two numbers
 #[tool]
@@ -50,13 +51,16 @@ fn response_with_calls(calls: serde_json::Value) -> CreateChatCompletionResponse
 #[test]
 fn a_typed_definition_serializes_exactly_as_our_own_openai_json() {
     let typed = serde_json::to_value(chat_tool(&add_tool())).unwrap();
-    assert_eq!(typed, add_tool().to_openai());
+    assert_eq!(typed, add_tool().definition_in(Format::OpenAi).unwrap());
 }
 
 #[test]
 fn a_strict_typed_definition_serializes_exactly_as_our_own_strict_json() {
     let typed = serde_json::to_value(chat_tool_strict(&greet_tool()).unwrap()).unwrap();
-    assert_eq!(typed, greet_tool().to_openai_strict().unwrap());
+    assert_eq!(
+        typed,
+        greet_tool().definition_in(Format::OpenAiStrict).unwrap()
+    );
     assert_eq!(typed["function"]["strict"], true);
     assert_eq!(
         typed["function"]["parameters"]["required"],
@@ -196,7 +200,7 @@ fn a_result_becomes_a_typed_tool_message_with_the_call_id() {
         json!({"role": "tool", "content": "2", "tool_call_id": "call_7"})
     );
     assert_eq!(serde_json::to_value(&message).unwrap(), {
-        let mut ours = result.to_openai();
+        let mut ours = result.render(Format::OpenAi);
         ours.as_object_mut().unwrap().sort_keys();
         ours
     });

@@ -11,8 +11,8 @@ use std::path::Path;
 
 use proptest::prelude::*;
 use serde::{Deserialize, Serialize};
-use toolkit::formats;
 use toolkit::prelude::*;
+use toolkit::providers::Format;
 
 // ---------------------------------------------------------------------------------------------
 // The tools of this suite
@@ -224,6 +224,18 @@ fn strict_mode_refusals() -> BTreeMap<&'static str, &'static str> {
 // ---------------------------------------------------------------------------------------------
 // Dispatch through a toolbox
 
+/// Every tool's definition in `format`, as a toolbox of them renders it for a request.
+fn definitions(tools: &[ToolProxy], format: Format) -> Value {
+    let toolbox = Toolbox::builder()
+        .tools("test tools", tools.iter().cloned())
+        .build()
+        .expect("tool names are unique");
+    toolbox
+        .definitions(format)
+        .expect("the tools convert")
+        .clone()
+}
+
 fn dispatch(tools: &[ToolProxy], call: &ToolCall) -> ToolCallResult {
     let toolbox = Toolbox::builder()
         .tools("test tools", tools.iter().cloned())
@@ -271,7 +283,7 @@ fn assert_same(actual: &Value, expected: &Value, path: &str) {
 fn openai_chat_round_trip_matches_the_documented_bodies() {
     let golden = fixture("openai_chat.json");
     let tools = golden_tools();
-    let definitions = formats::openai_strict_tools(&tools).unwrap();
+    let definitions = definitions(&tools, Format::OpenAiStrict);
     assert_same(&definitions, &golden["request"]["tools"], "tools");
 
     let calls = ToolCalls::parse(&golden["response"]).unwrap();
@@ -281,7 +293,7 @@ fn openai_chat_round_trip_matches_the_documented_bodies() {
     );
     let messages: Value = calls
         .iter()
-        .map(|call| dispatch(&tools, call).to_openai())
+        .map(|call| dispatch(&tools, call).render(Format::OpenAi))
         .collect();
     assert_same(&messages, &golden["follow_up"], "follow_up");
 }
@@ -290,7 +302,7 @@ fn openai_chat_round_trip_matches_the_documented_bodies() {
 fn openai_responses_round_trip_pairs_the_output_by_call_id() {
     let golden = fixture("openai_responses.json");
     let tools = golden_tools();
-    let definitions = formats::openai_responses_tools(&tools);
+    let definitions = definitions(&tools, Format::OpenAiResponses);
     assert_same(&definitions, &golden["request"]["tools"], "tools");
 
     let calls = ToolCalls::parse(&golden["response"]).unwrap();
@@ -303,7 +315,7 @@ fn openai_responses_round_trip_pairs_the_output_by_call_id() {
     );
     let items: Value = calls
         .iter()
-        .map(|call| dispatch(&tools, call).to_openai_responses())
+        .map(|call| dispatch(&tools, call).render(Format::OpenAiResponses))
         .collect();
     assert_same(&items, &golden["follow_up"], "follow_up");
 }
@@ -312,14 +324,14 @@ fn openai_responses_round_trip_pairs_the_output_by_call_id() {
 fn anthropic_round_trip_reports_an_unknown_tool_as_an_error_result() {
     let golden = fixture("anthropic.json");
     let tools = golden_tools();
-    let definitions = formats::anthropic_tools(&tools);
+    let definitions = definitions(&tools, Format::Anthropic);
     assert_same(&definitions, &golden["request"]["tools"], "tools");
 
     let calls = ToolCalls::parse(&golden["response"]).unwrap();
     assert_eq!(calls.len(), 2, "the text block is not a call");
     let content: Value = calls
         .iter()
-        .map(|call| dispatch(&tools, call).to_anthropic())
+        .map(|call| dispatch(&tools, call).render(Format::Anthropic))
         .collect();
     let message = json!({"role": "user", "content": content});
     assert_same(&message, &golden["follow_up"], "follow_up");
@@ -329,7 +341,7 @@ fn anthropic_round_trip_reports_an_unknown_tool_as_an_error_result() {
 fn gemini_round_trip_coerces_loose_arguments_and_keeps_call_ids() {
     let golden = fixture("gemini.json");
     let tools = golden_tools();
-    let tool = formats::gemini_tools(&tools);
+    let tool = definitions(&tools, Format::Gemini);
     assert_same(&json!([tool]), &golden["request"]["tools"], "tools");
 
     let calls = ToolCalls::parse(&golden["response"]).unwrap();
@@ -337,7 +349,7 @@ fn gemini_round_trip_coerces_loose_arguments_and_keeps_call_ids() {
     assert_eq!(calls[1].id, None);
     let parts: Value = calls
         .iter()
-        .map(|call| dispatch(&tools, call).to_gemini())
+        .map(|call| dispatch(&tools, call).render(Format::Gemini))
         .collect();
     let message = json!({"role": "user", "parts": parts});
     assert_same(&message, &golden["follow_up"], "follow_up");
@@ -348,7 +360,7 @@ fn mcp_round_trip_lists_tools_and_answers_tools_call_with_structured_content() {
     let golden = fixture("mcp.json");
     let tools = golden_tools();
     let listed =
-        json!({"jsonrpc": "2.0", "id": 1, "result": {"tools": formats::mcp_tools(&tools)}});
+        json!({"jsonrpc": "2.0", "id": 1, "result": {"tools": definitions(&tools, Format::Mcp)}});
     assert_same(&listed, &golden["request"], "tools/list");
 
     let request = &golden["response"];
@@ -360,7 +372,7 @@ fn mcp_round_trip_lists_tools_and_answers_tools_call_with_structured_content() {
     let answer = json!({
         "jsonrpc": "2.0",
         "id": request["id"],
-        "result": dispatch(&tools, &calls[0]).to_mcp(),
+        "result": dispatch(&tools, &calls[0]).render(Format::Mcp),
     });
     assert_same(&answer, &golden["follow_up"], "tools/call");
 }
@@ -466,7 +478,7 @@ fn every_strict_schema_in_the_suite_passes_the_strict_mode_rules() {
     let refusals = strict_mode_refusals();
     let mut checked = 0;
     for tool in all_tools() {
-        match tool.to_openai_strict() {
+        match tool.definition_in(Format::OpenAiStrict) {
             Ok(definition) => {
                 assert!(
                     !refusals.contains_key(tool.name()),
@@ -497,7 +509,7 @@ fn every_strict_schema_in_the_suite_passes_the_strict_mode_rules() {
 
 #[test]
 fn a_tool_strict_mode_refuses_is_sent_non_strict_to_the_responses_api() {
-    let definition = total_tool().to_openai_responses();
+    let definition = total_tool().definition_in(Format::OpenAiResponses).unwrap();
     assert_eq!(definition["strict"], false);
     assert_eq!(&definition["parameters"], total_tool().parameters());
 }
@@ -570,7 +582,7 @@ fn gemini_violations(schema: &Value, path: &str, out: &mut Vec<String>) {
 
 #[test]
 fn gemini_declarations_contain_no_keyword_gemini_rejects() {
-    let declarations = formats::gemini_tools(&all_tools());
+    let declarations = definitions(&all_tools(), Format::Gemini);
     let declarations = declarations["functionDeclarations"].as_array().unwrap();
     assert_eq!(declarations.len(), all_tools().len());
     for declaration in declarations {
@@ -585,13 +597,13 @@ fn gemini_declarations_contain_no_keyword_gemini_rejects() {
 fn gemini_integer_enums_become_string_enums_that_still_dispatch() {
     let tool = stock_tool();
     assert_eq!(
-        tool.to_gemini()["parameters"]["properties"]["warehouse"],
+        tool.definition_in(Format::Gemini).unwrap()["parameters"]["properties"]["warehouse"],
         json!({"type": "STRING", "format": "enum", "enum": ["1", "2", "7"]})
     );
     // The model answers in the declared dialect; lax coercion turns "7" back into 7.
     let calls = ToolCalls::parse(&json!({"functionCall": {"name": "stock_level", "args": {"sku": "abc-1", "warehouse": "7"}}})).unwrap();
     assert_eq!(
-        dispatch(&[tool], &calls[0]).to_gemini(),
+        dispatch(&[tool], &calls[0]).render(Format::Gemini),
         json!({"functionResponse": {"name": "stock_level", "response": {"output": {"sku": "abc-1", "warehouse": 7, "count": 4}}}})
     );
 }
@@ -603,7 +615,7 @@ fn gemini_tools_without_parameters_omit_the_parameters_key() {
         .build(|_| Ok::<_, String>("pong"))
         .unwrap();
     assert_eq!(
-        tool.to_gemini(),
+        tool.definition_in(Format::Gemini).unwrap(),
         json!({"name": "ping", "description": "Check the service is up"})
     );
 }
@@ -652,7 +664,7 @@ fn a_strict_mode_null_for_a_defaulted_argument_takes_the_default() {
     .unwrap();
     let result = dispatch(&WeatherToolset::to_tools(), &calls[0]);
     assert_eq!(
-        result.to_openai(),
+        result.render(Format::OpenAi),
         json!({"role": "tool", "tool_call_id": "call_9", "content": "[\"rain:oslo:10\"]"})
     );
 }
@@ -660,14 +672,20 @@ fn a_strict_mode_null_for_a_defaulted_argument_takes_the_default() {
 #[test]
 fn mcp_annotations_come_from_the_tool_attribute() {
     assert_eq!(
-        fetch_tool().to_mcp()["annotations"],
+        fetch_tool().definition_in(Format::Mcp).unwrap()["annotations"],
         json!({"openWorldHint": true})
     );
     assert_eq!(
-        add_tool().to_mcp()["annotations"],
+        add_tool().definition_in(Format::Mcp).unwrap()["annotations"],
         json!({"readOnlyHint": true, "idempotentHint": true})
     );
-    assert!(greet_tool().to_mcp().get("annotations").is_none());
+    assert!(
+        greet_tool()
+            .definition_in(Format::Mcp)
+            .unwrap()
+            .get("annotations")
+            .is_none()
+    );
 }
 
 #[test]
@@ -681,11 +699,11 @@ fn an_mcp_error_result_has_no_structured_content() {
         }),
     );
     assert_eq!(
-        result.to_mcp(),
+        result.render(Format::Mcp),
         json!({"content": [{"type": "text", "text": "Error: ftp://x is not an https address"}], "isError": true})
     );
     assert_eq!(
-        result.to_gemini(),
+        result.render(Format::Gemini),
         json!({"functionResponse": {"id": "7", "name": "fetch_title", "response": {"error": "Error: ftp://x is not an https address"}}})
     );
 }
@@ -801,7 +819,7 @@ fn unrepairable_arguments_reach_the_model_as_an_invalid_json_error() {
         text.starts_with("Error: arguments for add were not valid JSON: "),
         "{text}"
     );
-    assert_eq!(result.to_openai()["tool_call_id"], "call_x");
+    assert_eq!(result.render(Format::OpenAi)["tool_call_id"], "call_x");
 }
 
 #[test]
@@ -879,12 +897,12 @@ proptest! {
     fn no_argument_string_makes_the_parser_or_the_call_panic(text in "\\PC{0,64}") {
         let calls = ToolCalls::parse(&json!({"name": "add", "arguments": text})).unwrap();
         let _ = add_tool().dynamic_call(calls[0].args.clone());
-        let _ = toolkit::parse::repair_arguments(&text);
+        let _ = toolkit::providers::repair_arguments(&text);
     }
 
     #[test]
     fn json_like_argument_strings_never_panic(text in "[{}\\[\\],:\"a1 \\\\`]{0,40}") {
-        let _ = toolkit::parse::repair_arguments(&text);
+        let _ = toolkit::providers::repair_arguments(&text);
         let _ = ToolCalls::parse(&json!({"function": {"name": "add", "arguments": text}}));
         let _ = ToolCalls::parse(&Value::String(text));
     }
@@ -958,7 +976,7 @@ fn builder_fields_override_a_definition_that_arrived_as_json() {
         .unwrap();
     assert_eq!(tool.name(), "lookup");
     assert_eq!(
-        tool.to_anthropic(),
+        tool.definition_in(Format::Anthropic).unwrap(),
         json!({
             "name": "lookup",
             "description": "Look a word up in the dictionary",
@@ -996,7 +1014,7 @@ fn a_builder_closure_error_reaches_the_model_as_its_text() {
 fn gemini_maps_travel_as_json_text_that_coercion_parses_back() {
     let tool = total_tool();
     assert_eq!(
-        tool.to_gemini()["parameters"]["properties"]["counts"],
+        tool.definition_in(Format::Gemini).unwrap()["parameters"]["properties"]["counts"],
         json!({"type": "STRING", "description": "A JSON object whose keys are chosen freely, written as JSON text."})
     );
     let calls = ToolCalls::parse(
@@ -1014,7 +1032,9 @@ fn strict_mode_refuses_a_nested_object_without_named_properties() {
         .build(|_| Ok::<_, String>(()))
         .unwrap();
     assert_eq!(
-        tool.to_openai_strict().unwrap_err().to_string(),
+        tool.definition_in(Format::OpenAiStrict)
+            .unwrap_err()
+            .to_string(),
         "tool tag cannot be sent to OpenAI strict mode: at meta: an object with arbitrary keys \
          cannot be expressed in strict mode: every key must be a named property; use a struct"
     );

@@ -6,6 +6,7 @@ use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
 use toolkit::prelude::*;
+use toolkit::providers::Format;
 use toolkit::{Limits, ToolboxError};
 
 // Defined here rather than shared from tests/common: the duplicate-name errors below name the
@@ -588,7 +589,9 @@ fn every_call_emits_a_span_with_tool_name_duration_and_outcome() {
 }
 
 fn strict_names(toolbox: &Toolbox) -> Vec<String> {
-    let tools = toolbox.to_openai_strict().expect("strict definitions");
+    let tools = toolbox
+        .definitions(Format::OpenAiStrict)
+        .expect("strict definitions");
     let tools = tools.as_array().expect("an array");
     tools
         .iter()
@@ -608,9 +611,15 @@ fn provider_definitions_are_rendered_once_and_renewed_when_the_tools_change() {
         .build()
         .unwrap();
     // Asked again, and by a clone: the same rendering, not a new one.
-    let first = toolbox.to_openai_strict().unwrap();
-    assert!(std::ptr::eq(first, toolbox.to_openai_strict().unwrap()));
-    assert!(std::ptr::eq(toolbox.to_mcp(), toolbox.clone().to_mcp()));
+    let first = toolbox.definitions(Format::OpenAiStrict).unwrap();
+    assert!(std::ptr::eq(
+        first,
+        toolbox.definitions(Format::OpenAiStrict).unwrap()
+    ));
+    assert!(std::ptr::eq(
+        toolbox.definitions(Format::Mcp).unwrap(),
+        toolbox.clone().definitions(Format::Mcp).unwrap()
+    ));
     assert_eq!(
         strict_names(&toolbox),
         ["stats_word_count", "stats_line_count"]
@@ -619,7 +628,14 @@ fn provider_definitions_are_rendered_once_and_renewed_when_the_tools_change() {
     let mut smaller = toolbox.clone();
     smaller.remove("stats_word_count");
     assert_eq!(strict_names(&smaller), ["stats_line_count"]);
-    assert_eq!(smaller.to_anthropic().as_array().map(Vec::len), Some(1));
+    assert_eq!(
+        smaller
+            .definitions(Format::Anthropic)
+            .unwrap()
+            .as_array()
+            .map(Vec::len),
+        Some(1)
+    );
 
     let selected = toolbox.select(["stats_word_count"]).unwrap();
     assert_eq!(strict_names(&selected), ["stats_word_count"]);
@@ -630,7 +646,7 @@ fn provider_definitions_are_rendered_once_and_renewed_when_the_tools_change() {
         ["stats_line_count", "stats_word_count"]
     );
     assert_eq!(
-        merged.to_gemini()["functionDeclarations"]
+        merged.definitions(Format::Gemini).unwrap()["functionDeclarations"]
             .as_array()
             .map(Vec::len),
         Some(2)
@@ -645,13 +661,23 @@ fn provider_definitions_are_rendered_once_and_renewed_when_the_tools_change() {
 #[test]
 fn a_proxy_with_changed_options_renders_its_definitions_afresh() {
     let tool = single_tool();
-    assert!(tool.to_mcp().get("annotations").is_none());
+    assert!(
+        tool.definition_in(Format::Mcp)
+            .unwrap()
+            .get("annotations")
+            .is_none()
+    );
     let read_only = tool
         .clone()
         .with_options(|o| o.annotations.read_only = Some(true));
     assert_eq!(
-        read_only.to_mcp()["annotations"],
+        read_only.definition_in(Format::Mcp).unwrap()["annotations"],
         json!({"readOnlyHint": true})
     );
-    assert!(tool.to_mcp().get("annotations").is_none());
+    assert!(
+        tool.definition_in(Format::Mcp)
+            .unwrap()
+            .get("annotations")
+            .is_none()
+    );
 }

@@ -5,16 +5,17 @@
 
 use serde_json::{Value, json};
 use toolkit::Toolbox;
+use toolkit::providers::Format;
 
 /// `parameters()` of `tool`, the six provider formats and MCP `tools/list`, keyed by name.
 pub fn every_format(toolbox: &Toolbox, tool: &str) -> Value {
     json!({
         "parameters": toolbox.get(tool).map(|tool| tool.parameters().clone()),
-        "openai": toolbox.to_openai(),
-        "openai_strict": toolbox.to_openai_strict().unwrap(),
-        "openai_responses": toolbox.to_openai_responses(),
-        "anthropic": toolbox.to_anthropic(),
-        "gemini": toolbox.to_gemini(),
-        "mcp_tools_list": toolbox.to_mcp(),
+        "openai": toolbox.definitions(Format::OpenAi).unwrap(),
+        "openai_strict": toolbox.definitions(Format::OpenAiStrict).unwrap(),
+        "openai_responses": toolbox.definitions(Format::OpenAiResponses).unwrap(),
+        "anthropic": toolbox.definitions(Format::Anthropic).unwrap(),
+        "gemini": toolbox.definitions(Format::Gemini).unwrap(),
+        "mcp_tools_list": toolbox.definitions(Format::Mcp).unwrap(),
     })
 }

@@ -211,3 +211,17 @@ pub async fn read_request(stream: &mut TcpStream) -> std::io::Result<Received> {
     let body = serde_json::from_slice(&bytes[head_end..]).unwrap_or(Value::Null);
     Ok(Received { head, body })
 }
+
+/// A reply's calls with their argument text read into values, as the tool's pipeline reads it:
+/// the clients hand a model's arguments on as its text.
+pub fn read_arguments(calls: Vec<toolkit::ToolCall>) -> Vec<toolkit::ToolCall> {
+    calls
+        .into_iter()
+        .map(|mut call| {
+            if let Value::String(text) = &call.args {
+                call.args = serde_json::from_str(text).unwrap_or(Value::Null);
+            }
+            call
+        })
+        .collect()
+}

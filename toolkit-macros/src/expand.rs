@@ -106,7 +106,7 @@ pub fn standalone_tool(args: TokenStream, input: TokenStream) -> TokenStream {
             let maker = format_ident!("{}_tool", function);
             let doc = format!(
                 "The tool `{}` made by `#[tool]` from [`{function}`]: call it with \
-                 `dynamic_call`, or convert it with `to_openai()` and friends.",
+                 `dynamic_call`, or render its definition with `definition_in(format)`.",
                 tool.name.value
             );
             let builder = expand_tool(&p, &tool, None);

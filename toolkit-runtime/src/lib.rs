@@ -41,10 +41,6 @@ pub use call::{
 pub use call::{ToolCall, ToolCallResult};
 pub use error::{ArgumentProblem, ToolError};
 pub use error_kind::ToolErrorKind;
-pub use providers::parse;
 pub use providers::parse::ToolCalls;
 pub use toolbox::{NameTaken, Toolbox, ToolboxBuilder, ToolboxError, first_of_each_name};
 pub use toolset::Toolset;
-
-/// The provider formats under their first name (see [`providers`]).
-pub use providers as formats;

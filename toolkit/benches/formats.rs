@@ -7,6 +7,7 @@
 use criterion::{BatchSize, Criterion, criterion_group, criterion_main};
 use std::hint::black_box;
 use toolkit::prelude::*;
+use toolkit::providers::Format;
 
 /// Count whitespace-separated words
 #[tool]
@@ -52,33 +53,37 @@ fn formats(c: &mut Criterion) {
         b.iter(|| ToolCalls::parse(black_box(&broken)))
     });
     group.bench_function("result/to_anthropic", |b| {
-        b.iter(|| black_box(&result).to_anthropic())
+        b.iter(|| black_box(&result).render(Format::Anthropic))
     });
     // A definition is rendered once per proxy and once per toolbox: `first` renders a fresh
     // tool's, `again` asks a proxy (a copy of its rendering) and a toolbox (a lookup) once more.
     group.bench_function("definition/to_openai_strict_first", |b| {
         b.iter_batched(
             word_count_tool,
-            |tool| tool.to_openai_strict(),
+            |tool| tool.definition_in(Format::OpenAiStrict),
             BatchSize::SmallInput,
         )
     });
     group.bench_function("definition/to_openai_strict_again", |b| {
-        b.iter(|| black_box(&tool).to_openai_strict())
+        b.iter(|| black_box(&tool).definition_in(Format::OpenAiStrict))
     });
     group.bench_function("definition/to_gemini_again", |b| {
-        b.iter(|| black_box(&tool).to_gemini())
+        b.iter(|| black_box(&tool).definition_in(Format::Gemini))
     });
     group.bench_function("definition/toolbox_to_openai_strict_first", |b| {
         b.iter_batched(
             || Toolbox::builder().tool(word_count_tool()).build().unwrap(),
-            |toolbox| toolbox.to_openai_strict().cloned(),
+            |toolbox| toolbox.definitions(Format::OpenAiStrict).cloned(),
             BatchSize::SmallInput,
         )
     });
     let toolbox = Toolbox::builder().tool(word_count_tool()).build().unwrap();
     group.bench_function("definition/toolbox_to_openai_strict_again", |b| {
-        b.iter(|| black_box(&toolbox).to_openai_strict().is_ok())
+        b.iter(|| {
+            black_box(&toolbox)
+                .definitions(Format::OpenAiStrict)
+                .is_ok()
+        })
     });
     group.finish();
 }

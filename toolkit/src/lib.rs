@@ -52,7 +52,7 @@ pub use toolkit_runtime::{
     Toolset, allow_async_to_sync, async_to_sync_allowed, is_valid_tool_name, registry, schema,
 };
 pub use toolkit_runtime::{Limits, Toolbox, ToolboxBuilder, ToolboxError};
-pub use toolkit_runtime::{ToolBuilder, ToolCalls, formats, parse, providers};
+pub use toolkit_runtime::{ToolBuilder, ToolCalls, providers};
 
 pub mod state {
     //! Agent state: keys that tools read their hidden parameters from and write their results to.

@@ -7,7 +7,7 @@
 
 use serde_json::{Value, json};
 use toolkit::ToolCalls;
-use toolkit::parse::repair_arguments;
+use toolkit::providers::repair_arguments;
 
 pub fn run(data: &[u8]) {
     let Ok(text) = std::str::from_utf8(data) else {

@@ -4,6 +4,8 @@ use std::time::Duration;
 
 use serde_json::Value;
 
+use crate::providers::Format;
+
 /// Hints a client may show or act on (MCP tool annotations); `None` means "not said".
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct ToolAnnotations {
@@ -134,28 +136,19 @@ mod tests {
     }
 }
 
-/// The provider formats a definition is rendered in, each computed once and kept (on a proxy,
-/// and for a whole toolbox): a request carries them every time, and the strict rewrite costs
-/// more than a call.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum DefinitionFormat {
-    OpenAi,
-    OpenAiStrict,
-    OpenAiResponses,
-    Anthropic,
-    Gemini,
-    Mcp,
-}
-
-/// One rendering per [`DefinitionFormat`], made on first use.
+/// One rendering per provider [`Format`], made on first use and kept (on a proxy, and for a
+/// whole toolbox): a request carries them every time, and the strict rewrite costs more than a
+/// call.
 #[derive(Debug, Default)]
-pub(crate) struct DefinitionCache([std::sync::OnceLock<Result<Value, crate::ToolError>>; 6]);
+pub(crate) struct DefinitionCache(
+    [std::sync::OnceLock<Result<Value, crate::ToolError>>; Format::ALL.len()],
+);
 
 impl DefinitionCache {
     /// The rendering in `format`, made by `render` the first time.
     pub(crate) fn get(
         &self,
-        format: DefinitionFormat,
+        format: Format,
         render: impl FnOnce() -> Result<Value, crate::ToolError>,
     ) -> Result<&Value, crate::ToolError> {
         self.0[format as usize]

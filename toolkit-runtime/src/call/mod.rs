@@ -52,7 +52,7 @@ mod validate;
 pub use arguments::Arguments;
 pub use async_bridge::{allow_async_to_sync, async_to_sync_allowed};
 pub use deadline::within;
-pub(crate) use definition::{DefinitionCache, DefinitionFormat};
+pub(crate) use definition::DefinitionCache;
 pub use definition::{ToolAnnotations, ToolDefinition, ToolOptions, is_valid_tool_name};
 pub use handler::{BoxFuture, Handler, HandlerError, TypedHandler, TypedInput};
 pub use limits::Limits;

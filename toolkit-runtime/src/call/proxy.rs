@@ -9,7 +9,7 @@ use serde::Serialize;
 use serde_json::{Map, Value, json};
 
 use super::arguments::Arguments;
-use super::definition::{DefinitionCache, DefinitionFormat, ToolDefinition, ToolOptions};
+use super::definition::{DefinitionCache, ToolDefinition, ToolOptions};
 use super::handler::{BoxFuture, Handler, HandlerError, TypedHandler, TypedStateSync};
 use super::limits::Limits;
 use super::output::result_output;
@@ -17,6 +17,7 @@ use super::places::ThreadPlaces;
 use super::render::Rendering;
 use super::validate::ArgumentValidator;
 use crate::error::ToolError;
+use crate::providers::Format;
 use crate::state::StateWiring;
 
 pub(super) struct ToolInner {
@@ -191,23 +192,12 @@ impl ToolProxy {
     }
 
     /// The definition in `format`, rendered by `render` on first use and kept.
-    pub(crate) fn definition_in(
+    pub(crate) fn cached_definition(
         &self,
-        format: DefinitionFormat,
+        format: Format,
         render: impl FnOnce() -> Result<Value, ToolError>,
     ) -> Result<Value, ToolError> {
         self.inner.definitions.get(format, render).cloned()
-    }
-
-    /// An infallible rendering, kept as [`definition_in`](Self::definition_in) keeps it.
-    pub(crate) fn rendered(
-        &self,
-        format: DefinitionFormat,
-        render: impl FnOnce() -> Value,
-    ) -> Value {
-        // `render` cannot fail, so neither can this: the default is never used.
-        self.definition_in(format, || Ok(render()))
-            .unwrap_or_default()
     }
 
     /// The fast-path body, when calls of this tool may take it: the schema must compile (else

@@ -1,6 +1,5 @@
 //! Gemini: function declarations in its OpenAPI 3.0 schema subset, and `functionResponse` parts.
 
-use crate::call::DefinitionFormat;
 use serde_json::{Map, Value, json};
 
 use super::notes::{append_description, constraint_note};
@@ -39,39 +38,19 @@ impl ToolProxy {
     /// converted to Gemini's schema subset (upper-case types, `nullable`, string enums; no
     /// `$ref`, `additionalProperties`, `oneOf`, `const`, ...). A tool without parameters has no
     /// `parameters` key, as Gemini rejects an object schema without properties.
-    ///
-    /// Put declarations in one `{"functionDeclarations": [...]}` object with [`gemini_tools`](super::gemini_tools).
-    ///
-    /// ```
-    /// use toolkit::prelude::*;
-    ///
-    /// /// Greet someone
-    /// #[tool]
-    /// fn greet(name: String, title: Option<String>) -> String {
-    ///     format!("Hello {}{name}", title.map(|t| t + " ").unwrap_or_default())
-    /// }
-    ///
-    /// let def = greet_tool().to_gemini();
-    /// assert_eq!(
-    ///     def["parameters"]["properties"]["title"],
-    ///     json!({"type": "STRING", "nullable": true})
-    /// );
-    /// ```
-    pub fn to_gemini(&self) -> Value {
-        self.rendered(DefinitionFormat::Gemini, || {
-            let mut declaration = Map::new();
-            declaration.insert("name".into(), self.name().into());
-            declaration.insert("description".into(), self.description().into());
-            let has_properties = self
-                .parameters()
-                .get("properties")
-                .and_then(Value::as_object)
-                .is_some_and(|p| !p.is_empty());
-            if has_properties {
-                declaration.insert("parameters".into(), gemini_schema(self.parameters()));
-            }
-            Value::Object(declaration)
-        })
+    pub(super) fn gemini_definition(&self) -> Value {
+        let mut declaration = Map::new();
+        declaration.insert("name".into(), self.name().into());
+        declaration.insert("description".into(), self.description().into());
+        let has_properties = self
+            .parameters()
+            .get("properties")
+            .and_then(Value::as_object)
+            .is_some_and(|p| !p.is_empty());
+        if has_properties {
+            declaration.insert("parameters".into(), gemini_schema(self.parameters()));
+        }
+        Value::Object(declaration)
     }
 }
 
@@ -79,18 +58,7 @@ impl ToolCallResult {
     /// The Gemini part: `{"functionResponse": {"name", "response"}}`, with the result under
     /// `"output"` or the error under `"error"` (Gemini's response must be an object), and the
     /// call's `id` when it had one.
-    ///
-    /// ```
-    /// use toolkit::prelude::*;
-    ///
-    /// let call = ToolCall::new("add", json!({"a": 1, "b": 2}));
-    /// let result = ToolCallResult::from_outcome(&call, Ok(json!(3)));
-    /// assert_eq!(
-    ///     result.to_gemini(),
-    ///     json!({"functionResponse": {"name": "add", "response": {"output": 3}}})
-    /// );
-    /// ```
-    pub fn to_gemini(&self) -> Value {
+    pub(super) fn gemini_part(&self) -> Value {
         let key = if self.is_error { "error" } else { "output" };
         let mut response = Map::new();
         if let Some(id) = &self.call_id {
@@ -111,7 +79,7 @@ impl ToolCallResult {
 /// ```
 /// use serde_json::json;
 ///
-/// let gemini = toolkit::formats::gemini_schema(&json!({
+/// let gemini = toolkit::providers::gemini_schema(&json!({
 ///     "type": "object",
 ///     "properties": {"n": {"type": ["integer", "null"], "exclusiveMinimum": 0}},
 ///     "additionalProperties": false

@@ -1,7 +1,6 @@
 //! MCP: `tools/list` entries and `tools/call` results. The MCP server serves exactly these, so
-//! what a toolbox renders with `to_mcp()` is what an MCP client receives.
+//! what a toolbox renders with `definitions(Format::Mcp)` is what an MCP client receives.
 
-use crate::call::DefinitionFormat;
 use serde_json::{Map, Value, json};
 
 use crate::{ToolAnnotations, ToolCallResult, ToolProxy};
@@ -10,49 +9,34 @@ impl ToolProxy {
     /// The MCP `tools/list` entry: `{"name", "description", "inputSchema"}`, plus `title` when
     /// the tool has one, `outputSchema` when the tool returns a structured type and
     /// `annotations` from `#[tool(read_only, destructive, idempotent, open_world)]`.
-    ///
-    /// ```
-    /// use toolkit::prelude::*;
-    ///
-    /// /// Add two numbers
-    /// #[tool(read_only, idempotent)]
-    /// fn add(a: i64, b: i64) -> i64 {
-    ///     a + b
-    /// }
-    ///
-    /// let def = add_tool().to_mcp();
-    /// assert_eq!(def["annotations"], json!({"readOnlyHint": true, "idempotentHint": true}));
-    /// assert!(def.get("outputSchema").is_none());
-    /// ```
-    pub fn to_mcp(&self) -> Value {
-        self.rendered(DefinitionFormat::Mcp, || {
-            let mut tool = Map::new();
-            tool.insert("name".into(), self.name().into());
-            if let Some(title) = self.title() {
-                tool.insert("title".into(), title.into());
+    pub(super) fn mcp_definition(&self) -> Value {
+        let mut tool = Map::new();
+        tool.insert("name".into(), self.name().into());
+        if let Some(title) = self.title() {
+            tool.insert("title".into(), title.into());
+        }
+        tool.insert("description".into(), self.description().into());
+        tool.insert("inputSchema".into(), self.parameters().clone());
+        if let Some(schema) = self.output_schema() {
+            tool.insert("outputSchema".into(), schema.clone());
+        }
+        let mut annotations = Map::new();
+        for (key, hint) in annotation_hints(&self.options().annotations) {
+            if let Some(hint) = hint {
+                annotations.insert(key.into(), hint.into());
             }
-            tool.insert("description".into(), self.description().into());
-            tool.insert("inputSchema".into(), self.parameters().clone());
-            if let Some(schema) = self.output_schema() {
-                tool.insert("outputSchema".into(), schema.clone());
-            }
-            let mut annotations = Map::new();
-            for (key, hint) in annotation_hints(&self.options().annotations) {
-                if let Some(hint) = hint {
-                    annotations.insert(key.into(), hint.into());
-                }
-            }
-            if !annotations.is_empty() {
-                tool.insert("annotations".into(), Value::Object(annotations));
-            }
-            Value::Object(tool)
-        })
+        }
+        if !annotations.is_empty() {
+            tool.insert("annotations".into(), Value::Object(annotations));
+        }
+        Value::Object(tool)
     }
 
     /// The MCP `CallToolResult` for a result of this tool, as the MCP server sends it: the
     /// result as one text content block, `structuredContent` when the tool declares an output
     /// schema and the result is an object, and `isError`; an error's text without the `Error: `
-    /// prefix, since `isError` already says so.
+    /// prefix, since `isError` already says so. [`McpResult::to_json`] is its JSON; a server
+    /// that builds the result in its own types (the MCP server builds rmcp's) reads the parts.
     ///
     /// ```
     /// use toolkit::prelude::*;
@@ -67,31 +51,13 @@ impl ToolProxy {
     /// let call = ToolCall::new("add", json!({"a": 1}));
     /// let result = ToolCallResult::from_outcome(&call, tool.call(call.args.clone()));
     /// assert_eq!(
-    ///     tool.to_mcp_result(&result),
+    ///     tool.mcp_result(result).to_json(),
     ///     json!({
     ///         "content": [{"type": "text", "text": "missing required argument \"b\" for add"}],
     ///         "isError": true
     ///     })
     /// );
-    /// ```
-    pub fn to_mcp_result(&self, result: &ToolCallResult) -> Value {
-        self.mcp_result(result.clone()).to_json()
-    }
-
-    /// What the MCP `tools/call` result of `result` holds, for a server that builds it in its
-    /// own types (the MCP server builds rmcp's with it): [`to_mcp_result`](Self::to_mcp_result)
-    /// before it is JSON.
     ///
-    /// ```
-    /// use toolkit::prelude::*;
-    ///
-    /// /// Add two numbers
-    /// #[tool]
-    /// fn add(a: i64, b: i64) -> i64 {
-    ///     a + b
-    /// }
-    ///
-    /// let tool = add_tool();
     /// let call = ToolCall::new("add", json!({"a": 1, "b": 2}));
     /// let result = ToolCallResult::from_outcome(&call, tool.call(call.args.clone()));
     /// let parts = tool.mcp_result(result);
@@ -146,26 +112,9 @@ impl McpResult {
 }
 
 impl ToolCallResult {
-    /// The MCP `CallToolResult`: the result as one text content block, `structuredContent` when
-    /// the result is an object, and `isError`. Without the tool at hand, any object counts as
-    /// structured and an error keeps its `Error: ` text; [`ToolProxy::to_mcp_result`] is what
-    /// the MCP server sends for a tool it serves.
-    ///
-    /// ```
-    /// use toolkit::prelude::*;
-    ///
-    /// let call = ToolCall::new("stats", json!({}));
-    /// let result = ToolCallResult::from_outcome(&call, Ok(json!({"words": 2})));
-    /// assert_eq!(
-    ///     result.to_mcp(),
-    ///     json!({
-    ///         "content": [{"type": "text", "text": "{\"words\":2}"}],
-    ///         "structuredContent": {"words": 2},
-    ///         "isError": false
-    ///     })
-    /// );
-    /// ```
-    pub fn to_mcp(&self) -> Value {
+    /// The MCP `CallToolResult` without the tool at hand: any object counts as structured and
+    /// an error keeps its `Error: ` text.
+    pub(super) fn mcp_result_json(&self) -> Value {
         McpResult::new(self.clone(), true, self.text()).to_json()
     }
 }

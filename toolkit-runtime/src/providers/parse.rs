@@ -8,8 +8,7 @@
 
 use serde_json::{Map, Value};
 
-use super::repair::parse_json_text;
-pub use super::repair::repair_arguments;
+use super::repair::{parse_json_text, repair_arguments};
 use crate::{ToolCall, ToolError};
 
 /// Reads tool calls out of a model's response.

@@ -10,7 +10,7 @@ use serde_json::{Map, Value};
 ///
 /// ```
 /// use serde_json::json;
-/// use toolkit::parse::repair_arguments;
+/// use toolkit::providers::repair_arguments;
 ///
 /// assert_eq!(repair_arguments("```json\n{\"a\": 1,}\n```"), json!({"a": 1}));
 /// assert_eq!(repair_arguments("{\"a\": [1, 2"), json!({"a": [1, 2]}));

@@ -17,7 +17,8 @@ use std::collections::HashMap;
 use std::fmt;
 use std::sync::Arc;
 
-use crate::call::{DefinitionCache, Limits, ToolProxy};
+use crate::call::{Limits, ToolProxy};
+use crate::providers::ToolDefinitions;
 
 pub use builder::ToolboxBuilder;
 use hooks::Hooks;
@@ -68,7 +69,7 @@ pub struct Toolbox {
     hooks: Arc<Hooks>,
     /// The whole toolbox in each provider's format, rendered on first use; shared by clones and
     /// replaced whenever the tools change.
-    definitions: Arc<DefinitionCache>,
+    definitions: Arc<ToolDefinitions>,
 }
 
 /// A tool and where it came from, before it joins a toolbox.
@@ -229,7 +230,7 @@ impl Toolbox {
         let position = self.index.remove(name)?;
         self.sources.remove(position);
         let tool = self.tools.remove(position);
-        self.definitions = Arc::default();
+        self.renew_definitions();
         for index in self.index.values_mut() {
             if *index > position {
                 *index -= 1;
@@ -309,7 +310,6 @@ impl Toolbox {
                 second: second.source.to_string(),
             });
         }
-        self.definitions = Arc::default();
         self.index.clear();
         self.tools.clear();
         self.sources.clear();
@@ -318,6 +318,7 @@ impl Toolbox {
             self.tools.push(tool);
             self.sources.push(source);
         }
+        self.renew_definitions();
         Ok(())
     }
 

@@ -72,8 +72,6 @@ pub enum ExitCondition {
 pub struct Agent {
     model: Arc<dyn ChatModel>,
     toolbox: Toolbox,
-    /// Sent instead of `toolbox` in ReAct mode, where the tools are in the prompt.
-    no_tools: Toolbox,
     system_prompt: Option<String>,
     max_steps: usize,
     exits: Vec<ExitCondition>,
@@ -99,7 +97,6 @@ impl Agent {
             agent: Agent {
                 model: Arc::new(model),
                 toolbox: Toolbox::default(),
-                no_tools: Toolbox::default(),
                 system_prompt: None,
                 max_steps: Self::DEFAULT_MAX_STEPS,
                 exits: vec![ExitCondition::Text],

@@ -5,7 +5,7 @@
 
 use serde_json::Value;
 
-use crate::providers::parse::repair_arguments;
+use crate::providers::repair_arguments;
 use crate::{ToolCall, ToolCalls, Toolbox};
 
 /// What a ReAct reply asks for.

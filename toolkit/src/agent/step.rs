@@ -12,6 +12,7 @@ use super::{
 };
 use crate::models::caps::ReplyCaps;
 use crate::models::{ChatRequest, Message, ModelError, ModelReply, Usage};
+use crate::providers::ToolDefinitions;
 use crate::state::AgentState;
 use crate::{ToolCall, ToolCallResult, Toolbox};
 
@@ -105,9 +106,9 @@ impl<'a> Runner<'a> {
     async fn ask(&mut self, step: usize) -> Result<ModelReply, ModelError> {
         let agent = self.agent;
         let tools = if agent.react {
-            &agent.no_tools
+            ToolDefinitions::none()
         } else {
-            &agent.toolbox
+            agent.toolbox.offered()
         };
         let request = ChatRequest::new(&self.history, tools, &agent.options);
         let span = tracing::info_span!("agent.model_call", step, model = agent.model.name());

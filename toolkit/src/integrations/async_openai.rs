@@ -41,6 +41,7 @@ use async_openai::types::chat::{
 };
 use serde_json::Value;
 
+use crate::providers::Format;
 use crate::{ToolCall, ToolCallResult, ToolError, ToolProxy};
 
 /// A tool's definition as async-openai's typed Chat Completions tool.
@@ -62,10 +63,10 @@ pub fn chat_tool(tool: &ToolProxy) -> ChatCompletionTools {
     function_tool(tool, tool.parameters().clone(), None)
 }
 
-/// A tool's definition in OpenAI strict mode (`strict: true`), as [`ToolProxy::to_openai_strict`]
+/// A tool's definition in OpenAI strict mode (`strict: true`), as [`Format::OpenAiStrict`](crate::providers::Format::OpenAiStrict)
 /// rewrites its parameters; an error names what strict mode cannot express.
 pub fn chat_tool_strict(tool: &ToolProxy) -> Result<ChatCompletionTools, ToolError> {
-    let definition = tool.to_openai_strict()?;
+    let definition = tool.definition_in(Format::OpenAiStrict)?;
     let parameters = definition["function"]["parameters"].clone();
     Ok(function_tool(tool, parameters, Some(true)))
 }

@@ -7,6 +7,7 @@ use super::builder::ModelClientBuilder;
 use super::http::{ClientConfig, ModelClient, WireApi, sealed};
 use super::{ApiKey, ChatRequest, Message, ModelError, ModelReply, ToolChoice};
 use crate::ToolCall;
+use crate::providers::Format;
 
 /// The Anthropic Messages wire format, for [`ModelClient`].
 #[derive(Debug, Clone, Copy)]
@@ -73,7 +74,16 @@ impl WireApi for Anthropic {
         }
         body.insert("messages".into(), messages(request.messages));
         if !request.tools.is_empty() {
-            body.insert("tools".into(), request.tools.to_anthropic().clone());
+            // Anthropic definitions cannot fail; an error would be a strict-mode one.
+            let tools =
+                request
+                    .tools
+                    .render(Format::Anthropic)
+                    .map_err(|e| ModelError::Request {
+                        api: Self::NAME,
+                        message: e.to_string(),
+                    })?;
+            body.insert("tools".into(), tools.clone());
             let mut choice = tool_choice(&options.tool_choice);
             if !options.parallel_tool_calls && options.tool_choice != ToolChoice::None {
                 choice["disable_parallel_tool_use"] = json!(true);
@@ -102,7 +112,7 @@ fn messages(history: &[Message]) -> Value {
         let (role, blocks) = match message {
             Message::System { .. } => continue,
             Message::User { content } => ("user", vec![json!({"type": "text", "text": content})]),
-            Message::Tool { result } => ("user", vec![result.to_anthropic()]),
+            Message::Tool { result } => ("user", vec![result.render(Format::Anthropic)]),
             Message::Assistant {
                 content,
                 tool_calls,

@@ -103,6 +103,26 @@ pub enum ModelError {
         /// How many requests were started.
         attempts: u32,
     },
+    /// The request could not be built as the API takes it, so nothing was sent: a tool strict
+    /// mode cannot express, say.
+    ///
+    /// ```
+    /// use toolkit::models::ModelError;
+    ///
+    /// let error = ModelError::Request {
+    ///     api: "OpenAI Chat Completions",
+    ///     message: "the tools cannot be sent as strict definitions: ...".into(),
+    /// };
+    /// assert!(!error.is_retryable());
+    /// assert!(error.to_string().starts_with("the OpenAI Chat Completions request cannot be built"));
+    /// ```
+    #[error("the {api} request cannot be built: {message}")]
+    Request {
+        /// Which API's format the request was for.
+        api: &'static str,
+        /// What could not be expressed, naming the tool and the place.
+        message: String,
+    },
     /// The body was complete but not what the API documents.
     #[error("the response body is not a valid {api} response: {message}")]
     Decode {
@@ -158,6 +178,10 @@ impl ModelError {
             },
             ModelError::Truncated(message) => ModelError::Truncated(clean(&message)),
             ModelError::Decode { api, message } => ModelError::Decode {
+                api,
+                message: clean(&message),
+            },
+            ModelError::Request { api, message } => ModelError::Request {
                 api,
                 message: clean(&message),
             },

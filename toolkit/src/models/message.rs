@@ -2,7 +2,8 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::{ToolCall, ToolCallResult, Toolbox};
+use crate::providers::ToolDefinitions;
+use crate::{ToolCall, ToolCallResult};
 
 /// One message of a conversation, in no provider's format; each client translates it.
 ///
@@ -146,18 +147,23 @@ impl ChatOptions {
 pub struct ChatRequest<'a> {
     /// The conversation so far.
     pub messages: &'a [Message],
-    /// The tools the model may call (none are sent when it is empty).
-    pub tools: &'a Toolbox,
+    /// The definitions of the tools the model may call (none are sent when it is empty).
+    pub tools: &'a ToolDefinitions,
     /// Options of this call.
     pub options: &'a ChatOptions,
 }
 
 impl<'a> ChatRequest<'a> {
-    /// A request from its parts.
-    pub fn new(messages: &'a [Message], tools: &'a Toolbox, options: &'a ChatOptions) -> Self {
+    /// A request from its parts; `tools` is a [`ToolDefinitions`], or a `&Toolbox` whose tools
+    /// it offers.
+    pub fn new(
+        messages: &'a [Message],
+        tools: impl Into<&'a ToolDefinitions>,
+        options: &'a ChatOptions,
+    ) -> Self {
         ChatRequest {
             messages,
-            tools,
+            tools: tools.into(),
             options,
         }
     }

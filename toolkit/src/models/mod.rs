@@ -19,6 +19,8 @@ mod anthropic_reply;
 #[cfg(any(feature = "openai", feature = "anthropic"))]
 mod api_key;
 #[cfg(any(feature = "openai", feature = "anthropic"))]
+mod arguments;
+#[cfg(any(feature = "openai", feature = "anthropic"))]
 mod body;
 #[cfg(any(feature = "openai", feature = "anthropic"))]
 mod builder;

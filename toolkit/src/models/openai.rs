@@ -8,6 +8,7 @@ use super::http::{ClientConfig, ModelClient, WireApi, sealed};
 use super::openai_reply::{API, OpenAiStream, read_reply};
 use super::{ApiKey, ChatRequest, Message, ModelError, ModelReply, ToolChoice};
 use crate::ToolCall;
+use crate::providers::Format;
 
 /// The OpenAI Chat Completions wire format, for [`ModelClient`].
 #[derive(Debug, Clone, Copy)]
@@ -57,16 +58,18 @@ impl WireApi for OpenAi {
         body.insert("messages".into(), Value::Array(messages));
         let options = request.options;
         if !request.tools.is_empty() {
-            let tools = match config.strict_tools {
-                true => request
-                    .tools
-                    .to_openai_strict()
-                    .map_err(|e| ModelError::Decode {
-                        api: Self::NAME,
-                        message: format!("the tools cannot be sent as strict definitions: {e}"),
-                    })?,
-                false => request.tools.to_openai(),
+            let format = match config.strict_tools {
+                true => Format::OpenAiStrict,
+                false => Format::OpenAi,
             };
+            // Only strict mode can fail.
+            let tools = request
+                .tools
+                .render(format)
+                .map_err(|e| ModelError::Request {
+                    api: Self::NAME,
+                    message: format!("the tools cannot be sent as strict definitions: {e}"),
+                })?;
             body.insert("tools".into(), tools.clone());
             body.insert("tool_choice".into(), tool_choice(&options.tool_choice));
             body.insert(
@@ -108,13 +111,17 @@ fn message(message: &Message) -> Value {
             }
             value
         }
-        Message::Tool { result } => result.to_openai(),
+        Message::Tool { result } => result.render(Format::OpenAi),
     }
 }
 
 fn tool_call(call: &ToolCall) -> Value {
     let arguments = match &call.args {
-        Value::String(text) => text.clone(),
+        // A reply's arguments stay the model's text; they go back as the compact JSON they
+        // stand for, as when the reader made a value of them. Text that is not JSON goes back
+        // as it came.
+        Value::String(text) => serde_json::from_str::<Value>(text)
+            .map_or_else(|_| text.clone(), |value| value.to_string()),
         other => other.to_string(),
     };
     json!({

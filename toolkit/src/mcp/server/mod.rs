@@ -30,6 +30,7 @@ use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer, ServerHandler, ServiceExt};
 use serde_json::{Map, Value, json};
 
+use crate::providers::Format;
 use crate::{ToolCall, ToolError, ToolProxy, Toolbox};
 
 use super::McpError;
@@ -89,7 +90,7 @@ pub struct McpServer {
 struct ServerInner {
     /// Calls go through the toolbox, so its limits and policy hooks apply to MCP clients too.
     toolbox: Toolbox,
-    /// `tools/list`, built once from each tool's [`ToolProxy::to_mcp`], in the toolbox's order.
+    /// `tools/list`, built once from each tool's [`Format::Mcp`] definition, in the toolbox's order.
     listed: Vec<Tool>,
     info: Implementation,
     instructions: Option<String>,
@@ -225,7 +226,7 @@ impl McpServer {
         if let Some(remote) = remote {
             return Ok(remote);
         }
-        // What `to_mcp_result` renders, built in rmcp's types without a JSON round trip.
+        // What `McpResult::to_json` renders, built in rmcp's types without a JSON round trip.
         let parts = tool.mcp_result(result);
         let content = vec![ContentBlock::text(parts.text)];
         let mut answer = match parts.is_error {
@@ -300,9 +301,13 @@ fn for_serving(toolbox: Toolbox) -> Toolbox {
     empty.merge(marked).expect("a toolbox's names are unique")
 }
 
-/// A tool as `tools/list` describes it: [`ToolProxy::to_mcp`], in rmcp's type.
+/// A tool as `tools/list` describes it: its [`Format::Mcp`] definition, in rmcp's type.
 fn mcp_tool(tool: &ToolProxy) -> Tool {
-    serde_json::from_value(tool.to_mcp()).unwrap_or_else(|err| {
+    let listed = tool
+        .definition_in(Format::Mcp)
+        .map_err(|err| err.to_string())
+        .and_then(|definition| serde_json::from_value(definition).map_err(|err| err.to_string()));
+    listed.unwrap_or_else(|err| {
         // Only a parameters schema that is not a JSON object could fail here, and tools are
         // built with object schemas; list the tool without its schema rather than not at all.
         tracing::warn!(tool = tool.name(), error = %err, "tool listed without its schema");
