@@ -13,7 +13,7 @@ use syn::spanned::Spanned as _;
 
 use crate::ast::{Arg, ToolFn, Toolset};
 use crate::attr::{ShownAs, Spanned};
-use crate::fast::{binding, call_args, decoded_type, fast_path};
+use crate::params::{binding, call_args, decoded_type, read_params};
 use crate::types;
 
 /// `builder` wired to state, when the tool reads or writes any key; with the toolset's `state`
@@ -92,7 +92,7 @@ fn typed_state_body(p: &TokenStream, tool: &ToolFn, this: &TokenStream) -> Optio
         .partition(|(arg, _)| arg.from_state.is_none());
     let (sent_args, sent_bindings): (Vec<&Arg>, Vec<&syn::Ident>) = sent.into_iter().unzip();
     let names = sent_args.iter().map(|arg| arg.key());
-    let (parser, fields_type, unpack) = fast_path(p, &sent_args, &sent_bindings);
+    let (parser, fields_type, unpack) = read_params(p, &sent_args, &sent_bindings);
     let fills = filled.iter().filter_map(|(arg, bind)| fill(p, arg, bind));
     let method = &tool.ident;
     let call_args = call_args(tool, &bindings);
@@ -216,12 +216,10 @@ pub fn checks(p: &TokenStream, toolset: &Toolset) -> Option<TokenStream> {
     let (impl_generics, _, where_clause) = toolset.item.generics.split_for_impl();
     let keys = quote_spanned!(state.span()=> <#state as #p::StateKeys>::Keys);
     Some(quote! {
-        const _: () = {
-            #[allow(dead_code, unused_variables, clippy::all)]
-            fn __toolkit_check_state_wiring #impl_generics (__toolkit_keys: #keys) #where_clause {
-                #(#checks)*
-            }
-        };
+        #[allow(dead_code, unused_variables, clippy::all)]
+        fn __toolkit_check_state_wiring #impl_generics (__toolkit_keys: #keys) #where_clause {
+            #(#checks)*
+        }
     })
 }
 

@@ -112,9 +112,8 @@ pub mod prelude {
     pub use serde_json::{Value, json};
 }
 
-/// What generated code uses. Not a public API: it changes without notice.
-#[doc(hidden)]
-pub mod __private {
+/// What generated code uses, exported as `__private_<version>` (see `build.rs`).
+mod private {
     pub use ::inventory;
     pub use ::schemars;
     pub use ::serde;
@@ -122,3 +121,4 @@ pub mod __private {
     pub use ::std;
     pub use toolkit_runtime::__private::*;
 }
+include!(concat!(env!("OUT_DIR"), "/private.rs"));

@@ -9,8 +9,9 @@ use syn::spanned::Spanned as _;
 use super::ast::{Key, Rule, State};
 
 pub fn state(state: &State) -> TokenStream {
-    let krate = &state.krate;
-    let p = quote!(__toolkit_private);
+    let alias = format_ident!("__toolkit_private");
+    let import = crate::expand::import_private(&state.krate, &alias);
+    let p = quote!(#alias);
     let ident = &state.ident;
     let names: Vec<_> = state.keys.iter().map(|key| &key.name).collect();
     let fields: Vec<_> = state.keys.iter().map(|key| &key.field).collect();
@@ -21,7 +22,7 @@ pub fn state(state: &State) -> TokenStream {
     let keys_struct = keys_struct(&p, state);
     quote! {
         const _: () = {
-            use #krate::__private as __toolkit_private;
+            #import
 
             #[automatically_derived]
             impl #p::AgentState for #ident {
