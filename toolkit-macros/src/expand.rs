@@ -172,12 +172,12 @@ fn expand_toolset(toolset: &Toolset) -> TokenStream {
                 (&&#p::DefaultProbe::<#self_ty>::new()).make_tools()
             }
             #p::inventory::submit! {
-                #p::ToolsetRegistration {
-                    name: #name,
-                    type_name: #p::std::concat!(#p::std::module_path!(), "::", #p::std::stringify!(#self_ty)),
-                    tool_names: <#self_ty as #p::Toolset>::TOOL_NAMES,
-                    make_tools: __toolkit_make_tools,
-                }
+                #p::toolset_registration(
+                    #name,
+                    #p::std::concat!(#p::std::module_path!(), "::", #p::std::stringify!(#self_ty)),
+                    <#self_ty as #p::Toolset>::TOOL_NAMES,
+                    __toolkit_make_tools,
+                )
             }
         }
     });

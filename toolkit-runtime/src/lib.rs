@@ -35,8 +35,8 @@ mod toolset;
 pub use bounds::{ToolArgument, ToolErrorMessage, ToolOutput};
 pub use builder::ToolBuilder;
 pub use call::{
-    Arguments, Limits, ToolAnnotations, ToolDefinition, ToolOptions, ToolProxy,
-    allow_async_to_sync, async_to_sync_allowed, is_valid_tool_name,
+    Limits, ToolAnnotations, ToolDefinition, ToolOptions, ToolProxy, allow_async_to_sync,
+    async_to_sync_allowed, is_valid_tool_name,
 };
 pub use calls::{ToolCall, ToolCallResult};
 pub use error::{ArgumentProblem, ToolError};

@@ -47,9 +47,9 @@ pub mod integrations;
 
 pub use toolkit_macros::{tool, toolset};
 pub use toolkit_runtime::{
-    ArgumentProblem, Arguments, ToolAnnotations, ToolArgument, ToolCall, ToolCallResult,
-    ToolDefinition, ToolError, ToolErrorMessage, ToolOptions, ToolOutput, ToolProxy, Toolset,
-    allow_async_to_sync, async_to_sync_allowed, is_valid_tool_name, registry, schema,
+    ArgumentProblem, ToolAnnotations, ToolArgument, ToolCall, ToolCallResult, ToolDefinition,
+    ToolError, ToolErrorMessage, ToolOptions, ToolOutput, ToolProxy, Toolset, allow_async_to_sync,
+    async_to_sync_allowed, is_valid_tool_name, registry, schema,
 };
 pub use toolkit_runtime::{Limits, Toolbox, ToolboxBuilder, ToolboxError};
 pub use toolkit_runtime::{ToolBuilder, ToolCalls, formats, parse, providers};

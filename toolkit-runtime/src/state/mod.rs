@@ -11,8 +11,9 @@
 
 mod dynamic;
 mod merge;
-#[doc(hidden)]
-pub mod typed;
+// What generated code uses to read and write a typed state: reachable only through `__private`
+// (a `pub mod` here leaked it through the facade's `state::*`).
+pub(crate) mod typed;
 mod wiring;
 
 use std::any::Any;

@@ -205,12 +205,14 @@ pub struct FillAny<P>(PhantomData<fn() -> P>);
 pub struct FillAnyOption<X>(PhantomData<fn() -> X>);
 
 impl<P> FillAny<P> {
+    /// The probe for a parameter of type `P`.
     pub const fn new() -> Self {
         FillAny(PhantomData)
     }
 }
 
 impl<X> FillAnyOption<X> {
+    /// The probe for a parameter of type `Option<X>`.
     pub const fn new() -> Self {
         FillAnyOption(PhantomData)
     }
