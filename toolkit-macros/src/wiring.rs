@@ -62,7 +62,7 @@ pub fn wire(
     let wired = quote! {
         #p::wire_state(#builder, #p::StateWiring::new() #(#inputs)* #(#outputs)* #shown)
     };
-    match state.and_then(|_| typed_state_body(p, tool, this)) {
+    match state.and_then(|state| typed_state_body(p, tool, state, this)) {
         Some(body) => quote!(#p::wire_state_typed(#wired, #body)),
         None => wired,
     }
@@ -70,15 +70,20 @@ pub fn wire(
 
 /// The arguments of `wire_state_typed` after the tool (see the runtime's `call::stateful`): the
 /// reader of the parameters the model sends, their names, and the body that clones the others
-/// from the state (`AgentState::read_any`), calls the method and merges its result into its
-/// key (`AgentState::merge_any`). `None` where the JSON path is the only one: an async or
+/// from the state (`TypedState::read_any`), calls the method and merges its result into its
+/// key (`TypedState::merge_any`). `None` where the JSON path is the only one: an async or
 /// blocking body, a borrowed type, a result field or several keys written (they need the
 /// result as JSON), or a required `Option` filled from state (absent and `null` differ there).
 ///
-/// The body names neither the state type nor its fields: a type that does not match is found
-/// at run time (the JSON path then decides), and a mistake in the wiring is reported once, by
-/// the checks below.
-fn typed_state_body(p: &TokenStream, tool: &ToolFn, this: &TokenStream) -> Option<TokenStream> {
+/// The body names the state type only through a probe, and not its fields: a state of another
+/// type, or a type without the derive, is found at run time (the JSON path then decides), and
+/// a mistake in the wiring is reported once, by the checks below.
+fn typed_state_body(
+    p: &TokenStream,
+    tool: &ToolFn,
+    state: &syn::Type,
+    this: &TokenStream,
+) -> Option<TokenStream> {
     if !has_typed_state_body(tool) {
         return None;
     }
@@ -130,6 +135,11 @@ fn typed_state_body(p: &TokenStream, tool: &ToolFn, this: &TokenStream) -> Optio
             move |__toolkit_state: &mut dyn #p::AgentState, __toolkit_fields: #fields_type|
                 -> #p::std::option::Option<#returned>
             {
+                let __toolkit_state = {
+                    #[allow(unused_imports)]
+                    use #p::{NotTypedState as _, ViaTypedState as _};
+                    (&&#p::TypedProbe::<#state>::new()).typed(__toolkit_state)?
+                };
                 #unpack
                 #(#fills)*
                 #takes

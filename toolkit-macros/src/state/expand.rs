@@ -79,8 +79,9 @@ pub fn state(state: &State) -> TokenStream {
                     #p::serde_json::Value::Object(__toolkit_map)
                 }
 
-                #typed_access
             }
+
+            #typed_access
 
             #keys_struct
         };
@@ -101,14 +102,17 @@ fn merge(p: &TokenStream, key: &Key) -> TokenStream {
     }
 }
 
-/// `read_any` and `merge_any`: each key's field as `Any`, and typed values merged into it (the
+/// The `TypedState` impl: each key's field as `Any`, and typed values merged into it (the
 /// typed path with state).
 fn typed_access(p: &TokenStream, state: &State) -> TokenStream {
     let names = state.keys.iter().map(|key| &key.name);
     let fields = state.keys.iter().map(|key| &key.field);
     let merged_names = names.clone();
     let typed_merges = state.keys.iter().map(|key| typed_merge(p, key));
+    let ident = &state.ident;
     quote! {
+        #[automatically_derived]
+        impl #p::TypedState for #ident {
         fn read_any(
             &self,
             key: &#p::std::primitive::str,
@@ -128,6 +132,7 @@ fn typed_access(p: &TokenStream, state: &State) -> TokenStream {
                 #(#merged_names => #typed_merges,)*
                 _ => false,
             }
+        }
         }
     }
 }
