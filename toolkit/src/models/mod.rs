@@ -54,9 +54,6 @@ pub use api_key::ApiKey;
 #[cfg(any(feature = "openai", feature = "anthropic"))]
 #[cfg_attr(docsrs, doc(cfg(any(feature = "openai", feature = "anthropic"))))]
 pub use builder::ModelClientBuilder;
-#[doc(hidden)]
-#[cfg(any(feature = "openai", feature = "anthropic"))]
-pub use http::{ClientConfig, StreamAssembler};
 #[cfg(any(feature = "openai", feature = "anthropic"))]
 #[cfg_attr(docsrs, doc(cfg(any(feature = "openai", feature = "anthropic"))))]
 pub use http::{ModelClient, WireApi};
@@ -66,9 +63,6 @@ pub use openai::{OpenAi, OpenAiClient, OpenAiClientBuilder};
 #[cfg(any(feature = "openai", feature = "anthropic"))]
 #[cfg_attr(docsrs, doc(cfg(any(feature = "openai", feature = "anthropic"))))]
 pub use retry::RetryPolicy;
-#[doc(hidden)]
-#[cfg(any(feature = "openai", feature = "anthropic"))]
-pub use sse::SseEvent;
 
 /// A boxed future that can move between threads, as object-safe async traits return.
 pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
