@@ -435,8 +435,8 @@ async fn events_report_each_step_as_it_happens() {
     );
 }
 
-#[tokio::test]
-async fn a_run_with_state_fills_wired_parameters_and_returns_the_final_state() {
+/// A toolbox whose one tool doubles the state's `n` and writes it back.
+fn doubling_toolbox() -> Toolbox {
     let schema =
         json!({"type": "object", "properties": {"n": {"type": "integer"}}, "required": ["n"]});
     let double = ToolProxy::from_fn(ToolDefinition::new("double", "Double n", schema), |args| {
@@ -445,7 +445,12 @@ async fn a_run_with_state_fills_wired_parameters_and_returns_the_final_state() {
     let double = double
         .with_state(StateWiring::new().input("n").output("n"))
         .unwrap();
-    let toolbox = Toolbox::builder().tool(double).build().unwrap();
+    Toolbox::builder().tool(double).build().unwrap()
+}
+
+#[tokio::test]
+async fn a_run_with_state_fills_wired_parameters_and_returns_the_final_state() {
+    let toolbox = doubling_toolbox();
     let mut state = DynamicState::new(StateSchema::new().key("n", json!({"type": "integer"})));
     state.merge("n", json!(5)).unwrap();
     let model = ScriptedModel::new([
@@ -476,14 +481,7 @@ struct Ledger {
 
 #[tokio::test]
 async fn a_run_returns_its_derived_state_as_its_own_type() {
-    let schema = json!({"type": "object", "properties": {"n": {"type": "integer"}}});
-    let double = ToolProxy::from_fn(ToolDefinition::new("double", "Double n", schema), |args| {
-        Ok::<_, String>(args["n"].as_i64().unwrap_or_default() * 2)
-    });
-    let double = double
-        .with_state(StateWiring::new().input("n").output("n"))
-        .unwrap();
-    let toolbox = Toolbox::builder().tool(double).build().unwrap();
+    let toolbox = doubling_toolbox();
     let model = ScriptedModel::new([
         ModelReply::calls([call("c1", "double", json!({}))]),
         ModelReply::text("ten"),
