@@ -430,8 +430,8 @@ async fn events_report_each_step_as_it_happens() {
     );
 }
 
-#[tokio::test]
-async fn a_run_with_state_fills_wired_parameters_and_returns_the_final_state() {
+/// A toolbox whose one tool doubles the state's `n` and writes it back.
+fn doubling_toolbox() -> Toolbox {
     let schema =
         json!({"type": "object", "properties": {"n": {"type": "integer"}}, "required": ["n"]});
     let double = ToolProxy::from_fn(ToolDefinition::new("double", "Double n", schema), |args| {
@@ -440,7 +440,12 @@ async fn a_run_with_state_fills_wired_parameters_and_returns_the_final_state() {
     let double = double
         .with_state(StateWiring::new().input("n").output("n"))
         .unwrap();
-    let toolbox = Toolbox::builder().tool(double).build().unwrap();
+    Toolbox::builder().tool(double).build().unwrap()
+}
+
+#[tokio::test]
+async fn a_run_with_state_fills_wired_parameters_and_returns_the_final_state() {
+    let toolbox = doubling_toolbox();
     let mut state = DynamicState::new(StateSchema::new().key("n", json!({"type": "integer"})));
     state.merge("n", json!(5)).unwrap();
     let model = ScriptedModel::new([
@@ -456,7 +461,35 @@ async fn a_run_with_state_fills_wired_parameters_and_returns_the_final_state() {
         .unwrap();
     let values: Vec<Value> = run.tool_calls().map(|r| r.result.value.clone()).collect();
     assert_eq!(values, [json!(10), json!(20)]);
+    assert_eq!(
+        run.state_as::<DynamicState>().unwrap().to_json(),
+        json!({"n": 20})
+    );
+    assert!(run.state_as::<Ledger>().is_none());
     assert_eq!(run.state.unwrap().to_json(), json!({"n": 20}));
+}
+
+#[derive(AgentState, Default, serde::Serialize, serde::Deserialize)]
+struct Ledger {
+    n: i64,
+}
+
+#[tokio::test]
+async fn a_run_returns_its_derived_state_as_its_own_type() {
+    let toolbox = doubling_toolbox();
+    let model = ScriptedModel::new([
+        ModelReply::calls([call("c1", "double", json!({}))]),
+        ModelReply::text("ten"),
+    ]);
+    let run = Agent::builder(model)
+        .toolbox(toolbox)
+        .build()
+        .run_with_state("double", Box::new(Ledger { n: 5 }))
+        .await
+        .unwrap();
+    assert_eq!(run.state_as::<Ledger>().map(|ledger| ledger.n), Some(10));
+    let ledger: Ledger = run.into_state().unwrap();
+    assert_eq!(ledger.n, 10);
 }
 
 #[tokio::test]

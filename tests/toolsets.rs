@@ -380,3 +380,17 @@ fn the_crate_path_can_be_overridden() {
     use toolkit::Toolset as _;
     assert_eq!(Renamed::to_tools()[0].dynamic_call(json!({})), json!("hi"));
 }
+
+/// Say hello
+#[tool(crate = "crate::renamed::tk")]
+fn hello(name: String) -> String {
+    format!("hello {name}")
+}
+
+#[test]
+fn the_crate_path_of_a_free_function_tool_can_be_overridden() {
+    assert_eq!(
+        hello_tool().dynamic_call(json!({"name": "Ada"})),
+        json!("hello Ada")
+    );
+}

@@ -69,6 +69,8 @@ pub struct ToolAttrs {
     pub outputs_to_state: Vec<OutputToState>,
     /// `outputs_to_string = "field"` or `outputs_to_string(with = path)`.
     pub outputs_to_string: Option<Spanned<ShownAs>>,
+    /// `crate = "path"`, on a free function only (a method's toolset says where toolkit is).
+    pub krate: Option<Path>,
 }
 
 /// One key of `outputs_to_state(...)`: the whole result (`key`) or one field of it
@@ -98,9 +100,19 @@ pub fn parse_tool_attrs(cx: &Ctxt, attr: &syn::Attribute) -> ToolAttrs {
     attrs
 }
 
+/// The keys of `#[tool(...)]` on a free function: those of a method, and `crate`, which a method
+/// takes from its `#[toolset]`.
 pub fn parse_tool_args(cx: &Ctxt, args: TokenStream) -> ToolAttrs {
     let mut attrs = ToolAttrs::default();
-    let parser = syn::meta::parser(|meta| parse_tool_key(&mut attrs, &meta));
+    let parser = syn::meta::parser(|meta| {
+        if meta.path == CRATE {
+            let lit: LitStr = meta.value()?.parse()?;
+            attrs.krate = Some(lit.parse()?);
+            Ok(())
+        } else {
+            parse_tool_key(&mut attrs, &meta)
+        }
+    });
     if let Err(err) = syn::parse::Parser::parse2(parser, args) {
         cx.syn_error(err);
     }

@@ -13,7 +13,7 @@ mod case;
 mod ctxt;
 mod docs;
 mod expand;
-mod fast;
+mod params;
 mod state;
 mod symbol;
 mod types;
@@ -39,7 +39,8 @@ pub fn toolset(args: TokenStream, input: TokenStream) -> TokenStream {
 ///
 /// On a free function (sync or async), `#[tool] fn add(..)` keeps `add` as it is and generates
 /// `fn add_tool() -> ToolProxy` beside it, with the function's visibility. The tool is named
-/// after the function (no prefix) unless `name = "..."` says otherwise.
+/// after the function (no prefix) unless `name = "..."` says otherwise, and `crate = "path"`
+/// says where toolkit is when the dependency is renamed (a method takes it from its toolset).
 ///
 /// Keys: `name`, `description`, `strict`, `blocking`, `inline` (a sync body that returns at
 /// once: servers run it on their async workers), `read_only`, `destructive`, `idempotent`,

@@ -112,7 +112,13 @@ mod tests {
 
     #[test]
     fn each_key_is_listed_once_per_attribute() {
-        for keys in [TOOLSET_KEYS, TOOL_KEYS, ARG_KEYS] {
+        for keys in [
+            TOOLSET_KEYS,
+            TOOL_KEYS,
+            ARG_KEYS,
+            STATE_KEYS,
+            STATE_CONTAINER_KEYS,
+        ] {
             let mut names: Vec<&str> = keys.iter().map(|key| key.0).collect();
             names.sort_unstable();
             names.dedup();

@@ -13,7 +13,7 @@ use syn::spanned::Spanned as _;
 
 use crate::ast::{Arg, ToolFn, Toolset};
 use crate::attr::{ShownAs, Spanned};
-use crate::fast::{binding, call_args, decoded_type, fast_path};
+use crate::params::{binding, call_args, decoded_type, read_params};
 use crate::types;
 
 /// `builder` wired to state, when the tool reads or writes any key; with the toolset's `state`
@@ -62,7 +62,7 @@ pub fn wire(
     let wired = quote! {
         #p::wire_state(#builder, #p::StateWiring::new() #(#inputs)* #(#outputs)* #shown)
     };
-    match state.and_then(|_| typed_state_body(p, tool, this)) {
+    match state.and_then(|state| typed_state_body(p, tool, state, this)) {
         Some(body) => quote!(#p::wire_state_typed(#wired, #body)),
         None => wired,
     }
@@ -70,15 +70,20 @@ pub fn wire(
 
 /// The arguments of `wire_state_typed` after the tool (see the runtime's `call::stateful`): the
 /// reader of the parameters the model sends, their names, and the body that clones the others
-/// from the state (`AgentState::read_any`), calls the method and merges its result into its
-/// key (`AgentState::merge_any`). `None` where the JSON path is the only one: an async or
+/// from the state (`TypedState::read_any`), calls the method and merges its result into its
+/// key (`TypedState::merge_any`). `None` where the JSON path is the only one: an async or
 /// blocking body, a borrowed type, a result field or several keys written (they need the
 /// result as JSON), or a required `Option` filled from state (absent and `null` differ there).
 ///
-/// The body names neither the state type nor its fields: a type that does not match is found
-/// at run time (the JSON path then decides), and a mistake in the wiring is reported once, by
-/// the checks below.
-fn typed_state_body(p: &TokenStream, tool: &ToolFn, this: &TokenStream) -> Option<TokenStream> {
+/// The body names the state type only through a probe, and not its fields: a state of another
+/// type, or a type without the derive, is found at run time (the JSON path then decides), and
+/// a mistake in the wiring is reported once, by the checks below.
+fn typed_state_body(
+    p: &TokenStream,
+    tool: &ToolFn,
+    state: &syn::Type,
+    this: &TokenStream,
+) -> Option<TokenStream> {
     if !has_typed_state_body(tool) {
         return None;
     }
@@ -92,7 +97,7 @@ fn typed_state_body(p: &TokenStream, tool: &ToolFn, this: &TokenStream) -> Optio
         .partition(|(arg, _)| arg.from_state.is_none());
     let (sent_args, sent_bindings): (Vec<&Arg>, Vec<&syn::Ident>) = sent.into_iter().unzip();
     let names = sent_args.iter().map(|arg| arg.key());
-    let (parser, fields_type, unpack) = fast_path(p, &sent_args, &sent_bindings);
+    let (parser, fields_type, unpack) = read_params(p, &sent_args, &sent_bindings);
     let fills = filled.iter().filter_map(|(arg, bind)| fill(p, arg, bind));
     let method = &tool.ident;
     let call_args = call_args(tool, &bindings);
@@ -130,6 +135,11 @@ fn typed_state_body(p: &TokenStream, tool: &ToolFn, this: &TokenStream) -> Optio
             move |__toolkit_state: &mut dyn #p::AgentState, __toolkit_fields: #fields_type|
                 -> #p::std::option::Option<#returned>
             {
+                let __toolkit_state = {
+                    #[allow(unused_imports)]
+                    use #p::{NotTypedState as _, ViaTypedState as _};
+                    (&&#p::TypedProbe::<#state>::new()).typed(__toolkit_state)?
+                };
                 #unpack
                 #(#fills)*
                 #takes
@@ -216,12 +226,10 @@ pub fn checks(p: &TokenStream, toolset: &Toolset) -> Option<TokenStream> {
     let (impl_generics, _, where_clause) = toolset.item.generics.split_for_impl();
     let keys = quote_spanned!(state.span()=> <#state as #p::StateKeys>::Keys);
     Some(quote! {
-        const _: () = {
-            #[allow(dead_code, unused_variables, clippy::all)]
-            fn __toolkit_check_state_wiring #impl_generics (__toolkit_keys: #keys) #where_clause {
-                #(#checks)*
-            }
-        };
+        #[allow(dead_code, unused_variables, clippy::all)]
+        fn __toolkit_check_state_wiring #impl_generics (__toolkit_keys: #keys) #where_clause {
+            #(#checks)*
+        }
     })
 }
 

@@ -35,7 +35,7 @@ mod toolset;
 pub use bounds::{ToolArgument, ToolErrorMessage, ToolOutput};
 pub use builder::ToolBuilder;
 pub use call::{
-    Arguments, BoxFuture, Limits, ToolAnnotations, ToolDefinition, ToolOptions, ToolProxy,
+    BoxFuture, Limits, ToolAnnotations, ToolDefinition, ToolOptions, ToolProxy,
     allow_async_to_sync, async_to_sync_allowed, is_valid_tool_name, within,
 };
 pub use call::{ToolCall, ToolCallResult};

@@ -2,19 +2,21 @@
 //! `toolkit::__private`, never to what the user imported. Not a public API: it changes without
 //! notice.
 
+pub use crate::call::Arguments;
 pub use crate::call::MethodTool;
 pub use crate::call::{
     BoxFuture, DefaultHidden, DefaultShown, DefaultValue, Field, FieldReaders, FieldsProbe,
     Handler, HandlerError, HasFields, HasOutputSchema, NoFields, NoOutputSchema, OutputSchemaProbe,
     ParseFields, TypedHandler, TypedInput, output, output_ref, result_output,
 };
-pub use crate::registry::{DefaultProbe, NoDefault, ToolsetRegistration, ViaDefault};
-pub use crate::schema::{ParamSpec, param_schema, param_schema_option, parameters_schema};
+pub use crate::registry::ToolsetRegistration;
+pub use crate::schema::build::{ParamSpec, param_schema, param_schema_option, parameters_schema};
 pub use crate::state::typed::*;
 pub use crate::state::{AgentState, MergeRule, StateError, StateKey, StateWiring, merge_list_into};
+pub use crate::toolset::{DefaultProbe, NoDefault, ViaDefault, toolset_registration};
 pub use crate::{
-    Arguments, ToolAnnotations, ToolArgument, ToolDefinition, ToolErrorMessage, ToolOptions,
-    ToolOutput, ToolProxy, Toolset,
+    ToolAnnotations, ToolArgument, ToolDefinition, ToolErrorMessage, ToolOptions, ToolOutput,
+    ToolProxy, Toolset,
 };
 
 use std::sync::Arc;

@@ -1,9 +1,7 @@
 //! Every `#[toolset]` linked into the binary, collected at startup with `inventory`.
 
-use std::marker::PhantomData;
-
+use crate::ToolProxy;
 use crate::toolbox::{NameTaken, first_of_each_name};
-use crate::{ToolProxy, Toolset};
 
 /// What `#[toolset]` registers about one toolset.
 ///
@@ -36,8 +34,8 @@ pub struct ToolsetRegistration {
     pub type_name: &'static str,
     /// The exported tool names, in declaration order.
     pub tool_names: &'static [&'static str],
-    #[doc(hidden)]
-    pub make_tools: fn() -> Option<Vec<ToolProxy>>,
+    /// Built by generated code through `__private::toolset_registration`.
+    pub(crate) make_tools: fn() -> Option<Vec<ToolProxy>>,
 }
 
 inventory::collect!(ToolsetRegistration);
@@ -113,44 +111,4 @@ pub fn all_tools() -> Result<Vec<ToolProxy>, Vec<DuplicateToolName>> {
         .filter_map(|r| r.tools())
         .flatten()
         .collect())
-}
-
-/// Builds a type's tools when it is `Default`, through autoref specialization:
-/// `(&DefaultProbe::<T>::new()).make_tools()` picks [`ViaDefault`] when `T: Default` and
-/// [`NoDefault`] otherwise.
-#[doc(hidden)]
-pub struct DefaultProbe<T>(PhantomData<T>);
-
-impl<T> DefaultProbe<T> {
-    pub const fn new() -> Self {
-        DefaultProbe(PhantomData)
-    }
-}
-
-impl<T> Default for DefaultProbe<T> {
-    fn default() -> Self {
-        Self::new()
-    }
-}
-
-#[doc(hidden)]
-pub trait ViaDefault {
-    fn make_tools(&self) -> Option<Vec<ToolProxy>>;
-}
-
-impl<T: Toolset + Default> ViaDefault for &DefaultProbe<T> {
-    fn make_tools(&self) -> Option<Vec<ToolProxy>> {
-        Some(T::to_tools())
-    }
-}
-
-#[doc(hidden)]
-pub trait NoDefault {
-    fn make_tools(&self) -> Option<Vec<ToolProxy>>;
-}
-
-impl<T> NoDefault for DefaultProbe<T> {
-    fn make_tools(&self) -> Option<Vec<ToolProxy>> {
-        None
-    }
 }

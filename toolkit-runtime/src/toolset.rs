@@ -1,8 +1,10 @@
 //! The `Toolset` trait that `#[toolset]` implements.
 
+use std::marker::PhantomData;
 use std::sync::Arc;
 
 use crate::ToolProxy;
+use crate::registry::ToolsetRegistration;
 
 /// A group of tools made from the `#[tool]` methods of one `impl` block.
 ///
@@ -46,5 +48,63 @@ pub trait Toolset: Send + Sync + Sized + 'static {
         Self: Default,
     {
         Arc::new(Self::default()).into_tools()
+    }
+}
+
+/// The registration `#[toolset]` submits to `inventory`, in a `static`: a `const fn`, since the
+/// field that builds the tools is not public.
+pub const fn toolset_registration(
+    name: &'static str,
+    type_name: &'static str,
+    tool_names: &'static [&'static str],
+    make_tools: fn() -> Option<Vec<ToolProxy>>,
+) -> ToolsetRegistration {
+    ToolsetRegistration {
+        name,
+        type_name,
+        tool_names,
+        make_tools,
+    }
+}
+
+/// Builds a type's tools when it is `Default`, through autoref specialization:
+/// `(&DefaultProbe::<T>::new()).make_tools()` picks [`ViaDefault`] when `T: Default` and
+/// [`NoDefault`] otherwise.
+pub struct DefaultProbe<T>(PhantomData<T>);
+
+impl<T> DefaultProbe<T> {
+    /// The probe for `T`.
+    pub const fn new() -> Self {
+        DefaultProbe(PhantomData)
+    }
+}
+
+impl<T> Default for DefaultProbe<T> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+/// The tools of a `Default` toolset, made from its default instance.
+pub trait ViaDefault {
+    /// `Some` of the tools.
+    fn make_tools(&self) -> Option<Vec<ToolProxy>>;
+}
+
+impl<T: Toolset + Default> ViaDefault for &DefaultProbe<T> {
+    fn make_tools(&self) -> Option<Vec<ToolProxy>> {
+        Some(T::to_tools())
+    }
+}
+
+/// A toolset that is not `Default`: no tools made for the registry.
+pub trait NoDefault {
+    /// `None`.
+    fn make_tools(&self) -> Option<Vec<ToolProxy>>;
+}
+
+impl<T> NoDefault for DefaultProbe<T> {
+    fn make_tools(&self) -> Option<Vec<ToolProxy>> {
+        None
     }
 }

@@ -47,9 +47,9 @@ pub mod integrations;
 
 pub use toolkit_macros::{tool, toolset};
 pub use toolkit_runtime::{
-    ArgumentProblem, Arguments, ToolAnnotations, ToolArgument, ToolCall, ToolCallResult,
-    ToolDefinition, ToolError, ToolErrorKind, ToolErrorMessage, ToolOptions, ToolOutput, ToolProxy,
-    Toolset, allow_async_to_sync, async_to_sync_allowed, is_valid_tool_name, registry, schema,
+    ArgumentProblem, ToolAnnotations, ToolArgument, ToolCall, ToolCallResult, ToolDefinition,
+    ToolError, ToolErrorKind, ToolErrorMessage, ToolOptions, ToolOutput, ToolProxy, Toolset,
+    allow_async_to_sync, async_to_sync_allowed, is_valid_tool_name, registry, schema,
 };
 pub use toolkit_runtime::{Limits, Toolbox, ToolboxBuilder, ToolboxError};
 pub use toolkit_runtime::{ToolBuilder, ToolCalls, providers};
@@ -114,9 +114,8 @@ pub mod prelude {
     pub use serde_json::{Value, json};
 }
 
-/// What generated code uses. Not a public API: it changes without notice.
-#[doc(hidden)]
-pub mod __private {
+/// What generated code uses, exported as `__private_<version>` (see `build.rs`).
+mod private {
     pub use ::inventory;
     pub use ::schemars;
     pub use ::serde;
@@ -124,3 +123,4 @@ pub mod __private {
     pub use ::std;
     pub use toolkit_runtime::__private::*;
 }
+include!(concat!(env!("OUT_DIR"), "/private.rs"));

@@ -9,8 +9,9 @@ use syn::spanned::Spanned as _;
 use super::ast::{Key, Rule, State};
 
 pub fn state(state: &State) -> TokenStream {
-    let krate = &state.krate;
-    let p = quote!(__toolkit_private);
+    let alias = format_ident!("__toolkit_private");
+    let import = crate::expand::import_private(&state.krate, &alias);
+    let p = quote!(#alias);
     let ident = &state.ident;
     let names: Vec<_> = state.keys.iter().map(|key| &key.name).collect();
     let fields: Vec<_> = state.keys.iter().map(|key| &key.field).collect();
@@ -21,7 +22,7 @@ pub fn state(state: &State) -> TokenStream {
     let keys_struct = keys_struct(&p, state);
     quote! {
         const _: () = {
-            use #krate::__private as __toolkit_private;
+            #import
 
             #[automatically_derived]
             impl #p::AgentState for #ident {
@@ -78,8 +79,9 @@ pub fn state(state: &State) -> TokenStream {
                     #p::serde_json::Value::Object(__toolkit_map)
                 }
 
-                #typed_access
             }
+
+            #typed_access
 
             #keys_struct
         };
@@ -100,14 +102,17 @@ fn merge(p: &TokenStream, key: &Key) -> TokenStream {
     }
 }
 
-/// `read_any` and `merge_any`: each key's field as `Any`, and typed values merged into it (the
+/// The `TypedState` impl: each key's field as `Any`, and typed values merged into it (the
 /// typed path with state).
 fn typed_access(p: &TokenStream, state: &State) -> TokenStream {
     let names = state.keys.iter().map(|key| &key.name);
     let fields = state.keys.iter().map(|key| &key.field);
     let merged_names = names.clone();
     let typed_merges = state.keys.iter().map(|key| typed_merge(p, key));
+    let ident = &state.ident;
     quote! {
+        #[automatically_derived]
+        impl #p::TypedState for #ident {
         fn read_any(
             &self,
             key: &#p::std::primitive::str,
@@ -127,6 +132,7 @@ fn typed_access(p: &TokenStream, state: &State) -> TokenStream {
                 #(#merged_names => #typed_merges,)*
                 _ => false,
             }
+        }
         }
     }
 }

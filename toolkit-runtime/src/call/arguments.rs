@@ -1,6 +1,6 @@
 //! Typed arguments out of a validated JSON object: what generated tool code calls.
 
-use serde::de::{DeserializeOwned, Deserializer, Visitor};
+use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
 
 use super::problems::{describe_value, readable_path};
@@ -9,18 +9,10 @@ use crate::schema::ParamSpec;
 
 /// The named arguments of one call, already checked against the tool's schema.
 ///
-/// Generated code takes each parameter out by name; a value that still fails to deserialize
-/// (a constraint the schema could not express) becomes an [`ArgumentProblem`] naming it.
-///
-/// ```
-/// use toolkit_runtime::Arguments;
-/// use serde_json::json;
-///
-/// let mut args = Arguments::new(json!({"text": "one two"}).as_object().unwrap().clone());
-/// let text: String = args.take("text").unwrap();
-/// let note: Option<String> = args.take("note").unwrap();
-/// assert_eq!((text.as_str(), note), ("one two", None));
-/// ```
+/// The full pipeline hands them to a tool's body: a `#[tool]`'s readers take each parameter out
+/// (`take_param`); a value that still fails to deserialize (a constraint the schema could not
+/// express) becomes an [`ArgumentProblem`] naming it. A tool built at run time gets the map.
+/// Reachable only through `__private`, for the handler types generated code names.
 #[derive(Debug, Default, Clone)]
 pub struct Arguments {
     values: Map<String, Value>,
@@ -28,58 +20,28 @@ pub struct Arguments {
 
 impl Arguments {
     /// Wraps a JSON object's fields.
-    pub fn new(values: Map<String, Value>) -> Self {
+    pub(crate) fn new(values: Map<String, Value>) -> Self {
         Arguments { values }
-    }
-
-    /// Takes the argument `name` as a `T`. An absent argument is `None` for an `Option` and
-    /// [`ArgumentProblem::Missing`] for anything else.
-    pub fn take<T: DeserializeOwned>(&mut self, name: &str) -> Result<T, ArgumentProblem> {
-        match self.values.remove(name) {
-            Some(value) => deserialize(name, value),
-            None => {
-                T::deserialize(Absent).map_err(|_| ArgumentProblem::Missing { name: name.into() })
-            }
-        }
-    }
-
-    /// Takes the argument `name`, or `default()` when the model left it out.
-    pub fn take_or_else<T: DeserializeOwned>(
-        &mut self,
-        name: &str,
-        default: impl FnOnce() -> T,
-    ) -> Result<T, ArgumentProblem> {
-        match self.values.remove(name) {
-            Some(value) => deserialize(name, value),
-            None => Ok(default()),
-        }
-    }
-
-    /// Takes the argument `name`, which must be present even though its type is an `Option`
-    /// (`#[arg(required)]`).
-    pub fn take_present<T: DeserializeOwned>(&mut self, name: &str) -> Result<T, ArgumentProblem> {
-        match self.values.remove(name) {
-            Some(value) => deserialize(name, value),
-            None => Err(ArgumentProblem::Missing { name: name.into() }),
-        }
     }
 
     /// Takes the parameter `param`: read when sent, missing when required, else `None` (the
     /// tool's default, or `None` itself, stands in). The same outcome, for each kind of
-    /// parameter, as the `take*` call made for it.
+    /// parameter, as the `take*` calls generated code once made for it.
     pub(crate) fn take_param<T: DeserializeOwned>(
         &mut self,
         param: &ParamSpec,
     ) -> Result<Option<T>, ArgumentProblem> {
-        if param.required {
-            return self.take_present(param.name).map(Some);
+        match self.values.remove(param.name) {
+            Some(value) => deserialize(param.name, value).map(Some),
+            None if param.required => Err(ArgumentProblem::Missing {
+                name: param.name.into(),
+            }),
+            None => Ok(None),
         }
-        let sent = self.values.remove(param.name);
-        sent.map(|value| deserialize(param.name, value)).transpose()
     }
 
     /// The raw arguments, for tools built at run time from a closure.
-    pub fn into_map(self) -> Map<String, Value> {
+    pub(crate) fn into_map(self) -> Map<String, Value> {
         self.values
     }
 }
@@ -149,25 +111,4 @@ fn integers_for_whole_floats(value: &mut Value) {
 fn inexact_integer(value: &Value) -> Option<Value> {
     let number = value.as_number().filter(|n| n.is_f64())?.as_f64()?;
     (number.fract() == 0.0 && number.abs() > 9_007_199_254_740_992.0).then(|| value.clone())
-}
-
-/// The value of an argument the model did not send: `None` to an `Option`, an error to anything
-/// else. (serde_derive does the same for missing struct fields.)
-struct Absent;
-
-impl<'de> Deserializer<'de> for Absent {
-    type Error = serde::de::value::Error;
-
-    fn deserialize_any<V: Visitor<'de>>(self, _visitor: V) -> Result<V::Value, Self::Error> {
-        Err(serde::de::Error::custom("missing"))
-    }
-
-    fn deserialize_option<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Self::Error> {
-        visitor.visit_none()
-    }
-
-    serde::forward_to_deserialize_any! {
-        bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string bytes byte_buf unit
-        unit_struct newtype_struct seq tuple tuple_struct map struct enum identifier ignored_any
-    }
 }

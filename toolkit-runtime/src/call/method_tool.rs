@@ -12,7 +12,7 @@ use super::definition::{ToolDefinition, ToolOptions};
 use super::handler::{BoxFuture, Handler, HandlerError, TypedHandler, TypedInput};
 use super::proxy::ToolProxy;
 use super::typed::FieldReaders;
-use crate::schema::{ParamSpec, parameters_schema};
+use crate::schema::build::{ParamSpec, parameters_schema};
 
 /// A `#[tool]` method, as the macro describes it.
 pub struct MethodTool {

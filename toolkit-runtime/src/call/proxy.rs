@@ -231,7 +231,8 @@ impl ToolProxy {
     }
 
     /// Whether calls of this tool take the typed fast path (for tests that compare it with the
-    /// full pipeline). Not public API.
+    /// full pipeline). Not public API: only with the `__test_hooks` feature.
+    #[cfg(feature = "__test_hooks")]
     #[doc(hidden)]
     pub fn __takes_fast_path(&self) -> bool {
         self.typed_body().is_some()

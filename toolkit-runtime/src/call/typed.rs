@@ -314,7 +314,7 @@ mod tests {
         ParamSpec {
             name,
             description: None,
-            schema: crate::schema::param_schema::<u8>,
+            schema: crate::schema::build::param_schema::<u8>,
             required,
             default: None,
         }

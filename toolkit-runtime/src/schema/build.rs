@@ -41,29 +41,8 @@ pub fn generator() -> SchemaGenerator {
         .into_generator()
 }
 
-/// Builds the object schema of a tool's arguments.
-///
-/// ```
-/// use toolkit_runtime::schema::{ParamSpec, param_schema, parameters_schema};
-/// use serde_json::json;
-///
-/// let params = [ParamSpec {
-///     name: "text",
-///     description: Some("The text to count"),
-///     schema: param_schema::<String>,
-///     required: true,
-///     default: None,
-/// }];
-/// assert_eq!(
-///     parameters_schema(&params),
-///     json!({
-///         "type": "object",
-///         "properties": {"text": {"type": "string", "description": "The text to count"}},
-///         "required": ["text"],
-///         "additionalProperties": false
-///     })
-/// );
-/// ```
+/// Builds the object schema of a tool's arguments (see the test
+/// `parameters_become_an_object_schema` for its shape).
 pub fn parameters_schema(params: &[ParamSpec]) -> Value {
     let mut generator = generator();
     let mut properties = Map::new();
@@ -130,4 +109,30 @@ fn finish(mut root: Value, definitions: Map<String, Value>) -> Value {
     let mut root = inline_refs(&root).unwrap_or(root);
     strip_noise(&mut root);
     root
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn parameters_become_an_object_schema() {
+        let params = [ParamSpec {
+            name: "text",
+            description: Some("The text to count"),
+            schema: param_schema::<String>,
+            required: true,
+            default: None,
+        }];
+        assert_eq!(
+            parameters_schema(&params),
+            json!({
+                "type": "object",
+                "properties": {"text": {"type": "string", "description": "The text to count"}},
+                "required": ["text"],
+                "additionalProperties": false
+            })
+        );
+    }
 }

@@ -6,15 +6,16 @@
 //! - `implied`: whether a schema says more than serde enforces (the typed fast path's test).
 //! - `keywords`: the questions the call pipeline and the provider converters ask of a schema.
 
-mod build;
+pub(crate) mod build;
 mod implied;
 pub(crate) mod keywords;
 mod refs;
 mod tidy;
 
-pub use build::{
-    ParamSpec, generator, param_schema, param_schema_option, parameters_schema, type_schema,
-};
+// `ParamSpec`, `param_schema*` and `parameters_schema` are the macro's: reachable only through
+// `__private`.
+pub(crate) use build::ParamSpec;
+pub use build::{generator, type_schema};
 pub(crate) use implied::implied_by_types;
 pub use refs::{InlineError, inline_refs};
 pub(crate) use refs::{ref_name, resolve_ref};

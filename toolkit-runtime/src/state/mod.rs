@@ -11,8 +11,9 @@
 
 mod dynamic;
 mod merge;
-#[doc(hidden)]
-pub mod typed;
+// What generated code uses to read and write a typed state: reachable only through `__private`
+// (a `pub mod` here leaked it through the facade's `state::*`).
+pub(crate) mod typed;
 mod wiring;
 
 use std::any::Any;
@@ -67,7 +68,10 @@ pub struct StateKey {
 /// State that tools read from and write to; object safe, so a toolbox takes `&mut dyn AgentState`.
 ///
 /// Implemented by [`DynamicState`]; a typed struct implements it by matching on the key (each
-/// field read with `serde_json::to_value`, written with [`merge_into`]).
+/// field read with `serde_json::to_value`, written with [`merge_into`]). A state is `'static`
+/// (`Any`): the typed path with state finds a `#[derive(AgentState)]` type behind
+/// `&mut dyn AgentState` by downcasting, and reads its fields through a hidden trait the derive
+/// implements, so nothing here exists only for generated code.
 ///
 /// ```
 /// use toolkit::state::{AgentState, DynamicState, StateSchema};
@@ -79,7 +83,7 @@ pub struct StateKey {
 /// assert_eq!(state.read("docs").unwrap(), Some(json!(["first"])));
 /// assert_eq!(state.to_json(), json!({"docs": ["first"]}));
 /// ```
-pub trait AgentState: Send + Sync {
+pub trait AgentState: Any + Send + Sync {
     /// The value of `key` as JSON, `None` when it has none yet; an error for an undeclared key.
     fn read(&self, key: &str) -> Result<Option<Value>, StateError>;
 
@@ -102,26 +106,6 @@ pub trait AgentState: Send + Sync {
 
     /// The whole state as a JSON object, for hooks and user interfaces.
     fn to_json(&self) -> Value;
-
-    /// The value of `key` as `Any`, for the typed path with state: a tool made by
-    /// `#[toolset(state = T)]` clones its parameter from it instead of reading JSON. `None`
-    /// (the default) sends such calls down the JSON path, with the same results.
-    /// `#[derive(AgentState)]` answers with the field.
-    fn read_any(&self, key: &str) -> Option<&dyn Any> {
-        let _ = key;
-        None
-    }
-
-    /// Merges a typed value into `key` under the key's rule, for the typed path with state:
-    /// `value` is an `Option<R>` behind `Any`, taken when the key takes an `R` (with `None` in
-    /// it, only the type is checked). `false`, the default, when it does not: the value is left
-    /// where it is, and the call takes the JSON path. `#[derive(AgentState)]` takes the types
-    /// [`merge`](Self::merge) takes: the key's own, and for a `Vec<T>` key a `T`, for an
-    /// `Option<T>` key a `T`.
-    fn merge_any(&mut self, key: &str, value: &mut dyn Any) -> bool {
-        let _ = (key, value);
-        false
-    }
 }
 
 /// The error for an undeclared `key`, naming the declared ones.

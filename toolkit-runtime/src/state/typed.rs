@@ -14,7 +14,7 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
-use super::StateError;
+use super::{AgentState, StateError};
 
 /// The keys of a state made by `#[derive(AgentState)]`, for `#[toolset(state = ...)]` to check
 /// its wiring against.
@@ -205,12 +205,14 @@ pub struct FillAny<P>(PhantomData<fn() -> P>);
 pub struct FillAnyOption<X>(PhantomData<fn() -> X>);
 
 impl<P> FillAny<P> {
+    /// The probe for a parameter of type `P`.
     pub const fn new() -> Self {
         FillAny(PhantomData)
     }
 }
 
 impl<X> FillAnyOption<X> {
+    /// The probe for a parameter of type `Option<X>`.
     pub const fn new() -> Self {
         FillAnyOption(PhantomData)
     }
@@ -271,6 +273,69 @@ impl<X: Clone + 'static> FillByClone<Option<X>> for &FillAnyOption<X> {
 
 impl<X> FillNever<Option<X>> for FillAnyOption<X> {
     fn fill(&self, _field: &dyn Any) -> Option<Option<X>> {
+        None
+    }
+}
+
+/// The typed access to a state's fields that the typed path with state uses:
+/// `#[derive(AgentState)]` implements it, beside `AgentState`, so the user-implemented trait
+/// carries nothing only generated code calls.
+pub trait TypedState {
+    /// The value of `key` as `Any`: a tool made by `#[toolset(state = T)]` clones its parameter
+    /// from it instead of reading JSON. `None` sends the call down the JSON path, with the same
+    /// results.
+    fn read_any(&self, key: &str) -> Option<&dyn Any>;
+
+    /// Merges a typed value into `key` under the key's rule: `value` is an `Option<R>` behind
+    /// `Any`, taken when the key takes an `R` (with `None` in it, only the type is checked).
+    /// `false` when it does not: the value is left where it is, and the call takes the JSON
+    /// path. The types taken are those `AgentState::merge` takes: the key's own, and for a
+    /// `Vec<T>` key a `T`, for an `Option<T>` key a `T`.
+    fn merge_any(&mut self, key: &str, value: &mut dyn Any) -> bool;
+}
+
+/// Finds the typed access of a state of type `T` behind `&mut dyn AgentState`, through autoref
+/// specialization: `(&&TypedProbe::<T>::new()).typed(state)` downcasts when `T` implements
+/// [`TypedState`] ([`ViaTypedState`]) and is `None` otherwise ([`NotTypedState`]), as it is
+/// when the state is of another type: the call then takes the JSON path.
+pub struct TypedProbe<T>(PhantomData<fn() -> T>);
+
+impl<T> TypedProbe<T> {
+    /// The probe for a state of type `T`.
+    pub const fn new() -> Self {
+        TypedProbe(PhantomData)
+    }
+}
+
+impl<T> Default for TypedProbe<T> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+/// The probe of a state type with typed access.
+pub trait ViaTypedState {
+    /// The state as its typed access, when it is of the probe's type.
+    fn typed<'s>(&self, state: &'s mut dyn AgentState) -> Option<&'s mut dyn TypedState>;
+}
+
+impl<T: TypedState + 'static> ViaTypedState for &TypedProbe<T> {
+    fn typed<'s>(&self, state: &'s mut dyn AgentState) -> Option<&'s mut dyn TypedState> {
+        let state: &mut dyn Any = state;
+        state
+            .downcast_mut::<T>()
+            .map(|state| state as &mut dyn TypedState)
+    }
+}
+
+/// The probe of a state type without typed access: always the JSON path.
+pub trait NotTypedState {
+    /// Always `None`.
+    fn typed<'s>(&self, state: &'s mut dyn AgentState) -> Option<&'s mut dyn TypedState>;
+}
+
+impl<T> NotTypedState for TypedProbe<T> {
+    fn typed<'s>(&self, _state: &'s mut dyn AgentState) -> Option<&'s mut dyn TypedState> {
         None
     }
 }

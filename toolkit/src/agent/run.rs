@@ -1,5 +1,6 @@
 //! What a run returns: the answer and everything needed to debug it, or why it stopped.
 
+use std::any::Any;
 use std::fmt;
 use std::time::Duration;
 
@@ -47,11 +48,47 @@ pub struct AgentRun {
     pub steps: Vec<StepRecord>,
     /// Tokens summed over the run, when the model reports them.
     pub usage: Option<Usage>,
-    /// The state after the run, when it ran with one.
+    /// The state after the run, when it ran with one; [`state_as`](Self::state_as) and
+    /// [`into_state`](Self::into_state) give it back as its own type.
     pub state: Option<Box<dyn AgentState>>,
 }
 
 impl AgentRun {
+    /// The state after the run as the type it was given as: `None` when the run had no state
+    /// or one of another type.
+    ///
+    /// ```
+    /// # use toolkit::prelude::*;
+    /// # use toolkit::agent::Agent;
+    /// # use toolkit::models::{ModelReply, ScriptedModel};
+    /// use serde::{Deserialize, Serialize};
+    ///
+    /// #[derive(AgentState, Default, Serialize, Deserialize)]
+    /// struct Notes {
+    ///     seen: Vec<String>,
+    /// }
+    ///
+    /// # tokio::runtime::Runtime::new().unwrap().block_on(async {
+    /// let agent = Agent::builder(ScriptedModel::new([ModelReply::text("done")])).build();
+    /// let notes = Notes { seen: vec!["a".into()] };
+    /// let run = agent.run_with_state("go", Box::new(notes)).await.unwrap();
+    /// assert_eq!(run.state_as::<Notes>().unwrap().seen, ["a"]);
+    /// let notes: Notes = run.into_state().unwrap();
+    /// assert_eq!(notes.seen, ["a"]);
+    /// # });
+    /// ```
+    pub fn state_as<S: AgentState>(&self) -> Option<&S> {
+        let state: &dyn Any = self.state.as_deref()?;
+        state.downcast_ref()
+    }
+
+    /// The state after the run, moved out as the type it was given as: `None` when the run had
+    /// no state or one of another type (see [`state_as`](Self::state_as)).
+    pub fn into_state<S: AgentState>(self) -> Option<S> {
+        let state: Box<dyn Any> = self.state?;
+        state.downcast().ok().map(|state| *state)
+    }
+
     /// Every tool call of the run, in order.
     pub fn tool_calls(&self) -> impl Iterator<Item = &ToolCallRecord> {
         self.steps.iter().flat_map(|step| &step.calls)

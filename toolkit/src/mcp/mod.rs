@@ -22,6 +22,7 @@ mod client;
 mod passthrough;
 mod server;
 
+#[cfg(feature = "__test_hooks")]
 #[doc(hidden)]
 pub use client::{__EventStreamRead, __read_event_stream};
 pub use client::{

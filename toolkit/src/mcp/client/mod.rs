@@ -28,6 +28,7 @@ use listing::ListingLimits;
 pub use listing::{DEFAULT_MAX_LISTING_BYTES, DEFAULT_MAX_SCHEMA_BYTES, DEFAULT_MAX_TOOLS};
 use remote_tool::remote_tool;
 use session::{Reconnect, Session, ToolListChanges};
+#[cfg(feature = "__test_hooks")]
 #[doc(hidden)]
 pub use sse::{EventStreamRead as __EventStreamRead, read_event_stream as __read_event_stream};
 pub use transport::{DEFAULT_MAX_MESSAGE_BYTES, McpTransport};

@@ -190,6 +190,7 @@ fn too_long_answer(err: &StreamError) -> Option<ServerJsonRpcMessage> {
 }
 
 /// What the event-stream reader made of a whole stream: see [`read_event_stream`].
+#[cfg(any(test, feature = "__test_hooks"))]
 #[doc(hidden)]
 #[derive(Debug, Clone, PartialEq)]
 pub struct EventStreamRead {
@@ -203,6 +204,7 @@ pub struct EventStreamRead {
 
 /// Runs the client's event-stream reader over `chunks` as if they were the body of the stream
 /// at `base`, with lines bounded to `max_line_bytes`. For the fuzz targets; not a public API.
+#[cfg(any(test, feature = "__test_hooks"))]
 #[doc(hidden)]
 pub async fn read_event_stream(
     base: &str,

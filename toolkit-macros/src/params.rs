@@ -1,5 +1,6 @@
-//! The typed fast path of a `#[tool]` method: what the runtime's `call::typed` needs to read
-//! the parameters straight from the call's JSON.
+//! How a tool's one body gets its parameters: the tuple of `Field`s the runtime's `call::typed`
+//! reads them into (from the call's JSON or from validated arguments), the readers, the
+//! unpacking into the parameters' own types, and the arguments the function is called with.
 
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote, quote_spanned};
@@ -9,13 +10,13 @@ use crate::ast::{Arg, ToolFn};
 use crate::attr::ArgDefault;
 use crate::types;
 
-/// The typed fast path (see the runtime's `call::typed`) of `args`, bound to `bindings`:
+/// The parameters `args`, bound to `bindings`, as the runtime's `call::typed` reads them:
 /// `(parser, fields_type, unpack)`.
 /// `parser` is `Some` only when every parameter type can be read, so a type that cannot is
 /// reported once, by its `param_schema`; `unpack` turns the `Field`s read into the parameters
 /// as `Arguments::take*` would, or returns `None` where only the full pipeline can word the
 /// error.
-pub fn fast_path(
+pub fn read_params(
     p: &TokenStream,
     args: &[&Arg],
     bindings: &[&syn::Ident],
