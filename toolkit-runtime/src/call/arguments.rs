@@ -1,4 +1,5 @@
-//! Typed arguments out of a validated JSON object: what generated tool code calls.
+//! Typed arguments out of a validated JSON object: what the full pipeline fills a tool's
+//! parameters from when the typed fast path declines.
 
 use serde::de::{DeserializeOwned, Deserializer, Visitor};
 use serde_json::{Map, Value};
@@ -9,8 +10,9 @@ use crate::schema::ParamSpec;
 
 /// The named arguments of one call, already checked against the tool's schema.
 ///
-/// Generated code takes each parameter out by name; a value that still fails to deserialize
-/// (a constraint the schema could not express) becomes an [`ArgumentProblem`] naming it.
+/// The runtime takes each parameter out by name into the tuple the tool's one body reads
+/// (`call/typed.rs`); a value that still fails to deserialize (a constraint the schema could
+/// not express) becomes an [`ArgumentProblem`] naming it.
 ///
 /// ```
 /// use toolkit_runtime::Arguments;

@@ -85,7 +85,7 @@ pub struct Agent {
 }
 
 impl Agent {
-    /// The step limit unless told otherwise (DSPy's ReAct uses 20 too).
+    /// The step limit unless told otherwise.
     pub const DEFAULT_MAX_STEPS: usize = 20;
 
     /// The most calls of one reply that run unless told otherwise. Models ask for a handful of
@@ -147,13 +147,13 @@ impl AgentBuilder {
         self
     }
 
-    /// The system prompt (deepset's `system_prompt`, DSPy's signature instructions).
+    /// The system prompt, sent before the conversation.
     pub fn system_prompt(mut self, prompt: impl Into<String>) -> Self {
         self.agent.system_prompt = Some(prompt.into());
         self
     }
 
-    /// The most model calls a run makes (DSPy's `max_iters`, deepset's `max_agent_steps`).
+    /// The most model calls a run makes.
     pub fn max_steps(mut self, max_steps: usize) -> Self {
         self.agent.max_steps = max_steps;
         self
