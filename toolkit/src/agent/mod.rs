@@ -9,6 +9,10 @@
 //!
 //! With [`AgentBuilder::react`] the tools are rendered into the prompt and the model answers
 //! in DSPy.rb's JSON (`thought`, `action`, `action_input`), for models without tool calling.
+//!
+//! The rest of this page is the repository's `docs/agent.md`.
+//!
+#![doc = include_str!("../../docs/agent.md")]
 
 mod events;
 mod plan;
