@@ -1,10 +1,9 @@
 //! Tools made at run time from a closure: a remote API whose schema arrives as JSON, a tool per
 //! row of a config file.
 //!
-//! Like `dspy.Tool(func, name=..., desc=..., args=..., arg_desc=...)`, every part of the
-//! definition can be set or overridden field by field, and the result is an ordinary
-//! [`ToolProxy`]: the same coercion, validation, panic catching and `"Error: ..."` contract as a
-//! `#[tool]`.
+//! Every part of the definition can be set or overridden field by field, and the result is an
+//! ordinary [`ToolProxy`]: the same coercion, validation, panic catching and `"Error: ..."`
+//! contract as a `#[tool]`.
 
 use std::fmt::Display;
 use std::future::Future;

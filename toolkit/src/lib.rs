@@ -61,7 +61,7 @@ pub mod state {
     //! [`DynamicState`]. A tool is wired with `#[toolset(state = T)]` and `#[arg(from_state)]` /
     //! `#[tool(outputs_to_state(...))]`, checked at compile time, or with
     //! [`ToolProxy::with_state`](crate::ToolProxy::with_state) and a [`StateWiring`] at run time.
-    //! `docs/state.md` has the whole story.
+    //! The rest of this page is the repository's `docs/state.md`.
     //!
     //! ```
     //! use toolkit::prelude::*;
@@ -79,6 +79,10 @@ pub mod state {
     //! assert_eq!(state.documents, ["a", "b", "c"]);
     //! assert!(state.merge("owner", json!("x")).is_err()); // no such key
     //! ```
+    //!
+    // The long form, where the module is (axum's way); `toolkit/docs` links to the workspace's
+    // `docs/`, so the page is packaged with the crate.
+    #![doc = include_str!("../docs/state.md")]
 
     pub use toolkit_macros::AgentState;
     pub use toolkit_runtime::state::*;

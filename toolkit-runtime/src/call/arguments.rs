@@ -1,4 +1,5 @@
-//! Typed arguments out of a validated JSON object: what generated tool code calls.
+//! Typed arguments out of a validated JSON object: what the full pipeline fills a tool's
+//! parameters from when the typed fast path declines.
 
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};

@@ -1,9 +1,9 @@
 //! Running an async tool from sync code: off by default, allowed only inside an explicit scope.
 //!
 //! Driving a future to completion from a thread that is itself running async code can deadlock,
-//! which is why DSPy makes this an opt-in (`allow_tool_async_sync_conversion`). Here the opt-in is
-//! a closure scope, and the one place where it cannot work (a current-thread tokio runtime, whose
-//! only thread would block on itself) is a clear error instead of a hang.
+//! so this is an opt-in, given as a closure scope, and the one place where it cannot work (a
+//! current-thread tokio runtime, whose only thread would block on itself) is a clear error
+//! instead of a hang.
 
 use std::cell::Cell;
 use std::future::Future;

@@ -7,7 +7,7 @@
 //!   -> validated against the parameters schema                              (validate)
 //!        rejected as sent? drop omitted nulls, coerce, validate again        (nulls, coerce)
 //!        still rejected: every problem, phrased for the model                (problems, suggest)
-//!   -> typed arguments, taken by generated code                              (arguments)
+//!   -> typed arguments: the parameters' tuple, taken from them              (arguments, typed)
 //!   (fast path: JSON text or object read straight into the parameters' types when the
 //!    schema says nothing more than they do; anything else takes the path above) (typed)
 //!   -> the body: sync, on the blocking pool, or async; panics caught,

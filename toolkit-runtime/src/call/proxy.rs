@@ -164,7 +164,9 @@ impl ToolProxy {
         ToolProxy::from_parts(definition, Handler::Async(Arc::new(handler)))
     }
 
-    /// Builds a proxy from a definition and a handler (what generated code uses).
+    /// Builds a proxy from a definition and a handler, with no typed fast path: what the
+    /// closure constructors use (`#[tool]` methods get theirs from `MethodTool`, through
+    /// [`build`](Self::build)).
     pub(crate) fn from_parts(definition: ToolDefinition, handler: Handler) -> Self {
         ToolProxy::build(definition, handler, None, None)
     }

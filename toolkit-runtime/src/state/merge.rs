@@ -22,10 +22,10 @@ pub type MergeFn = fn(&mut Value, Value) -> Result<(), String>;
 /// ```
 #[derive(Debug, Clone, Copy)]
 pub enum MergeRule {
-    /// A list is concatenated to the current list; a single value is appended to it
-    /// (deepset's `merge_lists`). A key that is not a list yet is replaced.
+    /// A list is concatenated to the current list; a single value is appended to it. A key
+    /// that is not a list yet is replaced.
     Lists,
-    /// The new value replaces the current one (deepset's `replace_values`).
+    /// The new value replaces the current one.
     Replace,
     /// A function of the current and the new value.
     Custom(MergeFn),

@@ -14,8 +14,8 @@ pub struct StateOutput {
     pub key: String,
 }
 
-/// How one tool is wired to state (deepset's `inputs_from_state`, `outputs_to_state`,
-/// `outputs_to_string`).
+/// How one tool is wired to state: the parameters it reads from state, the keys its result is
+/// merged into, and what the model reads of that result.
 ///
 /// Parameters filled from state are hidden from every schema the model sees and filled before
 /// validation; only the mapped keys are read. A model that sends such an argument anyway gets
@@ -103,8 +103,8 @@ impl StateWiring {
         self
     }
 
-    /// Shows the model what `format` makes of the result (deepset's `outputs_to_string` with a
-    /// handler); the whole result is still what is merged into state.
+    /// Shows the model what `format` makes of the result; the whole result is still what is
+    /// merged into state.
     ///
     /// ```
     /// use toolkit::state::StateWiring;

@@ -165,9 +165,9 @@ impl Drop for Lease<'_> {
 }
 
 /// How many calls a worker takes at a time: several, so that workers of cheap calls do not
-/// contend for the counter at every call (and a batch is not cut into a great many chunks:
-/// a sixteenth of a worker's share measured 1.1x to 1.2x the time of a fourth), but few enough
-/// (a fourth of a worker's share, at most 32) that slow calls still spread evenly.
+/// contend for the counter at every call (and a batch is not cut into a great many chunks,
+/// which measured slower: docs/performance.md, "call_all"), but few enough (a fourth of a
+/// worker's share, at most 32) that slow calls still spread evenly.
 fn chunk_size(calls: usize, workers: usize) -> usize {
     (calls / (workers.max(1) * 4)).clamp(1, 32)
 }

@@ -190,10 +190,11 @@ impl Toolbox {
         let workers = self.concurrency.min(calls.len());
         let work = Arc::new(Batch::new(calls, tools, targets, results, workers));
         // Outside a task (in a `block_on`) the calling thread would only wait, so it works as
-        // one of the workers, on calls its own thread just wrote (all spawned, cheap calls took
-        // 1.3x the time of a loop of `acall`s there). Inside a task it must not: the worker it
-        // spawned last waits in its thread's LIFO slot, which no other thread can steal, until
-        // the task yields, so with two workers the batch would run on one thread.
+        // one of the workers, on calls its own thread just wrote (with every worker spawned,
+        // cheap calls were slower than a loop of `acall`s: docs/performance.md, "call_all").
+        // Inside a task it must not: the worker it spawned last waits in its thread's LIFO slot,
+        // which no other thread can steal, until the task yields, so with two workers the
+        // batch would run on one thread.
         let caller_works = workers > 0 && tokio::task::try_id().is_none();
         let mut tasks = JoinSet::new();
         for _ in usize::from(caller_works)..workers {

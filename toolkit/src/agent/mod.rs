@@ -9,6 +9,10 @@
 //!
 //! With [`AgentBuilder::react`] the tools are rendered into the prompt and the model answers
 //! in DSPy.rb's JSON (`thought`, `action`, `action_input`), for models without tool calling.
+//!
+//! The rest of this page is the repository's `docs/agent.md`.
+//!
+#![doc = include_str!("../../docs/agent.md")]
 
 mod events;
 mod plan;
@@ -83,7 +87,7 @@ pub struct Agent {
 }
 
 impl Agent {
-    /// The step limit unless told otherwise (DSPy's ReAct uses 20 too).
+    /// The step limit unless told otherwise.
     pub const DEFAULT_MAX_STEPS: usize = 20;
 
     /// The most calls of one reply that run unless told otherwise. Models ask for a handful of
@@ -144,13 +148,13 @@ impl AgentBuilder {
         self
     }
 
-    /// The system prompt (deepset's `system_prompt`, DSPy's signature instructions).
+    /// The system prompt, sent before the conversation.
     pub fn system_prompt(mut self, prompt: impl Into<String>) -> Self {
         self.agent.system_prompt = Some(prompt.into());
         self
     }
 
-    /// The most model calls a run makes (DSPy's `max_iters`, deepset's `max_agent_steps`).
+    /// The most model calls a run makes.
     pub fn max_steps(mut self, max_steps: usize) -> Self {
         self.agent.max_steps = max_steps;
         self

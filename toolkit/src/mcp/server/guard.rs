@@ -1,9 +1,6 @@
 //! What every HTTP request passes before rmcp sees it: the bearer token, the body limit, a body
-//! that is JSON-RPC at all, and the session cap; and one answer rmcp gives that clients misread.
-//!
-//! rmcp answers a body it cannot parse with HTTP 415 and no JSON-RPC error, and a session
-//! `DELETE` with 202, which the official Python client reports as a failure. Both are fixed
-//! here, at the HTTP layer, where the body and the status are in hand.
+//! that is JSON-RPC at all, and the session cap; and rmcp's answers that clients misread,
+//! corrected on the way out (`rmcp_fixes`), where the body and the status are in hand.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -19,7 +16,8 @@ use rmcp::model::ErrorCode;
 use serde_json::Value;
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 
-use super::envelope::{Kind, Screened, jsonrpc_error};
+use super::rmcp_fixes;
+use super::rmcp_fixes::envelope::{Kind, Screened, jsonrpc_error};
 use super::sessions::{SESSION_ID, SessionCap};
 
 pub(super) struct Guard {
@@ -94,11 +92,10 @@ pub(super) async fn guard_request(
         place.opened(response.headers());
     }
     if response.status() == StatusCode::FORBIDDEN {
-        return forbidden(response, id).await;
+        return rmcp_fixes::forbidden(response, id).await;
     }
-    if is_delete && response.status() == StatusCode::ACCEPTED {
-        // The session is closed: say so plainly (the Python SDK accepts only 200 and 204).
-        *response.status_mut() = StatusCode::NO_CONTENT;
+    if is_delete {
+        rmcp_fixes::closed_session(&mut response);
     }
     match call {
         Some(place) => hold_until_sent(response, place),
@@ -194,18 +191,6 @@ fn busy(message: &Screened, max: usize) -> Response {
     let text =
         format!("the server is busy: {max} tool calls are running, its limit; try again shortly");
     jsonrpc_error(StatusCode::OK, message.id.clone(), ErrorCode(-32000), &text)
-}
-
-/// rmcp's 403 for a `Host` or `Origin` it does not accept, whose plain-text body a client
-/// cannot read as JSON-RPC: the same reason, as a JSON-RPC error.
-async fn forbidden(response: Response, id: Value) -> Response {
-    // rmcp's own sentence, a few dozen bytes; anything longer is not its refusal's.
-    let reason = axum::body::to_bytes(response.into_body(), 1024)
-        .await
-        .ok()
-        .and_then(|bytes| String::from_utf8(bytes.to_vec()).ok())
-        .unwrap_or_else(|| "Forbidden".to_owned());
-    jsonrpc_error(StatusCode::FORBIDDEN, id, ErrorCode(-32000), &reason)
 }
 
 fn too_large(limit: usize) -> Response {

@@ -8,13 +8,11 @@
 //! (`#[tool(inline)]`: they return at once) run on the workers, without the hop.
 
 mod connections;
-mod envelope;
 mod guard;
 mod http;
 mod listen;
 mod options;
-mod params;
-mod screen;
+mod rmcp_fixes;
 mod sessions;
 mod stdio;
 mod write_deadline;
@@ -358,7 +356,7 @@ impl ServerHandler for McpServer {
         request: CustomRequest,
         _context: RequestContext<RoleServer>,
     ) -> Result<CustomResult, ErrorData> {
-        match params::invalid_params(&request) {
+        match rmcp_fixes::params::invalid_params(&request) {
             Some(problem) => Err(ErrorData::invalid_params(problem, None)),
             None => Err(ErrorData::new(
                 ErrorCode::METHOD_NOT_FOUND,

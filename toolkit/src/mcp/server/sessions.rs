@@ -21,7 +21,7 @@ use rmcp::transport::streamable_http_server::session::local::LocalSessionManager
 use tokio::sync::{Mutex, MutexGuard};
 
 use super::connections::PeerAddr;
-use super::envelope::{Screened, jsonrpc_error};
+use super::rmcp_fixes::envelope::{Screened, jsonrpc_error};
 
 /// The header that names a session.
 pub(super) const SESSION_ID: &str = "mcp-session-id";

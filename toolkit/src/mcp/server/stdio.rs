@@ -8,7 +8,7 @@ use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncReadExt, AsyncWrite, AsyncWrite
 use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
 
-use super::screen::screen;
+use super::rmcp_fixes::screen::{self, screen};
 
 /// The longest line read, as rmcp's own default; a longer one is refused.
 const MAX_LINE_BYTES: usize = 16 * 1024 * 1024;
@@ -67,7 +67,7 @@ where
         let frame = line.strip_suffix(b"\n").unwrap_or(&line);
         let frame = frame.strip_suffix(b"\r").unwrap_or(frame);
         let refusal = match complete {
-            Some(false) => Some(super::screen::too_long(MAX_LINE_BYTES)),
+            Some(false) => Some(screen::too_long(MAX_LINE_BYTES)),
             _ if frame.iter().all(u8::is_ascii_whitespace) => None,
             _ => screen(frame),
         };

@@ -9,7 +9,7 @@ use serde_json::Value;
 
 /// What is wrong with the params of a request for a method this server serves, which rmcp
 /// could not read as that method's; `None` for any other method.
-pub(super) fn invalid_params(request: &CustomRequest) -> Option<String> {
+pub(in crate::mcp::server) fn invalid_params(request: &CustomRequest) -> Option<String> {
     let method = request.method.as_str();
     let params = request.params.as_ref();
     let problem = match method {

@@ -19,14 +19,14 @@ use serde_json::{Value, json};
 use super::screen::{mixes_request_and_response, readable_id};
 
 /// A body that is one JSON-RPC message rmcp reads, as far as the guard needs it.
-pub(super) struct Screened {
-    pub(super) kind: Kind,
+pub(in crate::mcp::server) struct Screened {
+    pub(in crate::mcp::server) kind: Kind,
     /// The request's id; `null` for a notification or a response.
-    pub(super) id: Value,
+    pub(in crate::mcp::server) id: Value,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) enum Kind {
+pub(in crate::mcp::server) enum Kind {
     ToolCall,
     Initialize,
     Other,
@@ -34,7 +34,7 @@ pub(super) enum Kind {
 
 impl Screened {
     /// The message, or why the body is not one.
-    pub(super) fn read(bytes: &[u8]) -> Result<Screened, NotJsonRpc> {
+    pub(in crate::mcp::server) fn read(bytes: &[u8]) -> Result<Screened, NotJsonRpc> {
         if let Some(call) = plain_tool_call(bytes) {
             return Ok(call);
         }
@@ -174,7 +174,7 @@ fn plain_tool_call(bytes: &[u8]) -> Option<Screened> {
 }
 
 /// Why a body is not one JSON-RPC message.
-pub(super) enum NotJsonRpc {
+pub(in crate::mcp::server) enum NotJsonRpc {
     /// The text is not JSON: `-32700`, with serde's reason.
     NotJson(String),
     /// JSON, but not a message (a batch included: MCP has none): `-32600`, with the id if one
@@ -184,7 +184,7 @@ pub(super) enum NotJsonRpc {
 
 impl NotJsonRpc {
     /// The JSON-RPC error a client can read, with `id: null` when none could be read.
-    pub(super) fn into_response(self) -> Response {
+    pub(in crate::mcp::server) fn into_response(self) -> Response {
         let (id, code, message) = match self {
             NotJsonRpc::NotJson(reason) => (
                 Value::Null,
@@ -230,7 +230,7 @@ fn parse_message(bytes: &[u8]) -> Result<ClientJsonRpcMessage, NotJsonRpc> {
 
 /// A JSON-RPC error as the whole HTTP answer. `id` is `null` when the request's id could not be
 /// read, as JSON-RPC 2.0 asks.
-pub(super) fn jsonrpc_error(
+pub(in crate::mcp::server) fn jsonrpc_error(
     status: StatusCode,
     id: Value,
     code: ErrorCode,

@@ -20,7 +20,7 @@ const INVALID_REQUEST: i64 = -32600;
 const CHECKED_LEVELS: usize = 2;
 
 /// The error reply a frame needs instead of reaching rmcp, or `None` when it may pass.
-pub(super) fn screen(line: &[u8]) -> Option<Value> {
+pub(in crate::mcp::server) fn screen(line: &[u8]) -> Option<Value> {
     let line = line.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(line);
     let Ok(text) = std::str::from_utf8(line) else {
         return Some(reply(
@@ -53,19 +53,19 @@ pub(super) fn screen(line: &[u8]) -> Option<Value> {
 }
 
 /// Why a message with a `method` and a `result` or `error` is refused.
-pub(super) const MIXED: &str = "Invalid Request: a message with a `method` is a request or a \
+pub(in crate::mcp::server) const MIXED: &str = "Invalid Request: a message with a `method` is a request or a \
      notification, and has no `result` or `error`";
 
 /// Whether a message has a `method` and a `result` or `error` too: neither a request nor a
 /// response, though rmcp reads it as a response and drops it, leaving the client waiting for
 /// the answer to what it sent as a request (found by the `mcp_server` fuzz target).
-pub(super) fn mixes_request_and_response(message: &Value) -> bool {
+pub(in crate::mcp::server) fn mixes_request_and_response(message: &Value) -> bool {
     message.get("method").is_some()
         && (message.get("result").is_some() || message.get("error").is_some())
 }
 
 /// The message's id when it is one a reply can carry (a string or a number), else `null`.
-pub(super) fn readable_id(message: &Value) -> Value {
+pub(in crate::mcp::server) fn readable_id(message: &Value) -> Value {
     match message.get("id") {
         Some(id @ (Value::String(_) | Value::Number(_))) => id.clone(),
         _ => Value::Null,
@@ -73,7 +73,7 @@ pub(super) fn readable_id(message: &Value) -> Value {
 }
 
 /// The reply to a line longer than `max` bytes, which is skipped unread.
-pub(super) fn too_long(max: usize) -> Value {
+pub(in crate::mcp::server) fn too_long(max: usize) -> Value {
     let message = format!("Invalid Request: the message is longer than {max} bytes");
     reply(INVALID_REQUEST, &message, Value::Null)
 }

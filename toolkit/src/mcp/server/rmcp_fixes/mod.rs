@@ -1,0 +1,48 @@
+//! Where rmcp's own answer would leave a client waiting or misreading it, and what this server
+//! answers instead. Each fix names the rmcp behaviour it corrects and the test that holds it, so
+//! it can go when rmcp changes (rmcp 3.11.0 today: rerun the test without the fix to see).
+//!
+//! | rmcp's behaviour | our answer | where | test |
+//! | --- | --- | --- | --- |
+//! | stdio: a line that is not UTF-8 or not JSON is dropped unanswered | JSON-RPC `-32700` | `screen` (read by `stdio.rs`) | `a_frame_that_is_not_utf8_gets_a_parse_error_and_the_next_call_still_runs` (tests/mcp_stdio_hardening.rs) |
+//! | stdio: a request whose envelope or params name a field twice is dropped unanswered | `-32600`, with its id when readable | `screen` | `a_frame_with_a_repeated_field_gets_invalid_request_with_its_id_when_readable` (tests/mcp_stdio_hardening.rs) |
+//! | a message with a `method` and a `result` or `error` is read as a response and dropped | `-32600` | `screen::mixes_request_and_response`, over stdio and HTTP | `screen`'s unit tests; the `mcp_server` fuzz target |
+//! | HTTP: a body it cannot parse gets 415 and no JSON-RPC error | `-32700` / `-32600` a client can read | `envelope` (`Screened::read`, `NotJsonRpc`), in the guard | `a_body_that_is_not_json_gets_a_jsonrpc_parse_error`, `json_that_is_not_jsonrpc_gets_an_invalid_request_error` (tests/mcp_server_hardening.rs) |
+//! | HTTP: a foreign `Host` or `Origin` gets 403 with a plain-text body | the same reason as a JSON-RPC error | [`forbidden`] | `a_foreign_origin_gets_403_with_a_jsonrpc_error_and_a_local_one_passes` (tests/mcp_server_peers.rs) |
+//! | HTTP: a session `DELETE` is answered 202, which the official Python SDK reports as a failure | 204 | [`closed_session`] | `ending_a_session_answers_204_and_the_session_is_gone` (tests/mcp_server_hardening.rs) |
+//! | a request whose params do not fit its method's type is read as a custom request: "method not found" | `-32602` saying what is wrong with the params | `params` (`McpServer::on_custom_request`) | `tool_call_arguments_of_the_wrong_type_get_invalid_params` (tests/mcp_server_hardening.rs) |
+//!
+//! `envelope` also reads the plain `tools/call` shape every client sends into borrowed fields,
+//! a sixth of rmcp's full parse, so the guard can count calls and sessions; anything unusual is
+//! read with rmcp's own type, so the guard accepts exactly what rmcp accepts.
+
+pub(super) mod envelope;
+pub(super) mod params;
+pub(super) mod screen;
+
+use axum::http::StatusCode;
+use axum::response::Response;
+use rmcp::model::ErrorCode;
+use serde_json::Value;
+
+use envelope::jsonrpc_error;
+
+/// rmcp's 403 for a `Host` or `Origin` it does not accept, whose plain-text body a client
+/// cannot read as JSON-RPC: the same reason, as a JSON-RPC error.
+pub(super) async fn forbidden(response: Response, id: Value) -> Response {
+    // rmcp's own sentence, a few dozen bytes; anything longer is not its refusal's.
+    let reason = axum::body::to_bytes(response.into_body(), 1024)
+        .await
+        .ok()
+        .and_then(|bytes| String::from_utf8(bytes.to_vec()).ok())
+        .unwrap_or_else(|| "Forbidden".to_owned());
+    jsonrpc_error(StatusCode::FORBIDDEN, id, ErrorCode(-32000), &reason)
+}
+
+/// rmcp's 202 to a session `DELETE`: the session is closed, so say so plainly (the Python SDK
+/// accepts only 200 and 204).
+pub(super) fn closed_session(response: &mut Response) {
+    if response.status() == StatusCode::ACCEPTED {
+        *response.status_mut() = StatusCode::NO_CONTENT;
+    }
+}
