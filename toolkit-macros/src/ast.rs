@@ -12,7 +12,7 @@ use crate::ctxt::Ctxt;
 use crate::docs;
 use crate::symbol::{ARG, DOC, TOOL, TOOLKIT};
 
-pub struct Toolset {
+pub(crate) struct Toolset {
     /// The path generated code names toolkit by (`::toolkit` unless `crate = "..."`).
     pub krate: syn::Path,
     /// Whether to submit the toolset to `toolkit::registry` (`register = false` opts out).
@@ -25,7 +25,7 @@ pub struct Toolset {
     pub tools: Vec<ToolFn>,
 }
 
-pub struct ToolFn {
+pub(crate) struct ToolFn {
     pub ident: Ident,
     pub name: Spanned<String>,
     pub description: Option<String>,
@@ -38,14 +38,14 @@ pub struct ToolFn {
 }
 
 /// How a method takes `self`; the tokens are kept to point errors at the whole receiver.
-pub enum Receiver {
+pub(crate) enum Receiver {
     Ref,
     RefMut(TokenStream),
     Value(TokenStream),
     Missing(Span),
 }
 
-pub struct Arg {
+pub(crate) struct Arg {
     /// `None` when the parameter is a pattern rather than a plain name.
     pub ident: Option<Ident>,
     pub pat_span: Span,
@@ -59,7 +59,7 @@ pub struct Arg {
 }
 
 impl Toolset {
-    pub fn from_impl(cx: &Ctxt, args: TokenStream, mut item: ItemImpl) -> Toolset {
+    pub(crate) fn from_impl(cx: &Ctxt, args: TokenStream, mut item: ItemImpl) -> Toolset {
         let attrs = attr::parse_toolset_attrs(cx, args);
         let krate = attrs.krate.unwrap_or_else(|| syn::parse_quote!(::toolkit));
         let name = attrs.name.unwrap_or_else(|| Spanned {
@@ -95,7 +95,7 @@ impl Toolset {
 }
 
 impl ToolFn {
-    pub fn from_sig(
+    pub(crate) fn from_sig(
         cx: &Ctxt,
         prefix: &str,
         fn_attrs: &[syn::Attribute],
@@ -216,18 +216,18 @@ impl Arg {
     }
 
     /// The argument's name as the model sends it (`r#type` -> `type`).
-    pub fn key(&self) -> String {
+    pub(crate) fn key(&self) -> String {
         self.ident.as_ref().map(unraw).unwrap_or_default()
     }
 }
 
 /// An identifier as written without `r#` (`r#type` -> `type`).
-pub fn unraw(ident: &Ident) -> String {
+pub(crate) fn unraw(ident: &Ident) -> String {
     let ident = ident.to_string();
     ident.strip_prefix("r#").map(str::to_owned).unwrap_or(ident)
 }
 
-pub fn is_tool_attr(attr: &syn::Attribute) -> bool {
+pub(crate) fn is_tool_attr(attr: &syn::Attribute) -> bool {
     let path = attr.path();
     path == TOOL
         || (path.segments.len() == 2

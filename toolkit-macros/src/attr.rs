@@ -8,13 +8,13 @@ use crate::ctxt::Ctxt;
 use crate::symbol::*;
 
 /// A string value and where it was written, for errors about it.
-pub struct Spanned<T> {
+pub(crate) struct Spanned<T> {
     pub value: T,
     pub span: Span,
 }
 
 #[derive(Default)]
-pub struct ToolsetAttrs {
+pub(crate) struct ToolsetAttrs {
     pub name: Option<Spanned<String>>,
     pub krate: Option<Path>,
     /// `register = false`: leave the toolset out of `toolkit::registry`.
@@ -23,7 +23,7 @@ pub struct ToolsetAttrs {
     pub state: Option<syn::Type>,
 }
 
-pub fn parse_toolset_attrs(cx: &Ctxt, args: TokenStream) -> ToolsetAttrs {
+pub(crate) fn parse_toolset_attrs(cx: &Ctxt, args: TokenStream) -> ToolsetAttrs {
     let mut attrs = ToolsetAttrs::default();
     let parser = syn::meta::parser(|meta| {
         if meta.path == NAME {
@@ -51,7 +51,7 @@ pub fn parse_toolset_attrs(cx: &Ctxt, args: TokenStream) -> ToolsetAttrs {
 }
 
 #[derive(Default)]
-pub struct ToolAttrs {
+pub(crate) struct ToolAttrs {
     pub name: Option<Spanned<String>>,
     pub description: Option<String>,
     pub strict: bool,
@@ -75,20 +75,20 @@ pub struct ToolAttrs {
 
 /// One key of `outputs_to_state(...)`: the whole result (`key`) or one field of it
 /// (`key = "field"`).
-pub struct OutputToState {
+pub(crate) struct OutputToState {
     pub key: Spanned<String>,
     pub field: Option<String>,
 }
 
 /// What the model is shown of a result wired to state.
-pub enum ShownAs {
+pub(crate) enum ShownAs {
     /// `outputs_to_string = "field"`.
     Field(String),
     /// `outputs_to_string(with = path)`: a `fn(&T) -> String` of the result type.
     Format(Path),
 }
 
-pub fn parse_tool_attrs(cx: &Ctxt, attr: &syn::Attribute) -> ToolAttrs {
+pub(crate) fn parse_tool_attrs(cx: &Ctxt, attr: &syn::Attribute) -> ToolAttrs {
     let mut attrs = ToolAttrs::default();
     if matches!(attr.meta, syn::Meta::Path(_)) {
         return attrs;
@@ -102,7 +102,7 @@ pub fn parse_tool_attrs(cx: &Ctxt, attr: &syn::Attribute) -> ToolAttrs {
 
 /// The keys of `#[tool(...)]` on a free function: those of a method, and `crate`, which a method
 /// takes from its `#[toolset]`.
-pub fn parse_tool_args(cx: &Ctxt, args: TokenStream) -> ToolAttrs {
+pub(crate) fn parse_tool_args(cx: &Ctxt, args: TokenStream) -> ToolAttrs {
     let mut attrs = ToolAttrs::default();
     let parser = syn::meta::parser(|meta| {
         if meta.path == CRATE {
@@ -213,7 +213,7 @@ where
     meta.value()?.parse::<LitInt>()?.base10_parse()
 }
 
-pub enum ArgDefault {
+pub(crate) enum ArgDefault {
     /// `#[arg(default)]`: `Default::default()`.
     Trait,
     /// `#[arg(default = expr)]`.
@@ -221,7 +221,7 @@ pub enum ArgDefault {
 }
 
 #[derive(Default)]
-pub struct ArgAttrs {
+pub(crate) struct ArgAttrs {
     pub description: Option<String>,
     pub default: Option<Spanned<ArgDefault>>,
     pub required: Option<Span>,
@@ -229,7 +229,7 @@ pub struct ArgAttrs {
     pub from_state: Option<Spanned<Option<String>>>,
 }
 
-pub fn parse_arg_attrs(cx: &Ctxt, attr: &syn::Attribute, into: &mut ArgAttrs) {
+pub(crate) fn parse_arg_attrs(cx: &Ctxt, attr: &syn::Attribute, into: &mut ArgAttrs) {
     let result = attr.parse_nested_meta(|meta| {
         let span = meta.path.segments[0].ident.span();
         if meta.path == DESCRIPTION {
@@ -267,7 +267,11 @@ pub fn parse_arg_attrs(cx: &Ctxt, attr: &syn::Attribute, into: &mut ArgAttrs) {
     }
 }
 
-pub fn unknown_key(meta: &ParseNestedMeta, attribute: Symbol, keys: &[Symbol]) -> syn::Error {
+pub(crate) fn unknown_key(
+    meta: &ParseNestedMeta,
+    attribute: Symbol,
+    keys: &[Symbol],
+) -> syn::Error {
     let key = meta
         .path
         .get_ident()

@@ -1,6 +1,6 @@
 //! `TextStatsToolset` -> `text_stats`.
 
-pub fn toolset_name_from_type(type_name: &str) -> String {
+pub(crate) fn toolset_name_from_type(type_name: &str) -> String {
     let stem = type_name
         .strip_suffix("Toolset")
         .filter(|s| !s.is_empty())
@@ -8,7 +8,7 @@ pub fn toolset_name_from_type(type_name: &str) -> String {
     snake_case(stem)
 }
 
-pub fn snake_case(name: &str) -> String {
+pub(crate) fn snake_case(name: &str) -> String {
     let chars: Vec<char> = name.chars().collect();
     let mut out = String::with_capacity(name.len() + 4);
     for (i, &c) in chars.iter().enumerate() {

@@ -9,7 +9,7 @@ use quote::ToTokens;
 /// The errors of one expansion. `check()` must be called before it is dropped: as in serde, a
 /// `Ctxt` dropped unchecked panics, so a forgotten `check()` fails every build that reaches it
 /// instead of losing the user's errors silently.
-pub struct Ctxt {
+pub(crate) struct Ctxt {
     /// `None` once `check()` has taken them.
     errors: RefCell<Option<Vec<syn::Error>>>,
 }
@@ -23,15 +23,15 @@ impl Default for Ctxt {
 }
 
 impl Ctxt {
-    pub fn error_spanned_by<T: ToTokens, M: Display>(&self, tokens: T, message: M) {
+    pub(crate) fn error_spanned_by<T: ToTokens, M: Display>(&self, tokens: T, message: M) {
         self.syn_error(syn::Error::new_spanned(tokens, message));
     }
 
-    pub fn error_at<M: Display>(&self, span: proc_macro2::Span, message: M) {
+    pub(crate) fn error_at<M: Display>(&self, span: proc_macro2::Span, message: M) {
         self.syn_error(syn::Error::new(span, message));
     }
 
-    pub fn syn_error(&self, error: syn::Error) {
+    pub(crate) fn syn_error(&self, error: syn::Error) {
         self.errors
             .borrow_mut()
             .as_mut()
@@ -41,7 +41,7 @@ impl Ctxt {
     }
 
     /// All errors combined into one, or `Ok` if there were none.
-    pub fn check(self) -> syn::Result<()> {
+    pub(crate) fn check(self) -> syn::Result<()> {
         let errors = self.errors.borrow_mut().take().unwrap_or_default();
         let mut errors = errors.into_iter();
         let Some(mut combined) = errors.next() else {

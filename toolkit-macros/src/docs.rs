@@ -6,7 +6,7 @@ use syn::{Attribute, Expr, ExprLit, Lit, Meta};
 use crate::symbol::DOC;
 
 /// The text of the `#[doc = "..."]` attributes, one line each, without rustdoc's leading space.
-pub fn doc_text(attrs: &[Attribute]) -> Option<String> {
+pub(crate) fn doc_text(attrs: &[Attribute]) -> Option<String> {
     let mut lines = Vec::new();
     for attr in attrs {
         if attr.path() != DOC {
@@ -29,12 +29,12 @@ pub fn doc_text(attrs: &[Attribute]) -> Option<String> {
 }
 
 /// A doc comment split into the description and the `# Arguments` entries.
-pub struct SplitDoc {
+pub(crate) struct SplitDoc {
     pub description: Option<String>,
     pub arguments: Vec<(String, String)>,
 }
 
-pub fn split_arguments_section(doc: &str) -> SplitDoc {
+pub(crate) fn split_arguments_section(doc: &str) -> SplitDoc {
     let mut description = Vec::new();
     let mut arguments: Vec<(String, String)> = Vec::new();
     let mut in_section = false;

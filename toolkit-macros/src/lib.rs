@@ -4,7 +4,7 @@
 //! `ast` parses the input into our own model, `attr` reads the attributes (whose keys are listed
 //! in `symbol`), `valid` checks the model, and `expand` writes the code.
 
-#![deny(missing_docs)]
+#![forbid(unsafe_code)]
 #![cfg_attr(docsrs, feature(doc_cfg))]
 
 mod ast;

@@ -16,7 +16,7 @@ use crate::types;
 /// reported once, by its `param_schema`; `unpack` turns the `Field`s read into the parameters
 /// as `Arguments::take*` would, or returns `None` where only the full pipeline can word the
 /// error.
-pub fn read_params(
+pub(crate) fn read_params(
     p: &TokenStream,
     args: &[&Arg],
     bindings: &[&syn::Ident],
@@ -50,7 +50,7 @@ pub fn read_params(
 /// Both readers of a method's parameters (see the runtime's `FieldReaders`): from the call's
 /// JSON and from validated arguments, so that one body serves both paths. `None` when a
 /// parameter type cannot be read, which its `param_schema` reports.
-pub fn readers(p: &TokenStream, fields_type: &TokenStream) -> TokenStream {
+pub(crate) fn readers(p: &TokenStream, fields_type: &TokenStream) -> TokenStream {
     quote! {{
         #[allow(unused_imports)]
         use #p::{HasFields as _, NoFields as _};

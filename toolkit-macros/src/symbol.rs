@@ -11,45 +11,45 @@ use syn::{Ident, Path};
 pub struct Symbol(&'static str);
 
 // The attributes.
-pub const TOOLSET: Symbol = Symbol("toolset");
-pub const TOOL: Symbol = Symbol("tool");
-pub const ARG: Symbol = Symbol("arg");
-pub const DOC: Symbol = Symbol("doc");
+pub(crate) const TOOLSET: Symbol = Symbol("toolset");
+pub(crate) const TOOL: Symbol = Symbol("tool");
+pub(crate) const ARG: Symbol = Symbol("arg");
+pub(crate) const DOC: Symbol = Symbol("doc");
 /// `#[state(...)]` on a field of a `#[derive(AgentState)]` struct.
-pub const STATE: Symbol = Symbol("state");
+pub(crate) const STATE: Symbol = Symbol("state");
 /// The crate `#[toolkit::tool]` is spelled with.
-pub const TOOLKIT: Symbol = Symbol("toolkit");
+pub(crate) const TOOLKIT: Symbol = Symbol("toolkit");
 
 // Their keys.
-pub const NAME: Symbol = Symbol("name");
-pub const CRATE: Symbol = Symbol("crate");
-pub const REGISTER: Symbol = Symbol("register");
-pub const DESCRIPTION: Symbol = Symbol("description");
-pub const STRICT: Symbol = Symbol("strict");
-pub const BLOCKING: Symbol = Symbol("blocking");
-pub const INLINE: Symbol = Symbol("inline");
-pub const READ_ONLY: Symbol = Symbol("read_only");
-pub const DESTRUCTIVE: Symbol = Symbol("destructive");
-pub const IDEMPOTENT: Symbol = Symbol("idempotent");
-pub const OPEN_WORLD: Symbol = Symbol("open_world");
-pub const TIMEOUT_MS: Symbol = Symbol("timeout_ms");
-pub const MAX_INPUT_BYTES: Symbol = Symbol("max_input_bytes");
-pub const MAX_OUTPUT_BYTES: Symbol = Symbol("max_output_bytes");
-pub const MAX_DEPTH: Symbol = Symbol("max_depth");
-pub const DEFAULT: Symbol = Symbol("default");
-pub const REQUIRED: Symbol = Symbol("required");
-pub const FROM_STATE: Symbol = Symbol("from_state");
-pub const OUTPUTS_TO_STATE: Symbol = Symbol("outputs_to_state");
-pub const OUTPUTS_TO_STRING: Symbol = Symbol("outputs_to_string");
-pub const WITH: Symbol = Symbol("with");
-pub const REPLACE: Symbol = Symbol("replace");
-pub const MERGE: Symbol = Symbol("merge");
+pub(crate) const NAME: Symbol = Symbol("name");
+pub(crate) const CRATE: Symbol = Symbol("crate");
+pub(crate) const REGISTER: Symbol = Symbol("register");
+pub(crate) const DESCRIPTION: Symbol = Symbol("description");
+pub(crate) const STRICT: Symbol = Symbol("strict");
+pub(crate) const BLOCKING: Symbol = Symbol("blocking");
+pub(crate) const INLINE: Symbol = Symbol("inline");
+pub(crate) const READ_ONLY: Symbol = Symbol("read_only");
+pub(crate) const DESTRUCTIVE: Symbol = Symbol("destructive");
+pub(crate) const IDEMPOTENT: Symbol = Symbol("idempotent");
+pub(crate) const OPEN_WORLD: Symbol = Symbol("open_world");
+pub(crate) const TIMEOUT_MS: Symbol = Symbol("timeout_ms");
+pub(crate) const MAX_INPUT_BYTES: Symbol = Symbol("max_input_bytes");
+pub(crate) const MAX_OUTPUT_BYTES: Symbol = Symbol("max_output_bytes");
+pub(crate) const MAX_DEPTH: Symbol = Symbol("max_depth");
+pub(crate) const DEFAULT: Symbol = Symbol("default");
+pub(crate) const REQUIRED: Symbol = Symbol("required");
+pub(crate) const FROM_STATE: Symbol = Symbol("from_state");
+pub(crate) const OUTPUTS_TO_STATE: Symbol = Symbol("outputs_to_state");
+pub(crate) const OUTPUTS_TO_STRING: Symbol = Symbol("outputs_to_string");
+pub(crate) const WITH: Symbol = Symbol("with");
+pub(crate) const REPLACE: Symbol = Symbol("replace");
+pub(crate) const MERGE: Symbol = Symbol("merge");
 
 /// The keys of `#[toolset(...)]`, in the order an unknown-key error lists them.
-pub const TOOLSET_KEYS: &[Symbol] = &[NAME, STATE, CRATE, REGISTER];
+pub(crate) const TOOLSET_KEYS: &[Symbol] = &[NAME, STATE, CRATE, REGISTER];
 
 /// The keys of `#[tool(...)]`, in the order an unknown-key error lists them.
-pub const TOOL_KEYS: &[Symbol] = &[
+pub(crate) const TOOL_KEYS: &[Symbol] = &[
     NAME,
     DESCRIPTION,
     STRICT,
@@ -68,13 +68,13 @@ pub const TOOL_KEYS: &[Symbol] = &[
 ];
 
 /// The keys of `#[arg(...)]`, in the order an unknown-key error lists them.
-pub const ARG_KEYS: &[Symbol] = &[DESCRIPTION, DEFAULT, REQUIRED, FROM_STATE];
+pub(crate) const ARG_KEYS: &[Symbol] = &[DESCRIPTION, DEFAULT, REQUIRED, FROM_STATE];
 
 /// The keys of `#[state(...)]` on a field, in the order an unknown-key error lists them.
-pub const STATE_KEYS: &[Symbol] = &[REPLACE, MERGE];
+pub(crate) const STATE_KEYS: &[Symbol] = &[REPLACE, MERGE];
 
 /// The keys of `#[state(...)]` on the struct, in the order an unknown-key error lists them.
-pub const STATE_CONTAINER_KEYS: &[Symbol] = &[CRATE];
+pub(crate) const STATE_CONTAINER_KEYS: &[Symbol] = &[CRATE];
 
 impl PartialEq<Symbol> for Ident {
     fn eq(&self, word: &Symbol) -> bool {

@@ -26,12 +26,12 @@ fn last_segment_args<'a>(ty: &'a Type, ident: &str) -> Option<Vec<&'a Type>> {
     )
 }
 
-pub fn is_option(ty: &Type) -> bool {
+pub(crate) fn is_option(ty: &Type) -> bool {
     option_inner(ty).is_some()
 }
 
 /// The `T` of `Option<T>`.
-pub fn option_inner(ty: &Type) -> Option<&Type> {
+pub(crate) fn option_inner(ty: &Type) -> Option<&Type> {
     match last_segment_args(ty, "Option")?.as_slice() {
         [inner] => Some(inner),
         _ => None,
@@ -39,7 +39,7 @@ pub fn option_inner(ty: &Type) -> Option<&Type> {
 }
 
 /// The `T` of `Vec<T>`.
-pub fn vec_item(ty: &Type) -> Option<&Type> {
+pub(crate) fn vec_item(ty: &Type) -> Option<&Type> {
     match last_segment_args(ty, "Vec")?.as_slice() {
         [item] => Some(item),
         _ => None,
@@ -47,16 +47,16 @@ pub fn vec_item(ty: &Type) -> Option<&Type> {
 }
 
 /// The `T` of `Result<T, E>` (also `io::Result<T>` and `anyhow::Result<T>`).
-pub fn result_ok_type(ty: &Type) -> Option<&Type> {
+pub(crate) fn result_ok_type(ty: &Type) -> Option<&Type> {
     last_segment_args(ty, "Result").and_then(|args| args.first().copied())
 }
 
 /// The `E` of `Result<T, E>`; `None` for `io::Result<T>`-style aliases that fix it.
-pub fn result_err_type(ty: &Type) -> Option<&Type> {
+pub(crate) fn result_err_type(ty: &Type) -> Option<&Type> {
     last_segment_args(ty, "Result").and_then(|args| args.get(1).copied())
 }
 
-pub fn is_str_ref(ty: &Type) -> bool {
+pub(crate) fn is_str_ref(ty: &Type) -> bool {
     match ty {
         Type::Reference(reference) => {
             reference.mutability.is_none()
@@ -66,7 +66,7 @@ pub fn is_str_ref(ty: &Type) -> bool {
     }
 }
 
-pub fn contains_impl_trait(ty: &Type) -> bool {
+pub(crate) fn contains_impl_trait(ty: &Type) -> bool {
     match ty {
         Type::ImplTrait(_) => true,
         Type::Reference(r) => contains_impl_trait(&r.elem),
@@ -92,7 +92,7 @@ pub fn contains_impl_trait(ty: &Type) -> bool {
 
 /// Whether the type may borrow: it holds a reference, a lifetime or `impl Trait` anywhere (only
 /// `'static` types can go behind `Any`).
-pub fn may_borrow(ty: &Type) -> bool {
+pub(crate) fn may_borrow(ty: &Type) -> bool {
     fn scan(tokens: proc_macro2::TokenStream) -> bool {
         tokens.into_iter().any(|token| match token {
             proc_macro2::TokenTree::Punct(punct) => matches!(punct.as_char(), '&' | '\''),

@@ -24,7 +24,7 @@ fn is_usable_prefix(prefix: &str) -> bool {
             .all(|c| is_valid_tool_name(c.encode_utf8(&mut [0; 4])))
 }
 
-pub fn check_toolset(cx: &Ctxt, toolset: &Toolset) {
+pub(crate) fn check_toolset(cx: &Ctxt, toolset: &Toolset) {
     let prefix = &toolset.name;
     if !is_usable_prefix(&prefix.value) {
         cx.error_at(
@@ -59,7 +59,7 @@ pub fn check_toolset(cx: &Ctxt, toolset: &Toolset) {
 
 /// State wiring names keys of the toolset's state type, so it needs one, and keys are its field
 /// names. Free functions (`is_method` false at `check_tool`) have no state type at all.
-pub fn check_state_wiring(cx: &Ctxt, tool: &ToolFn, has_state: bool) {
+pub(crate) fn check_state_wiring(cx: &Ctxt, tool: &ToolFn, has_state: bool) {
     let missing_state = |span, what: &str| {
         cx.error_at(
             span,
@@ -100,7 +100,7 @@ pub fn check_state_wiring(cx: &Ctxt, tool: &ToolFn, has_state: bool) {
     }
 }
 
-pub fn check_tool(cx: &Ctxt, tool: &ToolFn, is_method: bool) {
+pub(crate) fn check_tool(cx: &Ctxt, tool: &ToolFn, is_method: bool) {
     let name = &tool.name.value;
     if !is_valid_tool_name(name) {
         cx.error_at(

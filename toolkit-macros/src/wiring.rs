@@ -18,7 +18,7 @@ use crate::types;
 
 /// `builder` wired to state, when the tool reads or writes any key; with the toolset's `state`
 /// type, also given its typed body with state where the tool can have one.
-pub fn wire(
+pub(crate) fn wire(
     p: &TokenStream,
     tool: &ToolFn,
     builder: TokenStream,
@@ -193,7 +193,7 @@ fn fill(p: &TokenStream, arg: &Arg, bind: &syn::Ident) -> Option<TokenStream> {
 }
 
 /// The never-called function that checks every tool's wiring against the state type.
-pub fn checks(p: &TokenStream, toolset: &Toolset) -> Option<TokenStream> {
+pub(crate) fn checks(p: &TokenStream, toolset: &Toolset) -> Option<TokenStream> {
     let state = toolset.state.as_ref()?;
     let mut checks = Vec::new();
     for tool in &toolset.tools {

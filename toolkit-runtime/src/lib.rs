@@ -4,7 +4,9 @@
 //! `#[toolset]` macros; this crate has no macros of its own.
 //!
 //! The modules, bottom to top (a module uses only those above it in this list):
-//! - `error`, `bounds`, `calls`: the error type, the bounds on tool types, calls and results;
+//! - `error`, `error_kind`, `bounds`: the error type and its kinds, the bounds on tool types;
+//! - `format`, `names`: the names of the providers' formats, the one rule for a tool name
+//!   claimed twice;
 //! - [`schema`]: schemas from Rust types, the one `$ref` inliner, schema keywords;
 //! - [`state`]: agent state, merge rules and how a tool is wired to state;
 //! - `call`: [`ToolProxy`] and the pipeline every call goes through;
@@ -13,7 +15,7 @@
 //! - `builder`, `toolset`, [`registry`]: tools made at run time, toolsets, and the registry;
 //! - `__private` (`private.rs`): what generated code uses.
 
-#![deny(missing_docs)]
+#![forbid(unsafe_code)]
 #![cfg_attr(docsrs, feature(doc_cfg))]
 
 mod bounds;
@@ -21,10 +23,12 @@ mod builder;
 mod call;
 mod error;
 mod error_kind;
+mod format;
 // Used by generated code. Not public API (serde keeps its `__private` the same way).
 #[doc(hidden)]
 #[path = "private.rs"]
 pub mod __private;
+mod names;
 pub mod providers;
 pub mod registry;
 pub mod schema;
@@ -41,6 +45,7 @@ pub use call::{
 pub use call::{ToolCall, ToolCallResult};
 pub use error::{ArgumentProblem, ToolError};
 pub use error_kind::ToolErrorKind;
+pub use names::{NameTaken, first_of_each_name};
 pub use providers::parse::ToolCalls;
-pub use toolbox::{NameTaken, Toolbox, ToolboxBuilder, ToolboxError, first_of_each_name};
+pub use toolbox::{Toolbox, ToolboxBuilder, ToolboxError};
 pub use toolset::Toolset;

@@ -1,7 +1,7 @@
 //! Every `#[toolset]` linked into the binary, collected at startup with `inventory`.
 
 use crate::ToolProxy;
-use crate::toolbox::{NameTaken, first_of_each_name};
+use crate::names::{NameTaken, first_of_each_name};
 
 /// What `#[toolset]` registers about one toolset.
 ///

@@ -4,6 +4,8 @@
 //!
 //! `cargo bench -p toolkit --bench mcp_stdio` (sets up the Python venv on first use).
 
+// The integration tests' helpers, whose `pub` items serve many test crates.
+#[allow(unreachable_pub)]
 #[path = "../../tests/common/mod.rs"]
 mod common;
 

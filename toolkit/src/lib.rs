@@ -36,7 +36,7 @@
 //!
 //! See `docs/` in the repository for the type mapping and the design.
 
-#![deny(missing_docs)]
+#![forbid(unsafe_code)]
 #![cfg_attr(docsrs, feature(doc_cfg))]
 
 // Generated code names `::toolkit::...`; this makes that path resolve inside this crate too.

@@ -9,7 +9,7 @@ use crate::ctxt::Ctxt;
 use crate::symbol::{CRATE, MERGE, REPLACE, STATE, STATE_CONTAINER_KEYS, STATE_KEYS};
 use crate::types;
 
-pub struct State {
+pub(super) struct State {
     pub ident: Ident,
     /// The path generated code names toolkit by (`::toolkit` unless `#[state(crate = "...")]`).
     pub krate: Path,
@@ -17,7 +17,7 @@ pub struct State {
 }
 
 /// One field: a key named after it.
-pub struct Key {
+pub(super) struct Key {
     pub field: Ident,
     /// The key's name: the field's, without `r#`.
     pub name: String,
@@ -25,7 +25,7 @@ pub struct Key {
     pub rule: Rule,
 }
 
-pub enum Rule {
+pub(super) enum Rule {
     /// `Vec<T>` by default: a list is concatenated, a single item appended.
     Lists,
     /// Other types by default, and `#[state(replace)]`.
@@ -36,7 +36,7 @@ pub enum Rule {
 
 impl State {
     /// The model, or `None` after reporting why the input cannot be a state.
-    pub fn from_input(cx: &Ctxt, input: &DeriveInput) -> Option<State> {
+    pub(super) fn from_input(cx: &Ctxt, input: &DeriveInput) -> Option<State> {
         let krate = container_crate(cx, input);
         if !input.generics.params.is_empty() {
             cx.error_spanned_by(

@@ -8,7 +8,7 @@ use syn::spanned::Spanned as _;
 
 use super::ast::{Key, Rule, State};
 
-pub fn state(state: &State) -> TokenStream {
+pub(super) fn state(state: &State) -> TokenStream {
     let alias = format_ident!("__toolkit_private");
     let import = crate::expand::import_private(&state.krate, &alias);
     let p = quote!(#alias);

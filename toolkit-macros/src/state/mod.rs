@@ -9,7 +9,7 @@ use proc_macro2::TokenStream;
 
 use crate::ctxt::Ctxt;
 
-pub fn derive(input: syn::DeriveInput) -> TokenStream {
+pub(crate) fn derive(input: syn::DeriveInput) -> TokenStream {
     let cx = Ctxt::default();
     let state = ast::State::from_input(&cx, &input);
     match (cx.check(), state) {

@@ -4,7 +4,7 @@ use std::time::Duration;
 
 use serde_json::Value;
 
-use crate::providers::Format;
+use crate::format::Format;
 
 /// Hints a client may show or act on (MCP tool annotations); `None` means "not said".
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]

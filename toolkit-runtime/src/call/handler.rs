@@ -25,11 +25,11 @@ use crate::state::AgentState;
 pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
 
 /// The body of a sync tool.
-pub type SyncHandler = dyn Fn(&mut Arguments) -> Result<Value, HandlerError> + Send + Sync;
+pub(super) type SyncHandler = dyn Fn(&mut Arguments) -> Result<Value, HandlerError> + Send + Sync;
 /// The body of an async tool: its future, or the error taking its arguments met before it could
 /// start (a `Result` rather than a ready future, so that a body can take its arguments with `?`
 /// without a closure of its own).
-pub type AsyncHandler = dyn Fn(Arguments) -> Result<BoxFuture<'static, Result<Value, HandlerError>>, HandlerError>
+pub(super) type AsyncHandler = dyn Fn(Arguments) -> Result<BoxFuture<'static, Result<Value, HandlerError>>, HandlerError>
     + Send
     + Sync;
 
@@ -43,9 +43,10 @@ pub enum Handler {
 
 /// A `#[tool]` method's sync body on the typed fast path (see `typed`): `None` sends the call
 /// down the full pipeline.
-pub type TypedSync = dyn Fn(TypedInput<'_>) -> Option<Result<Value, HandlerError>> + Send + Sync;
+pub(super) type TypedSync =
+    dyn Fn(TypedInput<'_>) -> Option<Result<Value, HandlerError>> + Send + Sync;
 /// A `#[tool]` method's async body on the typed fast path.
-pub type TypedAsync =
+pub(super) type TypedAsync =
     dyn Fn(TypedInput<'_>) -> Option<BoxFuture<'static, Result<Value, HandlerError>>> + Send + Sync;
 
 /// A `#[tool]` method's body on the typed fast path.
@@ -60,7 +61,7 @@ pub enum TypedHandler {
 /// state-filled parameters read from the fields of the state, and on success its result merged
 /// into its key, and returned as JSON. `None` sends the call down the JSON path, having changed
 /// nothing.
-pub type TypedStateSync = dyn Fn(&mut dyn AgentState, TypedInput<'_>) -> Option<Result<Value, HandlerError>>
+pub(super) type TypedStateSync = dyn Fn(&mut dyn AgentState, TypedInput<'_>) -> Option<Result<Value, HandlerError>>
     + Send
     + Sync;
 

@@ -166,6 +166,18 @@ impl Limits {
         }
     }
 
+    /// These limits with the timeout cut to `time`, if given: the shorter of the two, for a call
+    /// that must end within the time its caller has left.
+    pub(crate) fn cut_to(self, time: Option<Duration>) -> Limits {
+        let Some(time) = time else {
+            return self;
+        };
+        Limits {
+            timeout: Some(self.timeout.map_or(time, |own| own.min(time))),
+            ..self
+        }
+    }
+
     /// How long a call waits for a blocking-pool place: `max_thread_wait`, or its deadline if
     /// sooner.
     pub(crate) fn thread_wait(&self) -> Duration {

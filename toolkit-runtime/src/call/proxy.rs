@@ -15,9 +15,10 @@ use super::limits::Limits;
 use super::output::result_output;
 use super::places::ThreadPlaces;
 use super::render::Rendering;
+use super::trace::CallSpan;
 use super::validate::ArgumentValidator;
 use crate::error::ToolError;
-use crate::providers::Format;
+use crate::format::Format;
 use crate::state::StateWiring;
 
 pub(super) struct ToolInner {
@@ -355,7 +356,8 @@ impl ToolProxy {
     /// deadline can be kept (see [`Limits`]).
     pub fn call(&self, args: impl Into<Value>) -> Result<Value, ToolError> {
         let limits = self.limits();
-        let (_, outcome) = self.traced(None, Cow::Owned(args.into()), &limits, || Ok(()));
+        let input = Cow::Owned(args.into());
+        let (_, outcome) = CallSpan::new(self.name(), None).run(|| self.run(input, &limits));
         Rendering::of(&limits).bounded(outcome)
     }
 
@@ -363,7 +365,8 @@ impl ToolProxy {
     /// `"Error: <message>"` as a JSON string a model can read.
     pub fn dynamic_call(&self, args: impl Into<Value>) -> Value {
         let limits = self.limits();
-        let (_, outcome) = self.traced(None, Cow::Owned(args.into()), &limits, || Ok(()));
+        let input = Cow::Owned(args.into());
+        let (_, outcome) = CallSpan::new(self.name(), None).run(|| self.run(input, &limits));
         Rendering::of(&limits).model_value(outcome)
     }
 
@@ -372,7 +375,9 @@ impl ToolProxy {
     pub async fn acall(&self, args: impl Into<Value>) -> Result<Value, ToolError> {
         let limits = self.limits();
         let input = Cow::Owned(args.into());
-        let (_, outcome) = self.atraced(None, input, &limits, || Ok(())).await;
+        let (_, outcome) = CallSpan::new(self.name(), None)
+            .arun(self.arun(input, &limits))
+            .await;
         Rendering::of(&limits).bounded(outcome)
     }
 
@@ -380,7 +385,9 @@ impl ToolProxy {
     pub async fn dynamic_acall(&self, args: impl Into<Value>) -> Value {
         let limits = self.limits();
         let input = Cow::Owned(args.into());
-        let (_, outcome) = self.atraced(None, input, &limits, || Ok(())).await;
+        let (_, outcome) = CallSpan::new(self.name(), None)
+            .arun(self.arun(input, &limits))
+            .await;
         Rendering::of(&limits).model_value(outcome)
     }
 

@@ -4,59 +4,13 @@
 //! through a [`Toolbox`](crate::Toolbox) with a provider id), and, recorded when the call ends,
 //! `outcome` (`ok`, or the kind of error such as `timed_out`) and `duration_us`.
 
-use std::borrow::Cow;
 use std::time::Instant;
 
 use serde_json::Value;
 use tracing::field::Empty;
 use tracing::{Instrument, Span};
 
-use super::limits::Limits;
-use super::proxy::ToolProxy;
 use crate::error::ToolError;
-
-impl ToolProxy {
-    /// One call of this tool in its span, the sequence every entry point goes through (a
-    /// `Toolbox`'s calls, batches and calls with state, and the proxy's own): `allow` (the
-    /// toolbox's before-call policy; nothing for a call on the proxy), then the pipeline, and the
-    /// span finished with the outcome. The outcome is still typed: rendering is the caller's.
-    #[inline]
-    pub(crate) fn traced(
-        &self,
-        call_id: Option<&str>,
-        input: Cow<'_, Value>,
-        limits: &Limits,
-        allow: impl FnOnce() -> Result<(), ToolError>,
-    ) -> (CallSpan, Result<Value, ToolError>) {
-        let span = CallSpan::new(self.name(), call_id);
-        let outcome = span.span.in_scope(|| {
-            allow()?;
-            self.run(input, limits)
-        });
-        span.finish(&outcome);
-        (span, outcome)
-    }
-
-    /// [`traced`](Self::traced) from async code.
-    #[inline]
-    pub(crate) async fn atraced(
-        &self,
-        call_id: Option<&str>,
-        input: Cow<'_, Value>,
-        limits: &Limits,
-        allow: impl FnOnce() -> Result<(), ToolError>,
-    ) -> (CallSpan, Result<Value, ToolError>) {
-        let span = CallSpan::new(self.name(), call_id);
-        let outcome = async {
-            allow()?;
-            self.arun(input, limits).await
-        }
-        .instrument(span.span.clone())
-        .await;
-        span.finish(&outcome);
-        (span, outcome)
-    }
-}
 
 /// A call's span and when the call began.
 pub(crate) struct CallSpan {
@@ -76,6 +30,31 @@ impl CallSpan {
         );
         let started = (!span.is_disabled()).then(Instant::now);
         CallSpan { span, started }
+    }
+
+    /// Runs `body`, a call's policy and pipeline, in this span, and finishes the span with the
+    /// outcome, which stays typed: rendering is the caller's. Every entry point goes through this
+    /// or [`arun`](Self::arun): a `Toolbox`'s calls, batches and calls with state, and the
+    /// proxy's own.
+    #[inline]
+    pub(crate) fn run(
+        self,
+        body: impl FnOnce() -> Result<Value, ToolError>,
+    ) -> (Self, Result<Value, ToolError>) {
+        let outcome = self.span.in_scope(body);
+        self.finish(&outcome);
+        (self, outcome)
+    }
+
+    /// [`run`](Self::run) from async code.
+    #[inline]
+    pub(crate) async fn arun(
+        self,
+        body: impl Future<Output = Result<Value, ToolError>>,
+    ) -> (Self, Result<Value, ToolError>) {
+        let outcome = body.instrument(self.span.clone()).await;
+        self.finish(&outcome);
+        (self, outcome)
     }
 
     /// Records how the call ended.

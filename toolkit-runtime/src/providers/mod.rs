@@ -33,8 +33,8 @@ pub(crate) mod parse;
 mod repair;
 mod strict;
 
+pub use crate::format::Format;
 pub use definitions::ToolDefinitions;
-pub use format::Format;
 pub use gemini::{GEMINI_KEYWORDS, gemini_schema};
 pub use mcp::McpResult;
 pub(crate) use mcp::annotations_from_mcp;

@@ -180,7 +180,7 @@ impl Toolbox {
             .tools
             .iter()
             .map(|tool| {
-                let limits = within(self.limits.for_tool(tool.options()), time);
+                let limits = self.limits.for_tool(tool.options()).cut_to(time);
                 (tool.clone(), limits)
             })
             .collect();
@@ -224,8 +224,9 @@ impl Toolbox {
         };
         let run = |call: &ToolCall| {
             let input = Cow::Borrowed(&call.args);
-            let (span, outcome) = tool.traced(call.id.as_deref(), input, &limits, || {
-                self.hooks.allow(call, tool)
+            let (span, outcome) = CallSpan::new(tool.name(), call.id.as_deref()).run(|| {
+                self.hooks.allow(call, tool)?;
+                tool.run(input, &limits)
             });
             let _entered = span.span.enter();
             self.hooks.report(call, outcome, Rendering::of(&limits))
@@ -249,7 +250,7 @@ impl Toolbox {
         time: Option<Duration>,
     ) -> ToolCallResult {
         let (tool, limits) = match self.resolve(&call.name) {
-            Ok((tool, limits)) => (tool, within(limits, time)),
+            Ok((tool, limits)) => (tool, limits.cut_to(time)),
             Err(unknown) => return self.unknown(call, unknown),
         };
         let stated = self.stated(tool, &limits, state, call);
@@ -315,17 +316,6 @@ impl Toolbox {
 /// What `call_all_within` calls as each call ends: its position, its result, how long it ran.
 type Finished = dyn Fn(usize, &ToolCallResult, Duration) + Send + Sync;
 
-/// `limits` with the timeout cut to `time`, if given: the shorter of the tool's own and `time`.
-fn within(limits: Limits, time: Option<Duration>) -> Limits {
-    let Some(time) = time else {
-        return limits;
-    };
-    Limits {
-        timeout: Some(limits.timeout.map_or(time, |own| own.min(time))),
-        ..limits
-    }
-}
-
 /// One of `call_all`'s workers: takes chunks of the batch until none is left and answers each
 /// call in its chunk, telling `finished` about each.
 async fn run_worker(work: Arc<Batch>, hooks: Arc<Hooks>, finished: Option<Arc<Finished>>) {
@@ -378,8 +368,10 @@ async fn run(
     call: &ToolCall,
 ) -> (CallSpan, Result<Value, ToolError>) {
     let input = Cow::Borrowed(&call.args);
-    tool.atraced(call.id.as_deref(), input, &limits, || {
-        hooks.allow(call, tool)
-    })
-    .await
+    CallSpan::new(tool.name(), call.id.as_deref())
+        .arun(async {
+            hooks.allow(call, tool)?;
+            tool.arun(input, &limits).await
+        })
+        .await
 }

@@ -10,7 +10,6 @@ mod builder;
 mod dispatch;
 mod formats;
 mod hooks;
-mod names;
 mod with_state;
 
 use std::collections::HashMap;
@@ -18,11 +17,11 @@ use std::fmt;
 use std::sync::Arc;
 
 use crate::call::{Limits, ToolProxy};
+use crate::names::{NameTaken, first_of_each_name};
 use crate::providers::ToolDefinitions;
 
 pub use builder::ToolboxBuilder;
 use hooks::Hooks;
-pub use names::{NameTaken, first_of_each_name};
 
 /// The tools an agent may call, in order and keyed by name, and the dispatch of calls to them.
 ///

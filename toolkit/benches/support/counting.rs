@@ -1,5 +1,10 @@
 //! A counting global allocator for benches that report allocations per call next to timings.
 //! A bench includes it with `#[path = "support/counting.rs"] mod counting;`.
+//!
+//! The workspace denies unsafe code; a `GlobalAlloc` is an unsafe trait, and this one only
+//! forwards to `System`.
+
+#![allow(unsafe_code)]
 
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::hint::black_box;
@@ -28,7 +33,7 @@ unsafe impl GlobalAlloc for Counting {
 static GLOBAL: Counting = Counting;
 
 /// Heap allocations per call of `body`, averaged over a warm loop.
-pub fn allocations_per_call<R>(mut body: impl FnMut() -> R) -> f64 {
+pub(crate) fn allocations_per_call<R>(mut body: impl FnMut() -> R) -> f64 {
     const ROUNDS: usize = 1_000;
     black_box(body());
     let before = ALLOCATIONS.load(Ordering::Relaxed);

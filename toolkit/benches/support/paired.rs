@@ -19,7 +19,7 @@ const BATCH: Duration = Duration::from_micros(500);
 
 /// `candidate`'s time over `floor`'s, per round: the median and the middle half; and each
 /// body's median time per round.
-pub struct PairedRatio {
+pub(crate) struct PairedRatio {
     pub median: f64,
     pub lower_quartile: f64,
     pub upper_quartile: f64,
@@ -38,7 +38,7 @@ impl std::fmt::Display for PairedRatio {
 }
 
 /// Times `floor` and `candidate` in alternating batches of calls and returns their ratio.
-pub fn paired_ratio<A, B>(
+pub(crate) fn paired_ratio<A, B>(
     mut floor: impl FnMut() -> A,
     mut candidate: impl FnMut() -> B,
 ) -> PairedRatio {
@@ -52,7 +52,7 @@ pub fn paired_ratio<A, B>(
 
 /// Runs `floor` and `candidate` in turns, each returning the time it measured itself (so that
 /// each can prepare its input outside the timing), and returns their ratio.
-pub fn paired_runs(
+pub(crate) fn paired_runs(
     mut floor: impl FnMut() -> Duration,
     mut candidate: impl FnMut() -> Duration,
 ) -> PairedRatio {

@@ -28,5 +28,6 @@ pub use github::{
     PrStatus, TrafficPeriod,
 };
 pub use text::{
-    DEFAULT_MAX_TEXT_BYTES, MAX_PATTERN_BYTES, REGEX_SIZE_LIMIT, TextProcessingToolset,
+    DEFAULT_MAX_TEXT_BYTES, MAX_PATTERN_BYTES, REGEX_SIZE_LIMIT, RG_MAX_LINES, RG_MAX_OUTPUT_BYTES,
+    TextProcessingToolset,
 };

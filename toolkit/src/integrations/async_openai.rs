@@ -63,7 +63,7 @@ pub fn chat_tool(tool: &ToolProxy) -> ChatCompletionTools {
     function_tool(tool, tool.parameters().clone(), None)
 }
 
-/// A tool's definition in OpenAI strict mode (`strict: true`), as [`Format::OpenAiStrict`](crate::providers::Format::OpenAiStrict)
+/// A tool's definition in OpenAI strict mode (`strict: true`), as [`Format::OpenAiStrict`]
 /// rewrites its parameters; an error names what strict mode cannot express.
 pub fn chat_tool_strict(tool: &ToolProxy) -> Result<ChatCompletionTools, ToolError> {
     let definition = tool.definition_in(Format::OpenAiStrict)?;

@@ -57,9 +57,6 @@ pub use builder::ModelClientBuilder;
 #[cfg(any(feature = "openai", feature = "anthropic"))]
 #[cfg_attr(docsrs, doc(cfg(any(feature = "openai", feature = "anthropic"))))]
 pub use http::{ModelClient, WireApi};
-// For the stream tests in `sse.rs`; no longer re-exported, as nothing outside needs to name it.
-#[cfg(all(test, any(feature = "openai", feature = "anthropic")))]
-use http::StreamAssembler;
 #[cfg(feature = "openai")]
 #[cfg_attr(docsrs, doc(cfg(feature = "openai")))]
 pub use openai::{OpenAi, OpenAiClient, OpenAiClientBuilder};
