@@ -700,12 +700,47 @@ fn an_mcp_error_result_has_no_structured_content() {
     );
     assert_eq!(
         result.render(Format::Mcp),
-        json!({"content": [{"type": "text", "text": "Error: ftp://x is not an https address"}], "isError": true})
+        json!({"content": [{"type": "text", "text": "ftp://x is not an https address"}], "isError": true})
     );
     assert_eq!(
         result.render(Format::Gemini),
         json!({"functionResponse": {"id": "7", "name": "fetch_title", "response": {"error": "Error: ftp://x is not an https address"}}})
     );
+}
+
+/// Issue 24: the MCP rendering of a result and the MCP server's own (`ToolProxy::mcp_result`)
+/// disagreed on an error's text (the one kept `Error: `, the other stripped it). Both now come
+/// from the typed error.
+#[test]
+fn a_result_renders_in_mcp_as_the_mcp_server_sends_it() {
+    let tool = ToolBuilder::new("halve")
+        .description("Halves an even number")
+        .parameters(json!({
+            "type": "object",
+            "properties": {"n": {"type": "integer"}},
+            "required": ["n"]
+        }))
+        .build(|args| {
+            let n = args["n"].as_i64().unwrap_or_default();
+            if n % 2 == 0 {
+                Ok(json!(n / 2))
+            } else {
+                Err(format!("{n} is odd"))
+            }
+        })
+        .unwrap();
+    for args in [
+        json!({"n": 4}),
+        json!({"n": 3}),
+        json!({}),
+        json!({"n": "x"}),
+    ] {
+        let call = ToolCall::new("halve", args);
+        let result = ToolCallResult::from_outcome(&call, tool.call(call.args.clone()));
+        let rendered = result.render(Format::Mcp);
+        assert_eq!(rendered, tool.mcp_result(result).to_json(), "{}", call.args);
+        assert!(!rendered.to_string().contains("Error: "), "{rendered}");
+    }
 }
 
 // ---------------------------------------------------------------------------------------------

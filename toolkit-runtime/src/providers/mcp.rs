@@ -64,9 +64,7 @@ impl ToolProxy {
     /// assert_eq!((parts.text.as_str(), parts.structured, parts.is_error), ("3", None, false));
     /// ```
     pub fn mcp_result(&self, result: ToolCallResult) -> McpResult {
-        // `isError` says it failed: the error's own message, from the typed error.
-        let text = result.error_message().unwrap_or_else(|| result.text());
-        McpResult::new(result, self.output_schema().is_some(), text)
+        McpResult::new(result, self.output_schema().is_some())
     }
 }
 
@@ -86,7 +84,9 @@ pub struct McpResult {
 impl McpResult {
     /// Structured content only for a successful object result, and only when `structured` says
     /// the receiver expects it.
-    fn new(result: ToolCallResult, structured: bool, text: String) -> Self {
+    fn new(result: ToolCallResult, structured: bool) -> Self {
+        // `isError` says it failed: the error's own message, from the typed error.
+        let text = result.error_message().unwrap_or_else(|| result.text());
         let structured =
             (structured && !result.is_error && result.value.is_object()).then_some(result.value);
         McpResult {
@@ -112,10 +112,10 @@ impl McpResult {
 }
 
 impl ToolCallResult {
-    /// The MCP `CallToolResult` without the tool at hand: any object counts as structured and
-    /// an error keeps its `Error: ` text.
+    /// The MCP `CallToolResult` without the tool at hand: any object counts as structured. An
+    /// error reads as [`ToolProxy::mcp_result`] words it, as the MCP server sends it.
     pub(super) fn mcp_result_json(&self) -> Value {
-        McpResult::new(self.clone(), true, self.text()).to_json()
+        McpResult::new(self.clone(), true).to_json()
     }
 }
 
