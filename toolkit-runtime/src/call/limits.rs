@@ -168,6 +168,7 @@ impl Limits {
 
     /// These limits with the timeout cut to `time`, if given: the shorter of the two, for a call
     /// that must end within the time its caller has left.
+    #[inline]
     pub(crate) fn cut_to(self, time: Option<Duration>) -> Limits {
         let Some(time) = time else {
             return self;

@@ -68,8 +68,11 @@ impl ToolProxy {
         input: Cow<'_, Value>,
         limits: &Limits,
     ) -> Result<Value, ToolError> {
+        // The two paths through the blocking pool are boxed: they cost a pool hop anyway, and
+        // inline their waits would make every call's future (moved whole at each layer of a
+        // call) several times larger.
         if let Some(timeout) = limits.timeout {
-            return self.arun_with_deadline(input, limits, timeout).await;
+            return Box::pin(self.arun_with_deadline(input, limits, timeout)).await;
         }
         match &self.inner.handler {
             // The whole call, its argument check included, runs on the pool: a check is CPU
@@ -80,11 +83,15 @@ impl ToolProxy {
                     // Measured before it is copied for the pool thread: one linear scan.
                     limits.check_input(self.name(), &input)?;
                 }
-                let claim = self.inner.threads.claim(self.name(), limits).await?;
-                let job = self.blocking_job(claim, handler, input.into_owned(), *limits, checked);
-                tokio::task::spawn_blocking(job)
-                    .await
-                    .unwrap_or_else(|join| self.finish(Err(join_failure(join))))
+                Box::pin(async {
+                    let claim = self.inner.threads.claim(self.name(), limits).await?;
+                    let input = input.into_owned();
+                    let job = self.blocking_job(claim, handler, input, *limits, checked);
+                    tokio::task::spawn_blocking(job)
+                        .await
+                        .unwrap_or_else(|join| self.finish(Err(join_failure(join))))
+                })
+                .await
             }
             Handler::Sync(handler) => {
                 let checked = match self.start_typed(&input, limits)? {

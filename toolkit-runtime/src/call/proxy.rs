@@ -376,7 +376,7 @@ impl ToolProxy {
         let limits = self.limits();
         let input = Cow::Owned(args.into());
         let (_, outcome) = CallSpan::new(self.name(), None)
-            .arun(self.arun(input, &limits))
+            .arun(|| self.arun(input, &limits))
             .await;
         Rendering::of(&limits).bounded(outcome)
     }
@@ -386,7 +386,7 @@ impl ToolProxy {
         let limits = self.limits();
         let input = Cow::Owned(args.into());
         let (_, outcome) = CallSpan::new(self.name(), None)
-            .arun(self.arun(input, &limits))
+            .arun(|| self.arun(input, &limits))
             .await;
         Rendering::of(&limits).model_value(outcome)
     }

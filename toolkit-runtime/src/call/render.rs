@@ -71,6 +71,7 @@ impl Rendering {
 
     /// The outcome as a model reads it, with the error it rendered (kept for the formats that
     /// word an error their own way).
+    #[inline]
     pub(crate) fn rendered(self, outcome: Result<Value, ToolError>) -> (Value, Option<ToolError>) {
         match outcome {
             Ok(value) => (self.output(value), None),

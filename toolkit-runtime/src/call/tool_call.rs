@@ -72,9 +72,10 @@ pub struct ToolCallResult {
     pub value: Value,
     /// Whether the call failed.
     pub is_error: bool,
-    /// The error `value` was rendered from, when the call failed.
+    /// The error `value` was rendered from, when the call failed. Boxed: a result is moved
+    /// through every layer of a call, and most results are not errors.
     #[serde(skip)]
-    error: Option<ToolError>,
+    error: Option<Box<ToolError>>,
     /// How `value` was rendered: the output bound the call ran under.
     #[serde(skip)]
     rendering: Rendering,
@@ -121,6 +122,7 @@ impl ToolCallResult {
     }
 
     /// Pairs an outcome with the call it answers, rendered under `rendering`.
+    #[inline]
     pub(crate) fn rendered(
         call: &ToolCall,
         outcome: Result<Value, ToolError>,
@@ -153,7 +155,7 @@ impl ToolCallResult {
             name,
             is_error: error.is_some(),
             value,
-            error,
+            error: error.map(Box::new),
             rendering,
         }
     }
@@ -170,7 +172,7 @@ impl ToolCallResult {
 
     /// The error the call failed with, when the result was rendered from one.
     pub fn error(&self) -> Option<&ToolError> {
-        self.error.as_ref().filter(|_| self.is_error)
+        self.error.as_deref().filter(|_| self.is_error)
     }
 
     /// The result as text: a string result as it is, anything else as compact JSON.

@@ -46,13 +46,15 @@ impl CallSpan {
         (self, outcome)
     }
 
-    /// [`run`](Self::run) from async code.
+    /// [`run`](Self::run) from async code. `body` makes the call's future here, inside this
+    /// one: a future passed in as an argument would be stored twice in this one's state (once
+    /// as the argument, once while awaited), and that copy is the bulk of a call's cost.
     #[inline]
-    pub(crate) async fn arun(
-        self,
-        body: impl Future<Output = Result<Value, ToolError>>,
-    ) -> (Self, Result<Value, ToolError>) {
-        let outcome = body.instrument(self.span.clone()).await;
+    pub(crate) async fn arun<F>(self, body: impl FnOnce() -> F) -> (Self, Result<Value, ToolError>)
+    where
+        F: Future<Output = Result<Value, ToolError>>,
+    {
+        let outcome = body().instrument(self.span.clone()).await;
         self.finish(&outcome);
         (self, outcome)
     }

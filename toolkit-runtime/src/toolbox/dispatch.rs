@@ -253,16 +253,15 @@ impl Toolbox {
             Ok((tool, limits)) => (tool, limits.cut_to(time)),
             Err(unknown) => return self.unknown(call, unknown),
         };
-        let stated = self.stated(tool, &limits, state, call);
-        let (call, wired) = match stated {
-            Stated::Plain => (Cow::Borrowed(call), None),
-            Stated::Answered(result) => return result,
-            Stated::Filled(wired, filled) => (Cow::Owned(filled), Some(wired)),
-        };
-        let result = dispatch(tool, limits, &self.hooks, &call).await;
-        match wired {
-            Some(mut wired) => self.write_back(&mut wired, &call, result, &limits),
-            None => result,
+        // Each path awaits on its own, so a call without state carries nothing of the state
+        // path across the await (a call's future is moved whole; its size is its cost).
+        match self.stated(tool, &limits, state, call) {
+            Stated::Plain => dispatch(tool, &limits, &self.hooks, call).await,
+            Stated::Answered(result) => result,
+            Stated::Filled(mut wired, filled) => {
+                let result = dispatch(tool, &limits, &self.hooks, &filled).await;
+                self.write_back(&mut wired, &filled, result, &limits)
+            }
         }
     }
 
@@ -324,7 +323,7 @@ async fn run_worker(work: Arc<Batch>, hooks: Arc<Hooks>, finished: Option<Arc<Fi
             let limits = *limits;
             let started = finished.as_ref().map(|_| Instant::now());
             // A panic that escaped everything else still costs only its own call.
-            let outcome = CatchUnwind(pin!(run(tool, limits, &hooks, call))).await;
+            let outcome = CatchUnwind(pin!(run(tool, &limits, &hooks, call))).await;
             let (position, result) = lease.answer(|call| match outcome {
                 Ok((span, outcome)) => {
                     let _entered = span.span.enter();
@@ -349,29 +348,28 @@ async fn run_worker(work: Arc<Batch>, hooks: Arc<Hooks>, finished: Option<Arc<Fi
 /// One call to a known tool, from async code: policy, pipeline, span, rendering and report.
 async fn dispatch(
     tool: &ToolProxy,
-    limits: Limits,
+    limits: &Limits,
     hooks: &Hooks,
     call: &ToolCall,
 ) -> ToolCallResult {
     let (span, outcome) = run(tool, limits, hooks, call).await;
     let _entered = span.span.enter();
-    hooks.report(call, outcome, Rendering::of(&limits))
+    hooks.report(call, outcome, Rendering::of(limits))
 }
 
 /// Policy and pipeline of one call to a known tool, under the call's span, which is finished and
-/// handed back for the report.
+/// handed back for the report. Not an `async fn`: it hands back the span's future itself, one
+/// layer less to build and move per call.
 #[inline]
-async fn run(
-    tool: &ToolProxy,
-    limits: Limits,
-    hooks: &Hooks,
-    call: &ToolCall,
-) -> (CallSpan, Result<Value, ToolError>) {
+fn run<'a>(
+    tool: &'a ToolProxy,
+    limits: &'a Limits,
+    hooks: &'a Hooks,
+    call: &'a ToolCall,
+) -> impl Future<Output = (CallSpan, Result<Value, ToolError>)> + Send + 'a {
     let input = Cow::Borrowed(&call.args);
-    CallSpan::new(tool.name(), call.id.as_deref())
-        .arun(async {
-            hooks.allow(call, tool)?;
-            tool.arun(input, &limits).await
-        })
-        .await
+    CallSpan::new(tool.name(), call.id.as_deref()).arun(move || async move {
+        hooks.allow(call, tool)?;
+        tool.arun(input, limits).await
+    })
 }

@@ -166,7 +166,7 @@ impl Toolbox {
             }
         }
         match fill(wiring, tool.checked_parameters(), &*state, call) {
-            Ok(filled) => Stated::Filled(Wired { state, wiring }, filled),
+            Ok(filled) => Stated::Filled(Wired { state, wiring }, Box::new(filled)),
             Err(err) => Stated::Answered(self.refuse(call, err, limits)),
         }
     }
@@ -206,7 +206,7 @@ pub(super) enum Stated<'t, 's> {
     Answered(ToolCallResult),
     /// The call with its state-filled parameters filled in, and the state to merge its result
     /// into.
-    Filled(Wired<'t, 's>, ToolCall),
+    Filled(Wired<'t, 's>, Box<ToolCall>),
 }
 
 /// The state a call's result is merged into, and how.
