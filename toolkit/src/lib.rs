@@ -93,7 +93,8 @@ pub mod state {
 pub mod mcp;
 #[cfg(any(feature = "openai", feature = "anthropic", feature = "mcp"))]
 mod sse;
-#[cfg(any(feature = "agent", feature = "mcp"))]
+// The model clients' key redaction and the MCP client's transport names.
+#[cfg(any(feature = "openai", feature = "anthropic", feature = "mcp"))]
 mod url_credentials;
 
 #[cfg(feature = "agent")]

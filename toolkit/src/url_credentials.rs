@@ -1,5 +1,6 @@
 //! A URL's `user:password@`, which the model clients and the MCP client must never print.
 
+#[cfg(any(feature = "mcp", test))]
 use std::borrow::Cow;
 
 /// Where a URL's `user:password@` lies: from after `://` to the `@` before the host.
@@ -13,6 +14,7 @@ pub(crate) fn userinfo_span(url: &str) -> Option<(usize, usize)> {
 }
 
 /// `url` with its `user:password@` shown as `***@`, for `Debug`, `Display` and messages.
+#[cfg(any(feature = "mcp", test))]
 pub(crate) fn hide_userinfo(url: &str) -> Cow<'_, str> {
     match userinfo_span(url) {
         Some((start, at)) => Cow::Owned(format!("{}***{}", &url[..start], &url[at..])),
