@@ -21,6 +21,7 @@
 mod bounds;
 mod builder;
 mod call;
+pub mod chat;
 mod error;
 mod error_kind;
 mod format;

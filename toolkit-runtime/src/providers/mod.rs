@@ -21,14 +21,20 @@
 //!
 //! Calls come in through [`ToolCalls::parse`](crate::ToolCalls::parse) (`parse`), which reads
 //! every provider's shape and repairs argument strings ([`repair_arguments`]).
+//!
+//! OpenAI and Anthropic, whose conversations the built-in clients speak, keep their whole wire
+//! format in one folder each: definitions and results, the request body built from a
+//! [`ChatRequest`](crate::chat::ChatRequest), the reader of a tool call (strict for a reply,
+//! lenient for `ToolCalls::parse`), the whole reply and the streamed one ([`openai`],
+//! [`anthropic`]). An HTTP client only moves their bytes.
 
-mod anthropic;
+pub mod anthropic;
 mod definitions;
 mod format;
 mod gemini;
 mod mcp;
 mod notes;
-mod openai;
+pub mod openai;
 pub(crate) mod parse;
 mod repair;
 mod strict;
