@@ -3,16 +3,17 @@
 use super::{ChatOptions, ModelError, ModelReply};
 
 /// Builds a reply from the events of a stream, fed as they arrive: each provider's stream
-/// format implements it (`providers::openai::ReplyStream`, `providers::anthropic::ReplyStream`).
+/// format implements it ([`OpenAiStream`](crate::providers::openai::OpenAiStream),
+/// [`AnthropicStream`](crate::providers::anthropic::AnthropicStream)).
 ///
 /// It takes the two fields of a server-sent event that carry a reply, so any SSE parser can
 /// feed it.
 ///
 /// ```
 /// use toolkit_runtime::chat::{ChatOptions, StreamAssembler};
-/// use toolkit_runtime::providers::openai::ReplyStream;
+/// use toolkit_runtime::providers::openai::OpenAiStream;
 ///
-/// let mut stream = ReplyStream::new(&ChatOptions::default());
+/// let mut stream = OpenAiStream::new(&ChatOptions::default());
 /// stream.event(None, r#"{"choices":[{"index":0,"delta":{"content":"Hi"}}]}"#).unwrap();
 /// stream.event(None, "[DONE]").unwrap();
 /// assert_eq!(stream.finish().unwrap().text.as_deref(), Some("Hi"));
