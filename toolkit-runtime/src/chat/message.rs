@@ -2,7 +2,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::providers::ToolDefinitions;
+use crate::definitions::ToolDefinitions;
 use crate::{ToolCall, ToolCallResult};
 
 /// One message of a conversation, in no provider's format; each client translates it.

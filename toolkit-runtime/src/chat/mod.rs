@@ -15,7 +15,6 @@
 //! assert_eq!(request.messages.len(), 2);
 //! ```
 
-pub(crate) mod arguments;
 pub(crate) mod caps;
 pub(crate) mod decode;
 mod error;
@@ -27,7 +26,3 @@ pub use message::{
     ChatOptions, ChatRequest, FinishReason, Message, ModelReply, RefusedCall, ToolChoice, Usage,
 };
 pub use stream::StreamAssembler;
-
-#[cfg(any(test, feature = "__test_hooks"))]
-#[doc(hidden)]
-pub use arguments::__read_arguments;

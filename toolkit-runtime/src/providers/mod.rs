@@ -29,7 +29,7 @@
 //! [`anthropic`]). An HTTP client only moves their bytes.
 
 pub mod anthropic;
-mod definitions;
+mod arguments;
 mod format;
 mod gemini;
 mod mcp;
@@ -39,9 +39,13 @@ pub(crate) mod parse;
 mod repair;
 mod strict;
 
+pub use crate::definitions::ToolDefinitions;
 pub use crate::format::Format;
-pub use definitions::ToolDefinitions;
 pub use gemini::{GEMINI_KEYWORDS, gemini_schema};
 pub use mcp::McpResult;
 pub(crate) use mcp::annotations_from_mcp;
 pub use repair::repair_arguments;
+
+#[cfg(any(test, feature = "__test_hooks"))]
+#[doc(hidden)]
+pub use arguments::__read_arguments;

@@ -10,6 +10,8 @@ use serde_json::{Map, Value};
 
 use super::repair::{parse_json_text, repair_arguments};
 use super::{anthropic, openai};
+use crate::chat::decode::At;
+use crate::chat::{ModelError, RefusedCall, caps};
 use crate::{ToolCall, ToolError};
 
 /// Reads tool calls out of a model's response.
@@ -163,13 +165,13 @@ fn single_call(
     }
     // Anthropic.
     if kind == Some("tool_use") {
-        return anthropic::ToolUseBlock::of(value)
-            .lenient(in_list)
-            .map(Some);
+        let block = At::root(anthropic::API, value);
+        return anthropic::tool_use_block(&block).lenient(in_list).map(Some);
     }
     // OpenAI Chat Completions.
     if let Some(Value::Object(_)) = map.get("function") {
-        return openai::ChatCompletionsCall::of(value)
+        let call = At::root(openai::API, value);
+        return openai::chat_completions_call(&call)
             .lenient(in_list)
             .map(Some);
     }
@@ -205,11 +207,41 @@ fn single_call(
     Ok(None)
 }
 
+/// A tool call's parts, where its provider's format puts them (`openai::chat_completions_call`,
+/// `anthropic::tool_use_block`): one reader of each shape, read strictly for a client's reply
+/// (by the provider's `call` module) and leniently here.
+pub(crate) struct CallParts<'a> {
+    /// The id that pairs the call with its result.
+    pub(crate) id: At<'a>,
+    /// The tool's name.
+    pub(crate) name: At<'a>,
+    /// The arguments: text (OpenAI) or an object (Anthropic's `input`).
+    pub(crate) arguments: At<'a>,
+}
+
+impl CallParts<'_> {
+    /// The call as [`ToolCalls::parse`] reads anything a model sends: missing arguments are
+    /// none, argument text is parsed and repaired, a numeric id is taken as text, and a name
+    /// that is not one is an error (or, `in_list`, an empty name).
+    fn lenient(&self, in_list: bool) -> Result<ToolCall, ToolError> {
+        let (id, name, args) = (self.id.raw(), self.name.raw(), self.arguments.raw());
+        lenient_call(id, ("name", name), args, in_list)
+    }
+
+    /// The call a strict read could not read, refused with its id and name as far as they can
+    /// be read.
+    pub(crate) fn refuse(&self, error: ModelError) -> RefusedCall {
+        let id = self.id.opt_str().ok().flatten();
+        let name = self.name.opt_str().ok().flatten();
+        caps::malformed(id, name, error)
+    }
+}
+
 /// A call read leniently from its parts, wherever its provider puts them: `name` is the key
 /// that names the tool and its value. A name that is not a non-empty string is an error, or,
 /// `in_list`, an empty name; the id is text or a number; the arguments are as
 /// [`arguments`] makes them.
-pub(crate) fn lenient_call(
+fn lenient_call(
     id: Option<&Value>,
     (key, name): (&str, Option<&Value>),
     args: Option<&Value>,

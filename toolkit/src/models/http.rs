@@ -388,7 +388,7 @@ mod tests {
 #[cfg(all(test, feature = "__test_hooks"))]
 mod stream_tests {
     use serde_json::json;
-    use toolkit_runtime::chat::__read_arguments as read_arguments;
+    use toolkit_runtime::providers::__read_arguments as read_arguments;
 
     use super::assemble_every_split;
     use crate::ToolCall;

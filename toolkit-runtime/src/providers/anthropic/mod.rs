@@ -4,7 +4,7 @@
 //! | --- | --- |
 //! | tool definitions, `tool_result` blocks | `definitions` ([`Format::Anthropic`](super::Format::Anthropic)) |
 //! | the request body | [`request_body`] |
-//! | a `tool_use` block, strict (a reply) or lenient ([`ToolCalls::parse`](crate::ToolCalls::parse)) | `call` |
+//! | a `tool_use` block: its parts, read strictly for a reply (leniently by [`ToolCalls::parse`](crate::ToolCalls::parse)) | `call` |
 //! | a whole reply | [`read_reply`] |
 //! | a streamed reply | [`AnthropicStream`] |
 //!
@@ -16,7 +16,7 @@ mod reply;
 mod request;
 mod stream;
 
-pub(crate) use call::ToolUseBlock;
+pub(crate) use call::tool_use_block;
 pub use reply::read_reply;
 pub use request::request_body;
 pub use stream::AnthropicStream;

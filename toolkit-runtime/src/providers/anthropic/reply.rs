@@ -4,7 +4,7 @@
 use serde_json::Value;
 
 use super::API;
-use super::call::ToolUseBlock;
+use super::call::{read_tool_use, tool_use_block};
 use crate::chat::decode::At;
 use crate::chat::{FinishReason, ModelError, ModelReply, Usage};
 
@@ -36,8 +36,8 @@ pub fn read_reply(body: &Value) -> Result<ModelReply, ModelError> {
                 .get_or_insert_with(String::new)
                 .push_str(block.get("text").str()?),
             "tool_use" => {
-                let tool_use = ToolUseBlock::at(&block);
-                match tool_use.read() {
+                let tool_use = tool_use_block(&block);
+                match read_tool_use(&tool_use) {
                     Ok(call) => tool_calls.push(call),
                     Err(error) => refused_calls.push(tool_use.refuse(error)),
                 }

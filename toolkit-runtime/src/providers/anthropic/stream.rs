@@ -6,15 +6,15 @@ use std::collections::HashMap;
 use serde_json::Value;
 
 use super::API;
-use super::call::ToolUseBlock;
+use super::call::{tool_use_block, tool_use_start};
 use super::reply::stop_reason;
 use crate::ToolCall;
-use crate::chat::arguments::call_arguments;
 use crate::chat::caps::{CappedText, ReplyCaps};
 use crate::chat::decode::At;
 use crate::chat::{
     ChatOptions, FinishReason, ModelError, ModelReply, RefusedCall, StreamAssembler, Usage,
 };
+use crate::providers::arguments::call_arguments;
 
 /// A streamed Messages reply, assembled from its events as they arrive (see
 /// [`StreamAssembler`]): text deltas appended, `input_json_delta` fragments assembled into each
@@ -139,8 +139,8 @@ impl AnthropicStream {
                 Block::Text(text)
             }
             "tool_use" => {
-                let tool_use = ToolUseBlock::at(&block);
-                match tool_use.id_and_name() {
+                let tool_use = tool_use_block(&block);
+                match tool_use_start(&tool_use) {
                     Ok((id, name)) => Block::ToolUse {
                         id: id.to_owned(),
                         name: name.to_owned(),
@@ -183,7 +183,7 @@ mod tests {
     use serde_json::json;
 
     use super::*;
-    use crate::chat::__read_arguments as read_arguments;
+    use crate::providers::__read_arguments as read_arguments;
 
     /// 40,000 `tool_use` blocks, each given its input after all have started.
     #[test]

@@ -5,7 +5,7 @@
 //! | --- | --- |
 //! | tool definitions, tool messages | `definitions` ([`Format::OpenAi`](super::Format::OpenAi), [`Format::OpenAiStrict`](super::Format::OpenAiStrict), [`Format::OpenAiResponses`](super::Format::OpenAiResponses)) |
 //! | the request body | [`request_body`] |
-//! | a tool call, strict (a reply) or lenient ([`ToolCalls::parse`](crate::ToolCalls::parse)) | `call` |
+//! | a tool call: its parts, read strictly for a reply (leniently by [`ToolCalls::parse`](crate::ToolCalls::parse)) | `call` |
 //! | a whole reply | [`read_reply`] |
 //! | a streamed reply | [`OpenAiStream`] |
 //!
@@ -17,7 +17,7 @@ mod reply;
 mod request;
 mod stream;
 
-pub(crate) use call::ChatCompletionsCall;
+pub(crate) use call::chat_completions_call;
 pub use reply::read_reply;
 pub use request::request_body;
 pub use stream::OpenAiStream;

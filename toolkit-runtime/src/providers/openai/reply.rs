@@ -4,7 +4,7 @@
 use serde_json::Value;
 
 use super::API;
-use super::call::ChatCompletionsCall;
+use super::call::{chat_completions_call, read_chat_completions_call};
 use crate::chat::decode::At;
 use crate::chat::{FinishReason, ModelError, ModelReply, Usage};
 
@@ -40,8 +40,8 @@ pub fn read_reply(body: &Value) -> Result<ModelReply, ModelError> {
     let mut tool_calls = Vec::new();
     let mut refused_calls = Vec::new();
     for call in message.get("tool_calls").items_or_none()? {
-        let call = ChatCompletionsCall::at(&call);
-        match call.read() {
+        let call = chat_completions_call(&call);
+        match read_chat_completions_call(&call) {
             Ok(read) => tool_calls.push(read),
             Err(error) => refused_calls.push(call.refuse(error)),
         }

@@ -8,12 +8,12 @@ use serde_json::Value;
 use super::API;
 use super::reply::{finish_reason, usage};
 use crate::ToolCall;
-use crate::chat::arguments::call_arguments;
 use crate::chat::caps::{self, CappedText, ReplyCaps};
 use crate::chat::decode::At;
 use crate::chat::{
     ChatOptions, FinishReason, ModelError, ModelReply, RefusedCall, StreamAssembler, Usage,
 };
+use crate::providers::arguments::call_arguments;
 
 /// A streamed Chat Completion, assembled from its events as they arrive (see
 /// [`StreamAssembler`]): text deltas appended, tool-call fragments assembled by index, the text
@@ -159,7 +159,7 @@ mod tests {
     use serde_json::json;
 
     use super::*;
-    use crate::chat::__read_arguments as read_arguments;
+    use crate::providers::__read_arguments as read_arguments;
 
     /// 40,000 calls, each in two fragments (name, then arguments) after all have started.
     #[test]

@@ -2,7 +2,7 @@
 
 use serde_json::Value;
 
-use crate::providers::repair_arguments;
+use super::repair::repair_arguments;
 
 /// The arguments a model wrote as text, as a [`ToolCall`](crate::ToolCall) carries them to the
 /// tool: the text itself when it is one well-formed JSON object, so the tool's pipeline reads it
