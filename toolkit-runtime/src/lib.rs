@@ -10,6 +10,9 @@
 //! - [`schema`]: schemas from Rust types, the one `$ref` inliner, schema keywords;
 //! - [`state`]: agent state, merge rules and how a tool is wired to state;
 //! - `call`: [`ToolProxy`] and the pipeline every call goes through;
+//! - `definitions`: the tools a model request offers, rendered once per format
+//!   ([`providers::ToolDefinitions`]);
+//! - [`chat`]: the provider-neutral conversation: messages, requests, replies, [`chat::ModelError`];
 //! - [`providers`]: definitions, calls and results in each provider's wire format;
 //! - `toolbox`: [`Toolbox`], dispatch by name under limits and hooks;
 //! - `builder`, `toolset`, [`registry`]: tools made at run time, toolsets, and the registry;
@@ -21,6 +24,8 @@
 mod bounds;
 mod builder;
 mod call;
+pub mod chat;
+mod definitions;
 mod error;
 mod error_kind;
 mod format;

@@ -11,13 +11,12 @@
 //! server cannot send one endless line.
 
 /// One event: its `event:` name, if any, and its `data:` lines joined by `\n`.
-#[doc(hidden)]
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct SseEvent {
+pub(crate) struct SseEvent {
     /// The `event:` field.
-    pub event: Option<String>,
+    pub(crate) event: Option<String>,
     /// The `data:` lines.
-    pub data: String,
+    pub(crate) data: String,
 }
 
 /// Why a stream could not be read as events.

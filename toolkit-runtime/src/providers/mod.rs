@@ -21,21 +21,31 @@
 //!
 //! Calls come in through [`ToolCalls::parse`](crate::ToolCalls::parse) (`parse`), which reads
 //! every provider's shape and repairs argument strings ([`repair_arguments`]).
+//!
+//! OpenAI and Anthropic, whose conversations the built-in clients speak, keep their whole wire
+//! format in one folder each: definitions and results, the request body built from a
+//! [`ChatRequest`](crate::chat::ChatRequest), the reader of a tool call (strict for a reply,
+//! lenient for `ToolCalls::parse`), the whole reply and the streamed one ([`openai`],
+//! [`anthropic`]). An HTTP client only moves their bytes.
 
-mod anthropic;
-mod definitions;
+pub mod anthropic;
+mod arguments;
 mod format;
 mod gemini;
 mod mcp;
 mod notes;
-mod openai;
+pub mod openai;
 pub(crate) mod parse;
 mod repair;
 mod strict;
 
+pub use crate::definitions::ToolDefinitions;
 pub use crate::format::Format;
-pub use definitions::ToolDefinitions;
 pub use gemini::{GEMINI_KEYWORDS, gemini_schema};
 pub use mcp::McpResult;
 pub(crate) use mcp::annotations_from_mcp;
 pub use repair::repair_arguments;
+
+#[cfg(any(test, feature = "__test_hooks"))]
+#[doc(hidden)]
+pub use arguments::__read_arguments;

@@ -9,6 +9,9 @@
 use serde_json::{Map, Value};
 
 use super::repair::{parse_json_text, repair_arguments};
+use super::{anthropic, openai};
+use crate::chat::decode::At;
+use crate::chat::{ModelError, RefusedCall, caps};
 use crate::{ToolCall, ToolError};
 
 /// Reads tool calls out of a model's response.
@@ -83,7 +86,7 @@ fn collect_at(
             Ok(())
         }
         Value::Object(map) => {
-            if let Some(call) = single_call(map, in_list)? {
+            if let Some(call) = single_call(value, map, in_list)? {
                 calls.push(call);
                 return Ok(());
             }
@@ -137,49 +140,55 @@ fn collect_at(
     }
 }
 
-/// The call `map` spells directly, if it is one.
+/// The call `map` (which is `value`) spells directly, if it is one.
 ///
 /// In a list of calls, a call whose name is missing or not a string is kept with an empty name,
 /// so the others still run and that one is answered with an error of its own; alone, it is the
 /// error.
-fn single_call(map: &Map<String, Value>, in_list: bool) -> Result<Option<ToolCall>, ToolError> {
+fn single_call(
+    value: &Value,
+    map: &Map<String, Value>,
+    in_list: bool,
+) -> Result<Option<ToolCall>, ToolError> {
     let kind = map.get("type").and_then(Value::as_str);
-    let id = |key: &str| map.get(key).and_then(id_text);
-    let name_of = |map: &Map<String, Value>, key: &str| match name_of(map, key) {
-        Err(_) if in_list => Ok(String::new()),
-        other => other,
-    };
+    let id = |key: &str| map.get(key).filter(|id| id_text(id).is_some());
+    let call = |id, name, args| lenient_call(id, name, args, in_list).map(Some);
 
     // OpenAI Responses: `call_id` pairs the output; `id` is the item's own id.
     if kind == Some("function_call") {
-        let name = name_of(map, "name")?;
-        let args = arguments(map.get("arguments"));
-        return Ok(Some(make(id("call_id").or_else(|| id("id")), name, args)));
+        let name = ("name", map.get("name"));
+        return call(
+            id("call_id").or_else(|| id("id")),
+            name,
+            map.get("arguments"),
+        );
     }
     // Anthropic.
     if kind == Some("tool_use") {
-        let name = name_of(map, "name")?;
-        let args = arguments(map.get("input"));
-        return Ok(Some(make(id("id"), name, args)));
+        let block = At::root(anthropic::API, value);
+        return anthropic::tool_use_block(&block).lenient(in_list).map(Some);
     }
     // OpenAI Chat Completions.
-    if let Some(Value::Object(function)) = map.get("function") {
-        let name = name_of(function, "name")?;
-        let args = arguments(function.get("arguments"));
-        return Ok(Some(make(id("id"), name, args)));
+    if let Some(Value::Object(_)) = map.get("function") {
+        let call = At::root(openai::API, value);
+        return openai::chat_completions_call(&call)
+            .lenient(in_list)
+            .map(Some);
     }
     // Gemini.
-    if let Some(Value::Object(call)) = map.get("functionCall") {
-        let name = name_of(call, "name")?;
-        let args = arguments(call.get("args").or_else(|| call.get("arguments")));
-        let call_id = call.get("id").and_then(id_text).or_else(|| id("id"));
-        return Ok(Some(make(call_id, name, args)));
+    if let Some(Value::Object(gemini)) = map.get("functionCall") {
+        let args = gemini.get("args").or_else(|| gemini.get("arguments"));
+        let call_id = gemini.get("id").filter(|id| id_text(id).is_some());
+        return call(
+            call_id.or_else(|| id("id")),
+            ("name", gemini.get("name")),
+            args,
+        );
     }
     // ReAct.
     if map.contains_key("action") {
-        let name = name_of(map, "action")?;
-        let args = arguments(map.get("tool_input").or_else(|| map.get("action_input")));
-        return Ok(Some(make(id("id"), name, args)));
+        let args = map.get("tool_input").or_else(|| map.get("action_input"));
+        return call(id("id"), ("action", map.get("action")), args);
     }
     // DSPy and MCP `tools/call`.
     if map.contains_key("name") && kind.is_none_or(|k| k == "function" || k == "tool_call") {
@@ -193,18 +202,64 @@ fn single_call(map: &Map<String, Value>, in_list: bool) -> Result<Option<ToolCal
         if args.is_none() && map.keys().any(|k| k != "name" && k != "id") {
             return Ok(None);
         }
-        let name = name_of(map, "name")?;
-        return Ok(Some(make(id("id"), name, arguments(args))));
+        return call(id("id"), ("name", map.get("name")), args);
     }
     Ok(None)
 }
 
-fn make(id: Option<String>, name: String, args: Value) -> ToolCall {
-    ToolCall { id, name, args }
+/// A tool call's parts, where its provider's format puts them (`openai::chat_completions_call`,
+/// `anthropic::tool_use_block`): one reader of each shape, read strictly for a client's reply
+/// (by the provider's `call` module) and leniently here.
+pub(crate) struct CallParts<'a> {
+    /// The id that pairs the call with its result.
+    pub(crate) id: At<'a>,
+    /// The tool's name.
+    pub(crate) name: At<'a>,
+    /// The arguments: text (OpenAI) or an object (Anthropic's `input`).
+    pub(crate) arguments: At<'a>,
 }
 
-fn name_of(map: &Map<String, Value>, key: &str) -> Result<String, ToolError> {
-    match map.get(key) {
+impl CallParts<'_> {
+    /// The call as [`ToolCalls::parse`] reads anything a model sends: missing arguments are
+    /// none, argument text is parsed and repaired, a numeric id is taken as text, and a name
+    /// that is not one is an error (or, `in_list`, an empty name).
+    fn lenient(&self, in_list: bool) -> Result<ToolCall, ToolError> {
+        let (id, name, args) = (self.id.raw(), self.name.raw(), self.arguments.raw());
+        lenient_call(id, ("name", name), args, in_list)
+    }
+
+    /// The call a strict read could not read, refused with its id and name as far as they can
+    /// be read.
+    pub(crate) fn refuse(&self, error: ModelError) -> RefusedCall {
+        let id = self.id.opt_str().ok().flatten();
+        let name = self.name.opt_str().ok().flatten();
+        caps::malformed(id, name, error)
+    }
+}
+
+/// A call read leniently from its parts, wherever its provider puts them: `name` is the key
+/// that names the tool and its value. A name that is not a non-empty string is an error, or,
+/// `in_list`, an empty name; the id is text or a number; the arguments are as
+/// [`arguments`] makes them.
+fn lenient_call(
+    id: Option<&Value>,
+    (key, name): (&str, Option<&Value>),
+    args: Option<&Value>,
+    in_list: bool,
+) -> Result<ToolCall, ToolError> {
+    let name = match name_of(key, name) {
+        Err(_) if in_list => String::new(),
+        other => other?,
+    };
+    Ok(ToolCall {
+        id: id.and_then(id_text),
+        name,
+        args: arguments(args),
+    })
+}
+
+fn name_of(key: &str, name: Option<&Value>) -> Result<String, ToolError> {
+    match name {
         Some(Value::String(name)) if !name.trim().is_empty() => Ok(name.trim().to_owned()),
         Some(other) => Err(invalid(&format!(
             "the tool name must be a non-empty string, got {}",

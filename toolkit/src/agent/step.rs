@@ -10,7 +10,6 @@ use super::react::{self, ReactReply};
 use super::{
     Agent, AgentError, AgentEvent, AgentRun, EventFn, ExitCondition, StepRecord, ToolCallRecord,
 };
-use crate::models::caps::ReplyCaps;
 use crate::models::{ChatRequest, Message, ModelError, ModelReply, Usage};
 use crate::providers::ToolDefinitions;
 use crate::state::AgentState;
@@ -114,7 +113,7 @@ impl<'a> Runner<'a> {
         let span = tracing::info_span!("agent.model_call", step, model = agent.model.name());
         let reply = agent.model.chat(request).instrument(span).await?;
         // Any model's reply, not only a client's stream, is held to the caps.
-        let reply = ReplyCaps::of(&agent.options).bound(reply);
+        let reply = reply.capped_by(&agent.options);
         if let Some(usage) = reply.usage {
             *self.usage.get_or_insert_with(Usage::default) += usage;
         }

@@ -1,13 +1,12 @@
-//! The Anthropic Messages API (`POST {base}/messages`): `tool_use` and `tool_result` blocks.
+//! The Anthropic Messages API (`POST {base}/messages`) over HTTP. The wire format is the
+//! runtime's `providers::anthropic`.
 
-use serde_json::{Map, Value, json};
+use serde_json::Value;
 
-use super::anthropic_reply::{API, AnthropicStream, read_reply};
 use super::builder::ModelClientBuilder;
 use super::http::{ClientConfig, ModelClient, WireApi, sealed};
-use super::{ApiKey, ChatRequest, Message, ModelError, ModelReply, ToolChoice};
-use crate::ToolCall;
-use crate::providers::Format;
+use super::{ApiKey, ChatRequest, ModelError, ModelReply};
+use crate::providers::anthropic;
 
 /// The Anthropic Messages wire format, for [`ModelClient`].
 #[derive(Debug, Clone, Copy)]
@@ -39,10 +38,10 @@ const VERSION: &str = "2023-06-01";
 impl sealed::Sealed for Anthropic {}
 
 impl WireApi for Anthropic {
-    const NAME: &'static str = API;
+    const NAME: &'static str = anthropic::API;
     const DEFAULT_BASE_URL: &'static str = "https://api.anthropic.com/v1";
     const PATH: &'static str = "/messages";
-    type Stream = AnthropicStream;
+    type Stream = anthropic::AnthropicStream;
 
     fn headers(key: Option<&ApiKey>) -> Vec<(&'static str, String)> {
         let mut headers = vec![
@@ -56,98 +55,15 @@ impl WireApi for Anthropic {
     }
 
     fn body(config: &ClientConfig, request: &ChatRequest<'_>) -> Result<Value, ModelError> {
-        let options = request.options;
-        let mut body = Map::new();
-        body.insert("model".into(), json!(config.model));
-        let max_tokens = options.max_tokens.unwrap_or(config.default_max_tokens);
-        body.insert("max_tokens".into(), json!(max_tokens));
-        let system: Vec<&str> = request
-            .messages
-            .iter()
-            .filter_map(|m| match m {
-                Message::System { content } => Some(content.as_str()),
-                _ => None,
-            })
-            .collect();
-        if !system.is_empty() {
-            body.insert("system".into(), json!(system.join("\n\n")));
-        }
-        body.insert("messages".into(), messages(request.messages));
-        if !request.tools.is_empty() {
-            // Anthropic definitions cannot fail; an error would be a strict-mode one.
-            let tools =
-                request
-                    .tools
-                    .render(Format::Anthropic)
-                    .map_err(|e| ModelError::Request {
-                        api: Self::NAME,
-                        message: e.to_string(),
-                    })?;
-            body.insert("tools".into(), tools.clone());
-            let mut choice = tool_choice(&options.tool_choice);
-            if !options.parallel_tool_calls && options.tool_choice != ToolChoice::None {
-                choice["disable_parallel_tool_use"] = json!(true);
-            }
-            body.insert("tool_choice".into(), choice);
-        }
-        if let Some(temperature) = options.temperature {
-            body.insert("temperature".into(), json!(temperature));
-        }
-        if config.stream {
-            body.insert("stream".into(), json!(true));
-        }
-        Ok(Value::Object(body))
+        anthropic::request_body(
+            request,
+            &config.model,
+            config.default_max_tokens,
+            config.stream,
+        )
     }
 
     fn reply(body: &Value) -> Result<ModelReply, ModelError> {
-        read_reply(body)
-    }
-}
-
-/// The conversation as Messages `messages`: tool results go in `user` messages, and adjacent
-/// messages of one role are merged, as the API wants roles to alternate.
-fn messages(history: &[Message]) -> Value {
-    let mut out: Vec<(&'static str, Vec<Value>)> = Vec::new();
-    for message in history {
-        let (role, blocks) = match message {
-            Message::System { .. } => continue,
-            Message::User { content } => ("user", vec![json!({"type": "text", "text": content})]),
-            Message::Tool { result } => ("user", vec![result.render(Format::Anthropic)]),
-            Message::Assistant {
-                content,
-                tool_calls,
-            } => {
-                let text = content.iter().filter(|t| !t.is_empty());
-                let mut blocks: Vec<Value> =
-                    text.map(|t| json!({"type": "text", "text": t})).collect();
-                blocks.extend(tool_calls.iter().map(tool_use));
-                ("assistant", blocks)
-            }
-        };
-        match out.last_mut() {
-            Some((last, existing)) if *last == role => existing.extend(blocks),
-            _ => out.push((role, blocks)),
-        }
-    }
-    out.into_iter()
-        .map(|(role, content)| json!({"role": role, "content": content}))
-        .collect()
-}
-
-fn tool_use(call: &ToolCall) -> Value {
-    let input = match &call.args {
-        Value::String(text) => serde_json::from_str(text).unwrap_or_else(|_| json!({})),
-        other => other.clone(),
-    };
-    json!({"type": "tool_use", "id": call.id.as_deref().unwrap_or_default(),
-        "name": call.name, "input": input})
-}
-
-fn tool_choice(choice: &ToolChoice) -> Value {
-    match choice {
-        ToolChoice::Auto => json!({"type": "auto"}),
-        ToolChoice::None => json!({"type": "none"}),
-        ToolChoice::Required => json!({"type": "any"}),
-        ToolChoice::Tool(name) => json!({"type": "tool", "name": name}),
+        anthropic::read_reply(body)
     }
 }

@@ -15,11 +15,11 @@ use serde_json::Value;
 
 use super::api_key::Secrets;
 use super::body::{self, BodyLimits, source_chain};
-use super::caps::ReplyCaps;
 use super::{
     ApiKey, BoxFuture, ChatModel, ChatOptions, ChatRequest, ModelError, ModelReply, RetryPolicy,
 };
-use crate::sse::{SseError, SseEvent, SseParser};
+use crate::sse::{SseError, SseParser};
+use toolkit_runtime::chat::StreamAssembler;
 
 /// A model API spoken over HTTP: how to address it, build its body and read its replies.
 /// Implemented by [`OpenAi`](super::OpenAi) and [`Anthropic`](super::Anthropic) only.
@@ -42,17 +42,6 @@ pub trait WireApi: Send + Sync + 'static + sealed::Sealed {
     /// A whole (non-streamed) response body read into a reply.
     #[doc(hidden)]
     fn reply(body: &Value) -> Result<ModelReply, ModelError>;
-}
-
-/// Builds a reply from the events of a stream, fed as they arrive.
-#[doc(hidden)]
-pub trait StreamAssembler: Send {
-    /// An assembler under the caps of `options` (text and arguments kept).
-    fn new(options: &ChatOptions) -> Self;
-    /// Takes one server-sent event.
-    fn event(&mut self, event: SseEvent) -> Result<(), ModelError>;
-    /// The reply, or why the stream was incomplete.
-    fn finish(self) -> Result<ModelReply, ModelError>;
 }
 
 pub(crate) mod sealed {
@@ -192,10 +181,9 @@ impl<A: WireApi> ModelClient<A> {
         let read = if self.config.stream {
             self.read_stream(response, options).await
         } else {
-            let caps = ReplyCaps::of(options);
             self.read_json(response)
                 .await
-                .map(|reply| caps.bound(reply))
+                .map(|reply| reply.capped_by(options))
         };
         read.map_err(|e| (e, None))
     }
@@ -228,7 +216,7 @@ impl<A: WireApi> ModelClient<A> {
                 SseError::TooLong { limit } => ModelError::TooLarge { limit },
                 SseError::NotUtf8(_) => decode::<A>(e.to_string()),
             })? {
-                assembler.event(event)?;
+                assembler.event(event.event.as_deref(), &event.data)?;
             }
             Ok(())
         })
@@ -342,15 +330,17 @@ fn excerpt(body: &str) -> String {
 /// Feeds `stream` to a fresh parser and assembler split at every byte offset (inside lines and
 /// inside UTF-8 characters) and checks that every split assembles the same reply, which it
 /// returns.
-#[cfg(test)]
-pub(crate) fn assemble_every_split<S: StreamAssembler>(stream: &str) -> super::ModelReply {
+#[cfg(all(test, feature = "__test_hooks"))]
+fn assemble_every_split<S: StreamAssembler>(stream: &str) -> super::ModelReply {
     let bytes = stream.as_bytes();
     let assemble = |split: usize| {
         let mut parser = SseParser::default();
         let mut assembler = S::new(&ChatOptions::default());
         for part in [&bytes[..split], &bytes[split..]] {
             for event in parser.feed(part).unwrap() {
-                assembler.event(event).unwrap();
+                assembler
+                    .event(event.event.as_deref(), &event.data)
+                    .unwrap();
             }
         }
         assembler.finish().unwrap()
@@ -390,5 +380,72 @@ mod tests {
             assert_eq!(after(ignored), None, "{ignored}");
         }
         assert_eq!(after(&"9".repeat(10 * 1024)), None);
+    }
+}
+
+/// Every chunking of a recorded stream, through the event-stream parser and each API's
+/// assembler (`toolkit_runtime::providers`), gives the same reply.
+#[cfg(all(test, feature = "__test_hooks"))]
+mod stream_tests {
+    use serde_json::json;
+    use toolkit_runtime::providers::__read_arguments as read_arguments;
+
+    use super::assemble_every_split;
+    use crate::ToolCall;
+    use crate::models::{FinishReason, ModelReply, Usage};
+    #[cfg(feature = "anthropic")]
+    use crate::providers::anthropic;
+    #[cfg(feature = "openai")]
+    use crate::providers::openai;
+
+    #[cfg(feature = "openai")]
+    #[test]
+    fn a_stream_split_anywhere_assembles_the_same_calls() {
+        let stream = include_str!("../../../tests/fixtures/models/openai_stream.sse");
+        let mut reply = assemble_every_split::<openai::OpenAiStream>(stream);
+        // The arguments arrive as the model's text; compared as the tool reads them.
+        reply.tool_calls = read_arguments(reply.tool_calls);
+        assert_eq!(
+            reply,
+            ModelReply {
+                text: Some("Checking the caf\u{e9} \u{2615} ".into()),
+                tool_calls: vec![
+                    ToolCall::new("get_current_weather", json!({"location": "S\u{e3}o Paulo"}))
+                        .with_id("call_DdmO9pD3xa9XTPNJ32zg2hcA"),
+                    ToolCall::new("get_time", json!({})).with_id("call_2"),
+                ],
+                finish: FinishReason::ToolCalls,
+                usage: Some(Usage {
+                    input_tokens: 82,
+                    output_tokens: 27
+                }),
+                refused_calls: Vec::new(),
+            }
+        );
+    }
+
+    #[cfg(feature = "anthropic")]
+    #[test]
+    fn a_stream_split_anywhere_assembles_the_same_tool_use() {
+        let stream = include_str!("../../../tests/fixtures/models/anthropic_stream.sse");
+        let mut reply = assemble_every_split::<anthropic::AnthropicStream>(stream);
+        // The arguments arrive as the model's text; compared as the tool reads them.
+        reply.tool_calls = read_arguments(reply.tool_calls);
+        assert_eq!(
+            reply,
+            ModelReply {
+                text: Some("Okay, let's check the weather for S\u{e3}o Paulo \u{2600}".into()),
+                tool_calls: vec![
+                    ToolCall::new("get_weather", json!({"location": "S\u{e3}o Paulo, BR"}))
+                        .with_id("toolu_01T1x1fJ34qAmk2tNTrN7Up6")
+                ],
+                finish: FinishReason::ToolCalls,
+                usage: Some(Usage {
+                    input_tokens: 472,
+                    output_tokens: 89
+                }),
+                refused_calls: Vec::new(),
+            }
+        );
     }
 }

@@ -1,50 +1,40 @@
 //! Chat models an agent talks to: the [`ChatModel`] trait, the provider-neutral messages it
-//! takes and the reply it gives, and one file per model API.
+//! takes and the reply it gives, and one HTTP client per model API.
+//!
+//! The messages, the reply and [`ModelError`] are the runtime's (`toolkit_runtime::chat`), and
+//! each API's wire format (request bodies, replies, streams) lives in the runtime's
+//! `providers::openai` and `providers::anthropic`: a client here only moves the bytes.
 //!
 //! - [`ScriptedModel`]: replies from a list or a closure, for tests and examples;
 //! - [`Recorder`] / [`Replayer`]: a run's model exchanges saved to JSON and played back;
 //! - `OpenAiClient` (feature `openai`): OpenAI-compatible Chat Completions over HTTP;
 //! - `AnthropicClient` (feature `anthropic`): the Anthropic Messages API over HTTP.
 
-pub(crate) mod caps;
-mod error;
-mod message;
 mod record;
 mod scripted;
 
 #[cfg(feature = "anthropic")]
 mod anthropic;
-#[cfg(feature = "anthropic")]
-mod anthropic_reply;
 #[cfg(any(feature = "openai", feature = "anthropic"))]
 mod api_key;
-#[cfg(any(feature = "openai", feature = "anthropic"))]
-mod arguments;
 #[cfg(any(feature = "openai", feature = "anthropic"))]
 mod body;
 #[cfg(any(feature = "openai", feature = "anthropic"))]
 mod builder;
 #[cfg(any(feature = "openai", feature = "anthropic"))]
-mod decode;
-#[cfg(any(feature = "openai", feature = "anthropic"))]
 mod http;
 #[cfg(feature = "openai")]
 mod openai;
-#[cfg(feature = "openai")]
-mod openai_reply;
 #[cfg(any(feature = "openai", feature = "anthropic"))]
 mod retry;
 
-pub use error::ModelError;
-pub use message::{
-    ChatOptions, ChatRequest, FinishReason, Message, ModelReply, RefusedCall, ToolChoice, Usage,
-};
 pub use record::{Exchange, Recorder, Replayer};
 pub use scripted::ScriptedModel;
+pub use toolkit_runtime::chat::{
+    ChatOptions, ChatRequest, FinishReason, Message, ModelError, ModelReply, RefusedCall,
+    ToolChoice, Usage,
+};
 
-#[doc(hidden)]
-#[cfg(any(feature = "openai", feature = "anthropic"))]
-pub use crate::sse::SseEvent;
 #[cfg(feature = "anthropic")]
 #[cfg_attr(docsrs, doc(cfg(feature = "anthropic")))]
 pub use anthropic::{Anthropic, AnthropicClient, AnthropicClientBuilder};

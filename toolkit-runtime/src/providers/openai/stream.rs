@@ -1,87 +1,23 @@
-//! Chat Completions replies read: a whole response, or a stream whose text deltas are appended
-//! and whose tool-call fragments are assembled by index.
+//! A streamed Chat Completion assembled: text deltas appended, tool-call fragments assembled by
+//! index, each capped as it comes.
 
 use std::collections::HashMap;
 
 use serde_json::Value;
 
-use super::arguments::call_arguments;
-use super::caps::{self, CappedText, ReplyCaps};
-use super::decode::At;
-use super::http::StreamAssembler;
-use super::{FinishReason, ModelError, ModelReply, RefusedCall, Usage};
+use super::API;
+use super::reply::{finish_reason, usage};
 use crate::ToolCall;
-use crate::sse::SseEvent;
+use crate::chat::caps::{self, CappedText, ReplyCaps};
+use crate::chat::decode::At;
+use crate::chat::{
+    ChatOptions, FinishReason, ModelError, ModelReply, RefusedCall, StreamAssembler, Usage,
+};
+use crate::providers::arguments::call_arguments;
 
-/// The API's name in errors.
-pub(super) const API: &str = "OpenAI Chat Completions";
-
-/// A whole Chat Completion read into a reply; a call that cannot be read is refused, and the
-/// others are kept.
-pub(super) fn read_reply(body: &Value) -> Result<ModelReply, ModelError> {
-    let root = At::root(API, body);
-    let choices = root.get("choices").items()?;
-    let choice = choices
-        .first()
-        .ok_or_else(|| root.get("choices").error("is empty"))?;
-    let message = choice.get("message");
-    message.value()?;
-    let mut tool_calls = Vec::new();
-    let mut refused_calls = Vec::new();
-    for call in message.get("tool_calls").items_or_none()? {
-        match read_call(&call) {
-            Ok(call) => tool_calls.push(call),
-            Err(error) => {
-                let id = call.get("id").opt_str().ok().flatten();
-                let name = call.get("function").get("name").opt_str().ok().flatten();
-                refused_calls.push(caps::malformed(id, name, error));
-            }
-        }
-    }
-    Ok(ModelReply {
-        text: message.get("content").opt_str()?.map(str::to_owned),
-        tool_calls,
-        finish: finish_reason(choice.get("finish_reason").opt_str()?),
-        usage: usage(&root.get("usage"))?,
-        refused_calls,
-    })
-}
-
-fn read_call(call: &At<'_>) -> Result<ToolCall, ModelError> {
-    let function = call.get("function");
-    let arguments = function.get("arguments");
-    let args = match arguments.value()? {
-        Value::String(text) => call_arguments(text),
-        other => other.clone(),
-    };
-    let id = call.get("id").opt_str()?;
-    let mut read = ToolCall::new(function.get("name").str()?, args);
-    read.id = id.map(str::to_owned);
-    Ok(read)
-}
-
-pub(super) fn finish_reason(reason: Option<&str>) -> FinishReason {
-    match reason {
-        Some("stop") | None => FinishReason::Stop,
-        Some("tool_calls" | "function_call") => FinishReason::ToolCalls,
-        Some("length") => FinishReason::Length,
-        Some("content_filter") => FinishReason::ContentFilter,
-        Some(other) => FinishReason::Other(other.to_owned()),
-    }
-}
-
-pub(super) fn usage(usage: &At<'_>) -> Result<Option<Usage>, ModelError> {
-    if usage.is_null() {
-        return Ok(None);
-    }
-    Ok(Some(Usage {
-        input_tokens: usage.get("prompt_tokens").count()?,
-        output_tokens: usage.get("completion_tokens").count()?,
-    }))
-}
-
-/// The reply so far.
-#[doc(hidden)]
+/// A streamed Chat Completion, assembled from its events as they arrive (see
+/// [`StreamAssembler`]): text deltas appended, tool-call fragments assembled by index, the text
+/// and each call's arguments capped as they come. The stream must end with `data: [DONE]`.
 #[derive(Debug, Default)]
 pub struct OpenAiStream {
     caps: ReplyCaps,
@@ -107,15 +43,15 @@ struct PartialCall {
 const MAX_NAME_BYTES: usize = 256;
 
 impl StreamAssembler for OpenAiStream {
-    fn new(options: &super::ChatOptions) -> Self {
+    fn new(options: &ChatOptions) -> Self {
         OpenAiStream {
             caps: ReplyCaps::of(options),
             ..OpenAiStream::default()
         }
     }
 
-    fn event(&mut self, event: SseEvent) -> Result<(), ModelError> {
-        let data = event.data.trim();
+    fn event(&mut self, _event: Option<&str>, data: &str) -> Result<(), ModelError> {
+        let data = data.trim();
         if data == "[DONE]" {
             self.done = true;
             return Ok(());
@@ -223,33 +159,7 @@ mod tests {
     use serde_json::json;
 
     use super::*;
-    use crate::models::arguments::read_arguments;
-    use crate::models::http::assemble_every_split;
-
-    #[test]
-    fn a_stream_split_anywhere_assembles_the_same_calls() {
-        let stream = include_str!("../../../tests/fixtures/models/openai_stream.sse");
-        let mut reply = assemble_every_split::<OpenAiStream>(stream);
-        // The arguments arrive as the model's text; compared as the tool reads them.
-        reply.tool_calls = read_arguments(reply.tool_calls);
-        assert_eq!(
-            reply,
-            ModelReply {
-                text: Some("Checking the caf\u{e9} \u{2615} ".into()),
-                tool_calls: vec![
-                    ToolCall::new("get_current_weather", json!({"location": "S\u{e3}o Paulo"}))
-                        .with_id("call_DdmO9pD3xa9XTPNJ32zg2hcA"),
-                    ToolCall::new("get_time", json!({})).with_id("call_2"),
-                ],
-                finish: FinishReason::ToolCalls,
-                usage: Some(Usage {
-                    input_tokens: 82,
-                    output_tokens: 27
-                }),
-                refused_calls: Vec::new(),
-            }
-        );
-    }
+    use crate::providers::__read_arguments as read_arguments;
 
     /// 40,000 calls, each in two fragments (name, then arguments) after all have started.
     #[test]
@@ -259,10 +169,9 @@ mod tests {
         let chunks = |fragment: fn(u64) -> Value| {
             let all: Vec<Value> = (0..CALLS).map(fragment).collect();
             all.chunks(1000)
-                .map(|fragments| SseEvent {
-                    event: None,
-                    data: json!({"choices": [{"index": 0, "delta": {"tool_calls": fragments}}]})
-                        .to_string(),
+                .map(|fragments| {
+                    json!({"choices": [{"index": 0, "delta": {"tool_calls": fragments}}]})
+                        .to_string()
                 })
                 .collect::<Vec<_>>()
         };
@@ -273,15 +182,12 @@ mod tests {
         let arguments = chunks(
             |index| json!({"index": index, "function": {"arguments": format!("{{\"n\":{index}}}")}}),
         );
-        let done = SseEvent {
-            event: None,
-            data: "[DONE]".into(),
-        };
-        let events: Vec<SseEvent> = starts.into_iter().chain(arguments).chain([done]).collect();
+        let done = "[DONE]".to_owned();
+        let events: Vec<String> = starts.into_iter().chain(arguments).chain([done]).collect();
         let started = std::time::Instant::now();
         let mut stream = OpenAiStream::default();
-        for event in events {
-            stream.event(event).unwrap();
+        for data in events {
+            stream.event(None, &data).unwrap();
         }
         let reply = stream.finish().unwrap();
         let elapsed = started.elapsed();
@@ -296,7 +202,7 @@ mod tests {
 
     #[test]
     fn streamed_names_and_arguments_over_their_caps_are_refused_without_being_kept() {
-        let options = crate::models::ChatOptions {
+        let options = ChatOptions {
             max_argument_bytes: 8,
             ..Default::default()
         };
@@ -309,19 +215,9 @@ mod tests {
         ];
         for fragment in chunks {
             let chunk = json!({"choices": [{"index": 0, "delta": {"tool_calls": [fragment]}}]});
-            stream
-                .event(SseEvent {
-                    event: None,
-                    data: chunk.to_string(),
-                })
-                .unwrap();
+            stream.event(None, &chunk.to_string()).unwrap();
         }
-        stream
-            .event(SseEvent {
-                event: None,
-                data: "[DONE]".into(),
-            })
-            .unwrap();
+        stream.event(None, "[DONE]").unwrap();
         let reply = stream.finish().unwrap();
         assert_eq!(reply.tool_calls, []);
         assert_eq!(
@@ -343,10 +239,10 @@ mod tests {
     fn a_stream_without_done_is_truncated() {
         let mut stream = OpenAiStream::default();
         stream
-            .event(SseEvent {
-                event: None,
-                data: r#"{"choices":[{"index":0,"delta":{"content":"Hel"}}]}"#.into(),
-            })
+            .event(
+                None,
+                r#"{"choices":[{"index":0,"delta":{"content":"Hel"}}]}"#,
+            )
             .unwrap();
         assert_eq!(
             stream.finish().unwrap_err().to_string(),

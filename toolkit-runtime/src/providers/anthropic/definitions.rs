@@ -6,7 +6,7 @@ use crate::{ToolCallResult, ToolProxy};
 
 impl ToolProxy {
     /// The Anthropic Messages definition: `{"name", "description", "input_schema"}`.
-    pub(super) fn anthropic_definition(&self) -> Value {
+    pub(crate) fn anthropic_definition(&self) -> Value {
         json!({
             "name": self.name(),
             "description": self.description(),
@@ -18,7 +18,7 @@ impl ToolProxy {
 impl ToolCallResult {
     /// The Anthropic content block: `{"type": "tool_result", "tool_use_id", "content",
     /// "is_error"}`; it goes in a `user` message.
-    pub(super) fn anthropic_block(&self) -> Value {
+    pub(crate) fn anthropic_block(&self) -> Value {
         json!({
             "type": "tool_result",
             "tool_use_id": self.id(),

@@ -115,7 +115,6 @@ impl CappedText {
     }
 
     /// Appends text capped on its own, counting what it did not keep.
-    #[cfg_attr(not(feature = "anthropic"), allow(dead_code))]
     pub(crate) fn extend(&mut self, other: CappedText, cap: usize) {
         let dropped = other.total - other.kept.len();
         self.push(&other.kept, cap);
@@ -142,7 +141,6 @@ impl CappedText {
     }
 
     /// The whole text, or its size when it went over `cap`.
-    #[cfg_attr(not(any(feature = "openai", feature = "anthropic")), allow(dead_code))]
     pub(crate) fn within(self, cap: usize) -> Result<String, usize> {
         match self.total <= cap {
             true => Ok(self.kept),
@@ -153,11 +151,9 @@ impl CappedText {
 
 /// The name a refused call without a readable one goes back to the server under: providers refuse
 /// a tool call with an empty name in the history.
-#[cfg(any(feature = "openai", feature = "anthropic"))]
 pub(crate) const UNNAMED: &str = "unnamed_call";
 
 /// A call that could not be read, refused with what could be read of it and the reason.
-#[cfg(any(feature = "openai", feature = "anthropic"))]
 pub(crate) fn malformed(
     id: Option<&str>,
     name: Option<&str>,

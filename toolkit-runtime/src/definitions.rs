@@ -2,8 +2,8 @@
 
 use serde_json::{Value, json};
 
-use super::Format;
 use crate::call::DefinitionCache;
+use crate::format::Format;
 use crate::{ToolError, ToolProxy};
 
 /// The tools a model request offers, rendered in each [`Format`] the first time a client asks

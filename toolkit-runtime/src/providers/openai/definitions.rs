@@ -2,14 +2,14 @@
 
 use serde_json::{Value, json};
 
-use super::strict::strict_schema;
 use crate::call::drop_omitted_nulls;
+use crate::providers::strict::strict_schema;
 use crate::{ToolCallResult, ToolError, ToolProxy};
 
 impl ToolProxy {
     /// The OpenAI Chat Completions definition:
     /// `{"type": "function", "function": {"name", "description", "parameters"}}`.
-    pub(super) fn openai_definition(&self) -> Value {
+    pub(crate) fn openai_definition(&self) -> Value {
         json!({
             "type": "function",
             "function": {
@@ -26,7 +26,7 @@ impl ToolProxy {
     /// every object, every property in `required`, optional parameters made nullable (the model
     /// sends `null` to leave one out), keywords strict mode rejects (`minLength`, `default`, ...)
     /// moved into the description. What cannot be expressed at all is the error.
-    pub(super) fn openai_strict_definition(&self) -> Result<Value, ToolError> {
+    pub(crate) fn openai_strict_definition(&self) -> Result<Value, ToolError> {
         let parameters = self.strict_parameters()?;
         Ok(json!({
             "type": "function",
@@ -40,7 +40,7 @@ impl ToolProxy {
     }
 
     /// The parameters schema rewritten for OpenAI strict mode (see
-    /// [`Format::OpenAiStrict`](super::Format::OpenAiStrict)).
+    /// [`Format::OpenAiStrict`](crate::providers::Format::OpenAiStrict)).
     pub fn strict_parameters(&self) -> Result<Value, ToolError> {
         strict_schema(self.parameters()).map_err(|(path, message)| ToolError::UnsupportedSchema {
             tool: self.name().to_owned(),
@@ -84,7 +84,7 @@ impl ToolProxy {
     ///
     /// The Responses API defaults to strict mode, so the definition is strict whenever the
     /// schema converts, and says `"strict": false` with the plain schema otherwise.
-    pub(super) fn openai_responses_definition(&self) -> Value {
+    pub(crate) fn openai_responses_definition(&self) -> Value {
         let (parameters, strict) = match self.strict_parameters() {
             Ok(parameters) => (parameters, true),
             Err(_) => (self.parameters().clone(), false),
@@ -101,13 +101,13 @@ impl ToolProxy {
 
 impl ToolCallResult {
     /// The OpenAI Chat Completions message: `{"role": "tool", "tool_call_id", "content"}`.
-    pub(super) fn openai_message(&self) -> Value {
+    pub(crate) fn openai_message(&self) -> Value {
         json!({"role": "tool", "tool_call_id": self.id(), "content": self.text()})
     }
 
     /// The OpenAI Responses API input item: `{"type": "function_call_output", "call_id",
     /// "output"}`.
-    pub(super) fn openai_responses_item(&self) -> Value {
+    pub(crate) fn openai_responses_item(&self) -> Value {
         json!({"type": "function_call_output", "call_id": self.id(), "output": self.text()})
     }
 }

@@ -5,7 +5,7 @@ use std::time::Duration;
 /// Why a model gave no reply: a variant per cause a caller can act on.
 ///
 /// API keys never appear in these messages: a client's key lives in an
-/// [`ApiKey`](crate::models::ApiKey) only, no error is built from a request's headers, and a
+/// `ApiKey` only, no error is built from a request's headers, and a
 /// client removes its key and its base URL's `user:password@` from every error (a server may
 /// echo the key in an error body) before it returns or logs one.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
@@ -107,7 +107,7 @@ pub enum ModelError {
     /// mode cannot express, say.
     ///
     /// ```
-    /// use toolkit::models::ModelError;
+    /// use toolkit_runtime::chat::ModelError;
     ///
     /// let error = ModelError::Request {
     ///     api: "OpenAI Chat Completions",
@@ -144,9 +144,17 @@ impl ModelError {
         }
     }
 
-    /// The same error with `clean` applied to every text it carries (to remove secrets).
-    #[cfg(any(feature = "openai", feature = "anthropic"))]
-    pub(crate) fn map_text(self, clean: &impl Fn(&str) -> String) -> Self {
+    /// The same error with `clean` applied to every text it carries: how a client removes its
+    /// secrets (a key a server echoed, a URL's password) before it returns or logs an error.
+    ///
+    /// ```
+    /// use toolkit_runtime::chat::ModelError;
+    ///
+    /// let error = ModelError::Status { status: 401, body: "bad key sk-123".into() };
+    /// let clean = error.map_text(&|text| text.replace("sk-123", "***"));
+    /// assert_eq!(clean.to_string(), "the model API answered 401: bad key ***");
+    /// ```
+    pub fn map_text(self, clean: &impl Fn(&str) -> String) -> Self {
         match self {
             ModelError::ReplayDiverged { index, message } => ModelError::ReplayDiverged {
                 index,

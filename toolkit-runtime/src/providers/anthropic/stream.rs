@@ -1,80 +1,25 @@
-//! Messages replies read: a whole response, or a stream whose text deltas are appended and whose
-//! `input_json_delta` fragments are assembled into each `tool_use` block's input.
+//! A streamed Messages reply assembled: text deltas appended, `input_json_delta` fragments
+//! assembled into each `tool_use` block's input, each capped as it comes.
 
 use std::collections::HashMap;
 
 use serde_json::Value;
 
-use super::arguments::call_arguments;
-use super::caps::{self, CappedText, ReplyCaps};
-use super::decode::At;
-use super::http::StreamAssembler;
-use super::{FinishReason, ModelError, ModelReply, RefusedCall, Usage};
+use super::API;
+use super::call::{tool_use_block, tool_use_start};
+use super::reply::stop_reason;
 use crate::ToolCall;
-use crate::sse::SseEvent;
+use crate::chat::caps::{CappedText, ReplyCaps};
+use crate::chat::decode::At;
+use crate::chat::{
+    ChatOptions, FinishReason, ModelError, ModelReply, RefusedCall, StreamAssembler, Usage,
+};
+use crate::providers::arguments::call_arguments;
 
-/// The API's name in errors.
-pub(super) const API: &str = "Anthropic Messages";
-
-/// A whole Messages response read into a reply.
-pub(super) fn read_reply(body: &Value) -> Result<ModelReply, ModelError> {
-    let root = At::root(API, body);
-    let mut text: Option<String> = None;
-    let mut tool_calls = Vec::new();
-    let mut refused_calls = Vec::new();
-    for block in root.get("content").items()? {
-        match block.get("type").str()? {
-            "text" => text
-                .get_or_insert_with(String::new)
-                .push_str(block.get("text").str()?),
-            "tool_use" => match read_tool_use(&block) {
-                Ok(call) => tool_calls.push(call),
-                Err(error) => refused_calls.push(refuse(&block, error)),
-            },
-            // Thinking and other blocks carry nothing the loop acts on.
-            _ => {}
-        }
-    }
-    let usage = root.get("usage");
-    Ok(ModelReply {
-        text,
-        tool_calls,
-        finish: stop_reason(root.get("stop_reason").opt_str()?),
-        usage: match usage.is_null() {
-            true => None,
-            false => Some(Usage {
-                input_tokens: usage.get("input_tokens").count()?,
-                output_tokens: usage.get("output_tokens").count()?,
-            }),
-        },
-        refused_calls,
-    })
-}
-
-fn read_tool_use(block: &At<'_>) -> Result<ToolCall, ModelError> {
-    let input = block.get("input").value()?.clone();
-    Ok(ToolCall::new(block.get("name").str()?, input).with_id(block.get("id").str()?))
-}
-
-/// A `tool_use` block that cannot be read, refused with what can be read of it.
-fn refuse(block: &At<'_>, error: ModelError) -> RefusedCall {
-    let id = block.get("id").opt_str().ok().flatten();
-    let name = block.get("name").opt_str().ok().flatten();
-    caps::malformed(id, name, error)
-}
-
-pub(super) fn stop_reason(reason: Option<&str>) -> FinishReason {
-    match reason {
-        Some("end_turn" | "stop_sequence") | None => FinishReason::Stop,
-        Some("tool_use") => FinishReason::ToolCalls,
-        Some("max_tokens") => FinishReason::Length,
-        Some("refusal") => FinishReason::ContentFilter,
-        Some(other) => FinishReason::Other(other.to_owned()),
-    }
-}
-
-/// The reply so far.
-#[doc(hidden)]
+/// A streamed Messages reply, assembled from its events as they arrive (see
+/// [`StreamAssembler`]): text deltas appended, `input_json_delta` fragments assembled into each
+/// `tool_use` block's input, the text and each input capped as they come. The stream must end
+/// with `message_stop`.
 #[derive(Debug, Default)]
 pub struct AnthropicStream {
     /// The blocks in the order they started, and where each stream index's block is in it: a
@@ -102,15 +47,15 @@ enum Block {
 }
 
 impl StreamAssembler for AnthropicStream {
-    fn new(options: &super::ChatOptions) -> Self {
+    fn new(options: &ChatOptions) -> Self {
         AnthropicStream {
             caps: ReplyCaps::of(options),
             ..AnthropicStream::default()
         }
     }
 
-    fn event(&mut self, event: SseEvent) -> Result<(), ModelError> {
-        let data: Value = serde_json::from_str(&event.data).map_err(|e| ModelError::Decode {
+    fn event(&mut self, _event: Option<&str>, data: &str) -> Result<(), ModelError> {
+        let data: Value = serde_json::from_str(data).map_err(|e| ModelError::Decode {
             api: API,
             message: format!("a stream event is not JSON: {e}"),
         })?;
@@ -193,14 +138,17 @@ impl AnthropicStream {
                 );
                 Block::Text(text)
             }
-            "tool_use" => match (block.get("id").str(), block.get("name").str()) {
-                (Ok(id), Ok(name)) => Block::ToolUse {
-                    id: id.to_owned(),
-                    name: name.to_owned(),
-                    json: CappedText::default(),
-                },
-                (Err(error), _) | (_, Err(error)) => Block::Refused(refuse(&block, error)),
-            },
+            "tool_use" => {
+                let tool_use = tool_use_block(&block);
+                match tool_use_start(&tool_use) {
+                    Ok((id, name)) => Block::ToolUse {
+                        id: id.to_owned(),
+                        name: name.to_owned(),
+                        json: CappedText::default(),
+                    },
+                    Err(error) => Block::Refused(tool_use.refuse(error)),
+                }
+            }
             _ => Block::Other,
         };
         // A second start of one index keeps the first block as the one its deltas extend.
@@ -235,41 +183,13 @@ mod tests {
     use serde_json::json;
 
     use super::*;
-    use crate::models::arguments::read_arguments;
-    use crate::models::http::assemble_every_split;
-
-    #[test]
-    fn a_stream_split_anywhere_assembles_the_same_tool_use() {
-        let stream = include_str!("../../../tests/fixtures/models/anthropic_stream.sse");
-        let mut reply = assemble_every_split::<AnthropicStream>(stream);
-        // The arguments arrive as the model's text; compared as the tool reads them.
-        reply.tool_calls = read_arguments(reply.tool_calls);
-        assert_eq!(
-            reply,
-            ModelReply {
-                text: Some("Okay, let's check the weather for S\u{e3}o Paulo \u{2600}".into()),
-                tool_calls: vec![
-                    ToolCall::new("get_weather", json!({"location": "S\u{e3}o Paulo, BR"}))
-                        .with_id("toolu_01T1x1fJ34qAmk2tNTrN7Up6")
-                ],
-                finish: FinishReason::ToolCalls,
-                usage: Some(Usage {
-                    input_tokens: 472,
-                    output_tokens: 89
-                }),
-                refused_calls: Vec::new(),
-            }
-        );
-    }
+    use crate::providers::__read_arguments as read_arguments;
 
     /// 40,000 `tool_use` blocks, each given its input after all have started.
     #[test]
     fn forty_thousand_streamed_blocks_assemble_in_linear_time_in_index_order() {
         const BLOCKS: u64 = 40_000;
-        let event = |data: Value| SseEvent {
-            event: None,
-            data: data.to_string(),
-        };
+        let event = |data: Value| data.to_string();
         let starts = (0..BLOCKS).map(|index| {
             event(
                 json!({"type": "content_block_start", "index": index, "content_block":
@@ -283,11 +203,11 @@ mod tests {
             )
         });
         let stop = event(json!({"type": "message_stop"}));
-        let events: Vec<SseEvent> = starts.chain(deltas).chain([stop]).collect();
+        let events: Vec<String> = starts.chain(deltas).chain([stop]).collect();
         let started = std::time::Instant::now();
         let mut stream = AnthropicStream::default();
-        for event in events {
-            stream.event(event).unwrap();
+        for data in events {
+            stream.event(None, &data).unwrap();
         }
         let reply = stream.finish().unwrap();
         let elapsed = started.elapsed();
@@ -315,12 +235,7 @@ mod tests {
         ];
         let mut stream = AnthropicStream::default();
         for data in events {
-            stream
-                .event(SseEvent {
-                    event: None,
-                    data: data.to_string(),
-                })
-                .unwrap();
+            stream.event(None, &data.to_string()).unwrap();
         }
         let reply = stream.finish().unwrap();
         assert_eq!(

@@ -2,13 +2,13 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::providers::ToolDefinitions;
+use crate::definitions::ToolDefinitions;
 use crate::{ToolCall, ToolCallResult};
 
 /// One message of a conversation, in no provider's format; each client translates it.
 ///
 /// ```
-/// use toolkit::models::Message;
+/// use toolkit_runtime::chat::Message;
 /// use toolkit::prelude::*;
 ///
 /// let asked = Message::assistant_calls(None, vec![ToolCall::new("add", json!({})).with_id("c1")]);
@@ -211,7 +211,7 @@ impl std::ops::AddAssign for Usage {
 /// A model's reply: text and/or tool calls, why it stopped, and usage.
 ///
 /// ```
-/// use toolkit::models::{FinishReason, ModelReply};
+/// use toolkit_runtime::chat::{FinishReason, ModelReply};
 /// use toolkit::prelude::*;
 ///
 /// let reply = ModelReply::calls([ToolCall::new("add", json!({"a": 1}))]);
@@ -237,7 +237,7 @@ pub struct ModelReply {
 /// A tool call that cannot run as the model sent it, and why.
 ///
 /// ```
-/// use toolkit::models::RefusedCall;
+/// use toolkit_runtime::chat::RefusedCall;
 /// use toolkit::prelude::*;
 ///
 /// let refused = RefusedCall::new(
@@ -301,6 +301,22 @@ impl ModelReply {
             usage: None,
             refused_calls: Vec::new(),
         }
+    }
+
+    /// The same reply under the caps of `options`: its text past
+    /// [`max_text_bytes`](ChatOptions::max_text_bytes) cut with a note, and calls whose
+    /// arguments are over [`max_argument_bytes`](ChatOptions::max_argument_bytes) moved to its
+    /// refused calls. A streamed reply is capped as it is assembled; this caps a whole one.
+    ///
+    /// ```
+    /// use toolkit_runtime::chat::{ChatOptions, ModelReply};
+    ///
+    /// let options = ChatOptions { max_text_bytes: 100, ..ChatOptions::default() };
+    /// let reply = ModelReply::text("x".repeat(200)).capped_by(&options);
+    /// assert!(reply.text.unwrap().ends_with("[cut: the reply's text is 200 bytes, over the limit of 100]"));
+    /// ```
+    pub fn capped_by(self, options: &ChatOptions) -> ModelReply {
+        super::caps::ReplyCaps::of(options).bound(self)
     }
 
     /// The same reply with usage.

@@ -35,6 +35,11 @@ impl<'a> At<'a> {
         }
     }
 
+    /// The value, if present.
+    pub(crate) fn raw(&self) -> Option<&'a Value> {
+        self.value
+    }
+
     /// Whether the value is absent or null.
     pub(crate) fn is_null(&self) -> bool {
         matches!(self.value, None | Some(Value::Null))
@@ -62,7 +67,6 @@ impl<'a> At<'a> {
     }
 
     /// The elements of an array, or none when it is absent or null.
-    #[cfg_attr(not(feature = "openai"), allow(dead_code))]
     pub(crate) fn items_or_none(&self) -> Result<Vec<At<'a>>, ModelError> {
         if self.is_null() {
             return Ok(Vec::new());

@@ -2,7 +2,7 @@
 
 use serde_json::Value;
 
-use crate::providers::repair_arguments;
+use super::repair::repair_arguments;
 
 /// The arguments a model wrote as text, as a [`ToolCall`](crate::ToolCall) carries them to the
 /// tool: the text itself when it is one well-formed JSON object, so the tool's pipeline reads it
@@ -12,7 +12,7 @@ use crate::providers::repair_arguments;
 ///
 /// The check reads the text without building anything (`IgnoredAny`), so a well-formed call is
 /// parsed once into a value and once into types only when the fast path declines it.
-pub(super) fn call_arguments(text: &str) -> Value {
+pub(crate) fn call_arguments(text: &str) -> Value {
     let object_text = text.trim_start().starts_with('{')
         && serde_json::from_str::<serde::de::IgnoredAny>(text).is_ok();
     match object_text {
@@ -22,9 +22,10 @@ pub(super) fn call_arguments(text: &str) -> Value {
 }
 
 /// `calls` with their argument text read into values, as the tool's pipeline reads it: what a
-/// test compares a reply's calls with.
-#[cfg(test)]
-pub(super) fn read_arguments(calls: Vec<crate::ToolCall>) -> Vec<crate::ToolCall> {
+/// test compares a reply's calls with. A test hook, not public API.
+#[cfg(any(test, feature = "__test_hooks"))]
+#[doc(hidden)]
+pub fn __read_arguments(calls: Vec<crate::ToolCall>) -> Vec<crate::ToolCall> {
     calls
         .into_iter()
         .map(|mut call| {
