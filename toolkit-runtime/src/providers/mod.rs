@@ -30,12 +30,12 @@
 
 pub mod anthropic;
 mod arguments;
-mod format;
 mod gemini;
 mod mcp;
 mod notes;
 pub mod openai;
 pub(crate) mod parse;
+mod render;
 mod repair;
 mod strict;
 
