@@ -31,6 +31,9 @@ mod tests {
         let tools = CatalogToolset::to_tools();
         assert_eq!(tools[0].name(), "catalog_lookup");
         assert_eq!(tools[0].dynamic_call(json!({"id": "7"})), json!("item 7"));
-        assert_eq!(shout_tool().dynamic_call(json!({"text": "hi"})), json!("HI"));
+        assert_eq!(
+            shout_tool().dynamic_call(json!({"text": "hi"})),
+            json!("HI")
+        );
     }
 }
