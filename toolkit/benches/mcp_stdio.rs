@@ -2,7 +2,7 @@
 //! tool served by the official Python SDK (`tests/mcp/python_quickstart_server.py`), measured in
 //! one run with the same client (rmcp's), so the ratio compares the servers.
 //!
-//! `cargo bench -p toolkit --bench mcp_stdio` (sets up the Python venv on first use).
+//! `cargo bench -p toolset --bench mcp_stdio` (sets up the Python venv on first use).
 
 // The integration tests' helpers, whose `pub` items serve many test crates.
 #[allow(unreachable_pub)]
