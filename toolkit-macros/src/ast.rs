@@ -35,6 +35,8 @@ pub(crate) struct ToolFn {
     pub args: Vec<Arg>,
     pub output: Type,
     pub attrs: ToolAttrs,
+    /// The `ctx: &ToolContext` parameter, when the method takes one.
+    pub context: Option<Span>,
 }
 
 /// How a method takes `self`; the tokens are kept to point errors at the whole receiver.
@@ -135,6 +137,7 @@ impl ToolFn {
             args,
             output,
             attrs,
+            context: None,
         }
     }
 }

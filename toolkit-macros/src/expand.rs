@@ -277,7 +277,19 @@ fn method_tool(p: &TokenStream, tool: &ToolFn) -> TokenStream {
             }
         }
     };
+    let returns_content = if types::contains_impl_trait(schema_ty) {
+        quote!(|| false)
+    } else {
+        quote! {
+            || {
+                #[allow(unused_imports)]
+                use #p::{ReturnsContent as _, ReturnsJson as _};
+                (&&#p::ContentProbe::<#schema_ty>::new()).returns_content()
+            }
+        }
+    };
     let options = options(p, tool);
+    let takes_context = tool.context.is_some();
     quote! {
         #p::MethodTool {
             name: #name,
@@ -285,12 +297,14 @@ fn method_tool(p: &TokenStream, tool: &ToolFn) -> TokenStream {
             params: &[#(#specs),*],
             output_schema: #output_schema,
             options: #options,
+            takes_context: #takes_context,
+            returns_content: #returns_content,
         }
     }
 }
 
 /// The function that turns the method's return value into JSON, with its type arguments
-/// written out: an unmet bound (`ToolOutput`, `ToolErrorMessage`) is then reported at the user's
+/// written out: an unmet bound (`ToolReturn`, `ToolErrorMessage`) is then reported at the user's
 /// return type (or the `Result`'s error type), not at the `#[toolset]` attribute. `impl Trait`
 /// cannot be written there, so such returns are left to inference.
 fn convert_output<'a>(p: &TokenStream, output_ty: &'a syn::Type) -> (TokenStream, &'a syn::Type) {

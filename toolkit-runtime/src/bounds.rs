@@ -25,9 +25,9 @@ impl<T: DeserializeOwned + JsonSchema> ToolArgument for T {}
     label = "this return type is not `Serialize`",
     note = "add `#[derive(serde::Serialize)]` to the type, or return `Result<T, E>` with `T: Serialize` and `E: Display`"
 )]
-pub trait ToolOutput: Serialize {}
+pub trait ToolReturn: Serialize {}
 
-impl<T: Serialize + ?Sized> ToolOutput for T {}
+impl<T: Serialize + ?Sized> ToolReturn for T {}
 
 /// The error type of a tool returning `Result<T, E>`: anything `Display`.
 #[diagnostic::on_unimplemented(

@@ -11,6 +11,7 @@ use std::future::Future;
 use serde::Serialize;
 use serde_json::{Map, Value, json};
 
+use crate::context::ToolContext;
 use crate::call::ArgumentValidator;
 use crate::providers::annotations_from_mcp;
 use crate::{
@@ -209,6 +210,56 @@ impl ToolBuilder {
         E: Display,
     {
         Ok(ToolProxy::from_async_fn(self.definition()?, body))
+    }
+
+    /// Builds a tool whose body is the sync closure `body`, given the call's
+    /// [`ToolContext`](crate::ToolContext) (progress, logs, cancellation, the caller, data).
+    ///
+    /// ```
+    /// use toolkit::prelude::*;
+    ///
+    /// let tool = ToolBuilder::new("cancellable")
+    ///     .description("Says whether it was cancelled")
+    ///     .build_with_context(|_args, ctx| Ok::<_, String>(ctx.is_cancelled()))
+    ///     .unwrap();
+    /// assert!(tool.takes_context());
+    /// assert_eq!(tool.dynamic_call(json!({})), json!(false));
+    /// ```
+    pub fn build_with_context<F, T, E>(self, body: F) -> Result<ToolProxy, ToolError>
+    where
+        F: Fn(Map<String, Value>, ToolContext) -> Result<T, E> + Send + Sync + 'static,
+        T: Serialize,
+        E: Display,
+    {
+        Ok(ToolProxy::from_fn_with_context(self.definition()?, body))
+    }
+
+    /// Builds a tool whose body is the async closure `body`, given the call's
+    /// [`ToolContext`](crate::ToolContext).
+    ///
+    /// ```
+    /// use toolkit::prelude::*;
+    ///
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() {
+    /// let tool = ToolBuilder::new("report")
+    ///     .description("Reports progress")
+    ///     .build_async_with_context(|_args, ctx| async move {
+    ///         ctx.progress(1.0, Some(1.0), "done");
+    ///         Ok::<_, String>("ok")
+    ///     })
+    ///     .unwrap();
+    /// assert_eq!(tool.dynamic_acall(json!({})).await, json!("ok"));
+    /// # }
+    /// ```
+    pub fn build_async_with_context<F, Fut, T, E>(self, body: F) -> Result<ToolProxy, ToolError>
+    where
+        F: Fn(Map<String, Value>, ToolContext) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<T, E>> + Send + 'static,
+        T: Serialize,
+        E: Display,
+    {
+        Ok(ToolProxy::from_async_fn_with_context(self.definition()?, body))
     }
 
     fn definition(self) -> Result<ToolDefinition, ToolError> {

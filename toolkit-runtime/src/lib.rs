@@ -5,6 +5,8 @@
 //!
 //! The modules, bottom to top (a module uses only those above it in this list):
 //! - `error`, `error_kind`, `bounds`: the error type and its kinds, the bounds on tool types;
+//! - `future`, `content`, [`context`]: the boxed future, results that are more than JSON, and
+//!   what a tool reaches while it runs;
 //! - `format`, `names`: the names of the providers' formats, the one rule for a tool name
 //!   claimed twice;
 //! - [`schema`]: schemas from Rust types, the one `$ref` inliner, schema keywords;
@@ -25,10 +27,13 @@ mod bounds;
 mod builder;
 mod call;
 pub mod chat;
+mod content;
+pub mod context;
 mod definitions;
 mod error;
 mod error_kind;
 mod format;
+mod future;
 // Used by generated code. Not public API (serde keeps its `__private` the same way).
 #[doc(hidden)]
 #[path = "private.rs"]
@@ -41,8 +46,12 @@ pub mod state;
 mod toolbox;
 mod toolset;
 
-pub use bounds::{ToolArgument, ToolErrorMessage, ToolOutput};
+pub use bounds::{ToolArgument, ToolErrorMessage, ToolReturn};
 pub use builder::ToolBuilder;
+pub use content::{
+    Audio, Content, Image, IsContent, Resource, ResourceContents, ResourceLink, Text, ToolOutput,
+};
+pub use context::{Elicited, ToolContext};
 pub use call::{
     BoxFuture, Limits, ToolAnnotations, ToolDefinition, ToolOptions, ToolProxy,
     allow_async_to_sync, async_to_sync_allowed, is_valid_tool_name, within,

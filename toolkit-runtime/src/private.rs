@@ -5,17 +5,19 @@
 pub use crate::call::Arguments;
 pub use crate::call::MethodTool;
 pub use crate::call::{
-    BoxFuture, DefaultHidden, DefaultShown, DefaultValue, Field, FieldReaders, FieldsProbe,
+    BoxFuture, ContentProbe, DefaultHidden, DefaultShown, DefaultValue, Field, FieldReaders, FieldsProbe,
     Handler, HandlerError, HasFields, HasOutputSchema, NoFields, NoOutputSchema, OutputSchemaProbe,
-    ParseFields, TypedHandler, TypedInput, output, output_ref, result_output,
+    ParseFields, ReturnsContent, ReturnsJson, TypedHandler, TypedInput, output, output_ref,
+    result_output,
 };
+pub use crate::context::ToolContext;
 pub use crate::registry::ToolsetRegistration;
 pub use crate::schema::build::{ParamSpec, param_schema, param_schema_option, parameters_schema};
 pub use crate::state::typed::*;
 pub use crate::state::{AgentState, MergeRule, StateError, StateKey, StateWiring, merge_list_into};
 pub use crate::toolset::{DefaultProbe, NoDefault, ViaDefault, toolset_registration};
 pub use crate::{
-    ToolAnnotations, ToolArgument, ToolDefinition, ToolErrorMessage, ToolOptions, ToolOutput,
+    ToolAnnotations, ToolArgument, ToolDefinition, ToolErrorMessage, ToolOptions, ToolReturn,
     ToolProxy, Toolset,
 };
 

@@ -1,28 +1,16 @@
 //! What runs when a tool is called: a sync or async body over typed arguments, and what such a
 //! body can report besides a result.
 
-use std::future::Future;
-use std::pin::Pin;
 use std::sync::Arc;
 
 use serde_json::Value;
+
+pub use crate::future::BoxFuture;
 
 use super::arguments::Arguments;
 use crate::error::ArgumentProblem;
 use crate::state::AgentState;
 
-/// A boxed future that can move between threads, as async tool bodies and object-safe async
-/// traits (a model client's `chat`) return; the crate's one such type.
-///
-/// ```
-/// use toolkit_runtime::BoxFuture;
-///
-/// fn answer() -> BoxFuture<'static, u32> {
-///     Box::pin(async { 42 })
-/// }
-/// # let _ = answer();
-/// ```
-pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
 
 /// The body of a sync tool.
 pub(super) type SyncHandler = dyn Fn(&mut Arguments) -> Result<Value, HandlerError> + Send + Sync;

@@ -10,7 +10,7 @@ use serde_json::Value;
 use super::arguments::Arguments;
 use super::definition::{ToolDefinition, ToolOptions};
 use super::handler::{BoxFuture, Handler, HandlerError, TypedHandler, TypedInput};
-use super::proxy::ToolProxy;
+use super::proxy::{ToolProxy, ToolTraits};
 use super::typed::FieldReaders;
 use crate::schema::build::{ParamSpec, parameters_schema};
 
@@ -27,6 +27,11 @@ pub struct MethodTool {
     pub output_schema: fn() -> Option<Value>,
     /// The `#[tool(...)]` options.
     pub options: ToolOptions,
+    /// Whether the method takes `ctx: &ToolContext`.
+    pub takes_context: bool,
+    /// Whether the method returns content blocks (`Image`, `ToolOutput`, ...), found by
+    /// autoref specialization on the return type (`ContentProbe`).
+    pub returns_content: fn() -> bool,
 }
 
 impl MethodTool {
@@ -67,6 +72,7 @@ impl MethodTool {
             Handler::Sync(Arc::new(body)),
             Some(TypedHandler::Sync(Arc::new(typed))),
             None,
+            self.traits(),
         )
     }
 
@@ -94,6 +100,7 @@ impl MethodTool {
             Handler::Async(Arc::new(body)),
             Some(TypedHandler::Async(Arc::new(typed))),
             None,
+            self.traits(),
         )
     }
 
@@ -101,7 +108,15 @@ impl MethodTool {
     /// function fails to compile first; it only gives that error nothing to cascade into.
     fn unreadable(self) -> ToolProxy {
         let body = |_: &mut Arguments| Err(unpacked_none());
-        ToolProxy::build(self.definition(), Handler::Sync(Arc::new(body)), None, None)
+        let traits = self.traits();
+        ToolProxy::build(self.definition(), Handler::Sync(Arc::new(body)), None, None, traits)
+    }
+
+    fn traits(&self) -> ToolTraits {
+        ToolTraits {
+            takes_context: self.takes_context,
+            returns_content: (self.returns_content)(),
+        }
     }
 
     fn param_names(&self) -> Vec<&'static str> {

@@ -58,8 +58,8 @@ pub use handler::{BoxFuture, Handler, HandlerError, TypedHandler, TypedInput};
 pub use limits::Limits;
 pub use method_tool::MethodTool;
 pub use output::{
-    DefaultHidden, DefaultShown, DefaultValue, HasOutputSchema, NoOutputSchema, OutputSchemaProbe,
-    output, output_ref, result_output,
+    ContentProbe, DefaultHidden, DefaultShown, DefaultValue, HasOutputSchema, NoOutputSchema,
+    OutputSchemaProbe, ReturnsContent, ReturnsJson, output, output_ref, result_output,
 };
 pub use proxy::ToolProxy;
 pub use tool_call::{ToolCall, ToolCallResult};

@@ -6,20 +6,21 @@ use serde::Serialize;
 use serde_json::Value;
 
 use super::handler::HandlerError;
-use crate::bounds::{ToolErrorMessage, ToolOutput};
+use crate::bounds::{ToolErrorMessage, ToolReturn};
+use crate::content::IsContent;
 
 /// Converts a plain return value.
-pub fn output<T: ToolOutput>(value: T) -> Result<Value, HandlerError> {
+pub fn output<T: ToolReturn>(value: T) -> Result<Value, HandlerError> {
     output_ref(&value)
 }
 
 /// Converts a return value the caller keeps (a result merged into state after it is shown).
-pub fn output_ref<T: ToolOutput>(value: &T) -> Result<Value, HandlerError> {
+pub fn output_ref<T: ToolReturn>(value: &T) -> Result<Value, HandlerError> {
     serde_json::to_value(value).map_err(|err| HandlerError::Unserializable(err.to_string()))
 }
 
 /// Converts a `Result` return value: `Err(e)` becomes the tool error `e.to_string()`.
-pub fn result_output<T: ToolOutput, E: ToolErrorMessage>(
+pub fn result_output<T: ToolReturn, E: ToolErrorMessage>(
     result: Result<T, E>,
 ) -> Result<Value, HandlerError> {
     match result {
@@ -93,5 +94,45 @@ pub trait DefaultHidden {
 impl<T> DefaultHidden for DefaultValue<T> {
     fn to_json(&self) -> Option<Value> {
         None
+    }
+}
+
+/// Whether a return type is content blocks, through autoref specialization like
+/// [`OutputSchemaProbe`]: `(&&ContentProbe::<T>::new()).returns_content()` is `true` for the
+/// content types ([`IsContent`]), `false` for any other.
+#[doc(hidden)]
+pub struct ContentProbe<T: ?Sized>(std::marker::PhantomData<T>);
+
+impl<T: ?Sized> ContentProbe<T> {
+    pub const fn new() -> Self {
+        ContentProbe(std::marker::PhantomData)
+    }
+}
+
+impl<T: ?Sized> Default for ContentProbe<T> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+#[doc(hidden)]
+pub trait ReturnsContent {
+    fn returns_content(&self) -> bool;
+}
+
+impl<T: IsContent + ?Sized> ReturnsContent for &ContentProbe<T> {
+    fn returns_content(&self) -> bool {
+        true
+    }
+}
+
+#[doc(hidden)]
+pub trait ReturnsJson {
+    fn returns_content(&self) -> bool;
+}
+
+impl<T: ?Sized> ReturnsJson for ContentProbe<T> {
+    fn returns_content(&self) -> bool {
+        false
     }
 }

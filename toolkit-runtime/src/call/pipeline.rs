@@ -20,9 +20,58 @@ use super::panic::{caught, panic_message, polled_catching, run_catching, start_a
 use super::places::ThreadClaim;
 use super::problems::describe_value;
 use super::proxy::ToolProxy;
+use crate::context::{CallScope, Data, ToolContext};
 use crate::error::ToolError;
 
 impl ToolProxy {
+    /// The sync pipeline for one call, in a context when the tool takes one (made from the
+    /// scope the caller runs in, for call `call_id`, with `data` under the scope's own). A tool
+    /// without a context takes the plain pipeline, paying nothing.
+    pub(crate) fn run_call(
+        &self,
+        input: Cow<'_, Value>,
+        limits: &Limits,
+        call_id: Option<&str>,
+        data: &Data,
+    ) -> Result<Value, ToolError> {
+        if !self.takes_context() {
+            return self.run(input, limits);
+        }
+        let ctx = self.context_for(call_id, data);
+        // Cancelled when the call ends, however it ends: a sync body left running on the pool
+        // past its deadline sees it.
+        let _cancel_when_done = ctx.cancellation().clone().drop_guard();
+        ctx.enter_sync(|| self.run(input, limits))
+    }
+
+    /// The async pipeline for one call; see [`run_call`](Self::run_call). The context is
+    /// cancelled when the call ends, is dropped (its caller stopped waiting) or times out.
+    pub(crate) async fn arun_call(
+        &self,
+        input: Cow<'_, Value>,
+        limits: &Limits,
+        call_id: Option<&str>,
+        data: &Data,
+    ) -> Result<Value, ToolError> {
+        if !self.takes_context() {
+            return self.arun(input, limits).await;
+        }
+        // Boxed, so a call without a context carries none of this in its future.
+        Box::pin(async move {
+            let ctx = self.context_for(call_id, data);
+            let _cancel_when_done = ctx.cancellation().clone().drop_guard();
+            ctx.enter(self.arun(input, limits)).await
+        })
+        .await
+    }
+
+    fn context_for(&self, call_id: Option<&str>, data: &Data) -> ToolContext {
+        CallScope::current()
+            .unwrap_or_default()
+            .data_or(data)
+            .context_for(self.name(), call_id)
+    }
+
     /// The sync pipeline under the given limits, without a span of its own.
     pub(crate) fn run(&self, input: Cow<'_, Value>, limits: &Limits) -> Result<Value, ToolError> {
         match (&self.inner.handler, limits.timeout) {
@@ -180,10 +229,18 @@ impl ToolProxy {
         checked: bool,
     ) -> impl FnOnce() -> Result<Value, ToolError> + Send + 'static {
         let (this, handler) = (self.clone(), Arc::clone(handler));
+        // The pool thread has no task-local context of its own: the body's is carried over.
+        let ctx = ToolContext::try_current().filter(|_| self.takes_context());
         move || {
             let _claim = claim;
-            let mut arguments = this.prepare(Cow::Owned(input), &limits, checked)?;
-            this.finish(run_catching(|| handler(&mut arguments)))
+            let run = || {
+                let mut arguments = this.prepare(Cow::Owned(input), &limits, checked)?;
+                this.finish(run_catching(|| handler(&mut arguments)))
+            };
+            match ctx {
+                Some(ctx) => ctx.enter_sync(run),
+                None => run(),
+            }
         }
     }
 

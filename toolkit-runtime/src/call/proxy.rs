@@ -17,6 +17,7 @@ use super::places::ThreadPlaces;
 use super::render::Rendering;
 use super::trace::CallSpan;
 use super::validate::ArgumentValidator;
+use crate::context::{Data, ToolContext};
 use crate::error::ToolError;
 use crate::format::Format;
 use crate::state::StateWiring;
@@ -37,6 +38,24 @@ pub(super) struct ToolInner {
     /// How the tool reads and writes state, with the full parameter schema that calls are
     /// validated against (`definition.parameters` hides the state-filled parameters).
     pub(super) state: Option<StateBinding>,
+    /// What the body takes and returns besides JSON.
+    pub(super) traits: ToolTraits,
+}
+
+/// The traits of a closure's body that takes a context.
+const CONTEXT: ToolTraits = ToolTraits {
+    takes_context: true,
+    returns_content: false,
+};
+
+/// What a tool's body takes and returns besides JSON: whether it reads a [`ToolContext`]
+/// (made for its calls only then) and whether its result is content blocks (rendered as such).
+///
+/// [`ToolContext`]: crate::ToolContext
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(crate) struct ToolTraits {
+    pub(crate) takes_context: bool,
+    pub(crate) returns_content: bool,
 }
 
 /// How a tool is wired to state: the wiring, the full parameter schema calls are validated
@@ -129,7 +148,7 @@ impl ToolProxy {
         let handler = move |arguments: &mut Arguments| {
             result_output(body(std::mem::take(arguments).into_map()))
         };
-        ToolProxy::from_parts(definition, Handler::Sync(Arc::new(handler)))
+        ToolProxy::from_parts(definition, Handler::Sync(Arc::new(handler)), ToolTraits::default())
     }
 
     /// A tool from a definition and an async body over the argument map; see
@@ -162,14 +181,91 @@ impl ToolProxy {
                 Box::pin(async move { result_output(future.await) });
             Ok(boxed)
         };
-        ToolProxy::from_parts(definition, Handler::Async(Arc::new(handler)))
+        ToolProxy::from_parts(definition, Handler::Async(Arc::new(handler)), ToolTraits::default())
+    }
+
+    /// A tool from a definition and a sync body over the argument map and the call's
+    /// [`ToolContext`](crate::ToolContext); see [`from_fn`](Self::from_fn).
+    ///
+    /// ```
+    /// use toolkit::prelude::*;
+    /// use toolkit::ToolDefinition;
+    ///
+    /// let schema = json!({"type": "object", "properties": {}});
+    /// let who = ToolProxy::from_fn_with_context(ToolDefinition::new("who", "Who am I", schema), |_, ctx| {
+    ///     Ok::<_, String>(ctx.tool_name().to_owned())
+    /// });
+    /// assert!(who.takes_context());
+    /// assert_eq!(who.dynamic_call(json!({})), json!("who"));
+    /// ```
+    pub fn from_fn_with_context<F, T, E>(definition: ToolDefinition, body: F) -> ToolProxy
+    where
+        F: Fn(Map<String, Value>, ToolContext) -> Result<T, E> + Send + Sync + 'static,
+        T: Serialize,
+        E: Display,
+    {
+        let name = definition.name.clone();
+        let handler = move |arguments: &mut Arguments| {
+            let ctx = ToolContext::current(&name);
+            result_output(body(std::mem::take(arguments).into_map(), ctx))
+        };
+        ToolProxy::from_parts(definition, Handler::Sync(Arc::new(handler)), CONTEXT)
+    }
+
+    /// A tool from a definition and an async body over the argument map and the call's
+    /// [`ToolContext`](crate::ToolContext); see [`from_async_fn`](Self::from_async_fn).
+    pub fn from_async_fn_with_context<F, Fut, T, E>(definition: ToolDefinition, body: F) -> ToolProxy
+    where
+        F: Fn(Map<String, Value>, ToolContext) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<T, E>> + Send + 'static,
+        T: Serialize,
+        E: Display,
+    {
+        let name = definition.name.clone();
+        let handler = move |arguments: Arguments| {
+            // Read now, while the proxy's context is current; the future may run elsewhere.
+            let future = body(arguments.into_map(), ToolContext::current(&name));
+            let boxed: BoxFuture<'static, Result<Value, HandlerError>> =
+                Box::pin(async move { result_output(future.await) });
+            Ok(boxed)
+        };
+        ToolProxy::from_parts(definition, Handler::Async(Arc::new(handler)), CONTEXT)
+    }
+
+    /// The same tool, its results read as content blocks: a string is text, and an MCP content
+    /// object, an array of them or a whole `{"content": [...]}` is rendered block by block in
+    /// every format. What `#[tool]` decides from the return type, for a closure's body.
+    ///
+    /// ```
+    /// use toolkit::prelude::*;
+    /// use toolkit::ToolDefinition;
+    ///
+    /// let schema = json!({"type": "object", "properties": {}});
+    /// let chart = ToolProxy::from_fn(ToolDefinition::new("chart", "A chart", schema), |_| {
+    ///     Ok::<_, String>(Image::png([1, 2, 3]))
+    /// })
+    /// .returning_content();
+    /// assert!(chart.returns_content());
+    /// ```
+    pub fn returning_content(self) -> ToolProxy {
+        let traits = ToolTraits {
+            returns_content: true,
+            ..self.inner.traits
+        };
+        let (handler, typed) = (self.inner.handler.clone(), self.inner.typed.clone());
+        let (definition, state) = (self.inner.definition.clone(), self.inner.state.clone());
+        ToolProxy::build(definition, handler, typed, state, traits)
     }
 
     /// Builds a proxy from a definition and a handler, with no typed fast path: what the
     /// closure constructors use (`#[tool]` methods get theirs from `MethodTool`, through
     /// [`build`](Self::build)).
-    pub(crate) fn from_parts(definition: ToolDefinition, handler: Handler) -> Self {
-        ToolProxy::build(definition, handler, None, None)
+    pub(crate) fn from_parts(
+        definition: ToolDefinition,
+        handler: Handler,
+        traits: ToolTraits,
+    ) -> Self {
+        ToolProxy::build(definition, handler, None, None, traits)
     }
 
     /// Builds a proxy with everything it can have: a body on the typed fast path (what
@@ -179,6 +275,7 @@ impl ToolProxy {
         handler: Handler,
         typed: Option<TypedHandler>,
         state: Option<StateBinding>,
+        traits: ToolTraits,
     ) -> Self {
         ToolProxy {
             inner: Arc::new(ToolInner {
@@ -190,6 +287,7 @@ impl ToolProxy {
                 fast: OnceLock::new(),
                 definitions: DefinitionCache::default(),
                 state,
+                traits,
             }),
         }
     }
@@ -311,7 +409,19 @@ impl ToolProxy {
             handler,
             typed,
             Some(StateBinding::new(wiring, full)),
+            self.inner.traits,
         ))
+    }
+
+    /// Whether the tool's body reads a [`ToolContext`](crate::ToolContext).
+    pub fn takes_context(&self) -> bool {
+        self.inner.traits.takes_context
+    }
+
+    /// Whether the tool returns content blocks ([`Image`](crate::Image), [`ToolOutput`](crate::ToolOutput),
+    /// ...) rather than JSON: every format renders its result as content.
+    pub fn returns_content(&self) -> bool {
+        self.inner.traits.returns_content
     }
 
     /// A name for people (MCP's `title`), when the tool has one.
@@ -357,7 +467,7 @@ impl ToolProxy {
     pub fn call(&self, args: impl Into<Value>) -> Result<Value, ToolError> {
         let limits = self.limits();
         let input = Cow::Owned(args.into());
-        let (_, outcome) = CallSpan::new(self.name(), None).run(|| self.run(input, &limits));
+        let (_, outcome) = CallSpan::new(self.name(), None).run(|| self.run_call(input, &limits, None, Data::none()));
         Rendering::of(&limits).bounded(outcome)
     }
 
@@ -366,7 +476,7 @@ impl ToolProxy {
     pub fn dynamic_call(&self, args: impl Into<Value>) -> Value {
         let limits = self.limits();
         let input = Cow::Owned(args.into());
-        let (_, outcome) = CallSpan::new(self.name(), None).run(|| self.run(input, &limits));
+        let (_, outcome) = CallSpan::new(self.name(), None).run(|| self.run_call(input, &limits, None, Data::none()));
         Rendering::of(&limits).model_value(outcome)
     }
 
@@ -376,7 +486,7 @@ impl ToolProxy {
         let limits = self.limits();
         let input = Cow::Owned(args.into());
         let (_, outcome) = CallSpan::new(self.name(), None)
-            .arun(|| self.arun(input, &limits))
+            .arun(|| self.arun_call(input, &limits, None, Data::none()))
             .await;
         Rendering::of(&limits).bounded(outcome)
     }
@@ -386,7 +496,7 @@ impl ToolProxy {
         let limits = self.limits();
         let input = Cow::Owned(args.into());
         let (_, outcome) = CallSpan::new(self.name(), None)
-            .arun(|| self.arun(input, &limits))
+            .arun(|| self.arun_call(input, &limits, None, Data::none()))
             .await;
         Rendering::of(&limits).model_value(outcome)
     }
@@ -418,6 +528,7 @@ impl ToolProxy {
         let mut definition = self.inner.definition.clone();
         change(&mut definition.options);
         let (handler, typed) = (self.inner.handler.clone(), self.inner.typed.clone());
-        ToolProxy::build(definition, handler, typed, self.inner.state.clone())
+        let (state, traits) = (self.inner.state.clone(), self.inner.traits);
+        ToolProxy::build(definition, handler, typed, state, traits)
     }
 }

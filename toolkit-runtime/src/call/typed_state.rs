@@ -30,7 +30,13 @@ impl ToolProxy {
             ..binding.clone()
         };
         let (handler, typed) = (self.inner.handler.clone(), self.inner.typed.clone());
-        ToolProxy::build(self.definition().clone(), handler, typed, Some(binding))
+        ToolProxy::build(
+            self.definition().clone(),
+            handler,
+            typed,
+            Some(binding),
+            self.inner.traits,
+        )
     }
 
     /// Runs a call on the typed fast path with state, when the tool has one and may take it

@@ -6,6 +6,7 @@ use std::sync::Arc;
 use super::hooks::Hooks;
 use super::{Entry, Source, Toolbox, ToolboxError};
 use crate::call::{Limits, ToolProxy};
+use crate::context::Data;
 use crate::{ToolCall, ToolCallResult, Toolset};
 
 /// Collects tools, limits, a concurrency bound and hooks, then checks names once in
@@ -16,6 +17,7 @@ pub struct ToolboxBuilder {
     limits: Limits,
     concurrency: usize,
     hooks: Hooks,
+    data: Data,
 }
 
 impl Toolbox {
@@ -26,6 +28,7 @@ impl Toolbox {
             limits: Limits::default(),
             concurrency: Toolbox::DEFAULT_CONCURRENCY,
             hooks: Hooks::default(),
+            data: Data::default(),
         }
     }
 }
@@ -77,6 +80,41 @@ impl ToolboxBuilder {
     /// The default limits of every call; a tool's own settings win over them.
     pub fn limits(mut self, limits: Limits) -> Self {
         self.limits = limits;
+        self
+    }
+
+    /// Typed application data for tools that take a context: `ctx.data::<T>()` (what Pydantic
+    /// AI calls deps). A scope's own data, given by an MCP server or an agent, wins over it.
+    ///
+    /// ```
+    /// use toolkit::context::Data;
+    /// use toolkit::prelude::*;
+    ///
+    /// struct Greeting(&'static str);
+    ///
+    /// #[derive(Default)]
+    /// struct Greeter;
+    ///
+    /// #[toolset(name = "greet")]
+    /// impl Greeter {
+    ///     /// Greet someone
+    ///     #[tool]
+    ///     fn hello(&self, ctx: &ToolContext, name: String) -> String {
+    ///         let greeting = ctx.data::<Greeting>().map_or("Hello", |g| g.0);
+    ///         format!("{greeting}, {name}")
+    ///     }
+    /// }
+    ///
+    /// let toolbox = Toolbox::builder()
+    ///     .toolset::<Greeter>()
+    ///     .data(Data::new().with(Greeting("Bonjour")))
+    ///     .build()
+    ///     .unwrap();
+    /// let result = toolbox.call(&ToolCall::new("greet_hello", json!({"name": "Ada"})));
+    /// assert_eq!(result.value, json!("Bonjour, Ada"));
+    /// ```
+    pub fn data(mut self, data: Data) -> Self {
+        self.data = data;
         self
     }
 
@@ -141,6 +179,7 @@ impl ToolboxBuilder {
     /// The toolbox, or the first name defined twice.
     pub fn build(self) -> Result<Toolbox, ToolboxError> {
         let mut toolbox = Toolbox::empty(self.limits, self.concurrency, Arc::new(self.hooks));
+        toolbox.data = self.data;
         toolbox.extend(self.entries)?;
         Ok(toolbox)
     }

@@ -22,6 +22,7 @@ use super::batch::Batch;
 use super::hooks::Hooks;
 use super::with_state::Stated;
 use crate::call::{CallSpan, CatchUnwind, Limits, Rendering, ToolProxy};
+use crate::context::{CallScope, Data};
 use crate::error::ToolError;
 use crate::state::AgentState;
 use crate::{ToolCall, ToolCallResult};
@@ -196,13 +197,29 @@ impl Toolbox {
         // which no other thread can steal, until the task yields, so with two workers the
         // batch would run on one thread.
         let caller_works = workers > 0 && tokio::task::try_id().is_none();
+        // Spawned tasks do not inherit the caller's scope: each worker enters it again.
+        let scope = CallScope::current();
         let mut tasks = JoinSet::new();
         for _ in usize::from(caller_works)..workers {
-            let (work, hooks) = (Arc::clone(&work), Arc::clone(&self.hooks));
-            tasks.spawn(run_worker(work, hooks, finished.clone()));
+            let worker = Worker {
+                work: Arc::clone(&work),
+                hooks: Arc::clone(&self.hooks),
+                data: self.data.clone(),
+                finished: finished.clone(),
+            };
+            match scope.clone() {
+                Some(scope) => tasks.spawn(scope.run(worker.run())),
+                None => tasks.spawn(worker.run()),
+            };
         }
         if caller_works {
-            run_worker(Arc::clone(&work), Arc::clone(&self.hooks), finished).await;
+            let worker = Worker {
+                work: Arc::clone(&work),
+                hooks: Arc::clone(&self.hooks),
+                data: self.data.clone(),
+                finished,
+            };
+            worker.run().await;
         }
         // Every panic of a call is caught in the worker; a worker only fails when the runtime
         // shuts down under it (or a `finished` callback panics), and the calls it had not
@@ -226,7 +243,7 @@ impl Toolbox {
             let input = Cow::Borrowed(&call.args);
             let (span, outcome) = CallSpan::new(tool.name(), call.id.as_deref()).run(|| {
                 self.hooks.allow(call, tool)?;
-                tool.run(input, &limits)
+                tool.run_call(input, &limits, call.id.as_deref(), &self.data)
             });
             let _entered = span.span.enter();
             self.hooks.report(call, outcome, Rendering::of(&limits))
@@ -256,12 +273,20 @@ impl Toolbox {
         // Each path awaits on its own, so a call without state carries nothing of the state
         // path across the await (a call's future is moved whole; its size is its cost).
         match self.stated(tool, &limits, state, call) {
-            Stated::Plain => dispatch(tool, &limits, &self.hooks, call).await,
+            Stated::Plain => dispatch(tool, &limits, self.callers(), call).await,
             Stated::Answered(result) => result,
             Stated::Filled(mut wired, filled) => {
-                let result = dispatch(tool, &limits, &self.hooks, &filled).await;
+                let result = dispatch(tool, &limits, self.callers(), &filled).await;
                 self.write_back(&mut wired, &filled, result, &limits)
             }
+        }
+    }
+
+    /// What every call of this toolbox runs with besides the tool: its hooks and data.
+    fn callers(&self) -> Callers<'_> {
+        Callers {
+            hooks: &self.hooks,
+            data: &self.data,
         }
     }
 
@@ -317,13 +342,33 @@ type Finished = dyn Fn(usize, &ToolCallResult, Duration) + Send + Sync;
 
 /// One of `call_all`'s workers: takes chunks of the batch until none is left and answers each
 /// call in its chunk, telling `finished` about each.
-async fn run_worker(work: Arc<Batch>, hooks: Arc<Hooks>, finished: Option<Arc<Finished>>) {
+struct Worker {
+    work: Arc<Batch>,
+    hooks: Arc<Hooks>,
+    data: Data,
+    finished: Option<Arc<Finished>>,
+}
+
+impl Worker {
+    async fn run(self) {
+        let Worker {
+            work,
+            hooks,
+            data,
+            finished,
+        } = self;
+        run_worker(work, &hooks, &data, finished).await;
+    }
+}
+
+async fn run_worker(work: Arc<Batch>, hooks: &Hooks, data: &Data, finished: Option<Arc<Finished>>) {
+    let callers = Callers { hooks, data };
     while let Some(mut lease) = work.take() {
         while let Some((call, (tool, limits))) = lease.next_call() {
             let limits = *limits;
             let started = finished.as_ref().map(|_| Instant::now());
             // A panic that escaped everything else still costs only its own call.
-            let outcome = CatchUnwind(pin!(run(tool, &limits, &hooks, call))).await;
+            let outcome = CatchUnwind(pin!(run(tool, &limits, callers, call))).await;
             let (position, result) = lease.answer(|call| match outcome {
                 Ok((span, outcome)) => {
                     let _entered = span.span.enter();
@@ -345,16 +390,24 @@ async fn run_worker(work: Arc<Batch>, hooks: Arc<Hooks>, finished: Option<Arc<Fi
     }
 }
 
+/// What every call of a toolbox runs with besides the tool: the hooks, and the data tools read
+/// through their context.
+#[derive(Clone, Copy)]
+struct Callers<'a> {
+    hooks: &'a Hooks,
+    data: &'a Data,
+}
+
 /// One call to a known tool, from async code: policy, pipeline, span, rendering and report.
 async fn dispatch(
     tool: &ToolProxy,
     limits: &Limits,
-    hooks: &Hooks,
+    callers: Callers<'_>,
     call: &ToolCall,
 ) -> ToolCallResult {
-    let (span, outcome) = run(tool, limits, hooks, call).await;
+    let (span, outcome) = run(tool, limits, callers, call).await;
     let _entered = span.span.enter();
-    hooks.report(call, outcome, Rendering::of(limits))
+    callers.hooks.report(call, outcome, Rendering::of(limits))
 }
 
 /// Policy and pipeline of one call to a known tool, under the call's span, which is finished and
@@ -364,12 +417,13 @@ async fn dispatch(
 fn run<'a>(
     tool: &'a ToolProxy,
     limits: &'a Limits,
-    hooks: &'a Hooks,
+    callers: Callers<'a>,
     call: &'a ToolCall,
 ) -> impl Future<Output = (CallSpan, Result<Value, ToolError>)> + Send + 'a {
     let input = Cow::Borrowed(&call.args);
     CallSpan::new(tool.name(), call.id.as_deref()).arun(move || async move {
-        hooks.allow(call, tool)?;
-        tool.arun(input, limits).await
+        callers.hooks.allow(call, tool)?;
+        let id = call.id.as_deref();
+        tool.arun_call(input, limits, id, callers.data).await
     })
 }

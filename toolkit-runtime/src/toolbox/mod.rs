@@ -17,6 +17,7 @@ use std::fmt;
 use std::sync::Arc;
 
 use crate::call::{Limits, ToolProxy};
+use crate::context::Data;
 use crate::names::{NameTaken, first_of_each_name};
 use crate::providers::ToolDefinitions;
 
@@ -66,6 +67,8 @@ pub struct Toolbox {
     limits: Limits,
     concurrency: usize,
     hooks: Arc<Hooks>,
+    /// The application's data, which tools taking a context read (under a scope's own).
+    data: Data,
     /// The whole toolbox in each provider's format, rendered on first use; shared by clones and
     /// replaced whenever the tools change.
     definitions: Arc<ToolDefinitions>,
@@ -214,6 +217,11 @@ impl Toolbox {
         self.tools.is_empty()
     }
 
+    /// The data tools read through their context ([`ToolContext::data`](crate::ToolContext::data)).
+    pub fn data(&self) -> &Data {
+        &self.data
+    }
+
     /// The default limits of a call; a tool's own settings win over them.
     pub fn limits(&self) -> &Limits {
         &self.limits
@@ -340,6 +348,7 @@ impl Toolbox {
             limits,
             concurrency,
             hooks,
+            data: Data::default(),
             definitions: Arc::default(),
         }
     }
