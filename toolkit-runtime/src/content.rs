@@ -302,7 +302,10 @@ impl<'de> Deserialize<'de> for Content {
     fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         use serde::de::Error as _;
         let value = Value::deserialize(deserializer)?;
-        let kind = value.get("type").and_then(Value::as_str).unwrap_or_default();
+        let kind = value
+            .get("type")
+            .and_then(Value::as_str)
+            .unwrap_or_default();
         let read = match kind {
             "text" => Text::deserialize(value).map(Content::Text),
             "image" => Image::deserialize(value).map(Content::Image),
