@@ -11,6 +11,7 @@ use crate::case;
 use crate::ctxt::Ctxt;
 use crate::docs;
 use crate::symbol::{ARG, DOC, TOOL, TOOLKIT};
+use crate::types::{self, ContextUse};
 
 pub(crate) struct Toolset {
     /// The path generated code names toolkit by (`::toolkit` unless `crate = "..."`).
@@ -35,8 +36,23 @@ pub(crate) struct ToolFn {
     pub args: Vec<Arg>,
     pub output: Type,
     pub attrs: ToolAttrs,
-    /// The `ctx: &ToolContext` parameter, when the method takes one.
-    pub context: Option<Span>,
+    /// The parameters whose type names `ToolContext`, in order: `valid` accepts exactly one
+    /// `&ToolContext` without attributes, and only that one is then expanded.
+    pub contexts: Vec<ContextParam>,
+}
+
+/// A parameter that takes the tool's context. It is not an [`Arg`]: the model never sends it,
+/// so it has no schema, no description and no place in any provider format.
+pub(crate) struct ContextParam {
+    /// How many of the tool's arguments come before it: where the call passes it.
+    pub position: usize,
+    /// The whole parameter (`ctx: &ToolContext`), where a second one is reported.
+    pub param: TokenStream,
+    /// Its type, where a wrong one is reported.
+    pub ty: Type,
+    pub kind: ContextUse,
+    /// The `#[arg(...)]` it was given, which has nothing to say about it.
+    pub arg_attr: Option<TokenStream>,
 }
 
 /// How a method takes `self`; the tokens are kept to point errors at the whole receiver.
@@ -116,11 +132,14 @@ impl ToolFn {
                 quote::quote!(#generics)
             });
         let mut receiver = Receiver::Missing(sig.ident.span());
-        let mut args = Vec::new();
+        let (mut args, mut contexts) = (Vec::new(), Vec::new());
         for input in &mut sig.inputs {
             match input {
                 FnArg::Receiver(r) => receiver = Receiver::of(r),
-                FnArg::Typed(typed) => args.push(Arg::from_param(cx, typed, &doc_arguments)),
+                FnArg::Typed(typed) => match types::context_use(&typed.ty) {
+                    Some(kind) => contexts.push(ContextParam::from_param(typed, kind, args.len())),
+                    None => args.push(Arg::from_param(cx, typed, &doc_arguments)),
+                },
             }
         }
         let output = match &sig.output {
@@ -137,7 +156,37 @@ impl ToolFn {
             args,
             output,
             attrs,
-            context: None,
+            contexts,
+        }
+    }
+}
+
+impl ToolFn {
+    /// The context parameter the expansion passes, once `valid` has accepted the tool.
+    pub(crate) fn context(&self) -> Option<&ContextParam> {
+        self.contexts.first()
+    }
+}
+
+impl ContextParam {
+    /// The parameter, with our attributes stripped (an `#[arg]` is only remembered, for
+    /// `valid` to refuse; a doc comment is allowed and dropped, as on any parameter).
+    fn from_param(typed: &mut syn::PatType, kind: ContextUse, position: usize) -> ContextParam {
+        let mut arg_attr = None;
+        typed.attrs.retain(|a| {
+            if a.path() == ARG {
+                arg_attr.get_or_insert_with(|| quote::ToTokens::to_token_stream(a));
+                false
+            } else {
+                a.path() != DOC
+            }
+        });
+        ContextParam {
+            position,
+            param: quote::ToTokens::to_token_stream(&*typed),
+            ty: (*typed.ty).clone(),
+            kind,
+            arg_attr,
         }
     }
 }

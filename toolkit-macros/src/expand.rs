@@ -213,6 +213,7 @@ fn expand_tool(p: &TokenStream, tool: &ToolFn, receiver: Option<&TokenStream>) -
     let (_, fields_type, unpack) =
         params::read_params(p, &args, &bindings.iter().collect::<Vec<_>>());
     let readers = params::readers(p, &fields_type);
+    let context = params::context(p, tool);
     // One body per tool, for both paths: the runtime reads the parameters into `fields_type`
     // from the call's JSON or from validated arguments (a second body, taking each argument
     // by name, cost about a tenth of the crate's compile time).
@@ -224,6 +225,7 @@ fn expand_tool(p: &TokenStream, tool: &ToolFn, receiver: Option<&TokenStream>) -
             {
                 #unpack
                 #recapture
+                #context
                 #p::std::option::Option::Some(#p::std::boxed::Box::pin(async move {
                     #convert(#callee(#(#call_args),*).await)
                 }))
@@ -236,6 +238,7 @@ fn expand_tool(p: &TokenStream, tool: &ToolFn, receiver: Option<&TokenStream>) -
                 -> #p::std::option::Option<#result>
             {
                 #unpack
+                #context
                 #p::std::option::Option::Some(#convert(#callee(#(#call_args),*)))
             })
         }}
@@ -289,7 +292,7 @@ fn method_tool(p: &TokenStream, tool: &ToolFn) -> TokenStream {
         }
     };
     let options = options(p, tool);
-    let takes_context = tool.context.is_some();
+    let takes_context = tool.context().is_some();
     quote! {
         #p::MethodTool {
             name: #name,

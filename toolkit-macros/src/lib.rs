@@ -47,6 +47,13 @@ pub fn toolset(args: TokenStream, input: TokenStream) -> TokenStream {
 /// `open_world`, `timeout_ms`, `max_input_bytes`, `max_output_bytes`, `max_depth` (how deeply
 /// arrays and objects may nest in the arguments). Parameters take
 /// `#[arg(description = "...", default, default = expr, required)]`.
+///
+/// A tool (method or function, sync or async) may also take its call's context,
+/// `ctx: &ToolContext` (any name, any position): progress, logs, cancellation, the caller, the
+/// application's data, and questions to a model or the user (`toolkit::context`). It is not an
+/// argument: no schema or provider format shows it, and it takes no `#[arg(...)]`. A second
+/// one, one taken by value or `&mut`, or one wrapped in another type is a compile error at the
+/// parameter.
 #[proc_macro_attribute]
 pub fn tool(args: TokenStream, input: TokenStream) -> TokenStream {
     expand::standalone_tool(args.into(), input.into()).into()

@@ -89,9 +89,12 @@ pub(crate) fn binding(arg: &Arg) -> syn::Ident {
     format_ident!("__toolkit_arg_{}", arg.key())
 }
 
-/// The arguments the method is called with: a `&str` parameter is passed a borrowed `String`.
+/// The arguments the method is called with: a `&str` parameter is passed a borrowed `String`,
+/// and the context, where the method takes one, is passed in its place as `&` the binding
+/// [`context`] makes.
 pub(crate) fn call_args(tool: &ToolFn, bindings: &[syn::Ident]) -> Vec<TokenStream> {
-    tool.args
+    let mut call_args: Vec<TokenStream> = tool
+        .args
         .iter()
         .zip(bindings)
         .map(|(arg, bind)| {
@@ -101,5 +104,25 @@ pub(crate) fn call_args(tool: &ToolFn, bindings: &[syn::Ident]) -> Vec<TokenStre
                 quote!(#bind)
             }
         })
-        .collect()
+        .collect();
+    if let Some(context) = tool.context() {
+        let ctx = context_binding();
+        call_args.insert(context.position.min(call_args.len()), quote!(&#ctx));
+    }
+    call_args
+}
+
+/// The statement that binds the call's context, for a method that takes one: read from the
+/// proxy that runs the call, in the body's closure itself and not in the future an async body
+/// returns, since the proxy sets it only around that closure (a future may be polled
+/// anywhere). The future owns it and lends it to the method.
+pub(crate) fn context(p: &TokenStream, tool: &ToolFn) -> Option<TokenStream> {
+    tool.context()?;
+    let ctx = context_binding();
+    let name = &tool.name.value;
+    Some(quote!(let #ctx = #p::ToolContext::current(#name);))
+}
+
+fn context_binding() -> syn::Ident {
+    format_ident!("__toolkit_ctx")
 }

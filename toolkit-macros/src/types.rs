@@ -103,3 +103,72 @@ pub(crate) fn may_borrow(ty: &Type) -> bool {
     }
     scan(quote::ToTokens::to_token_stream(ty))
 }
+
+/// How a parameter's type names the tool's context, judged by the last path segment
+/// (`ToolContext`, `toolkit::context::ToolContext`), as the other questions here are.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum ContextUse {
+    /// `&ToolContext`: the one way to take it.
+    Shared,
+    /// `ToolContext`: owned.
+    ByValue,
+    /// `&mut ToolContext`.
+    Mutable,
+    /// `ToolContext` inside another type (`Option<&ToolContext>`, `Arc<ToolContext>`, `&&ToolContext`).
+    Wrapped,
+}
+
+const TOOL_CONTEXT: &str = "ToolContext";
+
+/// How `ty` takes the tool's context, or `None` when it does not name `ToolContext` at all.
+pub(crate) fn context_use(ty: &Type) -> Option<ContextUse> {
+    match ty {
+        Type::Paren(paren) => context_use(&paren.elem),
+        Type::Group(group) => context_use(&group.elem),
+        Type::Reference(reference) if is_tool_context(&reference.elem) => {
+            Some(match reference.mutability {
+                Some(_) => ContextUse::Mutable,
+                None => ContextUse::Shared,
+            })
+        }
+        _ if is_tool_context(ty) => Some(ContextUse::ByValue),
+        _ => mentions(quote::ToTokens::to_token_stream(ty), TOOL_CONTEXT)
+            .then_some(ContextUse::Wrapped),
+    }
+}
+
+/// Whether `ty` is the path `..::ToolContext`, without generic arguments.
+fn is_tool_context(ty: &Type) -> bool {
+    match ty {
+        Type::Paren(paren) => is_tool_context(&paren.elem),
+        Type::Group(group) => is_tool_context(&group.elem),
+        Type::Path(path) if path.qself.is_none() => path
+            .path
+            .segments
+            .last()
+            .is_some_and(|last| last.ident == TOOL_CONTEXT && last.arguments.is_none()),
+        _ => false,
+    }
+}
+
+/// Whether `tokens` hold the identifier `ident` anywhere.
+fn mentions(tokens: proc_macro2::TokenStream, ident: &str) -> bool {
+    tokens.into_iter().any(|token| match token {
+        proc_macro2::TokenTree::Ident(found) => found == ident,
+        proc_macro2::TokenTree::Group(group) => mentions(group.stream(), ident),
+        _ => false,
+    })
+}
+
+/// The name of the type a reference points to when it reads like another context type
+/// (`&Context`, `&RequestContext`): what a user coming from another framework writes.
+pub(crate) fn referenced_context_like(ty: &Type) -> Option<String> {
+    let Type::Reference(reference) = ty else {
+        return None;
+    };
+    let Type::Path(path) = &*reference.elem else {
+        return None;
+    };
+    let name = path.path.segments.last()?.ident.to_string();
+    (name.ends_with("Context") || name == "Ctx").then_some(name)
+}

@@ -2,10 +2,10 @@
 
 use std::collections::BTreeMap;
 
-use crate::ast::{Arg, Receiver, ToolFn, Toolset};
+use crate::ast::{Arg, ContextParam, Receiver, ToolFn, Toolset};
 use crate::attr::Spanned;
 use crate::ctxt::Ctxt;
-use crate::types;
+use crate::types::{self, ContextUse};
 
 /// Whether model providers accept `name` as a tool name: `^[a-zA-Z0-9_-]{1,64}$`.
 fn is_valid_tool_name(name: &str) -> bool {
@@ -150,6 +150,44 @@ pub(crate) fn check_tool(cx: &Ctxt, tool: &ToolFn, is_method: bool) {
     for arg in &tool.args {
         check_arg(cx, arg);
     }
+    check_contexts(cx, &tool.contexts);
+}
+
+/// A tool takes its context once, as `&ToolContext`, and says nothing about it with `#[arg]`.
+fn check_contexts(cx: &Ctxt, contexts: &[ContextParam]) {
+    for (index, context) in contexts.iter().enumerate() {
+        let message = match context.kind {
+            ContextUse::Shared => None,
+            ContextUse::ByValue => Some(
+                "a tool takes its context by reference: write `ctx: &ToolContext` (the call \
+                 keeps the context, a tool that needs one of its own can clone it)",
+            ),
+            ContextUse::Mutable => Some(
+                "a tool takes its context as a shared reference, `&ToolContext`, not \
+                 `&mut ToolContext`: everything on it takes `&self`",
+            ),
+            ContextUse::Wrapped => {
+                Some("a tool takes its context as `ctx: &ToolContext`, not wrapped in another type")
+            }
+        };
+        if let Some(message) = message {
+            cx.error_spanned_by(&context.ty, message);
+        }
+        if index > 0 {
+            cx.error_spanned_by(
+                &context.param,
+                "a tool takes one context parameter: every `&ToolContext` of a call is the same \
+                 context, so one is enough",
+            );
+        }
+        if let Some(attr) = &context.arg_attr {
+            cx.error_spanned_by(
+                attr,
+                "the context parameter takes no #[arg(...)]: it is not an argument the model \
+                 sends, and no schema shows it",
+            );
+        }
+    }
 }
 
 /// A method tool takes `&self`: tools are called concurrently on one shared instance.
@@ -187,6 +225,14 @@ fn check_arg(cx: &Ctxt, arg: &Arg) {
             &arg.ty,
             "a tool parameter cannot be `impl Trait`: the model needs a concrete type to build \
              a schema from",
+        );
+    } else if let Some(name) = types::referenced_context_like(&arg.ty) {
+        cx.error_spanned_by(
+            &arg.ty,
+            format!(
+                "`{name}` is not toolkit's tool context: a tool takes its context as \
+                 `ctx: &ToolContext` (`toolkit::context::ToolContext`, in the prelude)"
+            ),
         );
     } else if matches!(arg.ty, syn::Type::Reference(_)) && !types::is_str_ref(&arg.ty) {
         cx.error_spanned_by(

@@ -158,11 +158,13 @@ fn typed_state_body(
     })
 }
 
-/// Whether the tool can have a typed body with state (see `typed_state_body`).
+/// Whether the tool can have a typed body with state (see `typed_state_body`). A tool that
+/// takes a context has none: the proxy enters the context around the JSON path's body only.
 fn has_typed_state_body(tool: &ToolFn) -> bool {
     let attrs = &tool.attrs;
     let outputs = &attrs.outputs_to_state;
     !(tool.asyncness
+        || tool.context().is_some()
         || attrs.blocking.is_some()
         || types::may_borrow(result_type(tool))
         || outputs.len() > 1

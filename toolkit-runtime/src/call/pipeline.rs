@@ -23,6 +23,16 @@ use super::proxy::ToolProxy;
 use crate::context::{CallScope, Data, ToolContext};
 use crate::error::ToolError;
 
+/// Cancels a call's context when the call ends, however it ends (answered, failed, timed out,
+/// or dropped by its caller).
+struct CancelOnDrop(ToolContext);
+
+impl Drop for CancelOnDrop {
+    fn drop(&mut self) {
+        self.0.cancel();
+    }
+}
+
 impl ToolProxy {
     /// The sync pipeline for one call, in a context when the tool takes one (made from the
     /// scope the caller runs in, for call `call_id`, with `data` under the scope's own). A tool
@@ -40,7 +50,7 @@ impl ToolProxy {
         let ctx = self.context_for(call_id, data);
         // Cancelled when the call ends, however it ends: a sync body left running on the pool
         // past its deadline sees it.
-        let _cancel_when_done = ctx.cancellation().clone().drop_guard();
+        let _cancel_when_done = CancelOnDrop(ctx.clone());
         ctx.enter_sync(|| self.run(input, limits))
     }
 
@@ -59,17 +69,21 @@ impl ToolProxy {
         // Boxed, so a call without a context carries none of this in its future.
         Box::pin(async move {
             let ctx = self.context_for(call_id, data);
-            let _cancel_when_done = ctx.cancellation().clone().drop_guard();
+            let _cancel_when_done = CancelOnDrop(ctx.clone());
             ctx.enter(self.arun(input, limits)).await
         })
         .await
     }
 
     fn context_for(&self, call_id: Option<&str>, data: &Data) -> ToolContext {
+        let name = self
+            .inner
+            .context_name
+            .get_or_init(|| Arc::from(self.name()));
         CallScope::current()
             .unwrap_or_default()
             .data_or(data)
-            .context_for(self.name(), call_id)
+            .context_of(Arc::clone(name), call_id)
     }
 
     /// The sync pipeline under the given limits, without a span of its own.

@@ -40,6 +40,8 @@ pub(super) struct ToolInner {
     pub(super) state: Option<StateBinding>,
     /// What the body takes and returns besides JSON.
     pub(super) traits: ToolTraits,
+    /// The name every context of a call to this tool shares, made on the first such call.
+    pub(super) context_name: OnceLock<Arc<str>>,
 }
 
 /// The traits of a closure's body that takes a context.
@@ -299,6 +301,7 @@ impl ToolProxy {
                 definitions: DefinitionCache::default(),
                 state,
                 traits,
+                context_name: OnceLock::new(),
             }),
         }
     }

@@ -81,7 +81,8 @@ pub struct RequestInfo {
 /// ```
 #[derive(Clone, Default)]
 pub struct Data {
-    values: Arc<HashMap<TypeId, Arc<dyn Any + Send + Sync>>>,
+    /// `None` for no data: every call in no scope makes an empty `Data`, without allocating.
+    values: Option<Arc<HashMap<TypeId, Arc<dyn Any + Send + Sync>>>>,
 }
 
 impl Data {
@@ -92,33 +93,42 @@ impl Data {
 
     /// The data with `value`, replacing any value of its type.
     pub fn with<T: Send + Sync + 'static>(mut self, value: T) -> Self {
-        Arc::make_mut(&mut self.values).insert(TypeId::of::<T>(), Arc::new(value));
+        let values = Arc::make_mut(self.values.get_or_insert_with(Default::default));
+        values.insert(TypeId::of::<T>(), Arc::new(value));
         self
     }
 
     /// No data, shared: what a call made on a proxy itself passes, without allocating.
     pub(crate) fn none() -> &'static Data {
-        static NONE: std::sync::OnceLock<Data> = std::sync::OnceLock::new();
-        NONE.get_or_init(Data::default)
+        static NONE: Data = Data { values: None };
+        &NONE
     }
 
     /// The value of type `T`, when given.
     pub fn get<T: Send + Sync + 'static>(&self) -> Option<&T> {
-        self.values.get(&TypeId::of::<T>())?.downcast_ref::<T>()
+        self.values
+            .as_ref()?
+            .get(&TypeId::of::<T>())?
+            .downcast_ref::<T>()
     }
 
     /// Whether no data was given.
     pub fn is_empty(&self) -> bool {
-        self.values.is_empty()
+        self.values.as_ref().is_none_or(|values| values.is_empty())
     }
 
     /// This data with `other`'s values added where this has none of their type.
     pub fn or(mut self, other: &Data) -> Self {
-        if self.values.is_empty() {
+        if self.is_empty() {
             return other.clone();
         }
-        let values = Arc::make_mut(&mut self.values);
-        for (type_id, value) in other.values.iter() {
+        // Copied only when `other` adds something: a scope's data over a toolbox without any
+        // costs no copy per call.
+        let Some(others) = other.values.as_ref().filter(|values| !values.is_empty()) else {
+            return self;
+        };
+        let values = Arc::make_mut(self.values.get_or_insert_with(Default::default));
+        for (type_id, value) in others.iter() {
             values.entry(*type_id).or_insert_with(|| Arc::clone(value));
         }
         self
@@ -127,8 +137,7 @@ impl Data {
 
 impl std::fmt::Debug for Data {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Data")
-            .field("values", &self.values.len())
-            .finish()
+        let count = self.values.as_ref().map_or(0, |values| values.len());
+        f.debug_struct("Data").field("values", &count).finish()
     }
 }

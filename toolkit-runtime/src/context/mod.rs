@@ -3,7 +3,7 @@
 //!
 //! A `#[tool]` method takes it as a parameter, `ctx: &ToolContext`, in any position; it is
 //! hidden from every schema. Whoever makes the call (the MCP server, the agent, an application
-//! through [`Toolbox::acall_in`](crate::Toolbox::acall_in)) gives the tools a [`CallScope`]: the
+//! through [`CallScope::run`]) gives the tools a [`CallScope`]: the
 //! [`ToolHost`] that takes what they report and answers what they ask, the request they serve,
 //! the data, and a cancellation token. Where nothing listens (a plain `dynamic_call`), progress
 //! and logs go to `tracing`, and `sample` and `elicit` say what is missing. A tool without
@@ -46,7 +46,8 @@ mod host;
 mod sampling;
 
 use std::fmt;
-use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering, fence};
+use std::sync::{Arc, OnceLock};
 
 use schemars::JsonSchema;
 use serde::de::DeserializeOwned;
@@ -157,16 +158,19 @@ impl CallScope {
     /// The context of one call to `tool` in this scope. Its cancellation is a child of the
     /// scope's: cancelling the call (its deadline) leaves the scope's other calls running.
     pub fn context_for(&self, tool: &str, call_id: Option<&str>) -> ToolContext {
-        let cancellation = match &self.cancellation {
-            Some(parent) => parent.child_token(),
-            None => CancellationToken::new(),
-        };
+        self.clone().context_of(Arc::from(tool), call_id)
+    }
+
+    /// [`context_for`](Self::context_for) with the tool's name already shared (a proxy keeps
+    /// it so), and the scope moved in: one allocation, and a second for a call id.
+    pub(crate) fn context_of(self, tool: Arc<str>, call_id: Option<&str>) -> ToolContext {
         ToolContext {
             inner: Arc::new(Inner {
-                tool: tool.to_owned(),
+                tool,
                 call_id: call_id.map(str::to_owned),
-                cancellation,
-                scope: self.clone(),
+                cancelled: AtomicBool::new(false),
+                cancellation: OnceLock::new(),
+                scope: self,
             }),
         }
     }
@@ -190,9 +194,16 @@ pub struct ToolContext {
 }
 
 struct Inner {
-    tool: String,
+    tool: Arc<str>,
     call_id: Option<String>,
-    cancellation: CancellationToken,
+    /// Whether the call was cancelled (or ended). The flag, and not the token, is the truth:
+    /// a token is made only when a tool asks for one, since most never do and making one
+    /// (and cancelling it at the end of every call) cost a tool with an unused context about
+    /// a tenth of a call.
+    cancelled: AtomicBool,
+    /// The call's token, made on first use (`cancelled()`, `cancellation()`) and cancelled with
+    /// the flag.
+    cancellation: OnceLock<CancellationToken>,
     scope: CallScope,
 }
 
@@ -324,22 +335,45 @@ impl ToolContext {
     /// Whether the call was cancelled: by the client, by its deadline, or because its caller
     /// stopped waiting. A sync tool checks this; an async tool's future is also dropped.
     pub fn is_cancelled(&self) -> bool {
-        self.inner.cancellation.is_cancelled()
+        let inner = &*self.inner;
+        inner.cancelled.load(Ordering::Acquire)
+            || inner
+                .cancellation
+                .get()
+                .is_some_and(CancellationToken::is_cancelled)
+            || (inner.scope.cancellation.as_ref()).is_some_and(CancellationToken::is_cancelled)
     }
 
     /// Resolves when the call is cancelled.
     pub async fn cancelled(&self) {
-        self.inner.cancellation.cancelled().await;
+        self.cancellation().cancelled().await;
     }
 
     /// Cancels the call: its `is_cancelled` turns true and `cancelled()` resolves.
     pub fn cancel(&self) {
-        self.inner.cancellation.cancel();
+        self.inner.cancelled.store(true, Ordering::SeqCst);
+        // Pairs with the fence in `cancellation`: a token made at the same moment on another
+        // thread is either seen here or sees the flag there, so it is cancelled either way.
+        fence(Ordering::SeqCst);
+        if let Some(token) = self.inner.cancellation.get() {
+            token.cancel();
+        }
     }
 
     /// The call's cancellation token, to hand to work the tool starts.
     pub fn cancellation(&self) -> &CancellationToken {
-        &self.inner.cancellation
+        let inner = &*self.inner;
+        let token = inner
+            .cancellation
+            .get_or_init(|| match &inner.scope.cancellation {
+                Some(parent) => parent.child_token(),
+                None => CancellationToken::new(),
+            });
+        fence(Ordering::SeqCst);
+        if inner.cancelled.load(Ordering::SeqCst) {
+            token.cancel();
+        }
+        token
     }
 
     /// Asks a model for a message: over MCP the client's model (`sampling/createMessage`), in an
