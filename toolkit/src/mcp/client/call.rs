@@ -26,12 +26,12 @@ pub(super) async fn call_tool(
     ctx: &ToolContext,
 ) -> Result<CallToolResult, ServiceError> {
     let request = ClientRequest::CallToolRequest(CallToolRequest::new(params));
+    // Open before sending: the server may speak of the call before `send` returns.
+    let route = routes.open(ctx.clone());
     let handle = peer
         .send_request_with_option(request, PeerRequestOptions::no_options())
         .await?;
-    // Declared before the guard, so the server hears of the cancellation before the route
-    // goes: nothing it says about the call meanwhile is taken for another's.
-    let _route = routes.register(handle.progress_token.clone(), ctx.clone());
+    route.claim(handle.progress_token.clone());
     let mut guard = CancelOnDrop {
         peer: peer.clone(),
         id: Some(handle.id.clone()),

@@ -32,8 +32,8 @@ use crate::context::{LogLevel, ToolContext};
 /// sending progress for tokens nobody holds costs a bounded amount.
 const MAX_EARLY: usize = 64;
 
-/// Where the notifications of one connection go: the contexts of its calls in flight, by the
-/// progress token each call sent.
+/// Where the notifications of one connection go: the contexts of its calls in flight, each
+/// with the progress token it sent.
 #[derive(Default)]
 pub(super) struct Routes {
     inner: Mutex<Inner>,
@@ -41,8 +41,15 @@ pub(super) struct Routes {
 
 #[derive(Default)]
 struct Inner {
-    calls: HashMap<ProgressToken, ToolContext>,
+    calls: HashMap<u64, Call>,
+    next: u64,
     early: VecDeque<ProgressNotificationParam>,
+}
+
+/// One call in flight: its context, and its progress token once it was sent.
+struct Call {
+    token: Option<ProgressToken>,
+    ctx: ToolContext,
 }
 
 impl Routes {
@@ -52,10 +59,27 @@ impl Routes {
             .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 
-    /// Sends the progress of the call that sent `token` to `ctx` until the returned
-    /// registration is dropped; progress that came before is handed over first, in order.
-    pub(super) fn register(self: &Arc<Self>, token: ProgressToken, ctx: ToolContext) -> Route {
+    /// A call about to be sent, whose notifications go to `ctx` until the returned route is
+    /// dropped. Opened before the request leaves, so a log message the server sends at once
+    /// finds it.
+    pub(super) fn open(self: &Arc<Self>, ctx: ToolContext) -> Route {
         let mut inner = self.lock();
+        let id = inner.next;
+        inner.next += 1;
+        inner.calls.insert(id, Call { token: None, ctx });
+        Route {
+            routes: Arc::clone(self),
+            id,
+        }
+    }
+
+    /// The call `id` sent `token`: its progress goes to its context, what came before first.
+    fn claim(&self, id: u64, token: ProgressToken) {
+        let mut inner = self.lock();
+        let inner = &mut *inner;
+        let Some(call) = inner.calls.get_mut(&id) else {
+            return;
+        };
         // Handed over under the lock, so a notification read meanwhile waits its turn.
         let (mine, others): (Vec<_>, Vec<_>) = inner
             .early
@@ -63,13 +87,9 @@ impl Routes {
             .partition(|early| early.progress_token == token);
         inner.early = others.into();
         for early in mine {
-            forward_progress(&ctx, early);
+            forward_progress(&call.ctx, early);
         }
-        inner.calls.insert(token.clone(), ctx);
-        Route {
-            routes: Arc::clone(self),
-            token,
-        }
+        call.token = Some(token);
     }
 
     /// Hands one notification from the server to the call it concerns.
@@ -87,8 +107,13 @@ impl Routes {
         let mut inner = self.lock();
         // Forwarded under the lock: notifications are read one at a time, and a call
         // registering meanwhile hands over its early ones first, so the order holds.
-        match inner.calls.get(&progress.progress_token) {
-            Some(ctx) => forward_progress(ctx, progress),
+        let token = Some(&progress.progress_token);
+        match inner
+            .calls
+            .values()
+            .find(|call| call.token.as_ref() == token)
+        {
+            Some(call) => forward_progress(&call.ctx, progress),
             None => {
                 if inner.early.len() == MAX_EARLY {
                     inner.early.pop_front();
@@ -112,8 +137,8 @@ impl Routes {
         if inner.calls.is_empty() {
             tracing::info!(level = level.as_str(), "MCP server log: {text}");
         }
-        for ctx in inner.calls.values() {
-            ctx.log(level, &text);
+        for call in inner.calls.values() {
+            call.ctx.log(level, &text);
         }
     }
 }
@@ -136,15 +161,22 @@ fn log_level(message: &LoggingMessageNotificationParam) -> LogLevel {
         .unwrap_or(LogLevel::Info)
 }
 
-/// A call's claim on its progress token, given up when dropped.
+/// A call's place among the calls in flight, given up when dropped.
 pub(super) struct Route {
     routes: Arc<Routes>,
-    token: ProgressToken,
+    id: u64,
+}
+
+impl Route {
+    /// The call was sent with `token`.
+    pub(super) fn claim(&self, token: ProgressToken) {
+        self.routes.claim(self.id, token);
+    }
 }
 
 impl Drop for Route {
     fn drop(&mut self) {
-        self.routes.lock().calls.remove(&self.token);
+        self.routes.lock().calls.remove(&self.id);
     }
 }
 
