@@ -219,3 +219,65 @@ pub(super) fn elicit_result(answer: ElicitationAnswer) -> ElicitResult {
         ElicitationAnswer::Cancel => ElicitResult::new(ElicitationAction::Cancel),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_sampling_request_is_read_whatever_the_shape_of_its_content() {
+        let params: CreateMessageRequestParams = serde_json::from_value(json!({
+            "messages": [
+                {"role": "user", "content": {"type": "text", "text": "hi"}},
+                {"role": "assistant", "content": [{"type": "text", "text": "a"}, {"type": "text", "text": "b"}]},
+                {"role": "user", "content": [{"type": "image", "data": "AQID", "mimeType": "image/png"}]}
+            ],
+            "systemPrompt": "Be brief.",
+            "maxTokens": 50,
+            "temperature": 0.5,
+            "stopSequences": ["END"]
+        }))
+        .unwrap();
+        let request = sampling_request(&params);
+        assert_eq!(request.system_prompt.as_deref(), Some("Be brief."));
+        assert_eq!((request.max_tokens, request.temperature), (50, Some(0.5)));
+        assert_eq!(request.stop_sequences, ["END"]);
+        assert_eq!(request.messages[0].content, Content::text("hi"));
+        assert_eq!(request.messages[1].role, Role::Assistant);
+        assert_eq!(request.messages[1].content, Content::text("a\nb"));
+        assert_eq!(
+            request.messages[2].content,
+            Content::Image(crate::Image::png([1, 2, 3]))
+        );
+    }
+
+    #[test]
+    fn a_reply_becomes_a_create_message_result() {
+        let reply = SamplingReply {
+            role: Role::Assistant,
+            content: Content::text("done"),
+            model: "m".into(),
+            stop_reason: Some("endTurn".into()),
+        };
+        let result = serde_json::to_value(create_message_result(reply).unwrap()).unwrap();
+        assert_eq!(
+            result,
+            json!({"model": "m", "stopReason": "endTurn", "role": "assistant",
+                   "content": {"type": "text", "text": "done"}})
+        );
+    }
+
+    #[test]
+    fn only_what_has_a_handler_is_declared() {
+        let none = serde_json::to_value(Handlers::default().capabilities()).unwrap();
+        assert_eq!(none, json!({}));
+        let handlers = Handlers {
+            sampling: None,
+            elicitation: Some(Arc::new(|_: ElicitationRequest| async {
+                ElicitationAnswer::Decline
+            })),
+        };
+        let declared = serde_json::to_value(handlers.capabilities()).unwrap();
+        assert_eq!(declared, json!({"elicitation": {"form": {}}}));
+    }
+}

@@ -203,6 +203,22 @@ mod tests {
     }
 
     #[test]
+    fn structured_content_beside_an_image_is_kept_in_a_shape_tool_output_reads() {
+        let value = json!({
+            "content": [
+                {"type": "text", "text": "a chart"},
+                {"type": "image", "data": "iVBORw0KGgo=", "mimeType": "image/png"}
+            ],
+            "structuredContent": {"points": 2}
+        });
+        let read = into_value(&result(value.clone()), false).unwrap();
+        assert_eq!(read, value);
+        let output = crate::ToolOutput::from_value(read);
+        assert_eq!(output.structured_content, Some(json!({"points": 2})));
+        assert_eq!(output.content.len(), 2);
+    }
+
+    #[test]
     fn structured_content_is_returned_only_when_asked_for() {
         let value = json!({"content": [{"type": "text", "text": "{\"n\":1}"}], "structuredContent": {"n": 1}});
         assert_eq!(
