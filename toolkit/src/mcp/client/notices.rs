@@ -36,11 +36,11 @@ const MAX_EARLY: usize = 64;
 /// with the progress token it sent.
 #[derive(Default)]
 pub(super) struct Routes {
-    inner: Mutex<Inner>,
+    inner: Mutex<Table>,
 }
 
 #[derive(Default)]
-struct Inner {
+struct Table {
     calls: HashMap<u64, Call>,
     next: u64,
     early: VecDeque<ProgressNotificationParam>,
@@ -53,7 +53,7 @@ struct Call {
 }
 
 impl Routes {
-    fn lock(&self) -> MutexGuard<'_, Inner> {
+    fn lock(&self) -> MutexGuard<'_, Table> {
         self.inner
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
