@@ -100,6 +100,19 @@ async fn remote_progress_and_logs_reach_the_calling_context_in_order_before_the_
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_client_asks_for_logs_at_its_level_only_when_told() {
+    let remote = Remote::start().await;
+    let _plain = builder(&remote).connect().await.expect("connect");
+    assert_eq!(remote.level(), None);
+    let _asking = builder(&remote)
+        .log_level(LogLevel::Warning)
+        .connect()
+        .await
+        .expect("connect");
+    assert_eq!(remote.level().as_deref(), Some("warning"));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_dropped_call_is_cancelled_on_the_server() {
     let remote = Remote::start().await;
     let client = builder(&remote).connect().await.expect("connect");

@@ -12,7 +12,7 @@ use std::time::Instant;
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ClientResult, ElicitRequest,
     ListToolsResult, PaginatedRequestParams, ProgressNotificationParam, ServerCapabilities,
-    ServerConfig, ServerRequest, Tool,
+    ServerConfig, ServerRequest, SetLevelRequestParams, Tool,
 };
 use rmcp::service::RequestContext;
 use rmcp::transport::streamable_http_server::{
@@ -35,6 +35,7 @@ fn base64(bytes: &[u8]) -> String {
 /// A running server, stopped when dropped, and what it saw.
 pub struct Remote {
     url: String,
+    seen: Arc<Seen>,
     started: Mutex<mpsc::UnboundedReceiver<()>>,
     cancelled: Mutex<mpsc::UnboundedReceiver<Instant>>,
     task: tokio::task::JoinHandle<()>,
@@ -50,11 +51,13 @@ impl Remote {
     pub async fn start() -> Remote {
         let (started_tx, started) = mpsc::unbounded_channel();
         let (cancelled_tx, cancelled) = mpsc::unbounded_channel();
+        let seen = Arc::new(Seen {
+            started: started_tx,
+            cancelled: cancelled_tx,
+            level: std::sync::Mutex::default(),
+        });
         let handler = Handler {
-            seen: Arc::new(Seen {
-                started: started_tx,
-                cancelled: cancelled_tx,
-            }),
+            seen: Arc::clone(&seen),
         };
         let service: StreamableHttpService<Handler, LocalSessionManager> =
             StreamableHttpService::new(
@@ -72,10 +75,16 @@ impl Remote {
         });
         Remote {
             url: format!("http://{addr}/mcp"),
+            seen,
             started: Mutex::new(started),
             cancelled: Mutex::new(cancelled),
             task,
         }
+    }
+
+    /// The log level the client asked for, if it asked.
+    pub fn level(&self) -> Option<String> {
+        self.seen.level.lock().unwrap().clone()
     }
 
     pub fn url(&self) -> String {
@@ -104,6 +113,8 @@ impl Remote {
 struct Seen {
     started: mpsc::UnboundedSender<()>,
     cancelled: mpsc::UnboundedSender<Instant>,
+    /// The level of the last `logging/setLevel`.
+    level: std::sync::Mutex<Option<String>>,
 }
 
 #[derive(Clone)]
@@ -281,6 +292,16 @@ impl ServerHandler for Handler {
                 .enable_logging()
                 .build(),
         )
+    }
+
+    async fn set_level(
+        &self,
+        request: SetLevelRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        let level = serde_json::to_value(request.level).map_err(failed)?;
+        *self.seen.level.lock().unwrap() = level.as_str().map(str::to_owned);
+        Ok(())
     }
 
     async fn list_tools(

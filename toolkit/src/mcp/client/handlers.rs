@@ -98,11 +98,12 @@ where
     }
 }
 
-/// The handlers a client was built with.
+/// The handlers a client was built with, and the log level it asks for.
 #[derive(Clone, Default)]
 pub(super) struct Handlers {
     pub(super) sampling: Option<Arc<dyn SamplingHandler>>,
     pub(super) elicitation: Option<Arc<dyn ElicitationHandler>>,
+    pub(super) log_level: Option<crate::context::LogLevel>,
 }
 
 impl fmt::Debug for Handlers {
@@ -110,6 +111,7 @@ impl fmt::Debug for Handlers {
         f.debug_struct("Handlers")
             .field("sampling", &self.sampling.is_some())
             .field("elicitation", &self.elicitation.is_some())
+            .field("log_level", &self.log_level)
             .finish()
     }
 }
@@ -273,6 +275,7 @@ mod tests {
         assert_eq!(none, json!({}));
         let handlers = Handlers {
             sampling: None,
+            log_level: None,
             elicitation: Some(Arc::new(|_: ElicitationRequest| async {
                 ElicitationAnswer::Decline
             })),

@@ -225,6 +225,16 @@ impl McpClientBuilder {
         self
     }
 
+    /// Asks the server for its log messages at `level` and above (`logging/setLevel`, sent
+    /// when the server declares logging, again after each reconnection). Without it the
+    /// server sends what it sends by default. Log messages that come while a call is in
+    /// flight reach its tool's context ([`ToolContext::log`](crate::context::ToolContext::log)),
+    /// the others `tracing`.
+    pub fn log_level(mut self, level: crate::context::LogLevel) -> Self {
+        self.options.handlers.log_level = Some(level);
+        self
+    }
+
     /// Connects, initializes the session and lists the server's tools.
     pub async fn connect(self) -> Result<McpClient, McpError> {
         let (session, changes) = Session::open(

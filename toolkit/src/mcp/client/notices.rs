@@ -15,13 +15,13 @@ use std::collections::{HashMap, VecDeque};
 use std::future::Future;
 use std::sync::{Arc, Mutex, MutexGuard};
 
-use rmcp::RoleClient;
 use rmcp::model::{
     JsonRpcMessage, LoggingMessageNotificationParam, ProgressNotificationParam, ProgressToken,
     ServerNotification,
 };
 use rmcp::service::{RxJsonRpcMessage, TxJsonRpcMessage};
 use rmcp::transport::{IntoTransport, Transport};
+use rmcp::{Peer, RoleClient};
 use serde_json::Value;
 
 use crate::context::{LogLevel, ToolContext};
@@ -222,5 +222,23 @@ impl<T: Transport<RoleClient>> Transport<RoleClient> for Tap<T> {
 
     fn close(&mut self) -> impl Future<Output = Result<(), Self::Error>> + Send {
         self.inner.close()
+    }
+}
+
+/// Asks the server for log messages at `level` and above (`logging/setLevel`), if it declared
+/// logging; a server that refuses is only noted, as a server that never logs costs nothing.
+pub(super) async fn ask_for_logs(peer: &Peer<RoleClient>, level: LogLevel) {
+    let declared = peer
+        .peer_info()
+        .is_some_and(|info| info.capabilities.logging.is_some());
+    if !declared {
+        return;
+    }
+    let params = match serde_json::from_value(serde_json::json!({"level": level.as_str()})) {
+        Ok(params) => params,
+        Err(err) => return tracing::debug!(%err, "no logging/setLevel request"),
+    };
+    if let Err(err) = peer.set_level(params).await {
+        tracing::warn!(%err, "the MCP server refused logging/setLevel");
     }
 }

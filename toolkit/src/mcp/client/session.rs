@@ -20,7 +20,7 @@ use tokio::sync::{Mutex, RwLock, watch};
 use super::call;
 use super::handlers::{self, Handlers};
 use super::listing::{ListingError, ListingLimits, MAX_TOOL_PAGES, Tally};
-use super::notices::Routes;
+use super::notices::{self, Routes};
 use super::oversize::answer_too_large;
 use super::stdio::ChildGroup;
 use super::transport::{McpTransport, Opened, open};
@@ -343,7 +343,15 @@ async fn open_within(
     timeout: Duration,
     max_message_bytes: usize,
 ) -> Result<Opened<Listener>, McpError> {
-    let opening = open(transport, listener, routes, max_message_bytes);
+    let log_level = listener.handlers.log_level;
+    let opening = async {
+        let opened = open(transport, listener, routes, max_message_bytes).await?;
+        // Asked again of every new session: a level is the session's.
+        if let Some(level) = log_level {
+            notices::ask_for_logs(opened.service.peer(), level).await;
+        }
+        Ok(opened)
+    };
     toolkit_runtime::within(timeout, opening)
         .await
         .unwrap_or_else(|| {
