@@ -261,8 +261,21 @@ impl McpClientBuilder {
 /// Each remote tool keeps the server's title, description, annotations, output schema and
 /// input schema (`$ref`s inlined, `required` exactly as the server sent it). A call's result
 /// is the single text item as a string, several items as a list (text items as strings,
-/// images and resources as their MCP JSON), or `structuredContent` when asked for; `isError`
-/// becomes a tool error carrying the server's text. Served again by an
+/// images, audio and resources as their MCP JSON), or `structuredContent` when asked for (or
+/// beside content other than text, as the whole `{"content", "structuredContent"}`); `isError`
+/// becomes a tool error carrying the server's text. The tools return content
+/// ([`ToolProxy::returns_content`]): [`ToolOutput::from_value`](crate::ToolOutput::from_value)
+/// reads each block back as an [`Image`](crate::Image), [`Audio`](crate::Audio), ... and every
+/// format renders it as one.
+///
+/// Each tool takes a [`ToolContext`](crate::context::ToolContext): the server's progress for a
+/// call, and its log messages meanwhile, reach the calling tool's context (an agent's events,
+/// or the client of an MCP server serving the tool), in the order the server sent them and
+/// before the result; a call that is dropped, times out or whose context is cancelled is
+/// cancelled on the server (`notifications/cancelled`). The server's `sampling/createMessage`
+/// and `elicitation/create` are answered by [`McpClientBuilder::sampling_model`] (or
+/// [`on_sampling`](McpClientBuilder::on_sampling)) and [`McpClientBuilder::on_elicit`]; the
+/// client declares each capability only when given its handler. Served again by an
 /// [`McpServer`](crate::mcp::McpServer), a remote tool answers with the remote result itself,
 /// unchanged, unless the toolbox changed the outcome (a hook, or `max_output_bytes`).
 ///
