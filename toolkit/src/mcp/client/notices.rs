@@ -4,8 +4,11 @@
 //! They are read off the transport itself ([`Tap`]), in the order the server sent them, before
 //! rmcp sees them: rmcp hands each notification to its handler in a task of its own, so two
 //! progress notifications could be handled out of order, and the last one after the call's
-//! result. Read here, every notification the server sent before its answer reaches the call's
-//! context before the call returns.
+//! result (measured against an rmcp server on loopback: through rmcp's `on_progress`, 14 and 17
+//! of 20 calls of 100 notifications each saw them out of order, and up to 7 of the 2,000 came
+//! after `call_tool` returned). Read here, every notification the server sent before its answer
+//! reaches the call's context, in order, before the call returns (0 of 20 out of order:
+//! `tests/mcp_client_context.rs`).
 
 // rmcp marks MCP's logging deprecated (SEP-2577, a protocol revision after the ones servers
 // speak today); servers still send it.
