@@ -261,6 +261,29 @@ pub enum Content {
     ResourceLink(ResourceLink),
 }
 
+/// Read by its `type`. Not `untagged` as it is written: serde does not check the tag of a struct
+/// tagged on its own, so `Image` reads an audio object, and an untagged enum took every audio
+/// block for an image.
+impl<'de> Deserialize<'de> for Content {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        use serde::de::Error as _;
+        let value = Value::deserialize(deserializer)?;
+        let kind = value
+            .get("type")
+            .and_then(Value::as_str)
+            .unwrap_or_default();
+        let read = match kind {
+            "text" => serde_json::from_value(value).map(Content::Text),
+            "image" => serde_json::from_value(value).map(Content::Image),
+            "audio" => serde_json::from_value(value).map(Content::Audio),
+            "resource" => serde_json::from_value(value).map(Content::Resource),
+            "resource_link" => serde_json::from_value(value).map(Content::ResourceLink),
+            other => return Err(D::Error::custom(format!("no content type {other:?}"))),
+        };
+        read.map_err(D::Error::custom)
+    }
+}
+
 /// A text block, as MCP's `{"type": "text", "text": ...}`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "type", rename = "text")]
@@ -467,6 +490,15 @@ mod tests {
         assert_eq!(value[2]["mimeType"], "audio/wav");
         assert_eq!(value[3]["resource"]["uri"], "a://b");
         assert_eq!(ToolOutput::from_value(value).content, blocks);
+    }
+
+    #[test]
+    fn audio_is_read_as_audio_not_as_an_image() {
+        let audio = json!({"type": "audio", "data": "AQID", "mimeType": "audio/wav"});
+        assert_eq!(
+            Content::from_value(audio),
+            Content::Audio(Audio::wav([1, 2, 3]))
+        );
     }
 
     #[test]

@@ -27,8 +27,8 @@ mod server;
 pub use client::{__EventStreamRead, __read_event_stream};
 pub use client::{
     DEFAULT_CALL_TIMEOUT, DEFAULT_MAX_LISTING_BYTES, DEFAULT_MAX_MESSAGE_BYTES,
-    DEFAULT_MAX_OUTPUT_BYTES, DEFAULT_MAX_SCHEMA_BYTES, DEFAULT_MAX_TOOLS, McpClient,
-    McpClientBuilder, McpTransport,
+    DEFAULT_MAX_OUTPUT_BYTES, DEFAULT_MAX_SCHEMA_BYTES, DEFAULT_MAX_TOOLS, ElicitationHandler,
+    McpClient, McpClientBuilder, McpTransport, SamplingHandler,
 };
 pub use server::{DEFAULT_MAX_BODY_BYTES, HttpOptions, HttpServerHandle, McpServer};
 

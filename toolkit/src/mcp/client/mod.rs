@@ -7,7 +7,12 @@
 //! - `remote_tool`: one remote tool as a [`ToolProxy`], and its results as values;
 //! - here: the client a caller holds, its builder and options, and the catalog of its tools.
 
+mod call;
+mod handlers;
 mod listing;
+#[cfg(feature = "agent")]
+mod model_sampler;
+mod notices;
 mod oversize;
 mod remote_tool;
 mod session;
@@ -24,6 +29,8 @@ use rmcp::model::Implementation;
 use crate::ToolProxy;
 
 use super::McpError;
+use handlers::Handlers;
+pub use handlers::{ElicitationHandler, SamplingHandler};
 use listing::ListingLimits;
 pub use listing::{DEFAULT_MAX_LISTING_BYTES, DEFAULT_MAX_SCHEMA_BYTES, DEFAULT_MAX_TOOLS};
 use remote_tool::remote_tool;
@@ -44,6 +51,7 @@ struct Options {
     max_message_bytes: usize,
     max_output_bytes: usize,
     listing: ListingLimits,
+    handlers: Handlers,
 }
 
 impl Default for Options {
@@ -57,6 +65,7 @@ impl Default for Options {
             max_message_bytes: DEFAULT_MAX_MESSAGE_BYTES,
             max_output_bytes: DEFAULT_MAX_OUTPUT_BYTES,
             listing: ListingLimits::default(),
+            handlers: Handlers::default(),
         }
     }
 }
@@ -184,12 +193,55 @@ impl McpClientBuilder {
         self
     }
 
+    /// Answers the server's `sampling/createMessage` requests with `handler`, and declares the
+    /// `sampling` capability (without a handler, it is not declared). See
+    /// [`sampling_model`](Self::sampling_model) for a chat model.
+    pub fn on_sampling(mut self, handler: impl SamplingHandler) -> Self {
+        self.options.handlers.sampling = Some(Arc::new(handler));
+        self
+    }
+
+    /// Answers the server's `sampling/createMessage` requests with `model`: the request's
+    /// messages and system prompt as its conversation, its token bound and temperature, no
+    /// tools. Declares the `sampling` capability.
+    ///
+    /// ```
+    /// use toolkit::mcp::{McpClient, McpTransport};
+    /// use toolkit::models::{ModelReply, ScriptedModel};
+    ///
+    /// let model = ScriptedModel::new([ModelReply::text("A short summary.")]);
+    /// let builder = McpClient::builder(McpTransport::stdio("server")).sampling_model(model);
+    /// ```
+    #[cfg(feature = "agent")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "agent")))]
+    pub fn sampling_model(self, model: impl crate::models::ChatModel + 'static) -> Self {
+        self.on_sampling(model_sampler::ModelSampler(Arc::new(model)))
+    }
+
+    /// Answers the server's `elicitation/create` requests (form mode) with `handler`, and
+    /// declares the `elicitation` capability (without a handler, it is not declared).
+    pub fn on_elicit(mut self, handler: impl ElicitationHandler) -> Self {
+        self.options.handlers.elicitation = Some(Arc::new(handler));
+        self
+    }
+
+    /// Asks the server for its log messages at `level` and above (`logging/setLevel`, sent
+    /// when the server declares logging, again after each reconnection). Without it the
+    /// server sends what it sends by default. Log messages that come while a call is in
+    /// flight reach its tool's context ([`ToolContext::log`](crate::context::ToolContext::log)),
+    /// the others `tracing`.
+    pub fn log_level(mut self, level: crate::context::LogLevel) -> Self {
+        self.options.handlers.log_level = Some(level);
+        self
+    }
+
     /// Connects, initializes the session and lists the server's tools.
     pub async fn connect(self) -> Result<McpClient, McpError> {
         let (session, changes) = Session::open(
             self.transport,
             self.options.reconnect,
             self.options.max_message_bytes,
+            self.options.handlers.clone(),
         )
         .await?;
         let catalog = Arc::new(Catalog {
@@ -209,8 +261,21 @@ impl McpClientBuilder {
 /// Each remote tool keeps the server's title, description, annotations, output schema and
 /// input schema (`$ref`s inlined, `required` exactly as the server sent it). A call's result
 /// is the single text item as a string, several items as a list (text items as strings,
-/// images and resources as their MCP JSON), or `structuredContent` when asked for; `isError`
-/// becomes a tool error carrying the server's text. Served again by an
+/// images, audio and resources as their MCP JSON), or `structuredContent` when asked for (or
+/// beside content other than text, as the whole `{"content", "structuredContent"}`); `isError`
+/// becomes a tool error carrying the server's text. The tools return content
+/// ([`ToolProxy::returns_content`]): [`ToolOutput::from_value`](crate::ToolOutput::from_value)
+/// reads each block back as an [`Image`](crate::Image), [`Audio`](crate::Audio), ... and every
+/// format renders it as one.
+///
+/// Each tool takes a [`ToolContext`](crate::context::ToolContext): the server's progress for a
+/// call, and its log messages meanwhile, reach the calling tool's context (an agent's events,
+/// or the client of an MCP server serving the tool), in the order the server sent them and
+/// before the result; a call that is dropped, times out or whose context is cancelled is
+/// cancelled on the server (`notifications/cancelled`). The server's `sampling/createMessage`
+/// and `elicitation/create` are answered by [`McpClientBuilder::sampling_model`] (or
+/// [`on_sampling`](McpClientBuilder::on_sampling)) and [`McpClientBuilder::on_elicit`]; the
+/// client declares each capability only when given its handler. Served again by an
 /// [`McpServer`](crate::mcp::McpServer), a remote tool answers with the remote result itself,
 /// unchanged, unless the toolbox changed the outcome (a hook, or `max_output_bytes`).
 ///

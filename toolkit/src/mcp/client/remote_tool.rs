@@ -4,7 +4,7 @@
 use std::sync::Arc;
 
 use rmcp::model::CallToolResult;
-use serde_json::Value;
+use serde_json::{Value, json};
 
 use super::Options;
 use super::listing::json_len_within;
@@ -24,6 +24,12 @@ pub(super) enum LeftOut {
 
 /// One remote tool as an async proxy that calls through the shared session, or why it cannot
 /// be used.
+///
+/// It takes a context: the server's progress for the call, and its log messages meanwhile, go
+/// to the calling tool's context (an agent's events, or the client of an MCP server serving
+/// this tool), and the call is cancelled on the server when the context is, when the call
+/// times out, or when its future is dropped. Its result is content (`returning_content`):
+/// images, audio and resources reach every format as what they are.
 pub(super) fn remote_tool(
     session: &Arc<Session>,
     options: &Options,
@@ -36,27 +42,37 @@ pub(super) fn remote_tool(
     let timeout = options.timeout;
     let structured = options.structured;
     let idempotent = definition.options.annotations.idempotent == Some(true);
-    Ok(ToolProxy::from_async_fn(definition, move |arguments| {
+    let proxy = ToolProxy::from_async_fn_with_context(definition, move |arguments, ctx| {
         let session = Arc::clone(&session);
         let (name, local_name) = (remote_name.clone(), local_name.clone());
         async move {
             let call = async {
-                let result = session.call_tool(&name, arguments, idempotent).await?;
+                let result = session
+                    .call_tool(&name, arguments, idempotent, &ctx)
+                    .await?;
                 let outcome = into_value(&result, structured);
                 // For an MCP server serving this tool: it answers with the result itself.
                 passthrough::leave(&local_name, &result, &outcome);
                 outcome
             };
-            toolkit_runtime::within(timeout, call)
-                .await
-                .unwrap_or_else(|| {
+            // Either way the call's future is dropped, which tells the server to cancel it.
+            tokio::select! {
+                outcome = toolkit_runtime::within(timeout, call) => outcome.unwrap_or_else(|| {
                     Err(format!(
                         "the MCP server did not answer within {} ms",
                         timeout.as_millis()
                     ))
-                })
+                }),
+                () = ctx.cancelled() => Err(format!("the call to {name} was cancelled")),
+            }
         }
-    }))
+    });
+    // Asked for structured content, a caller gets the server's JSON as it is.
+    Ok(if structured {
+        proxy
+    } else {
+        proxy.returning_content()
+    })
 }
 
 /// The server's description of a tool, renamed with the prefix, `$ref`s inlined.
@@ -100,7 +116,12 @@ fn definition(options: &Options, tool: &rmcp::model::Tool) -> Result<ToolDefinit
     Ok(definition)
 }
 
-/// A call result as the model reads it.
+/// A call result as the model reads it, in a shape [`ToolOutput::from_value`](crate::ToolOutput)
+/// reads back block by block: one text block is its string, any other single block its MCP
+/// object, several blocks a list (text as strings). `structuredContent` is the value when asked
+/// for or when there is no content; beside blocks other than text it is kept, the value then
+/// being the whole `{"content": [...], "structuredContent": ...}` (beside text only it repeats
+/// that text, as the protocol asks, and is left out). `isError` is a tool error with the text.
 fn into_value(result: &CallToolResult, structured: bool) -> Result<Value, String> {
     let items: Vec<Value> = result
         .content
@@ -129,6 +150,18 @@ fn into_value(result: &CallToolResult, structured: bool) -> Result<Value, String
     {
         return Ok(value.clone());
     }
+    if let Some(value) = &result.structured_content
+        && items.iter().any(|item| !item.is_string())
+    {
+        let content: Vec<Value> = items
+            .into_iter()
+            .map(|item| match item {
+                Value::String(text) => json!({"type": "text", "text": text}),
+                block => block,
+            })
+            .collect();
+        return Ok(json!({"content": content, "structuredContent": value}));
+    }
     let mut items = items;
     Ok(match items.len() {
         0 => Value::Null,
@@ -140,7 +173,6 @@ fn into_value(result: &CallToolResult, structured: bool) -> Result<Value, String
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde_json::json;
 
     fn result(value: Value) -> CallToolResult {
         serde_json::from_value(value).expect("a CallToolResult")
@@ -168,6 +200,22 @@ mod tests {
             Err(message) => assert_eq!(message, "no such repo"),
             other => panic!("expected a failure, got {other:?}"),
         }
+    }
+
+    #[test]
+    fn structured_content_beside_an_image_is_kept_in_a_shape_tool_output_reads() {
+        let value = json!({
+            "content": [
+                {"type": "text", "text": "a chart"},
+                {"type": "image", "data": "iVBORw0KGgo=", "mimeType": "image/png"}
+            ],
+            "structuredContent": {"points": 2}
+        });
+        let read = into_value(&result(value.clone()), false).unwrap();
+        assert_eq!(read, value);
+        let output = crate::ToolOutput::from_value(read);
+        assert_eq!(output.structured_content, Some(json!({"points": 2})));
+        assert_eq!(output.content.len(), 2);
     }
 
     #[test]

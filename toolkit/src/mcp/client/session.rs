@@ -4,18 +4,27 @@
 use std::sync::Arc;
 use std::time::Duration;
 
+use rmcp::ErrorData;
+// Sampling is deprecated in rmcp (SEP-2577), a revision later than the servers speak; see
+// `handlers`.
+#[allow(deprecated)]
 use rmcp::model::{
-    CallToolRequestParams, CallToolResult, ClientConfig, Implementation, PaginatedRequestParams,
+    CallToolRequestParams, CallToolResult, ClientConfig, CreateMessageRequestParams,
+    CreateMessageResult, ElicitRequestParams, ElicitResult, Implementation, PaginatedRequestParams,
 };
-use rmcp::service::{NotificationContext, RunningService, ServiceError};
+use rmcp::service::{NotificationContext, RequestContext, RunningService, ServiceError};
 use rmcp::{ClientHandler, RoleClient};
 use serde_json::{Map, Value};
 use tokio::sync::{Mutex, RwLock, watch};
 
+use super::call;
+use super::handlers::{self, Handlers};
 use super::listing::{ListingError, ListingLimits, MAX_TOOL_PAGES, Tally};
+use super::notices::{self, Routes};
 use super::oversize::answer_too_large;
 use super::stdio::ChildGroup;
 use super::transport::{McpTransport, Opened, open};
+use crate::context::ToolContext;
 use crate::mcp::McpError;
 
 /// How often, and how patiently, a connection is opened and a dropped HTTP connection reopened.
@@ -53,6 +62,8 @@ pub(super) struct Session {
     max_message_bytes: usize,
     /// Told when the server's tool list may have changed.
     changed: Arc<watch::Sender<()>>,
+    /// What the client answers when the server asks (each new connection gets them).
+    handlers: Handlers,
     connection: RwLock<Connection>,
     /// Held by the one caller reopening the connection; the connection itself is locked only
     /// to swap in the new one, so calls are never queued behind a sleep or a slow connect.
@@ -61,6 +72,8 @@ pub(super) struct Session {
 
 struct Connection {
     service: RunningService<RoleClient, Listener>,
+    /// Where the server's progress and log notifications go.
+    routes: Arc<Routes>,
     /// A stdio server's process group, killed when the connection goes.
     _child: Option<ChildGroup>,
     /// Counts reconnections, so callers that saw the same drop reconnect only once.
@@ -78,15 +91,19 @@ impl Session {
         transport: McpTransport,
         reconnect: Reconnect,
         max_message_bytes: usize,
+        handlers: Handlers,
     ) -> Result<(Arc<Session>, ToolListChanges), McpError> {
         let (changed, changes) = watch::channel(());
         let changed = Arc::new(changed);
         let listener = Listener {
             changed: Arc::clone(&changed),
+            handlers: handlers.clone(),
         };
+        let routes = Arc::new(Routes::default());
         let opened = open_within(
             &transport,
             listener,
+            &routes,
             reconnect.connect_timeout,
             max_message_bytes,
         )
@@ -96,8 +113,10 @@ impl Session {
             reconnect,
             max_message_bytes,
             changed,
+            handlers,
             connection: RwLock::new(Connection {
                 service: opened.service,
+                routes,
                 _child: opened.child,
                 generation: 0,
             }),
@@ -120,13 +139,14 @@ impl Session {
             .and_then(|info| info.server_info.clone())
     }
 
-    async fn peer(&self) -> (rmcp::Peer<RoleClient>, u64, bool) {
+    async fn peer(&self) -> Current {
         let connection = self.connection.read().await;
-        (
-            connection.service.peer().clone(),
-            connection.generation,
-            connection.service.is_closed(),
-        )
+        Current {
+            peer: connection.service.peer().clone(),
+            routes: Arc::clone(&connection.routes),
+            generation: connection.generation,
+            closed: connection.service.is_closed(),
+        }
     }
 
     /// Every tool the server lists, within `limits`.
@@ -134,7 +154,12 @@ impl Session {
         &self,
         limits: &ListingLimits,
     ) -> Result<Vec<rmcp::model::Tool>, McpError> {
-        let (peer, generation, closed) = self.peer().await;
+        let Current {
+            peer,
+            generation,
+            closed,
+            ..
+        } = self.peer().await;
         if !closed {
             match self.list_pages(&peer, limits).await {
                 Err(Listing::Failed(err))
@@ -143,7 +168,7 @@ impl Session {
             }
         }
         self.reconnect(generation).await?;
-        let (peer, _, _) = self.peer().await;
+        let peer = self.peer().await.peer;
         self.list_pages(&peer, limits)
             .await
             .map_err(|err| self.listing_failed(err))
@@ -187,17 +212,21 @@ impl Session {
     /// Calls a tool. After a transport error the call is sent once more, after reconnecting,
     /// when it cannot have reached the server (the connection was closed, or refused) or when
     /// the tool is `idempotent` (its `idempotentHint`): running it twice does no harm. Any other
-    /// call is never repeated: it fails, saying it may have run.
+    /// call is never repeated: it fails, saying it may have run. The server's progress for
+    /// the call goes to `ctx`, and its log messages meanwhile.
     pub(super) async fn call_tool(
         &self,
         name: &str,
         arguments: Map<String, Value>,
         idempotent: bool,
+        ctx: &ToolContext,
     ) -> Result<CallToolResult, String> {
         let params = CallToolRequestParams::new(name.to_owned()).with_arguments(arguments);
-        let (peer, generation, closed) = self.peer().await;
-        if !closed {
-            match peer.call_tool(params.clone()).await {
+        let current = self.peer().await;
+        let generation = current.generation;
+        if !current.closed {
+            let first = call::call_tool(&current.peer, &current.routes, params.clone(), ctx);
+            match first.await {
                 // The server ran the call and answered: sending it again would run it again.
                 Err(err) if is_too_large(&err) => return Err(self.call_failed(name, err)),
                 Err(err) if self.transport.reconnects() && is_connection_error(&err) => {
@@ -215,8 +244,8 @@ impl Session {
         self.reconnect(generation)
             .await
             .map_err(|err| err.to_string())?;
-        let (peer, _, _) = self.peer().await;
-        peer.call_tool(params)
+        let current = self.peer().await;
+        call::call_tool(&current.peer, &current.routes, params, ctx)
             .await
             .map_err(|err| self.call_failed(name, err))
     }
@@ -239,10 +268,13 @@ impl Session {
             delay = delay.saturating_mul(2).min(MAX_RECONNECT_DELAY);
             let listener = Listener {
                 changed: Arc::clone(&self.changed),
+                handlers: self.handlers.clone(),
             };
+            let routes = Arc::new(Routes::default());
             let opening = open_within(
                 &self.transport,
                 listener,
+                &routes,
                 self.reconnect.connect_timeout,
                 self.max_message_bytes,
             );
@@ -250,6 +282,7 @@ impl Session {
                 Ok(opened) => {
                     let mut connection = self.connection.write().await;
                     connection.service = opened.service;
+                    connection.routes = routes;
                     connection._child = opened.child;
                     connection.generation += 1;
                     // The new session may list different tools.
@@ -306,10 +339,20 @@ enum Listing {
 async fn open_within(
     transport: &McpTransport,
     listener: Listener,
+    routes: &Arc<Routes>,
     timeout: Duration,
     max_message_bytes: usize,
 ) -> Result<Opened<Listener>, McpError> {
-    toolkit_runtime::within(timeout, open(transport, listener, max_message_bytes))
+    let log_level = listener.handlers.log_level;
+    let opening = async {
+        let opened = open(transport, listener, routes, max_message_bytes).await?;
+        // Asked again of every new session: a level is the session's.
+        if let Some(level) = log_level {
+            notices::ask_for_logs(opened.service.peer(), level).await;
+        }
+        Ok(opened)
+    };
+    toolkit_runtime::within(timeout, opening)
         .await
         .unwrap_or_else(|| {
             Err(McpError::Connect {
@@ -364,20 +407,79 @@ fn never_sent(err: &ServiceError) -> bool {
     false
 }
 
-/// The client side of the session: says who we are and hears `tools/list_changed`.
-struct Listener {
-    changed: Arc<watch::Sender<()>>,
+/// The connection a call goes through, as it was when the call began.
+struct Current {
+    peer: rmcp::Peer<RoleClient>,
+    routes: Arc<Routes>,
+    generation: u64,
+    closed: bool,
 }
 
+/// The client side of the session: says who we are and what we can answer, hears
+/// `tools/list_changed`, and answers the server's sampling and elicitation requests. (Progress
+/// and log notifications are read off the transport: `notices`.)
+struct Listener {
+    changed: Arc<watch::Sender<()>>,
+    handlers: Handlers,
+}
+
+// Sampling's types are deprecated in rmcp: see `handlers`.
+#[allow(deprecated)]
 impl ClientHandler for Listener {
     async fn on_tool_list_changed(&self, _context: NotificationContext<RoleClient>) {
         self.changed.send_replace(());
     }
 
+    async fn create_message(
+        &self,
+        params: CreateMessageRequestParams,
+        context: RequestContext<RoleClient>,
+    ) -> Result<CreateMessageResult, ErrorData> {
+        let Some(handler) = &self.handlers.sampling else {
+            return Err(not_declared("sampling"));
+        };
+        let request = handlers::sampling_request(&params);
+        let reply = tokio::select! {
+            reply = handler.sample(request) => reply,
+            () = context.ct.cancelled() => Err("the server cancelled the request".to_owned()),
+        };
+        reply
+            .and_then(handlers::create_message_result)
+            .map_err(|message| ErrorData::internal_error(message, None))
+    }
+
+    async fn create_elicitation(
+        &self,
+        params: ElicitRequestParams,
+        context: RequestContext<RoleClient>,
+    ) -> Result<ElicitResult, ErrorData> {
+        let Some(handler) = &self.handlers.elicitation else {
+            return Err(not_declared("elicitation"));
+        };
+        let Some(request) = handlers::elicitation_request(params) else {
+            return Err(ErrorData::invalid_params(
+                "this client answers form elicitation only",
+                None,
+            ));
+        };
+        let answer = tokio::select! {
+            answer = handler.elicit(request) => answer,
+            () = context.ct.cancelled() => crate::context::ElicitationAnswer::Cancel,
+        };
+        Ok(handlers::elicit_result(answer))
+    }
+
     fn get_info(&self) -> ClientConfig {
         ClientConfig::new(
-            Default::default(),
+            self.handlers.capabilities(),
             Implementation::new("toolkit", env!("CARGO_PKG_VERSION")),
         )
     }
+}
+
+/// The error for a request the client did not declare it answers.
+fn not_declared(what: &str) -> ErrorData {
+    let message =
+        format!("this client does not answer {what} requests (it did not declare the capability)");
+    ErrorData::new(rmcp::model::ErrorCode::METHOD_NOT_FOUND, message, None)
 }

@@ -13,6 +13,7 @@ use rmcp::{ClientHandler, RoleClient, ServiceExt};
 
 use crate::url_credentials::hide_userinfo;
 
+use super::notices::{Routes, tap};
 use super::sse::SseTransport;
 use super::stdio::{self, ChildGroup};
 use crate::mcp::McpError;
@@ -237,6 +238,7 @@ pub const DEFAULT_MAX_MESSAGE_BYTES: usize = 16 << 20;
 pub(super) async fn open<H: ClientHandler>(
     transport: &McpTransport,
     handler: H,
+    routes: &Arc<Routes>,
     max_message_bytes: usize,
 ) -> Result<Opened<H>, McpError> {
     let server = transport.to_string();
@@ -259,7 +261,7 @@ pub(super) async fn open<H: ClientHandler>(
             // Held across `serve`, so a server that fails the handshake is killed too.
             let group = spawned.group;
             let service = handler
-                .serve((spawned.stdout, spawned.stdin))
+                .serve(tap((spawned.stdout, spawned.stdin), routes))
                 .await
                 .map_err(initialize)?;
             Ok(Opened {
@@ -273,7 +275,7 @@ pub(super) async fn open<H: ClientHandler>(
             headers,
         } => {
             let http = streamable_http(url, bearer_token.as_deref(), headers, max_message_bytes)?;
-            let service = handler.serve(http).await.map_err(initialize)?;
+            let service = handler.serve(tap(http, routes)).await.map_err(initialize)?;
             Ok(Opened {
                 service,
                 child: None,
@@ -291,7 +293,7 @@ pub(super) async fn open<H: ClientHandler>(
                     server: server.clone(),
                     message: err.to_string(),
                 })?;
-            let service = handler.serve(sse).await.map_err(initialize)?;
+            let service = handler.serve(tap(sse, routes)).await.map_err(initialize)?;
             Ok(Opened {
                 service,
                 child: None,
