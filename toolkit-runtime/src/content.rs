@@ -319,28 +319,6 @@ impl Content {
     }
 }
 
-// By its `type`, read first: serde does not check a tagged struct's tag when it reads one, so an
-// untagged read would take audio for an image.
-impl<'de> Deserialize<'de> for Content {
-    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        use serde::de::Error as _;
-        let value = Value::deserialize(deserializer)?;
-        let kind = value
-            .get("type")
-            .and_then(Value::as_str)
-            .unwrap_or_default();
-        let read = match kind {
-            "text" => Text::deserialize(value).map(Content::Text),
-            "image" => Image::deserialize(value).map(Content::Image),
-            "audio" => Audio::deserialize(value).map(Content::Audio),
-            "resource" => Resource::deserialize(value).map(Content::Resource),
-            "resource_link" => ResourceLink::deserialize(value).map(Content::ResourceLink),
-            other => return Err(D::Error::custom(format!("unknown content type {other:?}"))),
-        };
-        read.map_err(D::Error::custom)
-    }
-}
-
 impl From<Image> for Content {
     fn from(image: Image) -> Self {
         Content::Image(image)
