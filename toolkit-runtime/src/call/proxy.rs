@@ -468,7 +468,7 @@ impl ToolProxy {
         let limits = self.limits();
         let input = Cow::Owned(args.into());
         let (_, outcome) = CallSpan::new(self.name(), None).run(|| self.run_call(input, &limits, None, Data::none()));
-        Rendering::of(&limits).bounded(outcome)
+        Rendering::of_tool(&limits, self).bounded(outcome)
     }
 
     /// Like [`call`](Self::call), but never fails: the result as JSON, or
@@ -477,7 +477,7 @@ impl ToolProxy {
         let limits = self.limits();
         let input = Cow::Owned(args.into());
         let (_, outcome) = CallSpan::new(self.name(), None).run(|| self.run_call(input, &limits, None, Data::none()));
-        Rendering::of(&limits).model_value(outcome)
+        Rendering::of_tool(&limits, self).model_value(outcome)
     }
 
     /// Calls the tool from async code. Sync tools run inline, or on tokio's blocking pool when
@@ -488,7 +488,7 @@ impl ToolProxy {
         let (_, outcome) = CallSpan::new(self.name(), None)
             .arun(|| self.arun_call(input, &limits, None, Data::none()))
             .await;
-        Rendering::of(&limits).bounded(outcome)
+        Rendering::of_tool(&limits, self).bounded(outcome)
     }
 
     /// Like [`acall`](Self::acall), but never fails (the `"Error: ..."` contract).
@@ -498,7 +498,7 @@ impl ToolProxy {
         let (_, outcome) = CallSpan::new(self.name(), None)
             .arun(|| self.arun_call(input, &limits, None, Data::none()))
             .await;
-        Rendering::of(&limits).model_value(outcome)
+        Rendering::of_tool(&limits, self).model_value(outcome)
     }
 
     /// The same tool with changed options (limits, strictness, annotations), for tools whose
