@@ -246,7 +246,7 @@ impl ResourceLink {
 /// let blocks = vec![Content::text("a chart"), Image::png([1, 2, 3]).into()];
 /// assert_eq!(serde_json::to_value(&blocks).unwrap()[0], json!({"type": "text", "text": "a chart"}));
 /// ```
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(untagged)]
 pub enum Content {
     /// Text.
@@ -259,6 +259,26 @@ pub enum Content {
     Resource(Resource),
     /// A link to a resource.
     ResourceLink(ResourceLink),
+}
+
+/// Read by its `"type"`: an untagged enum would take the first struct whose fields fit, and
+/// audio has an image's fields.
+impl<'de> Deserialize<'de> for Content {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        use serde::de::Error as _;
+
+        let value = Value::deserialize(deserializer)?;
+        let kind = value.get("type").and_then(Value::as_str).unwrap_or_default();
+        let read = match kind {
+            "text" => Text::deserialize(value).map(Content::Text),
+            "image" => Image::deserialize(value).map(Content::Image),
+            "audio" => Audio::deserialize(value).map(Content::Audio),
+            "resource" => Resource::deserialize(value).map(Content::Resource),
+            "resource_link" => ResourceLink::deserialize(value).map(Content::ResourceLink),
+            other => return Err(D::Error::custom(format!("no content block of type {other:?}"))),
+        };
+        read.map_err(D::Error::custom)
+    }
 }
 
 /// A text block, as MCP's `{"type": "text", "text": ...}`.

@@ -78,8 +78,11 @@ impl Rendering {
             if !serialized_len_exceeds(&value, max) {
                 return value;
             }
-            let bounded = bound_content(ToolOutput::from_value(value), max);
-            return serde_json::to_value(&bounded).unwrap_or(Value::Null);
+            return match bound_content(ToolOutput::from_value(value.clone()), max) {
+                Some(bounded) => serde_json::to_value(&bounded).unwrap_or(Value::Null),
+                // Its JSON is over the bound, its payload is not: returned as the tool gave it.
+                None => value,
+            };
         }
         match value {
             Value::String(text) if text.len() > max => Value::String(truncate(text, max)),
@@ -136,8 +139,16 @@ impl Rendering {
 /// cut to what is left, with the usual marker; an image, audio or binary resource that does not
 /// is replaced by a text block saying what was left out and why, so base64 is never cut in
 /// half; structured content that does not fit is left out the same way. The notes themselves
-/// are not counted.
-fn bound_content(output: ToolOutput, max: usize) -> ToolOutput {
+/// are not counted. `None` when the whole payload fits.
+fn bound_content(output: ToolOutput, max: usize) -> Option<ToolOutput> {
+    let structured_len = output
+        .structured_content
+        .as_ref()
+        .map_or(0, |s| s.to_string().len());
+    let total: usize = output.content.iter().map(payload_len).sum::<usize>() + structured_len;
+    if total <= max {
+        return None;
+    }
     let mut left = max;
     let mut bounded = ToolOutput::new();
     for block in output.content {
@@ -166,15 +177,14 @@ fn bound_content(output: ToolOutput, max: usize) -> ToolOutput {
         bounded.content.push(kept);
     }
     if let Some(structured) = output.structured_content {
-        let size = structured.to_string().len();
-        if size <= left {
+        if structured_len <= left {
             bounded.structured_content = Some(structured);
         } else {
-            let note = left_out("structured content", size, max);
+            let note = left_out("structured content", structured_len, max);
             bounded.content.push(Content::text(note));
         }
     }
-    bounded
+    Some(bounded)
 }
 
 /// The bytes of a block the output bound counts.

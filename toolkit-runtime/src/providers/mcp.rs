@@ -17,7 +17,8 @@ impl ToolProxy {
             tool.insert("title".into(), title.into());
         }
         tool.insert("description".into(), self.description().into());
-        tool.insert("inputSchema".into(), self.parameters().clone());
+        // MCP takes `$defs` and `$schema`: a `#[tool]` schema is listed as schemars wrote it.
+        tool.insert("inputSchema".into(), self.mcp_parameters().clone());
         if let Some(schema) = self.output_schema() {
             tool.insert("outputSchema".into(), schema.clone());
         }
