@@ -305,7 +305,10 @@ fn an_anthropic_request_carries_the_tool_result_image_block() {
     let result = called("chart");
     let messages = [
         Message::user("draw it"),
-        Message::assistant_calls(None, vec![ToolCall::new("chart", json!({})).with_id("call_1")]),
+        Message::assistant_calls(
+            None,
+            vec![ToolCall::new("chart", json!({})).with_id("call_1")],
+        ),
         Message::Tool { result },
     ];
     let options = ChatOptions::default();
@@ -355,7 +358,10 @@ fn a_chat_completions_request_sends_the_images_after_the_tool_messages() {
         body["messages"][4]["content"][1],
         json!({"type": "image_url", "image_url": {"url": format!("data:image/png;base64,{PNG}")}})
     );
-    assert_eq!(body["messages"][5], json!({"role": "user", "content": "thanks"}));
+    assert_eq!(
+        body["messages"][5],
+        json!({"role": "user", "content": "thanks"})
+    );
 }
 
 /// An error from a content tool is an error, as for any tool.
@@ -450,14 +456,25 @@ fn a_tool_schema_keeps_schema_and_defs_in_mcp_and_is_inlined_for_providers() {
         })
     );
     // The scenario's three checks, as it words them.
-    assert_eq!(schema["$schema"], "https://json-schema.org/draft/2020-12/schema");
+    assert_eq!(
+        schema["$schema"],
+        "https://json-schema.org/draft/2020-12/schema"
+    );
     assert!(schema["$defs"].get("address").is_some());
     assert_eq!(schema["additionalProperties"], false);
 
     // The providers read the inlined schema: no `$ref`, no `$defs`, no `$schema`.
-    for format in [Format::OpenAi, Format::Anthropic, Format::Gemini, Format::OpenAiStrict] {
+    for format in [
+        Format::OpenAi,
+        Format::Anthropic,
+        Format::Gemini,
+        Format::OpenAiStrict,
+    ] {
         let text = tool.definition_in(format).unwrap().to_string();
-        assert!(!text.contains("$ref") && !text.contains("$defs"), "{format:?}: {text}");
+        assert!(
+            !text.contains("$ref") && !text.contains("$defs"),
+            "{format:?}: {text}"
+        );
         assert!(!text.contains("$schema"), "{format:?}: {text}");
     }
 
@@ -467,7 +484,8 @@ fn a_tool_schema_keeps_schema_and_defs_in_mcp_and_is_inlined_for_providers() {
         .parameters(schema.clone())
         .build(|_| Ok::<_, String>("ok"))
         .unwrap();
-    let good = json!({"name": "Ada", "address": {"city": "London", "geo": {"lat": 51.5, "lon": 0.1}}});
+    let good =
+        json!({"name": "Ada", "address": {"city": "London", "geo": {"lat": 51.5, "lon": 0.1}}});
     assert_eq!(relisted.call(good.clone()).unwrap(), json!("ok"));
     assert_eq!(tool.call(good).unwrap(), json!("Ada in London"));
     let bad = json!({"address": {"geo": {"lat": 91, "lon": 0}}});

@@ -268,14 +268,21 @@ impl<'de> Deserialize<'de> for Content {
         use serde::de::Error as _;
 
         let value = Value::deserialize(deserializer)?;
-        let kind = value.get("type").and_then(Value::as_str).unwrap_or_default();
+        let kind = value
+            .get("type")
+            .and_then(Value::as_str)
+            .unwrap_or_default();
         let read = match kind {
             "text" => Text::deserialize(value).map(Content::Text),
             "image" => Image::deserialize(value).map(Content::Image),
             "audio" => Audio::deserialize(value).map(Content::Audio),
             "resource" => Resource::deserialize(value).map(Content::Resource),
             "resource_link" => ResourceLink::deserialize(value).map(Content::ResourceLink),
-            other => return Err(D::Error::custom(format!("no content block of type {other:?}"))),
+            other => {
+                return Err(D::Error::custom(format!(
+                    "no content block of type {other:?}"
+                )));
+            }
         };
         read.map_err(D::Error::custom)
     }
@@ -318,10 +325,18 @@ impl Content {
         Some(match self {
             Content::Text(_) => return None,
             Content::Image(image) => {
-                format!("[image ({}), {} bytes]", image.mime_type, decoded_len(&image.data))
+                format!(
+                    "[image ({}), {} bytes]",
+                    image.mime_type,
+                    decoded_len(&image.data)
+                )
             }
             Content::Audio(audio) => {
-                format!("[audio ({}), {} bytes]", audio.mime_type, decoded_len(&audio.data))
+                format!(
+                    "[audio ({}), {} bytes]",
+                    audio.mime_type,
+                    decoded_len(&audio.data)
+                )
             }
             Content::Resource(Resource { resource }) => {
                 let mime = resource.mime_type.as_deref().unwrap_or("unknown type");

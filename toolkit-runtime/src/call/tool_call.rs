@@ -117,14 +117,19 @@ mod content_flag {
 impl PartialEq for ToolCallResult {
     fn eq(&self, other: &Self) -> bool {
         let content = self.rendering.is_content();
-        (&self.call_id, &self.name, &self.value, self.is_error, content)
-            == (
-                &other.call_id,
-                &other.name,
-                &other.value,
-                other.is_error,
-                other.rendering.is_content(),
-            )
+        (
+            &self.call_id,
+            &self.name,
+            &self.value,
+            self.is_error,
+            content,
+        ) == (
+            &other.call_id,
+            &other.name,
+            &other.value,
+            other.is_error,
+            other.rendering.is_content(),
+        )
     }
 }
 
