@@ -365,40 +365,6 @@ impl ToolProxy {
         &self.inner.definition.parameters
     }
 
-    /// The arguments' schema as MCP's `tools/list` sends it: for a `#[tool]` whose parameter
-    /// types have definitions, the schema as schemars wrote it, with `$defs` and a `$schema` of
-    /// 2020-12 (MCP takes the whole 2020-12 vocabulary); otherwise
-    /// [`parameters`](Self::parameters). Every other format reads `parameters`, whose
-    /// references are inlined.
-    ///
-    /// ```
-    /// use toolkit::prelude::*;
-    ///
-    /// #[derive(serde::Deserialize, schemars::JsonSchema)]
-    /// struct Point {
-    ///     x: i32,
-    /// }
-    ///
-    /// /// Plot a point
-    /// #[tool]
-    /// fn plot(at: Point) -> i32 {
-    ///     at.x
-    /// }
-    ///
-    /// let tool = plot_tool();
-    /// let mcp = tool.mcp_parameters();
-    /// assert_eq!(mcp["$schema"], "https://json-schema.org/draft/2020-12/schema");
-    /// assert_eq!(mcp["properties"]["at"]["$ref"], "#/$defs/Point");
-    /// assert_eq!(tool.parameters()["properties"]["at"]["properties"]["x"]["type"], "integer");
-    /// ```
-    pub fn mcp_parameters(&self) -> &Value {
-        let definition = &self.inner.definition;
-        definition
-            .mcp_parameters
-            .as_ref()
-            .unwrap_or(&definition.parameters)
-    }
-
     /// The schema calls are validated against: [`parameters`](Self::parameters) with the
     /// state-filled parameters put back.
     pub(crate) fn checked_parameters(&self) -> &Value {

@@ -15,7 +15,7 @@ use serde_json::Value;
 
 use super::limits::{Limits, serialized_len_exceeds, truncate};
 use crate::ToolProxy;
-use crate::content::{Content, ToolOutput};
+use crate::content::{Content, Resource, ToolOutput};
 use crate::error::ToolError;
 
 /// What a model reads before an error's message.
@@ -216,6 +216,92 @@ fn kind_of(block: &Content) -> String {
 /// The note that replaces a block over the output bound.
 fn left_out(kind: &str, size: usize, max: usize) -> String {
     format!("[{kind} of {size} bytes left out: over the output limit of {max} bytes]")
+}
+
+/// A content result as text, for a format that carries text only (a Chat Completions tool
+/// message, [`ToolCallResult::text`](crate::ToolCallResult::text)).
+impl Content {
+    /// A line naming a block that is not text, for a format that carries text only: `[image
+    /// (image/png), 5500 bytes]`, `[audio (audio/wav), 300 bytes]`, a text resource's URI line
+    /// followed by its text, `[resource <uri> (application/pdf), 2048 bytes]`, `[resource
+    /// link: <name> <uri> (text/csv): <description>]`. `None` for a text block.
+    ///
+    /// ```
+    /// use toolkit::prelude::*;
+    ///
+    /// assert_eq!(Content::from(Image::png([1, 2, 3])).note().unwrap(), "[image (image/png), 3 bytes]");
+    /// assert_eq!(Content::text("hi").note(), None);
+    /// ```
+    pub fn note(&self) -> Option<String> {
+        Some(match self {
+            Content::Text(_) => return None,
+            Content::Image(image) => {
+                format!(
+                    "[image ({}), {} bytes]",
+                    image.mime_type,
+                    decoded_len(&image.data)
+                )
+            }
+            Content::Audio(audio) => {
+                format!(
+                    "[audio ({}), {} bytes]",
+                    audio.mime_type,
+                    decoded_len(&audio.data)
+                )
+            }
+            Content::Resource(Resource { resource }) => {
+                let mime = resource.mime_type.as_deref().unwrap_or("unknown type");
+                match (&resource.text, &resource.blob) {
+                    (Some(text), _) => format!("[resource {} ({mime})]\n{text}", resource.uri),
+                    (None, blob) => format!(
+                        "[resource {} ({mime}), {} bytes]",
+                        resource.uri,
+                        blob.as_deref().map_or(0, decoded_len)
+                    ),
+                }
+            }
+            Content::ResourceLink(link) => {
+                let mut note = format!("[resource link: {} {}", link.name, link.uri);
+                if let Some(mime) = &link.mime_type {
+                    note.push_str(&format!(" ({mime})"));
+                }
+                if let Some(description) = &link.description {
+                    note.push_str(&format!(": {description}"));
+                }
+                note.push(']');
+                note
+            }
+        })
+    }
+}
+
+impl ToolOutput {
+    /// The whole output as text, for a format that carries text only: each text block as it
+    /// is and each other block as its [`note`](Content::note), joined by newlines.
+    ///
+    /// ```
+    /// use toolkit::prelude::*;
+    ///
+    /// let output = ToolOutput::new().with("a chart").with(Image::png([1, 2, 3]));
+    /// assert_eq!(output.to_text(), "a chart\n[image (image/png), 3 bytes]");
+    /// ```
+    pub fn to_text(&self) -> String {
+        let lines: Vec<String> = self
+            .content
+            .iter()
+            .map(|block| match block.as_text() {
+                Some(text) => text.to_owned(),
+                None => block.note().unwrap_or_default(),
+            })
+            .collect();
+        lines.join("\n")
+    }
+}
+
+/// The number of bytes `data`, base64 with padding, decodes to (without decoding it).
+fn decoded_len(data: &str) -> usize {
+    let padding = data.bytes().rev().take(2).filter(|b| *b == b'=').count();
+    (data.len() / 4 * 3).saturating_sub(padding)
 }
 
 // Here, not in `error`, so the prefix has one home and `error` imports nothing from `call`.
