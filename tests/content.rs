@@ -502,3 +502,55 @@ fn a_schema_without_definitions_lists_as_before() {
         json!({"type": "object", "properties": {}, "additionalProperties": false})
     );
 }
+
+// ---------------------------------------------------------------------------------------------
+// Through the MCP server
+
+/// Our MCP server sends a content tool's blocks as they are, byte-exact, and lists a `#[tool]`
+/// schema with `$schema` and `$defs`; an rmcp client in the same process reads both.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_mcp_server_sends_content_blocks_and_lists_defs() {
+    use rmcp::ServiceExt;
+    use rmcp::model::CallToolRequestParams;
+    use toolkit::mcp::McpServer;
+
+    let server = McpServer::new([
+        captioned_chart_tool(),
+        report_tool(),
+        json_schema_2020_12_tool_tool(),
+    ]);
+    let (client_io, server_io) = tokio::io::duplex(64 * 1024);
+    let (read, write) = tokio::io::split(server_io);
+    let served = tokio::spawn(server.serve_io(read, write));
+    let client = ().serve(client_io).await.expect("initialize");
+
+    let tools = client.list_all_tools().await.expect("tools/list");
+    let listed = serde_json::to_value(&tools[2]).unwrap();
+    assert_eq!(listed["name"], "json_schema_2020_12_tool");
+    assert_eq!(
+        listed["inputSchema"]["$schema"],
+        "https://json-schema.org/draft/2020-12/schema"
+    );
+    assert!(listed["inputSchema"]["$defs"].get("address").is_some());
+    assert_eq!(listed["inputSchema"]["additionalProperties"], false);
+
+    let call = |name: &str| client.call_tool(CallToolRequestParams::new(name.to_owned()));
+    let chart = serde_json::to_value(call("captioned_chart").await.unwrap()).unwrap();
+    assert_eq!(
+        chart["content"],
+        json!([
+            {"type": "text", "text": "Sales by month"},
+            {"type": "image", "data": PNG, "mimeType": "image/png"}
+        ])
+    );
+    assert_eq!(chart["structuredContent"], json!({"months": 2}));
+    assert_eq!(chart["isError"], false);
+    let read = serde_json::to_value(call("report").await.unwrap()).unwrap();
+    assert_eq!(read["content"], serde_json::to_value(report()).unwrap());
+
+    client.cancel().await.expect("close the client");
+    served
+        .await
+        .expect("the server task")
+        .expect("the server ends cleanly");
+}
