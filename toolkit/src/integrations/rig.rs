@@ -223,3 +223,31 @@ fn output_value(output: &ToolOutput) -> Value {
         None => Value::String(output.render()),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+    use crate::{Audio, Image, ToolOutput};
+
+    /// A content result reaches rig as its blocks: the image as rig's base64 image, text as
+    /// text, audio (which rig's tool results cannot hold) as the line naming it.
+    #[test]
+    fn a_content_result_is_rig_image_and_text_blocks() {
+        let call = ToolCall::new("chart", json!({})).with_id("call_1");
+        let output = ToolOutput::new()
+            .with("a chart")
+            .with(Image::png([1, 2, 3]))
+            .with(Audio::wav([4]));
+        let rig = rig_outcome(ToolCallResult::from_content(&call, output)).unwrap();
+        assert_eq!(
+            rig.as_content(),
+            [
+                ToolResultContent::text("a chart"),
+                ToolResultContent::image_base64("AQID", Some(ImageMediaType::PNG), None),
+                ToolResultContent::text("[audio (audio/wav), 1 bytes]"),
+            ]
+        );
+    }
+}
