@@ -72,6 +72,10 @@ pub struct ToolDefinition {
     pub output_schema: Option<Value>,
     /// Behaviour beyond the schema.
     pub options: ToolOptions,
+    /// The arguments' schema as MCP lists it, when it differs from `parameters`: a `#[tool]`
+    /// whose parameter types have definitions keeps them (`$defs`, `$schema`) there, while
+    /// `parameters` has them inlined for the providers and the validator.
+    pub(crate) mcp_parameters: Option<Value>,
 }
 
 impl ToolDefinition {
@@ -92,6 +96,7 @@ impl ToolDefinition {
             parameters,
             output_schema: None,
             options: ToolOptions::default(),
+            mcp_parameters: None,
         }
     }
 }

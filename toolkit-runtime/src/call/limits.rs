@@ -34,6 +34,8 @@ use crate::error::ToolError;
 /// - `max_output_bytes` (default none): a longer result is cut to fit, with a marker saying so.
 ///   A string result is measured by its length; any other result by its compact JSON, and is
 ///   returned as the cut JSON text.
+///   A content result (an image, a `ToolOutput`) is cut block by block and its base64 never in
+///   half: an image over the bound is replaced by a note saying so (`docs/providers.md`).
 /// - `max_output_bytes` applies to error results too: a model reads both.
 /// - `timeout` (default none): the deadline covers the whole call, checking the arguments
 ///   included. An async tool is cancelled at its deadline. A call with a deadline checks its

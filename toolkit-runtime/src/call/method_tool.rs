@@ -12,7 +12,7 @@ use super::definition::{ToolDefinition, ToolOptions};
 use super::handler::{BoxFuture, Handler, HandlerError, TypedHandler, TypedInput};
 use super::proxy::{ToolProxy, ToolTraits};
 use super::typed::FieldReaders;
-use crate::schema::build::{ParamSpec, parameters_schema};
+use crate::schema::build::{ParamSpec, parameters_schemas};
 
 /// A `#[tool]` method, as the macro describes it.
 pub struct MethodTool {
@@ -36,11 +36,13 @@ pub struct MethodTool {
 
 impl MethodTool {
     fn definition(&self) -> ToolDefinition {
+        let (parameters, mcp_parameters) = parameters_schemas(self.params);
         ToolDefinition {
             name: self.name.to_owned(),
             description: self.description.to_owned(),
             title: None,
-            parameters: parameters_schema(self.params),
+            parameters,
+            mcp_parameters,
             // MCP requires an output schema to describe an object.
             output_schema: (self.output_schema)()
                 .filter(|schema| schema.get("type").and_then(Value::as_str) == Some("object")),

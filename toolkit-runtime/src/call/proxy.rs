@@ -417,6 +417,7 @@ impl ToolProxy {
         }
         let mut definition = self.inner.definition.clone();
         definition.parameters = wiring.hide(&full);
+        definition.mcp_parameters = definition.mcp_parameters.map(|mcp| wiring.hide(&mcp));
         let (handler, typed) = (self.inner.handler.clone(), self.inner.typed.clone());
         Ok(ToolProxy::build(
             definition,
@@ -483,7 +484,7 @@ impl ToolProxy {
         let input = Cow::Owned(args.into());
         let (_, outcome) = CallSpan::new(self.name(), None)
             .run(|| self.run_call(input, &limits, None, Data::none()));
-        Rendering::of(&limits).bounded(outcome)
+        Rendering::of_tool(&limits, self).bounded(outcome)
     }
 
     /// Like [`call`](Self::call), but never fails: the result as JSON, or
@@ -493,7 +494,7 @@ impl ToolProxy {
         let input = Cow::Owned(args.into());
         let (_, outcome) = CallSpan::new(self.name(), None)
             .run(|| self.run_call(input, &limits, None, Data::none()));
-        Rendering::of(&limits).model_value(outcome)
+        Rendering::of_tool(&limits, self).model_value(outcome)
     }
 
     /// Calls the tool from async code. Sync tools run inline, or on tokio's blocking pool when
@@ -504,7 +505,7 @@ impl ToolProxy {
         let (_, outcome) = CallSpan::new(self.name(), None)
             .arun(|| self.arun_call(input, &limits, None, Data::none()))
             .await;
-        Rendering::of(&limits).bounded(outcome)
+        Rendering::of_tool(&limits, self).bounded(outcome)
     }
 
     /// Like [`acall`](Self::acall), but never fails (the `"Error: ..."` contract).
@@ -514,7 +515,7 @@ impl ToolProxy {
         let (_, outcome) = CallSpan::new(self.name(), None)
             .arun(|| self.arun_call(input, &limits, None, Data::none()))
             .await;
-        Rendering::of(&limits).model_value(outcome)
+        Rendering::of_tool(&limits, self).model_value(outcome)
     }
 
     /// The same tool with changed options (limits, strictness, annotations), for tools whose

@@ -6,37 +6,84 @@
 //! [`ToolProxy::dynamic_call`](crate::ToolProxy::dynamic_call), a
 //! [`ToolCallResult`](crate::ToolCallResult), the MCP server's results and every provider format
 //! are made by the functions below, and nothing downstream strips a prefix again.
+//!
+//! A tool that returns content ([`ToolProxy::returns_content`](crate::ToolProxy::returns_content))
+//! is rendered as content: its JSON is read as a [`ToolOutput`], and the output bound is kept
+//! block by block so that base64 is never cut in half (see [`Rendering::output`]).
 
 use serde_json::Value;
 
 use super::limits::{Limits, serialized_len_exceeds, truncate};
+use crate::ToolProxy;
+use crate::content::{Content, Resource, ToolOutput};
 use crate::error::ToolError;
 
 /// What a model reads before an error's message.
 const ERROR_PREFIX: &str = "Error: ";
 
-/// How a call's outcome is rendered: the output bound of the limits the call ran under.
+/// How a call's outcome is rendered: the output bound of the limits the call ran under, and
+/// whether the result is content blocks (the tool's return type says so, never the result's
+/// shape).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub(crate) struct Rendering {
     max_output_bytes: Option<usize>,
+    content: bool,
 }
 
 impl Rendering {
-    /// The rendering of a call made under `limits`.
+    /// The rendering of a call made under `limits`, of a tool that returns JSON.
     #[inline]
     pub(crate) fn of(limits: &Limits) -> Self {
         Rendering {
             max_output_bytes: limits.max_output_bytes,
+            content: false,
         }
+    }
+
+    /// The rendering of a call of `tool` made under `limits`: as content when the tool returns
+    /// content.
+    #[inline]
+    pub(crate) fn of_tool(limits: &Limits, tool: &ToolProxy) -> Self {
+        Rendering {
+            max_output_bytes: limits.max_output_bytes,
+            content: tool.returns_content(),
+        }
+    }
+
+    /// The rendering of a result that is content, without an output bound.
+    pub(crate) fn content() -> Self {
+        Rendering {
+            max_output_bytes: None,
+            content: true,
+        }
+    }
+
+    /// Whether the result is content blocks.
+    #[inline]
+    pub(crate) fn is_content(self) -> bool {
+        self.content
     }
 
     /// A result cut to `max_output_bytes`, marking the cut: a string result is measured by its
     /// length, any other by its compact JSON, and is then returned as the cut JSON text.
+    ///
+    /// A content result over the bound is cut block by block instead (see [`bound_content`]),
+    /// and comes back as a whole `{"content": [...]}`: base64 is never cut.
     #[inline]
     pub(crate) fn output(self, value: Value) -> Value {
         let Some(max) = self.max_output_bytes else {
             return value;
         };
+        if self.content {
+            if !serialized_len_exceeds(&value, max) {
+                return value;
+            }
+            return match bound_content(ToolOutput::from_value(value.clone()), max) {
+                Some(bounded) => serde_json::to_value(&bounded).unwrap_or(Value::Null),
+                // Its JSON is over the bound, its payload is not: returned as the tool gave it.
+                None => value,
+            };
+        }
         match value {
             Value::String(text) if text.len() > max => Value::String(truncate(text, max)),
             Value::String(_) => value,
@@ -86,6 +133,177 @@ impl Rendering {
     }
 }
 
+/// A content result kept within `max` bytes of payload (the bytes of text, base64 data, a
+/// resource's text or blob, a link's URI and name; the JSON around them is not counted), in
+/// order: a block that fits whole is kept; a text block (or a text resource) that does not is
+/// cut to what is left, with the usual marker; an image, audio or binary resource that does not
+/// is replaced by a text block saying what was left out and why, so base64 is never cut in
+/// half; structured content that does not fit is left out the same way. The notes themselves
+/// are not counted. `None` when the whole payload fits.
+fn bound_content(output: ToolOutput, max: usize) -> Option<ToolOutput> {
+    let structured_len = output
+        .structured_content
+        .as_ref()
+        .map_or(0, |s| s.to_string().len());
+    let total: usize = output.content.iter().map(payload_len).sum::<usize>() + structured_len;
+    if total <= max {
+        return None;
+    }
+    let mut left = max;
+    let mut bounded = ToolOutput::new();
+    for block in output.content {
+        let size = payload_len(&block);
+        if size <= left {
+            left -= size;
+            bounded.content.push(block);
+            continue;
+        }
+        // A cut text spends what is left; a block left out spends nothing, so a later block
+        // may still fit.
+        let kept = match block {
+            Content::Text(mut text) if left > 0 => {
+                text.text = truncate(std::mem::take(&mut text.text), left);
+                left = 0;
+                Content::Text(text)
+            }
+            Content::Resource(mut resource) if left > 0 && resource.resource.text.is_some() => {
+                let text = resource.resource.text.take().unwrap_or_default();
+                resource.resource.text = Some(truncate(text, left));
+                left = 0;
+                Content::Resource(resource)
+            }
+            other => Content::text(left_out(&kind_of(&other), size, max)),
+        };
+        bounded.content.push(kept);
+    }
+    if let Some(structured) = output.structured_content {
+        if structured_len <= left {
+            bounded.structured_content = Some(structured);
+        } else {
+            let note = left_out("structured content", structured_len, max);
+            bounded.content.push(Content::text(note));
+        }
+    }
+    Some(bounded)
+}
+
+/// The bytes of a block the output bound counts.
+fn payload_len(block: &Content) -> usize {
+    match block {
+        Content::Text(text) => text.text.len(),
+        Content::Image(image) => image.data.len(),
+        Content::Audio(audio) => audio.data.len(),
+        Content::Resource(resource) => {
+            let contents = &resource.resource;
+            let body = contents.text.as_ref().or(contents.blob.as_ref());
+            contents.uri.len() + body.map_or(0, String::len)
+        }
+        Content::ResourceLink(link) => link.uri.len() + link.name.len(),
+    }
+}
+
+/// What a block is, for a note: `image (image/png)`.
+fn kind_of(block: &Content) -> String {
+    match block {
+        Content::Text(_) => "text".into(),
+        Content::Image(image) => format!("image ({})", image.mime_type),
+        Content::Audio(audio) => format!("audio ({})", audio.mime_type),
+        Content::Resource(resource) => format!("resource {}", resource.resource.uri),
+        Content::ResourceLink(link) => format!("resource link {}", link.uri),
+    }
+}
+
+/// The note that replaces a block over the output bound.
+fn left_out(kind: &str, size: usize, max: usize) -> String {
+    format!("[{kind} of {size} bytes left out: over the output limit of {max} bytes]")
+}
+
+/// A content result as text, for a format that carries text only (a Chat Completions tool
+/// message, [`ToolCallResult::text`](crate::ToolCallResult::text)).
+impl Content {
+    /// A line naming a block that is not text, for a format that carries text only: `[image
+    /// (image/png), 5500 bytes]`, `[audio (audio/wav), 300 bytes]`, a text resource's URI line
+    /// followed by its text, `[resource <uri> (application/pdf), 2048 bytes]`, `[resource
+    /// link: <name> <uri> (text/csv): <description>]`. `None` for a text block.
+    ///
+    /// ```
+    /// use toolkit::prelude::*;
+    ///
+    /// assert_eq!(Content::from(Image::png([1, 2, 3])).note().unwrap(), "[image (image/png), 3 bytes]");
+    /// assert_eq!(Content::text("hi").note(), None);
+    /// ```
+    pub fn note(&self) -> Option<String> {
+        Some(match self {
+            Content::Text(_) => return None,
+            Content::Image(image) => {
+                format!(
+                    "[image ({}), {} bytes]",
+                    image.mime_type,
+                    decoded_len(&image.data)
+                )
+            }
+            Content::Audio(audio) => {
+                format!(
+                    "[audio ({}), {} bytes]",
+                    audio.mime_type,
+                    decoded_len(&audio.data)
+                )
+            }
+            Content::Resource(Resource { resource }) => {
+                let mime = resource.mime_type.as_deref().unwrap_or("unknown type");
+                match (&resource.text, &resource.blob) {
+                    (Some(text), _) => format!("[resource {} ({mime})]\n{text}", resource.uri),
+                    (None, blob) => format!(
+                        "[resource {} ({mime}), {} bytes]",
+                        resource.uri,
+                        blob.as_deref().map_or(0, decoded_len)
+                    ),
+                }
+            }
+            Content::ResourceLink(link) => {
+                let mut note = format!("[resource link: {} {}", link.name, link.uri);
+                if let Some(mime) = &link.mime_type {
+                    note.push_str(&format!(" ({mime})"));
+                }
+                if let Some(description) = &link.description {
+                    note.push_str(&format!(": {description}"));
+                }
+                note.push(']');
+                note
+            }
+        })
+    }
+}
+
+impl ToolOutput {
+    /// The whole output as text, for a format that carries text only: each text block as it
+    /// is and each other block as its [`note`](Content::note), joined by newlines.
+    ///
+    /// ```
+    /// use toolkit::prelude::*;
+    ///
+    /// let output = ToolOutput::new().with("a chart").with(Image::png([1, 2, 3]));
+    /// assert_eq!(output.to_text(), "a chart\n[image (image/png), 3 bytes]");
+    /// ```
+    pub fn to_text(&self) -> String {
+        let lines: Vec<String> = self
+            .content
+            .iter()
+            .map(|block| match block.as_text() {
+                Some(text) => text.to_owned(),
+                None => block.note().unwrap_or_default(),
+            })
+            .collect();
+        lines.join("\n")
+    }
+}
+
+/// The number of bytes `data`, base64 with padding, decodes to (without decoding it).
+fn decoded_len(data: &str) -> usize {
+    let padding = data.bytes().rev().take(2).filter(|b| *b == b'=').count();
+    (data.len() / 4 * 3).saturating_sub(padding)
+}
+
 // Here, not in `error`, so the prefix has one home and `error` imports nothing from `call`.
 impl ToolError {
     /// The `"Error: ..."` string a model reads, as [`ToolProxy::dynamic_call`] returns it.
@@ -119,5 +337,58 @@ mod tests {
         assert_eq!(rendering.error_text(&err), "Error: Err");
         assert_eq!(rendering.error_message(&err), "Error: Err");
         assert_eq!(rendering.model_value(Err(err)), json!("Error: Err"));
+    }
+
+    /// The output bound of a content result: text is cut with the usual marker, an image over
+    /// what is left becomes a note (its base64 is never cut), and structured content that does
+    /// not fit is left out with a note. Figure: 40 bytes of bound; a 10-byte text is kept, a
+    /// 48-byte image is replaced by a note, a 100-byte text is cut to the 30 bytes left (too
+    /// few for the marker), and the 7 bytes of structured content no longer fit.
+    #[test]
+    fn a_content_result_over_the_bound_is_cut_block_by_block() {
+        let limits = Limits::default().with_max_output_bytes(40);
+        let rendering = Rendering {
+            content: true,
+            ..Rendering::of(&limits)
+        };
+        let image = crate::Image::png([7u8; 36]);
+        assert_eq!(image.data.len(), 48);
+        let output = ToolOutput::new()
+            .with("0123456789")
+            .with(image)
+            .with("x".repeat(100))
+            .structured(json!({"n": 1}));
+        let cut = rendering.output(serde_json::to_value(&output).unwrap());
+        assert_eq!(
+            cut,
+            json!({"content": [
+                {"type": "text", "text": "0123456789"},
+                {"type": "text", "text": "[image (image/png) of 48 bytes left out: over the output limit of 40 bytes]"},
+                {"type": "text", "text": "x".repeat(30)},
+                {"type": "text", "text": "[structured content of 7 bytes left out: over the output limit of 40 bytes]"}
+            ]})
+        );
+        // Within the bound, a content result is returned as the tool gave it.
+        let small = json!({"type": "image", "data": "AAAA", "mimeType": "image/png"});
+        assert_eq!(rendering.output(small.clone()), small);
+    }
+
+    /// A text block is cut to what is left after the blocks before it, with the marker.
+    #[test]
+    fn a_text_block_is_cut_to_what_is_left() {
+        let limits = Limits::default().with_max_output_bytes(60);
+        let rendering = Rendering {
+            content: true,
+            ..Rendering::of(&limits)
+        };
+        let output = ToolOutput::new().with("ab").with("y".repeat(200));
+        let cut = rendering.output(serde_json::to_value(&output).unwrap());
+        let second = cut["content"][1]["text"].as_str().unwrap();
+        assert!(second.starts_with("yyy"), "{second}");
+        assert!(second.ends_with("bytes]"), "{second}");
+        assert!(second.len() <= 58, "{}", second.len());
+        // The same JSON from a tool that does not return content is cut as JSON text.
+        let plain = Rendering::of(&limits).output(serde_json::to_value(&output).unwrap());
+        assert!(plain.is_string());
     }
 }

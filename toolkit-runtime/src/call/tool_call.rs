@@ -4,6 +4,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::render::Rendering;
+use crate::content::ToolOutput;
 use crate::error::ToolError;
 
 /// One call a model asked for: an optional provider call id, a tool name and its arguments.
@@ -76,17 +77,59 @@ pub struct ToolCallResult {
     /// through every layer of a call, and most results are not errors.
     #[serde(skip)]
     error: Option<Box<ToolError>>,
-    /// How `value` was rendered: the output bound the call ran under.
-    #[serde(skip)]
+    /// How `value` was rendered: the output bound the call ran under, and whether it is
+    /// content. Only the latter is kept when a result is written out (`"is_content": true`), so
+    /// a conversation read back still renders its images as images.
+    #[serde(
+        rename = "is_content",
+        default,
+        skip_serializing_if = "is_json",
+        with = "content_flag"
+    )]
     rendering: Rendering,
 }
 
+fn is_json(rendering: &Rendering) -> bool {
+    !rendering.is_content()
+}
+
+/// `rendering` written as whether the result is content.
+mod content_flag {
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    use super::Rendering;
+
+    pub(super) fn serialize<S: Serializer>(r: &Rendering, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_bool(r.is_content())
+    }
+
+    pub(super) fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Rendering, D::Error> {
+        let content = bool::deserialize(d)?;
+        Ok(match content {
+            true => Rendering::content(),
+            false => Rendering::default(),
+        })
+    }
+}
+
 /// Results are equal when a model reads them the same: the typed error behind an error text is
-/// not compared.
+/// not compared, whether the result is content is.
 impl PartialEq for ToolCallResult {
     fn eq(&self, other: &Self) -> bool {
-        (&self.call_id, &self.name, &self.value, self.is_error)
-            == (&other.call_id, &other.name, &other.value, other.is_error)
+        let content = self.rendering.is_content();
+        (
+            &self.call_id,
+            &self.name,
+            &self.value,
+            self.is_error,
+            content,
+        ) == (
+            &other.call_id,
+            &other.name,
+            &other.value,
+            other.is_error,
+            other.rendering.is_content(),
+        )
     }
 }
 
@@ -119,6 +162,22 @@ impl ToolCallResult {
             error: None,
             rendering: Rendering::default(),
         }
+    }
+
+    /// A successful result that is content blocks, such as a remote tool's image: every format
+    /// renders it as content ([`content`](Self::content)).
+    ///
+    /// ```
+    /// use toolkit::prelude::*;
+    ///
+    /// let call = ToolCall::new("chart", json!({})).with_id("call_1");
+    /// let result = ToolCallResult::from_content(&call, ToolOutput::new().with(Image::png([1, 2, 3])));
+    /// assert_eq!(result.value, json!({"content": [{"type": "image", "data": "AQID", "mimeType": "image/png"}]}));
+    /// assert_eq!(result.text(), "[image (image/png), 3 bytes]");
+    /// ```
+    pub fn from_content(call: &ToolCall, output: ToolOutput) -> Self {
+        let value = serde_json::to_value(&output).unwrap_or(Value::Null);
+        Self::rendered(call, Ok(value), Rendering::content())
     }
 
     /// Pairs an outcome with the call it answers, rendered under `rendering`.
@@ -175,8 +234,37 @@ impl ToolCallResult {
         self.error.as_deref().filter(|_| self.is_error)
     }
 
-    /// The result as text: a string result as it is, anything else as compact JSON.
+    /// The result's content blocks, when the tool returns content ([`Image`](crate::Image),
+    /// [`ToolOutput`], ...; [`ToolProxy::returns_content`](crate::ToolProxy::returns_content))
+    /// and the call succeeded: `None` for a tool that returns JSON, whatever its JSON looks
+    /// like. The MCP server, the agent and the integrations read a result's content here.
+    ///
+    /// ```
+    /// use toolkit::prelude::*;
+    ///
+    /// /// Draw a chart
+    /// #[tool]
+    /// fn chart() -> Image {
+    ///     Image::png([1, 2, 3])
+    /// }
+    ///
+    /// let toolbox = Toolbox::builder().tool(chart_tool()).build().unwrap();
+    /// let result = toolbox.call(&ToolCall::new("chart", json!({})));
+    /// let output = result.content().unwrap();
+    /// assert_eq!(output.content, vec![Content::Image(Image::png([1, 2, 3]))]);
+    /// ```
+    pub fn content(&self) -> Option<ToolOutput> {
+        let content = self.rendering.is_content() && !self.is_error;
+        content.then(|| ToolOutput::from_value(self.value.clone()))
+    }
+
+    /// The result as text: a string result as it is, anything else as compact JSON. A content
+    /// result is its text blocks, and a line naming each other block
+    /// ([`ToolOutput::to_text`]).
     pub fn text(&self) -> String {
+        if let Some(output) = self.content() {
+            return output.to_text();
+        }
         match &self.value {
             Value::String(text) => text.clone(),
             other => other.to_string(),

@@ -2,6 +2,7 @@
 
 use serde_json::{Map, Value, json};
 
+use super::content::gemini_parts;
 use super::notes::{append_description, constraint_note};
 use crate::schema::keywords::schema_types;
 use crate::schema::{ref_name, resolve_ref};
@@ -57,7 +58,9 @@ impl ToolProxy {
 impl ToolCallResult {
     /// The Gemini part: `{"functionResponse": {"name", "response"}}`, with the result under
     /// `"output"` or the error under `"error"` (Gemini's response must be an object), and the
-    /// call's `id` when it had one.
+    /// call's `id` when it had one. A content result's text goes under `"output"` (its
+    /// structured content under `"structuredContent"`), and its images and PDFs in `"parts"`
+    /// as `{"inlineData": {"mimeType", "data"}}`.
     pub(super) fn gemini_part(&self) -> Value {
         let key = if self.is_error { "error" } else { "output" };
         let mut response = Map::new();
@@ -65,7 +68,22 @@ impl ToolCallResult {
             response.insert("id".into(), id.clone().into());
         }
         response.insert("name".into(), self.name.clone().into());
-        response.insert("response".into(), json!({ key: self.value }));
+        match self.content() {
+            Some(output) => {
+                let (text, parts) = gemini_parts(&output);
+                let mut body = json!({ key: text });
+                if let Some(structured) = output.structured_content {
+                    body["structuredContent"] = structured;
+                }
+                response.insert("response".into(), body);
+                if !parts.is_empty() {
+                    response.insert("parts".into(), Value::Array(parts));
+                }
+            }
+            None => {
+                response.insert("response".into(), json!({ key: self.value }));
+            }
+        }
         json!({ "functionResponse": response })
     }
 }

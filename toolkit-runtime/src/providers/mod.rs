@@ -30,6 +30,7 @@
 
 pub mod anthropic;
 mod arguments;
+mod content;
 mod gemini;
 mod mcp;
 mod notes;

@@ -102,6 +102,12 @@ impl ToolCallResult {
     /// | `Gemini` | `{"functionResponse": {"id"?, "name", "response": {"output"}`/`{"error"}}}` |
     /// | `Mcp` | `{"content": [text], "structuredContent"?, "isError"}` |
     ///
+    /// A content result ([`content`](Self::content)) renders as content: MCP content blocks,
+    /// Anthropic `image` and `document` blocks, Responses `input_image` and `input_file` parts,
+    /// Gemini `inlineData` parts, and for Chat Completions its text with a line naming each
+    /// image, which [`tool_images_message`](crate::providers::openai::tool_images_message)
+    /// sends in the user message after (see `docs/providers.md`, "Content results").
+    ///
     /// For MCP, without the tool at hand any object counts as structured and an error keeps its
     /// `Error: ` text; [`ToolProxy::mcp_result`] is what the MCP server sends for a tool it
     /// serves.

@@ -41,9 +41,20 @@ pub fn generator() -> SchemaGenerator {
         .into_generator()
 }
 
+/// The JSON Schema dialect toolkit's schemas are written in, as `$schema` names it.
+pub(crate) const DIALECT: &str = "https://json-schema.org/draft/2020-12/schema";
+
 /// Builds the object schema of a tool's arguments (see the test
 /// `parameters_become_an_object_schema` for its shape).
 pub fn parameters_schema(params: &[ParamSpec]) -> Value {
+    parameters_schemas(params).0
+}
+
+/// A tool's parameters schema in the two forms the formats take: self-contained (references
+/// inlined, what providers and the validator read), and, when the parameters' types are named
+/// types with definitions, as schemars wrote it: `$defs` and the references into them kept,
+/// under a `$schema` naming 2020-12 (what MCP's `tools/list` sends; see `ToolProxy::mcp_definition`).
+pub(crate) fn parameters_schemas(params: &[ParamSpec]) -> (Value, Option<Value>) {
     let mut generator = generator();
     let mut properties = Map::new();
     let mut required = Vec::new();
@@ -75,7 +86,32 @@ pub fn parameters_schema(params: &[ParamSpec]) -> Value {
     }
     root.insert("additionalProperties".into(), false.into());
     let definitions = generator.take_definitions(true);
-    finish(Value::Object(root), definitions)
+    let root = Value::Object(root);
+    let written = as_written(&root, &definitions);
+    (finish(root, definitions), written)
+}
+
+/// The schema as schemars wrote it, for a format that takes `$defs` (MCP): the root's keywords,
+/// then `$defs`, cleared of the same noise as the inlined form, under `$schema`. `None` without
+/// definitions: the schema is then the same in both forms, and stays as it was listed before
+/// (MCP reads a schema without `$schema` as 2020-12 anyway, SEP-1613).
+fn as_written(root: &Value, definitions: &Map<String, Value>) -> Option<Value> {
+    let Value::Object(keywords) = root else {
+        return None;
+    };
+    if definitions.is_empty() {
+        return None;
+    }
+    let mut body = keywords.clone();
+    body.insert("$defs".into(), Value::Object(definitions.clone()));
+    let mut body = Value::Object(body);
+    strip_noise(&mut body);
+    let mut written = Map::new();
+    written.insert("$schema".into(), DIALECT.into());
+    if let Value::Object(body) = body {
+        written.extend(body);
+    }
+    Some(Value::Object(written))
 }
 
 /// The schema of a whole type `T`, made self-contained the same way as parameter schemas.

@@ -246,7 +246,8 @@ impl Toolbox {
                 tool.run_call(input, &limits, call.id.as_deref(), &self.data)
             });
             let _entered = span.span.enter();
-            self.hooks.report(call, outcome, Rendering::of(&limits))
+            self.hooks
+                .report(call, outcome, Rendering::of_tool(&limits, tool))
         };
         match self.stated(tool, &limits, state, call) {
             Stated::Plain => run(call),
@@ -366,13 +367,14 @@ async fn run_worker(work: Arc<Batch>, hooks: &Hooks, data: &Data, finished: Opti
     while let Some(mut lease) = work.take() {
         while let Some((call, (tool, limits))) = lease.next_call() {
             let limits = *limits;
+            let rendering = Rendering::of_tool(&limits, tool);
             let started = finished.as_ref().map(|_| Instant::now());
             // A panic that escaped everything else still costs only its own call.
             let outcome = CatchUnwind(pin!(run(tool, &limits, callers, call))).await;
             let (position, result) = lease.answer(|call| match outcome {
                 Ok((span, outcome)) => {
                     let _entered = span.span.enter();
-                    hooks.report_taking(call, outcome, Rendering::of(&limits))
+                    hooks.report_taking(call, outcome, rendering)
                 }
                 Err(message) => {
                     let panicked = ToolError::Panicked {
@@ -407,7 +409,9 @@ async fn dispatch(
 ) -> ToolCallResult {
     let (span, outcome) = run(tool, limits, callers, call).await;
     let _entered = span.span.enter();
-    callers.hooks.report(call, outcome, Rendering::of(limits))
+    callers
+        .hooks
+        .report(call, outcome, Rendering::of_tool(limits, tool))
 }
 
 /// Policy and pipeline of one call to a known tool, under the call's span, which is finished and

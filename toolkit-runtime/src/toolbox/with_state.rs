@@ -162,7 +162,8 @@ impl Toolbox {
             if let Some(outcome) = typed {
                 span.finish(&outcome);
                 let _entered = span.span.enter();
-                return Stated::Answered(self.hooks.report(call, outcome, Rendering::of(limits)));
+                let rendering = Rendering::of_tool(limits, tool);
+                return Stated::Answered(self.hooks.report(call, outcome, rendering));
             }
         }
         match fill(wiring, tool.checked_parameters(), &*state, call) {

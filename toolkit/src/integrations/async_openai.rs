@@ -158,12 +158,41 @@ pub fn assemble_tool_calls<'a>(
 }
 
 /// A result as async-openai's typed tool message (`role: "tool"`), paired by `tool_call_id`;
-/// an error result carries the same `Error: ...` text the model reads everywhere else.
+/// an error result carries the same `Error: ...` text the model reads everywhere else. A
+/// content result's text is what [`Format::OpenAi`] renders: its text blocks, and a line naming
+/// each image, which [`images_message`] then shows.
 pub fn tool_message(result: &ToolCallResult) -> ChatCompletionRequestToolMessage {
+    let text = match result.content() {
+        Some(_) => match result.render(Format::OpenAi)["content"].take() {
+            Value::String(text) => text,
+            _ => result.text(),
+        },
+        None => result.text(),
+    };
     ChatCompletionRequestToolMessage {
-        content: ChatCompletionRequestToolMessageContent::Text(result.text()),
+        content: ChatCompletionRequestToolMessageContent::Text(text),
         tool_call_id: result.call_id.clone().unwrap_or_default(),
     }
+}
+
+/// The user message that shows the model the images tool results returned, to push after
+/// their tool messages: Chat Completions tool messages carry text only
+/// ([`providers::openai::tool_images_message`](crate::providers::openai::tool_images_message)).
+/// `None` when no result holds an image.
+///
+/// ```
+/// use toolkit::integrations::async_openai::images_message;
+/// use toolkit::prelude::*;
+///
+/// let call = ToolCall::new("chart", json!({})).with_id("call_1");
+/// let result = ToolCallResult::from_content(&call, ToolOutput::new().with(Image::png([1, 2, 3])));
+/// assert!(images_message([&result]).is_some());
+/// ```
+pub fn images_message<'a>(
+    results: impl IntoIterator<Item = &'a ToolCallResult>,
+) -> Option<ChatCompletionRequestMessage> {
+    let message = crate::providers::openai::tool_images_message(results)?;
+    serde_json::from_value(message).ok()
 }
 
 /// A result as a request message, ready to push onto `CreateChatCompletionRequest::messages`.

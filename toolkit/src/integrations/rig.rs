@@ -40,6 +40,7 @@
 
 use std::sync::Arc;
 
+use rig_core::completion::message::{ImageMediaType, MimeType, ToolResultContent};
 use rig_core::message::ToolName;
 use rig_core::tool::{DynamicTool, ErasedTool, Tool, ToolContext, ToolExecutionError, ToolOutput};
 use rig_core::wasm_compat::WasmBoxedFuture;
@@ -101,10 +102,35 @@ fn rig_outcome(result: ToolCallResult) -> Result<ToolOutput, ToolExecutionError>
     if result.is_error {
         return Err(ToolExecutionError::other(result.text()));
     }
+    if let Some(output) = result.content() {
+        return rig_content(&output);
+    }
     Ok(match result.value {
         Value::String(text) => ToolOutput::text(text),
         value => ToolOutput::json(value),
     })
+}
+
+/// A content result as rig's blocks: text as text, an image of a type rig knows as an image
+/// (base64), any other block as the line naming it ([`Content::note`](crate::Content::note)).
+fn rig_content(output: &crate::ToolOutput) -> Result<ToolOutput, ToolExecutionError> {
+    let blocks = output.content.iter().map(|block| match block {
+        crate::Content::Image(image) => match ImageMediaType::from_mime_type(&image.mime_type) {
+            Some(media_type) => {
+                ToolResultContent::image_base64(image.data.clone(), Some(media_type), None)
+            }
+            None => ToolResultContent::text(block.note().unwrap_or_default()),
+        },
+        other => match other.as_text() {
+            Some(text) => ToolResultContent::text(text),
+            None => ToolResultContent::text(other.note().unwrap_or_default()),
+        },
+    });
+    let mut blocks: Vec<ToolResultContent> = blocks.collect();
+    if blocks.is_empty() {
+        blocks.push(ToolResultContent::text(""));
+    }
+    ToolOutput::content(blocks)
 }
 
 /// A typed rig tool (one with a `Tool::NAME`) as a toolkit tool, for a [`Toolbox`].
@@ -195,5 +221,33 @@ fn output_value(output: &ToolOutput) -> Value {
     match output.as_text() {
         Some(text) => Value::String(text.to_string()),
         None => Value::String(output.render()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+    use crate::{Audio, Image, ToolOutput};
+
+    /// A content result reaches rig as its blocks: the image as rig's base64 image, text as
+    /// text, audio (which rig's tool results cannot hold) as the line naming it.
+    #[test]
+    fn a_content_result_is_rig_image_and_text_blocks() {
+        let call = ToolCall::new("chart", json!({})).with_id("call_1");
+        let output = ToolOutput::new()
+            .with("a chart")
+            .with(Image::png([1, 2, 3]))
+            .with(Audio::wav([4]));
+        let rig = rig_outcome(ToolCallResult::from_content(&call, output)).unwrap();
+        assert_eq!(
+            rig.as_content(),
+            [
+                ToolResultContent::text("a chart"),
+                ToolResultContent::image_base64("AQID", Some(ImageMediaType::PNG), None),
+                ToolResultContent::text("[audio (audio/wav), 1 bytes]"),
+            ]
+        );
     }
 }

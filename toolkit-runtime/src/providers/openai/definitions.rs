@@ -3,6 +3,7 @@
 use serde_json::{Value, json};
 
 use crate::call::drop_omitted_nulls;
+use crate::providers::content::{chat_text, responses_parts};
 use crate::providers::strict::strict_schema;
 use crate::{ToolCallResult, ToolError, ToolProxy};
 
@@ -101,13 +102,25 @@ impl ToolProxy {
 
 impl ToolCallResult {
     /// The OpenAI Chat Completions message: `{"role": "tool", "tool_call_id", "content"}`.
+    /// A tool message carries text only: a content result's text blocks, and a note for each
+    /// image, which [`tool_images_message`](crate::providers::openai::tool_images_message)
+    /// sends in the user message after the tool results.
     pub(crate) fn openai_message(&self) -> Value {
-        json!({"role": "tool", "tool_call_id": self.id(), "content": self.text()})
+        let text = match self.content() {
+            Some(output) => chat_text(&output),
+            None => self.text(),
+        };
+        json!({"role": "tool", "tool_call_id": self.id(), "content": text})
     }
 
     /// The OpenAI Responses API input item: `{"type": "function_call_output", "call_id",
-    /// "output"}`.
+    /// "output"}`; `output` is the result's text, or for a content result an array of
+    /// `input_text`, `input_image` and `input_file` parts.
     pub(crate) fn openai_responses_item(&self) -> Value {
-        json!({"type": "function_call_output", "call_id": self.id(), "output": self.text()})
+        let output = match self.content() {
+            Some(output) => Value::Array(responses_parts(&output)),
+            None => Value::String(self.text()),
+        };
+        json!({"type": "function_call_output", "call_id": self.id(), "output": output})
     }
 }

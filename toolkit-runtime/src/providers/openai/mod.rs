@@ -5,6 +5,7 @@
 //! | --- | --- |
 //! | tool definitions, tool messages | `definitions` ([`Format::OpenAi`](super::Format::OpenAi), [`Format::OpenAiStrict`](super::Format::OpenAiStrict), [`Format::OpenAiResponses`](super::Format::OpenAiResponses)) |
 //! | the request body | [`request_body`] |
+//! | the images of tool results, as the user message after them | [`tool_images_message`] |
 //! | a tool call: its parts, read strictly for a reply (leniently by [`ToolCalls::parse`](crate::ToolCalls::parse)) | `call` |
 //! | a whole reply | [`read_reply`] |
 //! | a streamed reply | [`OpenAiStream`] |
@@ -19,7 +20,7 @@ mod stream;
 
 pub(crate) use call::chat_completions_call;
 pub use reply::read_reply;
-pub use request::request_body;
+pub use request::{request_body, tool_images_message};
 pub use stream::OpenAiStream;
 
 /// The API's name in errors: "OpenAI Chat Completions".

@@ -3,9 +3,10 @@
 use serde_json::{Map, Value, json};
 
 use super::API;
-use crate::ToolCall;
 use crate::chat::{ChatRequest, Message, ModelError, ToolChoice};
 use crate::providers::Format;
+use crate::providers::content::chat_images;
+use crate::{ToolCall, ToolCallResult};
 
 /// The body of a Chat Completions request (`POST {base}/chat/completions`) for `model`:
 /// the conversation, the tools (as strict definitions when `strict_tools`), the options, and
@@ -33,8 +34,7 @@ pub fn request_body(
 ) -> Result<Value, ModelError> {
     let mut body = Map::new();
     body.insert("model".into(), json!(model));
-    let messages: Vec<Value> = request.messages.iter().map(message).collect();
-    body.insert("messages".into(), Value::Array(messages));
+    body.insert("messages".into(), Value::Array(messages(request.messages)));
     let options = request.options;
     if !request.tools.is_empty() {
         let format = match strict_tools {
@@ -67,6 +67,70 @@ pub fn request_body(
         body.insert("stream_options".into(), json!({"include_usage": true}));
     }
     Ok(Value::Object(body))
+}
+
+/// The conversation in Chat Completions form. A tool message carries text only, so after each
+/// run of tool messages whose results hold images comes one user message with those images
+/// ([`tool_images_message`]).
+fn messages(history: &[Message]) -> Vec<Value> {
+    let mut out = Vec::with_capacity(history.len());
+    let mut run: Vec<&ToolCallResult> = Vec::new();
+    for item in history {
+        match item {
+            Message::Tool { result } => run.push(result),
+            _ => out.extend(tool_images_message(run.drain(..))),
+        }
+        out.push(message(item));
+    }
+    out.extend(tool_images_message(run));
+    out
+}
+
+/// The user message that shows a model on Chat Completions the images tool results returned,
+/// for after those results' tool messages: Chat Completions tool messages carry text only
+/// (their text names each image, see [`ToolCallResult::render`]), and a user message may hold
+/// `image_url` parts. Each image is a data URL, after a text part naming the call it answers.
+/// `None` when no result holds an image.
+///
+/// [`request_body`] sends it after each run of tool messages; an agent loop that builds its
+/// own Chat Completions requests sends it itself.
+///
+/// ```
+/// use toolkit::prelude::*;
+/// use toolkit_runtime::providers::openai;
+///
+/// let call = ToolCall::new("chart", json!({})).with_id("call_1");
+/// let result = ToolCallResult::from_content(&call, ToolOutput::new().with(Image::png([1, 2, 3])));
+/// assert_eq!(
+///     openai::tool_images_message([&result]).unwrap(),
+///     json!({"role": "user", "content": [
+///         {"type": "text", "text": "The images the tool call call_1 (chart) returned:"},
+///         {"type": "image_url", "image_url": {"url": "data:image/png;base64,AQID"}}
+///     ]})
+/// );
+/// assert_eq!(openai::tool_images_message([&ToolCallResult::from_outcome(&call, Ok(json!(1)))]), None);
+/// ```
+pub fn tool_images_message<'a>(
+    results: impl IntoIterator<Item = &'a ToolCallResult>,
+) -> Option<Value> {
+    let mut parts = Vec::new();
+    for result in results {
+        let Some(output) = result.content() else {
+            continue;
+        };
+        let images = chat_images(&output);
+        if images.is_empty() {
+            continue;
+        }
+        let label = format!(
+            "The images the tool call {} ({}) returned:",
+            result.id(),
+            result.name
+        );
+        parts.push(json!({"type": "text", "text": label}));
+        parts.extend(images);
+    }
+    (!parts.is_empty()).then(|| json!({"role": "user", "content": parts}))
 }
 
 /// A message in Chat Completions form.

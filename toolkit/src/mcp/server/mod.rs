@@ -226,7 +226,7 @@ impl McpServer {
         }
         // What `McpResult::to_json` renders, built in rmcp's types without a JSON round trip.
         let parts = tool.mcp_result(result);
-        let content = vec![ContentBlock::text(parts.text)];
+        let content = content_blocks(&parts);
         let mut answer = match parts.is_error {
             true => CallToolResult::error(content),
             false => CallToolResult::success(content),
@@ -234,6 +234,14 @@ impl McpServer {
         answer.structured_content = parts.structured;
         Ok(answer)
     }
+}
+
+/// A result's content blocks in rmcp's type. Ours serialize as MCP's own JSON, so rmcp reads
+/// them as they are; a block it could not read (none today) goes as the result's text.
+fn content_blocks(parts: &crate::providers::McpResult) -> Vec<ContentBlock> {
+    serde_json::to_value(&parts.content)
+        .and_then(serde_json::from_value)
+        .unwrap_or_else(|_| vec![ContentBlock::text(parts.text.clone())])
 }
 
 impl From<Vec<ToolProxy>> for McpServer {
