@@ -27,6 +27,7 @@
 
 mod arguments;
 mod async_bridge;
+mod closures;
 mod coerce;
 mod complexity;
 mod deadline;
@@ -35,6 +36,7 @@ mod handler;
 mod limits;
 mod method_tool;
 mod nulls;
+mod origin;
 mod output;
 mod panic;
 mod pipeline;
@@ -66,6 +68,7 @@ pub use tool_call::{ToolCall, ToolCallResult};
 pub use typed::{Field, FieldReaders, FieldsProbe, HasFields, NoFields, ParseFields};
 
 pub(crate) use nulls::drop_omitted_nulls;
+pub(crate) use origin::CallOrigin;
 pub(crate) use panic::{CatchUnwind, panic_message};
 pub(crate) use render::Rendering;
 pub(crate) use trace::CallSpan;

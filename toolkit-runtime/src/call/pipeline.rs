@@ -16,11 +16,12 @@ use super::deadline::{run_with_deadline, with_deadline};
 use super::handler::{BoxFuture, Handler, HandlerError, SyncHandler, TypedHandler, TypedInput};
 use super::limits::Limits;
 use super::nulls::drop_omitted_nulls;
+use super::origin::CallOrigin;
 use super::panic::{caught, panic_message, polled_catching, run_catching, start_async};
 use super::places::ThreadClaim;
 use super::problems::describe_value;
 use super::proxy::ToolProxy;
-use crate::context::{CallScope, Data, ToolContext};
+use crate::context::{CallScope, ToolContext};
 use crate::error::ToolError;
 
 /// Cancels a call's context when the call ends, however it ends (answered, failed, timed out,
@@ -35,23 +36,24 @@ impl Drop for CancelOnDrop {
 
 impl ToolProxy {
     /// The sync pipeline for one call, in a context when the tool takes one (made from the
-    /// scope the caller runs in, for call `call_id`, with `data` under the scope's own). A tool
-    /// without a context takes the plain pipeline, paying nothing.
+    /// scope the caller runs in, for `origin`). A tool without a context takes the plain
+    /// pipeline, paying nothing.
     pub(crate) fn run_call(
         &self,
         input: Cow<'_, Value>,
         limits: &Limits,
-        call_id: Option<&str>,
-        data: &Data,
+        origin: CallOrigin<'_>,
     ) -> Result<Value, ToolError> {
-        if !self.takes_context() {
-            return self.run(input, limits);
+        match self.takes_context() {
+            false => self.run(input, limits),
+            true => {
+                let ctx = self.context_for(origin);
+                // Cancelled when the call ends, however it ends: a sync body left running on
+                // the pool past its deadline sees it.
+                let _cancel_when_done = CancelOnDrop(ctx.clone());
+                ctx.enter_sync(|| self.run(input, limits))
+            }
         }
-        let ctx = self.context_for(call_id, data);
-        // Cancelled when the call ends, however it ends: a sync body left running on the pool
-        // past its deadline sees it.
-        let _cancel_when_done = CancelOnDrop(ctx.clone());
-        ctx.enter_sync(|| self.run(input, limits))
     }
 
     /// The async pipeline for one call; see [`run_call`](Self::run_call). The context is
@@ -60,22 +62,21 @@ impl ToolProxy {
         &self,
         input: Cow<'_, Value>,
         limits: &Limits,
-        call_id: Option<&str>,
-        data: &Data,
+        origin: CallOrigin<'_>,
     ) -> Result<Value, ToolError> {
         if !self.takes_context() {
             return self.arun(input, limits).await;
         }
         // Boxed, so a call without a context carries none of this in its future.
         Box::pin(async move {
-            let ctx = self.context_for(call_id, data);
+            let ctx = self.context_for(origin);
             let _cancel_when_done = CancelOnDrop(ctx.clone());
             ctx.enter(self.arun(input, limits)).await
         })
         .await
     }
 
-    fn context_for(&self, call_id: Option<&str>, data: &Data) -> ToolContext {
+    fn context_for(&self, CallOrigin { call_id, data }: CallOrigin<'_>) -> ToolContext {
         let name = self
             .inner
             .context_name

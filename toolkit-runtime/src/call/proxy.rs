@@ -1,23 +1,18 @@
 //! `ToolProxy`: one callable tool, with its definition, validator and body.
 
 use std::borrow::Cow;
-use std::fmt::Display;
-use std::future::Future;
 use std::sync::{Arc, OnceLock};
 
-use serde::Serialize;
-use serde_json::{Map, Value, json};
+use serde_json::{Value, json};
 
-use super::arguments::Arguments;
 use super::definition::{DefinitionCache, ToolDefinition, ToolOptions};
-use super::handler::{BoxFuture, Handler, HandlerError, TypedHandler, TypedStateSync};
+use super::handler::{Handler, TypedHandler, TypedStateSync};
 use super::limits::Limits;
-use super::output::result_output;
+use super::origin::CallOrigin;
 use super::places::ThreadPlaces;
 use super::render::Rendering;
 use super::trace::CallSpan;
 use super::validate::ArgumentValidator;
-use crate::context::{Data, ToolContext};
 use crate::error::ToolError;
 use crate::format::Format;
 use crate::state::StateWiring;
@@ -43,12 +38,6 @@ pub(super) struct ToolInner {
     /// The name every context of a call to this tool shares, made on the first such call.
     pub(super) context_name: OnceLock<Arc<str>>,
 }
-
-/// The traits of a closure's body that takes a context.
-const CONTEXT: ToolTraits = ToolTraits {
-    takes_context: true,
-    returns_content: false,
-};
 
 /// What a tool's body takes and returns besides JSON: whether it reads a [`ToolContext`]
 /// (made for its calls only then) and whether its result is content blocks (rendered as such).
@@ -123,153 +112,6 @@ impl std::fmt::Debug for ToolProxy {
 }
 
 impl ToolProxy {
-    /// A tool from a definition and a sync body over the argument map.
-    ///
-    /// The body receives the arguments as a JSON object already coerced and validated against
-    /// `definition.parameters`, and returns `Result<T, E>` with `T: Serialize` and `E: Display`
-    /// (the error text is what the model reads). Unlike [`ToolBuilder`](crate::ToolBuilder),
-    /// nothing about the definition is checked here: use this for definitions that come from
-    /// elsewhere as they are (an MCP server's tools).
-    ///
-    /// ```
-    /// use toolkit::prelude::*;
-    /// use toolkit::ToolDefinition;
-    ///
-    /// let schema = json!({"type": "object", "properties": {"n": {"type": "integer"}}});
-    /// let double = ToolProxy::from_fn(ToolDefinition::new("double", "Double n", schema), |args| {
-    ///     Ok::<_, String>(args["n"].as_i64().unwrap_or_default() * 2)
-    /// });
-    /// assert_eq!(double.dynamic_call(json!({"n": "21"})), json!(42));
-    /// ```
-    pub fn from_fn<F, T, E>(definition: ToolDefinition, body: F) -> ToolProxy
-    where
-        F: Fn(Map<String, Value>) -> Result<T, E> + Send + Sync + 'static,
-        T: Serialize,
-        E: Display,
-    {
-        let handler = move |arguments: &mut Arguments| {
-            result_output(body(std::mem::take(arguments).into_map()))
-        };
-        ToolProxy::from_parts(
-            definition,
-            Handler::Sync(Arc::new(handler)),
-            ToolTraits::default(),
-        )
-    }
-
-    /// A tool from a definition and an async body over the argument map; see
-    /// [`from_fn`](Self::from_fn).
-    ///
-    /// ```
-    /// use toolkit::prelude::*;
-    /// use toolkit::ToolDefinition;
-    ///
-    /// # #[tokio::main(flavor = "current_thread")]
-    /// # async fn main() {
-    /// let schema = json!({"type": "object", "properties": {"text": {"type": "string"}}});
-    /// let echo = ToolProxy::from_async_fn(ToolDefinition::new("echo", "Echo", schema), |args| {
-    ///     async move { Ok::<_, String>(args["text"].clone()) }
-    /// });
-    /// assert!(echo.is_async());
-    /// assert_eq!(echo.dynamic_acall(json!({"text": "hi"})).await, json!("hi"));
-    /// # }
-    /// ```
-    pub fn from_async_fn<F, Fut, T, E>(definition: ToolDefinition, body: F) -> ToolProxy
-    where
-        F: Fn(Map<String, Value>) -> Fut + Send + Sync + 'static,
-        Fut: Future<Output = Result<T, E>> + Send + 'static,
-        T: Serialize,
-        E: Display,
-    {
-        let handler = move |arguments: Arguments| {
-            let future = body(arguments.into_map());
-            let boxed: BoxFuture<'static, Result<Value, HandlerError>> =
-                Box::pin(async move { result_output(future.await) });
-            Ok(boxed)
-        };
-        ToolProxy::from_parts(
-            definition,
-            Handler::Async(Arc::new(handler)),
-            ToolTraits::default(),
-        )
-    }
-
-    /// A tool from a definition and a sync body over the argument map and the call's
-    /// [`ToolContext`](crate::ToolContext); see [`from_fn`](Self::from_fn).
-    ///
-    /// ```
-    /// use toolkit::prelude::*;
-    /// use toolkit::ToolDefinition;
-    ///
-    /// let schema = json!({"type": "object", "properties": {}});
-    /// let who = ToolProxy::from_fn_with_context(ToolDefinition::new("who", "Who am I", schema), |_, ctx| {
-    ///     Ok::<_, String>(ctx.tool_name().to_owned())
-    /// });
-    /// assert!(who.takes_context());
-    /// assert_eq!(who.dynamic_call(json!({})), json!("who"));
-    /// ```
-    pub fn from_fn_with_context<F, T, E>(definition: ToolDefinition, body: F) -> ToolProxy
-    where
-        F: Fn(Map<String, Value>, ToolContext) -> Result<T, E> + Send + Sync + 'static,
-        T: Serialize,
-        E: Display,
-    {
-        let name = definition.name.clone();
-        let handler = move |arguments: &mut Arguments| {
-            let ctx = ToolContext::current(&name);
-            result_output(body(std::mem::take(arguments).into_map(), ctx))
-        };
-        ToolProxy::from_parts(definition, Handler::Sync(Arc::new(handler)), CONTEXT)
-    }
-
-    /// A tool from a definition and an async body over the argument map and the call's
-    /// [`ToolContext`](crate::ToolContext); see [`from_async_fn`](Self::from_async_fn).
-    pub fn from_async_fn_with_context<F, Fut, T, E>(
-        definition: ToolDefinition,
-        body: F,
-    ) -> ToolProxy
-    where
-        F: Fn(Map<String, Value>, ToolContext) -> Fut + Send + Sync + 'static,
-        Fut: Future<Output = Result<T, E>> + Send + 'static,
-        T: Serialize,
-        E: Display,
-    {
-        let name = definition.name.clone();
-        let handler = move |arguments: Arguments| {
-            // Read now, while the proxy's context is current; the future may run elsewhere.
-            let future = body(arguments.into_map(), ToolContext::current(&name));
-            let boxed: BoxFuture<'static, Result<Value, HandlerError>> =
-                Box::pin(async move { result_output(future.await) });
-            Ok(boxed)
-        };
-        ToolProxy::from_parts(definition, Handler::Async(Arc::new(handler)), CONTEXT)
-    }
-
-    /// The same tool, its results read as content blocks: a string is text, and an MCP content
-    /// object, an array of them or a whole `{"content": [...]}` is rendered block by block in
-    /// every format. What `#[tool]` decides from the return type, for a closure's body.
-    ///
-    /// ```
-    /// use toolkit::prelude::*;
-    /// use toolkit::ToolDefinition;
-    ///
-    /// let schema = json!({"type": "object", "properties": {}});
-    /// let chart = ToolProxy::from_fn(ToolDefinition::new("chart", "A chart", schema), |_| {
-    ///     Ok::<_, String>(Image::png([1, 2, 3]))
-    /// })
-    /// .returning_content();
-    /// assert!(chart.returns_content());
-    /// ```
-    pub fn returning_content(self) -> ToolProxy {
-        let traits = ToolTraits {
-            returns_content: true,
-            ..self.inner.traits
-        };
-        let (handler, typed) = (self.inner.handler.clone(), self.inner.typed.clone());
-        let (definition, state) = (self.inner.definition.clone(), self.inner.state.clone());
-        ToolProxy::build(definition, handler, typed, state, traits)
-    }
-
     /// Builds a proxy from a definition and a handler, with no typed fast path: what the
     /// closure constructors use (`#[tool]` methods get theirs from `MethodTool`, through
     /// [`build`](Self::build)).
@@ -483,7 +325,7 @@ impl ToolProxy {
         let limits = self.limits();
         let input = Cow::Owned(args.into());
         let (_, outcome) = CallSpan::new(self.name(), None)
-            .run(|| self.run_call(input, &limits, None, Data::none()));
+            .run(|| self.run_call(input, &limits, CallOrigin::direct()));
         Rendering::of_tool(&limits, self).bounded(outcome)
     }
 
@@ -493,7 +335,7 @@ impl ToolProxy {
         let limits = self.limits();
         let input = Cow::Owned(args.into());
         let (_, outcome) = CallSpan::new(self.name(), None)
-            .run(|| self.run_call(input, &limits, None, Data::none()));
+            .run(|| self.run_call(input, &limits, CallOrigin::direct()));
         Rendering::of_tool(&limits, self).model_value(outcome)
     }
 
@@ -503,7 +345,7 @@ impl ToolProxy {
         let limits = self.limits();
         let input = Cow::Owned(args.into());
         let (_, outcome) = CallSpan::new(self.name(), None)
-            .arun(|| self.arun_call(input, &limits, None, Data::none()))
+            .arun(|| self.arun_call(input, &limits, CallOrigin::direct()))
             .await;
         Rendering::of_tool(&limits, self).bounded(outcome)
     }
@@ -513,7 +355,7 @@ impl ToolProxy {
         let limits = self.limits();
         let input = Cow::Owned(args.into());
         let (_, outcome) = CallSpan::new(self.name(), None)
-            .arun(|| self.arun_call(input, &limits, None, Data::none()))
+            .arun(|| self.arun_call(input, &limits, CallOrigin::direct()))
             .await;
         Rendering::of_tool(&limits, self).model_value(outcome)
     }

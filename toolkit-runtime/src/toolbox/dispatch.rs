@@ -21,7 +21,7 @@ use super::Toolbox;
 use super::batch::Batch;
 use super::hooks::Hooks;
 use super::with_state::Stated;
-use crate::call::{CallSpan, CatchUnwind, Limits, Rendering, ToolProxy};
+use crate::call::{CallOrigin, CallSpan, CatchUnwind, Limits, Rendering, ToolProxy};
 use crate::context::{CallScope, Data};
 use crate::error::ToolError;
 use crate::state::AgentState;
@@ -243,7 +243,11 @@ impl Toolbox {
             let input = Cow::Borrowed(&call.args);
             let (span, outcome) = CallSpan::new(tool.name(), call.id.as_deref()).run(|| {
                 self.hooks.allow(call, tool)?;
-                tool.run_call(input, &limits, call.id.as_deref(), &self.data)
+                let origin = CallOrigin {
+                    call_id: call.id.as_deref(),
+                    data: &self.data,
+                };
+                tool.run_call(input, &limits, origin)
             });
             let _entered = span.span.enter();
             self.hooks
@@ -427,7 +431,10 @@ fn run<'a>(
     let input = Cow::Borrowed(&call.args);
     CallSpan::new(tool.name(), call.id.as_deref()).arun(move || async move {
         callers.hooks.allow(call, tool)?;
-        let id = call.id.as_deref();
-        tool.arun_call(input, limits, id, callers.data).await
+        let origin = CallOrigin {
+            call_id: call.id.as_deref(),
+            data: callers.data,
+        };
+        tool.arun_call(input, limits, origin).await
     })
 }

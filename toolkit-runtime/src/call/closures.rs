@@ -1,0 +1,171 @@
+//! Tools whose bodies are closures over the argument map: what `ToolBuilder` and the MCP client
+//! build on, and applications with definitions from elsewhere.
+
+use std::fmt::Display;
+use std::future::Future;
+use std::sync::Arc;
+
+use serde::Serialize;
+use serde_json::{Map, Value};
+
+use super::arguments::Arguments;
+use super::definition::ToolDefinition;
+use super::handler::{BoxFuture, Handler, HandlerError};
+use super::output::result_output;
+use super::proxy::{ToolProxy, ToolTraits};
+use crate::context::ToolContext;
+
+/// The traits of a closure's body that takes a context.
+const CONTEXT: ToolTraits = ToolTraits {
+    takes_context: true,
+    returns_content: false,
+};
+
+impl ToolProxy {
+    /// A tool from a definition and a sync body over the argument map.
+    ///
+    /// The body receives the arguments as a JSON object already coerced and validated against
+    /// `definition.parameters`, and returns `Result<T, E>` with `T: Serialize` and `E: Display`
+    /// (the error text is what the model reads). Unlike [`ToolBuilder`](crate::ToolBuilder),
+    /// nothing about the definition is checked here: use this for definitions that come from
+    /// elsewhere as they are (an MCP server's tools).
+    ///
+    /// ```
+    /// use toolkit::prelude::*;
+    /// use toolkit::ToolDefinition;
+    ///
+    /// let schema = json!({"type": "object", "properties": {"n": {"type": "integer"}}});
+    /// let double = ToolProxy::from_fn(ToolDefinition::new("double", "Double n", schema), |args| {
+    ///     Ok::<_, String>(args["n"].as_i64().unwrap_or_default() * 2)
+    /// });
+    /// assert_eq!(double.dynamic_call(json!({"n": "21"})), json!(42));
+    /// ```
+    pub fn from_fn<F, T, E>(definition: ToolDefinition, body: F) -> ToolProxy
+    where
+        F: Fn(Map<String, Value>) -> Result<T, E> + Send + Sync + 'static,
+        T: Serialize,
+        E: Display,
+    {
+        let handler = move |arguments: &mut Arguments| {
+            result_output(body(std::mem::take(arguments).into_map()))
+        };
+        ToolProxy::from_parts(
+            definition,
+            Handler::Sync(Arc::new(handler)),
+            ToolTraits::default(),
+        )
+    }
+
+    /// A tool from a definition and an async body over the argument map; see
+    /// [`from_fn`](Self::from_fn).
+    ///
+    /// ```
+    /// use toolkit::prelude::*;
+    /// use toolkit::ToolDefinition;
+    ///
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() {
+    /// let schema = json!({"type": "object", "properties": {"text": {"type": "string"}}});
+    /// let echo = ToolProxy::from_async_fn(ToolDefinition::new("echo", "Echo", schema), |args| {
+    ///     async move { Ok::<_, String>(args["text"].clone()) }
+    /// });
+    /// assert!(echo.is_async());
+    /// assert_eq!(echo.dynamic_acall(json!({"text": "hi"})).await, json!("hi"));
+    /// # }
+    /// ```
+    pub fn from_async_fn<F, Fut, T, E>(definition: ToolDefinition, body: F) -> ToolProxy
+    where
+        F: Fn(Map<String, Value>) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<T, E>> + Send + 'static,
+        T: Serialize,
+        E: Display,
+    {
+        let handler = move |arguments: Arguments| {
+            let future = body(arguments.into_map());
+            let boxed: BoxFuture<'static, Result<Value, HandlerError>> =
+                Box::pin(async move { result_output(future.await) });
+            Ok(boxed)
+        };
+        ToolProxy::from_parts(
+            definition,
+            Handler::Async(Arc::new(handler)),
+            ToolTraits::default(),
+        )
+    }
+
+    /// A tool from a definition and a sync body over the argument map and the call's
+    /// [`ToolContext`](crate::ToolContext); see [`from_fn`](Self::from_fn).
+    ///
+    /// ```
+    /// use toolkit::prelude::*;
+    /// use toolkit::ToolDefinition;
+    ///
+    /// let schema = json!({"type": "object", "properties": {}});
+    /// let who = ToolProxy::from_fn_with_context(ToolDefinition::new("who", "Who am I", schema), |_, ctx| {
+    ///     Ok::<_, String>(ctx.tool_name().to_owned())
+    /// });
+    /// assert!(who.takes_context());
+    /// assert_eq!(who.dynamic_call(json!({})), json!("who"));
+    /// ```
+    pub fn from_fn_with_context<F, T, E>(definition: ToolDefinition, body: F) -> ToolProxy
+    where
+        F: Fn(Map<String, Value>, ToolContext) -> Result<T, E> + Send + Sync + 'static,
+        T: Serialize,
+        E: Display,
+    {
+        let name = definition.name.clone();
+        let handler = move |arguments: &mut Arguments| {
+            let ctx = ToolContext::current(&name);
+            result_output(body(std::mem::take(arguments).into_map(), ctx))
+        };
+        ToolProxy::from_parts(definition, Handler::Sync(Arc::new(handler)), CONTEXT)
+    }
+
+    /// A tool from a definition and an async body over the argument map and the call's
+    /// [`ToolContext`](crate::ToolContext); see [`from_async_fn`](Self::from_async_fn).
+    pub fn from_async_fn_with_context<F, Fut, T, E>(
+        definition: ToolDefinition,
+        body: F,
+    ) -> ToolProxy
+    where
+        F: Fn(Map<String, Value>, ToolContext) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<T, E>> + Send + 'static,
+        T: Serialize,
+        E: Display,
+    {
+        let name = definition.name.clone();
+        let handler = move |arguments: Arguments| {
+            // Read now, while the proxy's context is current; the future may run elsewhere.
+            let future = body(arguments.into_map(), ToolContext::current(&name));
+            let boxed: BoxFuture<'static, Result<Value, HandlerError>> =
+                Box::pin(async move { result_output(future.await) });
+            Ok(boxed)
+        };
+        ToolProxy::from_parts(definition, Handler::Async(Arc::new(handler)), CONTEXT)
+    }
+
+    /// The same tool, its results read as content blocks: a string is text, and an MCP content
+    /// object, an array of them or a whole `{"content": [...]}` is rendered block by block in
+    /// every format. What `#[tool]` decides from the return type, for a closure's body.
+    ///
+    /// ```
+    /// use toolkit::prelude::*;
+    /// use toolkit::ToolDefinition;
+    ///
+    /// let schema = json!({"type": "object", "properties": {}});
+    /// let chart = ToolProxy::from_fn(ToolDefinition::new("chart", "A chart", schema), |_| {
+    ///     Ok::<_, String>(Image::png([1, 2, 3]))
+    /// })
+    /// .returning_content();
+    /// assert!(chart.returns_content());
+    /// ```
+    pub fn returning_content(self) -> ToolProxy {
+        let traits = ToolTraits {
+            returns_content: true,
+            ..self.inner.traits
+        };
+        let (handler, typed) = (self.inner.handler.clone(), self.inner.typed.clone());
+        let (definition, state) = (self.inner.definition.clone(), self.inner.state.clone());
+        ToolProxy::build(definition, handler, typed, state, traits)
+    }
+}
