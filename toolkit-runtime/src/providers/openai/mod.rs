@@ -5,6 +5,7 @@
 //! | --- | --- |
 //! | tool definitions, tool messages | `definitions` ([`Format::OpenAi`](super::Format::OpenAi), [`Format::OpenAiStrict`](super::Format::OpenAiStrict), [`Format::OpenAiResponses`](super::Format::OpenAiResponses)) |
 //! | the request body | [`request_body`] |
+//! | a tool result's images, sent in a user message after the tool messages | `tool_images` |
 //! | a tool call: its parts, read strictly for a reply (leniently by [`ToolCalls::parse`](crate::ToolCalls::parse)) | `call` |
 //! | a whole reply | [`read_reply`] |
 //! | a streamed reply | [`OpenAiStream`] |
@@ -16,6 +17,7 @@ mod definitions;
 mod reply;
 mod request;
 mod stream;
+mod tool_images;
 
 pub(crate) use call::chat_completions_call;
 pub use reply::read_reply;

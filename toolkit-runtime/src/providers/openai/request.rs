@@ -2,7 +2,7 @@
 
 use serde_json::{Map, Value, json};
 
-use super::API;
+use super::{API, tool_images};
 use crate::ToolCall;
 use crate::chat::{ChatRequest, Message, ModelError, ToolChoice};
 use crate::providers::Format;
@@ -33,8 +33,7 @@ pub fn request_body(
 ) -> Result<Value, ModelError> {
     let mut body = Map::new();
     body.insert("model".into(), json!(model));
-    let messages: Vec<Value> = request.messages.iter().map(message).collect();
-    body.insert("messages".into(), Value::Array(messages));
+    body.insert("messages".into(), Value::Array(messages(request.messages)));
     let options = request.options;
     if !request.tools.is_empty() {
         let format = match strict_tools {
@@ -67,6 +66,30 @@ pub fn request_body(
         body.insert("stream_options".into(), json!({"include_usage": true}));
     }
     Ok(Value::Object(body))
+}
+
+/// The conversation in Chat Completions form. The images of tool results follow their run of
+/// tool messages in one user message, as a tool message carries text only
+/// ([`tool_images`](super::tool_images)).
+fn messages(messages: &[Message]) -> Vec<Value> {
+    let mut sent = Vec::with_capacity(messages.len());
+    let mut images = Vec::new();
+    for each in messages {
+        if let Message::Tool { result } = each {
+            let (tool, parts) = tool_images::tool_message(result);
+            sent.push(tool);
+            images.extend(parts);
+            continue;
+        }
+        if !images.is_empty() {
+            sent.push(tool_images::images_message(std::mem::take(&mut images)));
+        }
+        sent.push(message(each));
+    }
+    if !images.is_empty() {
+        sent.push(tool_images::images_message(images));
+    }
+    sent
 }
 
 /// A message in Chat Completions form.
