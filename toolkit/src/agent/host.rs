@@ -102,7 +102,7 @@ async fn sample(
         role: Role::Assistant,
         content: Content::text(reply.text.unwrap_or_default()),
         model: model.name().to_owned(),
-        stop_reason: Some(stop_reason(&reply.finish)),
+        stop_reason: Some(mcp_stop_reason(&reply.finish)),
     })
 }
 
@@ -121,7 +121,7 @@ fn chat_message(position: usize, message: SamplingMessage) -> Result<Message, Co
 }
 
 /// MCP's name for why the model stopped.
-fn stop_reason(finish: &FinishReason) -> String {
+fn mcp_stop_reason(finish: &FinishReason) -> String {
     match finish {
         FinishReason::Stop => "endTurn".into(),
         FinishReason::Length => "maxTokens".into(),

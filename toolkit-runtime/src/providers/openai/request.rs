@@ -76,7 +76,7 @@ fn messages(messages: &[Message]) -> Vec<Value> {
     let mut images = Vec::new();
     for each in messages {
         if let Message::Tool { result } = each {
-            let (tool, parts) = tool_images::tool_message(result);
+            let (tool, parts) = tool_images::tool_message_and_images(result);
             sent.push(tool);
             images.extend(parts);
             continue;

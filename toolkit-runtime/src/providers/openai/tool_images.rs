@@ -10,7 +10,7 @@ use crate::content::{Content, ToolOutput};
 
 /// What one tool result becomes: its tool message, and the user-message parts of its images
 /// (empty when it has none).
-pub(super) fn tool_message(result: &ToolCallResult) -> (Value, Vec<Value>) {
+pub(super) fn tool_message_and_images(result: &ToolCallResult) -> (Value, Vec<Value>) {
     if result.is_error() || !holds_image(result.model_value()) {
         return (result.openai_message(), Vec::new());
     }
@@ -87,7 +87,8 @@ mod tests {
         let output = ToolOutput::new()
             .with(Content::text("two points"))
             .with(Image::png([1, 2, 3]));
-        let (message, parts) = tool_message(&result(serde_json::to_value(output).unwrap()));
+        let (message, parts) =
+            tool_message_and_images(&result(serde_json::to_value(output).unwrap()));
         assert_eq!(
             message,
             json!({"role": "tool", "tool_call_id": "call_1", "content":
@@ -106,10 +107,10 @@ mod tests {
     #[test]
     fn a_result_without_images_is_the_plain_tool_message() {
         let value = json!({"type": "text", "text": "hi"});
-        let (message, parts) = tool_message(&result(value.clone()));
+        let (message, parts) = tool_message_and_images(&result(value.clone()));
         assert_eq!(message, result(value).openai_message());
         assert!(parts.is_empty());
         let error = ToolCallResult::new(None, "t", json!("Error: no"), true);
-        assert!(tool_message(&error).1.is_empty());
+        assert!(tool_message_and_images(&error).1.is_empty());
     }
 }
