@@ -224,61 +224,64 @@ impl<'a> Runner<'a> {
         }
     }
 
-    /// Runs a step's calls: concurrently unless parallel calls are off, through state when set.
-    /// `ToolFinished` is reported as each call ends (as its batch ends, with state).
+    /// Runs a step's calls in the step's scope (see [`scope`](Self::scope)), so the tools that
+    /// take a context report to the run and are cancelled with it.
     async fn run_calls(&mut self, step: usize, calls: Vec<ToolCall>) -> Vec<ToolCallRecord> {
-        let agent = self.agent;
-        let toolbox = &agent.toolbox;
-        let deadline = self.deadline;
         for call in &calls {
             self.emit(AgentEvent::ToolCalled { step, call });
         }
+        let scope = self.scope(step);
+        scope.run(self.dispatch(step, calls)).await
+    }
+
+    /// Runs a step's calls: concurrently unless parallel calls are off, through state when set.
+    /// `ToolFinished` is reported as each call ends (as its batch ends, with state).
+    async fn dispatch(&mut self, step: usize, calls: Vec<ToolCall>) -> Vec<ToolCallRecord> {
+        let agent = self.agent;
+        let toolbox = &agent.toolbox;
+        let deadline = self.deadline;
         let finished = |record: ToolCallRecord| {
             tool_finished(agent.on_event.as_deref(), step, &record);
             record
         };
-        let scope = self.scope(step);
-        let calls = async {
-            match (&mut self.state, agent.options.parallel_tool_calls) {
-                (Some(state), true) => {
-                    let started = Instant::now();
-                    let results = toolbox
-                        .call_all_with_state(state.as_mut(), calls.clone())
-                        .await;
-                    let duration = started.elapsed();
-                    let records = calls.into_iter().zip(results);
-                    records
-                        .map(|(call, result)| {
-                            finished(ToolCallRecord {
-                                call,
-                                result,
-                                duration,
-                            })
+        match (&mut self.state, agent.options.parallel_tool_calls) {
+            (Some(state), true) => {
+                let started = Instant::now();
+                let results = toolbox
+                    .call_all_with_state(state.as_mut(), calls.clone())
+                    .await;
+                let duration = started.elapsed();
+                let records = calls.into_iter().zip(results);
+                records
+                    .map(|(call, result)| {
+                        finished(ToolCallRecord {
+                            call,
+                            result,
+                            duration,
                         })
-                        .collect()
-                }
-                (Some(state), false) => {
-                    let mut records = Vec::with_capacity(calls.len());
-                    for call in calls {
-                        let started = Instant::now();
-                        let result = toolbox.acall_with_state(state.as_mut(), &call).await;
-                        records.push(finished(timed(call, result, started)));
-                    }
-                    records
-                }
-                (None, true) => run_all(agent, step, calls, deadline).await,
-                (None, false) => {
-                    let mut records = Vec::with_capacity(calls.len());
-                    for call in calls {
-                        let started = Instant::now();
-                        let result = acall(toolbox, &call, deadline).await;
-                        records.push(finished(timed(call, result, started)));
-                    }
-                    records
-                }
+                    })
+                    .collect()
             }
-        };
-        scope.run(calls).await
+            (Some(state), false) => {
+                let mut records = Vec::with_capacity(calls.len());
+                for call in calls {
+                    let started = Instant::now();
+                    let result = toolbox.acall_with_state(state.as_mut(), &call).await;
+                    records.push(finished(timed(call, result, started)));
+                }
+                records
+            }
+            (None, true) => run_all(agent, step, calls, deadline).await,
+            (None, false) => {
+                let mut records = Vec::with_capacity(calls.len());
+                for call in calls {
+                    let started = Instant::now();
+                    let result = acall(toolbox, &call, deadline).await;
+                    records.push(finished(timed(call, result, started)));
+                }
+                records
+            }
+        }
     }
 
     /// The scope of step `step`'s tool calls: the agent's host, data and the run's token.
