@@ -1,5 +1,6 @@
 //! An agent plans a trip: it asks for the weather and an exchange rate in one step (two tool
-//! calls, run concurrently), converts money with the rate kept in agent state, then answers.
+//! calls, run concurrently), converts money with the rate kept in agent state, checks a packing
+//! list with a slow tool that reports its progress as it goes, then answers.
 //!
 //! `cargo run --example agent` runs offline: it starts a small scripted OpenAI-compatible server
 //! on 127.0.0.1 and talks to it over real HTTP. With `OPENAI_BASE_URL` set (and
@@ -49,9 +50,53 @@ impl TripToolset {
     }
 }
 
+/// What to pack for a forecast, checked item by item: slow, so it reports its progress, which
+/// the agent turns into `AgentEvent::ToolProgress` events.
+async fn pack(ctx: &ToolContext, forecast: &str) -> Vec<String> {
+    let mut items = vec!["passport", "charger"];
+    if forecast.contains("rain") {
+        items.push("umbrella");
+    }
+    items.push(if forecast.starts_with('-') {
+        "coat"
+    } else {
+        "light jacket"
+    });
+    let total = items.len() as f64;
+    let mut packed = Vec::new();
+    for (done, item) in items.into_iter().enumerate() {
+        if ctx.is_cancelled() {
+            break;
+        }
+        // Stands for a slow lookup: a stock check, a store, a model call.
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        packed.push(item.to_owned());
+        ctx.progress(done as f64 + 1.0, Some(total), format!("checked {item}"));
+    }
+    packed
+}
+
+/// `trip_packing_list`, built with a context until `#[tool]` methods take `ctx: &ToolContext`.
+fn packing_list() -> ToolProxy {
+    ToolBuilder::new("trip_packing_list")
+        .description("What to pack for a forecast, checked item by item (slow)")
+        .parameters(
+            json!({"type": "object", "properties": {"forecast": {"type": "string"}},
+            "required": ["forecast"]}),
+        )
+        .build_async_with_context(|args, ctx| async move {
+            let forecast = args
+                .get("forecast")
+                .and_then(Value::as_str)
+                .unwrap_or_default();
+            Ok::<_, String>(pack(&ctx, forecast).await)
+        })
+        .expect("the definition is valid")
+}
+
 /// The trip tools; the rate goes from `exchange_rate` to `convert` through state.
 fn toolbox() -> Toolbox {
-    let mut builder = Toolbox::builder();
+    let mut builder = Toolbox::builder().tool(packing_list());
     for tool in TripToolset::to_tools() {
         let tool = match tool.name() {
             "trip_exchange_rate" => tool.with_state(StateWiring::new().output("rate")),
@@ -63,8 +108,8 @@ fn toolbox() -> Toolbox {
     builder.build().expect("tool names are unique")
 }
 
-const QUESTION: &str = "I fly to Lisbon tomorrow with 200 USD. What weather should I pack for, \
-                        and how many euros is that?";
+const QUESTION: &str = "I fly to Lisbon tomorrow with 200 USD. What should I pack, and how \
+                        many euros is that?";
 
 /// A Chat Completions response, as OpenAI documents it.
 fn completion(message: Value, finish: &str, tokens: (u32, u32)) -> Reply {
@@ -102,11 +147,19 @@ fn script() -> Vec<Reply> {
             (301, 17),
         ),
         completion(
+            json!({"role": "assistant", "content": null, "tool_calls": [
+                call("call_4", "trip_packing_list",
+                    json!({"forecast": "19 °C, light rain in the afternoon"})),
+            ]}),
+            "tool_calls",
+            (330, 22),
+        ),
+        completion(
             json!({"role": "assistant", "content": "Lisbon tomorrow: 19 °C with light rain in \
                 the afternoon, so pack a light jacket and an umbrella. 200 USD is about 184.00 EUR \
                 at today's rate of 0.92."}),
             "stop",
-            (352, 41),
+            (378, 41),
         ),
     ]
 }
@@ -128,6 +181,17 @@ fn print_event(event: &AgentEvent<'_>) {
             Value::String(text) => println!("  calls  {} {text}", call.name),
             args => println!("  calls  {} {args}", call.name),
         },
+        AgentEvent::ToolProgress { tool, progress, .. } => {
+            let total = progress.total.unwrap_or_default();
+            let message = progress.message.as_deref().unwrap_or_default();
+            println!("  .. {tool} {}/{total} {message}", progress.done);
+        }
+        AgentEvent::ToolLog {
+            tool,
+            level,
+            message,
+            ..
+        } => println!("  [{}] {tool}: {message}", level.as_str()),
         AgentEvent::ToolFinished { record, .. } => {
             let marker = if record.is_error() { "failed" } else { "->" };
             let micros = record.duration.as_micros();
@@ -163,7 +227,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let agent = Agent::builder(client.build()?)
         .toolbox(toolbox())
         .system_prompt("You help travellers. Use the tools; answer in two sentences.")
-        .max_steps(6)
+        .max_steps(8)
         .on_event(print_event)
         .build();
     let state = DynamicState::new(StateSchema::new().key("rate", json!({"type": "number"})));

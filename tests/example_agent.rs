@@ -4,6 +4,7 @@ mod common;
 
 use std::process::Command;
 
+/// The packing list's progress comes between its call and its result, in order.
 #[test]
 fn the_agent_example_prints_its_trajectory_and_answer() {
     let example = common::examples::build_example("agent", false);
@@ -19,8 +20,8 @@ fn the_agent_example_prints_its_trajectory_and_answer() {
     assert_eq!(
         lines,
         [
-            "question: I fly to Lisbon tomorrow with 200 USD. What weather should I pack for, \
-             and how many euros is that?",
+            "question: I fly to Lisbon tomorrow with 200 USD. What should I pack, and how many \
+             euros is that?",
             "step 1",
             "  calls  trip_weather {\"city\":\"Lisbon\"}",
             "  calls  trip_exchange_rate {\"from\":\"USD\",\"to\":\"EUR\"}",
@@ -30,10 +31,17 @@ fn the_agent_example_prints_its_trajectory_and_answer() {
             "  calls  trip_convert {\"amount\":200}",
             "  -> trip_convert = \"184.00\"",
             "step 3",
+            "  calls  trip_packing_list {\"forecast\":\"19 °C, light rain in the afternoon\"}",
+            "  .. trip_packing_list 1/4 checked passport",
+            "  .. trip_packing_list 2/4 checked charger",
+            "  .. trip_packing_list 3/4 checked umbrella",
+            "  .. trip_packing_list 4/4 checked light jacket",
+            "  -> trip_packing_list = [\"passport\",\"charger\",\"umbrella\",\"light jacket\"]",
+            "step 4",
             "answer: Lisbon tomorrow: 19 °C with light rain in the afternoon, so pack a light \
              jacket and an umbrella. 200 USD is about 184.00 EUR at today's rate of 0.92.",
             "state: {\"rate\":0.92}",
-            "tokens: 865 in, 106 out over 3 steps",
+            "tokens: 1221 in, 128 out over 4 steps",
         ]
     );
 }

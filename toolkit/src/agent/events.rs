@@ -2,6 +2,7 @@
 
 use super::ToolCallRecord;
 use crate::ToolCall;
+use crate::context::{LogLevel, Progress};
 use crate::models::ModelReply;
 
 /// Something that happened in a run, passed to the [`on_event`](super::AgentBuilder::on_event)
@@ -27,6 +28,32 @@ pub enum AgentEvent<'a> {
         step: usize,
         /// The call.
         call: &'a ToolCall,
+    },
+    /// A running tool reported progress ([`ToolContext::progress`](crate::ToolContext::progress)).
+    /// It comes between the call's `ToolCalled` and `ToolFinished`, from the thread the tool
+    /// runs on.
+    ToolProgress {
+        /// The step.
+        step: usize,
+        /// The id of the call (every call of a run has one).
+        call_id: &'a str,
+        /// The tool.
+        tool: &'a str,
+        /// How far it has come.
+        progress: &'a Progress,
+    },
+    /// A running tool logged a message ([`ToolContext::log`](crate::ToolContext::log)).
+    ToolLog {
+        /// The step.
+        step: usize,
+        /// The id of the call.
+        call_id: &'a str,
+        /// The tool.
+        tool: &'a str,
+        /// The level.
+        level: LogLevel,
+        /// The message.
+        message: &'a str,
     },
     /// A tool call finished.
     ToolFinished {

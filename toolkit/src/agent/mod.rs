@@ -5,7 +5,13 @@
 //!   conditions, tool choice, parallel calls, deadline and event callback;
 //! - [`AgentRun`]: the answer, history, trajectory ([`StepRecord`]s), usage and final state;
 //! - [`AgentError`]: the step limit, the deadline or a model failure, with the history so far;
-//! - [`AgentEvent`]: live progress.
+//! - [`AgentEvent`]: live progress, the tools' own progress and logs included.
+//!
+//! A tool that takes a [`ToolContext`](crate::ToolContext) runs in the agent's scope: its
+//! `progress` and `log` become [`AgentEvent::ToolProgress`] and [`AgentEvent::ToolLog`], its
+//! `sample` asks the agent's model (or [`AgentBuilder::sampling_model`]), its `elicit` goes to
+//! [`AgentBuilder::on_elicit`] (declined without one), its `data` is [`AgentBuilder::data`]'s,
+//! and it is cancelled when the run hits its deadline or is dropped.
 //!
 //! With [`AgentBuilder::react`] the tools are rendered into the prompt and the model answers
 //! in DSPy.rb's JSON (`thought`, `action`, `action_input`), for models without tool calling.
@@ -15,6 +21,7 @@
 #![doc = include_str!("../../docs/agent.md")]
 
 mod events;
+mod host;
 mod plan;
 mod react;
 mod run;
@@ -27,10 +34,12 @@ pub use events::AgentEvent;
 pub use run::{AgentError, AgentRun, StepRecord, ToolCallRecord};
 
 use crate::Toolbox;
-use crate::models::{ChatModel, ChatOptions, ToolChoice};
+use crate::context::{Data, ElicitationAnswer, ElicitationRequest};
+use crate::models::{BoxFuture, ChatModel, ChatOptions, ToolChoice};
 use crate::state::AgentState;
 
 type EventFn = dyn Fn(&AgentEvent<'_>) + Send + Sync;
+type ElicitFn = dyn Fn(ElicitationRequest) -> BoxFuture<'static, ElicitationAnswer> + Send + Sync;
 
 /// What ends a run with an answer.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -84,6 +93,10 @@ pub struct Agent {
     max_tool_calls_per_step: usize,
     react: bool,
     on_event: Option<Arc<EventFn>>,
+    /// The model a tool's `sample` asks, when not the agent's own.
+    sampling_model: Option<Arc<dyn ChatModel>>,
+    on_elicit: Option<Arc<ElicitFn>>,
+    data: Data,
 }
 
 impl Agent {
@@ -109,13 +122,18 @@ impl Agent {
                 max_tool_calls_per_step: Self::DEFAULT_MAX_TOOL_CALLS_PER_STEP,
                 react: false,
                 on_event: None,
+                sampling_model: None,
+                on_elicit: None,
+                data: Data::new(),
             },
         }
     }
 
     /// Runs the agent on `input` until an exit condition, the step limit or the deadline.
     ///
-    /// Dropping the returned future stops the run, and any tool calls in flight with it.
+    /// Dropping the returned future stops the run, and any tool calls in flight with it: their
+    /// contexts are cancelled (a sync tool on the blocking pool sees `is_cancelled()`, an async
+    /// tool's future is dropped).
     pub async fn run(&self, input: impl Into<String>) -> Result<AgentRun, AgentError> {
         step::Runner::new(self, None).run(input.into()).await
     }
@@ -186,9 +204,10 @@ impl AgentBuilder {
         self
     }
 
-    /// The most time a run may take; past it the run stops with [`AgentError::Deadline`].
-    /// Each tool call gets what is left of it as its timeout (when shorter than its own), so a
-    /// sync tool runs where the loop can stop waiting for it.
+    /// The most time a run may take; past it the run stops with [`AgentError::Deadline`] and
+    /// the contexts of the tool calls in flight are cancelled. Each tool call gets what is left
+    /// of it as its timeout (when shorter than its own), so a sync tool runs where the loop can
+    /// stop waiting for it.
     pub fn deadline(mut self, deadline: Duration) -> Self {
         self.agent.deadline = Some(deadline);
         self
@@ -241,6 +260,97 @@ impl AgentBuilder {
     /// Called with every [`AgentEvent`] as it happens.
     pub fn on_event(mut self, callback: impl Fn(&AgentEvent<'_>) + Send + Sync + 'static) -> Self {
         self.agent.on_event = Some(Arc::new(callback));
+        self
+    }
+
+    /// Application data the tools read with [`ToolContext::data`](crate::ToolContext::data)
+    /// (Pydantic AI's deps). Where it has no value of a type, the toolbox's data is read.
+    ///
+    /// ```
+    /// use toolkit::agent::Agent;
+    /// use toolkit::context::Data;
+    /// use toolkit::models::{ModelReply, ScriptedModel};
+    /// use toolkit::prelude::*;
+    ///
+    /// struct Db(&'static str);
+    ///
+    /// let tool = ToolBuilder::new("db_name")
+    ///     .description("The database's name")
+    ///     .build_with_context(|_args, ctx| Ok::<_, String>(ctx.data::<Db>().map(|db| db.0)))
+    ///     .unwrap();
+    /// let model = ScriptedModel::new([
+    ///     ModelReply::calls([ToolCall::new("db_name", json!({}))]),
+    ///     ModelReply::text("done"),
+    /// ]);
+    /// let agent = Agent::builder(model)
+    ///     .toolbox(Toolbox::builder().tool(tool).build().unwrap())
+    ///     .data(Data::new().with(Db("orders")))
+    ///     .build();
+    /// # tokio::runtime::Runtime::new().unwrap().block_on(async {
+    /// let run = agent.run("which database?").await.unwrap();
+    /// assert_eq!(run.tool_calls().next().unwrap().result.value, json!("orders"));
+    /// # });
+    /// ```
+    pub fn data(mut self, data: Data) -> Self {
+        self.agent.data = data;
+        self
+    }
+
+    /// The model a tool's [`sample`](crate::ToolContext::sample) asks (default: the agent's
+    /// own). It is sent the request's system prompt and text messages, no tools, and the
+    /// request's token bound and temperature.
+    pub fn sampling_model(mut self, model: impl ChatModel + 'static) -> Self {
+        self.agent.sampling_model = Some(Arc::new(model));
+        self
+    }
+
+    /// Answers a tool's [`elicit`](crate::ToolContext::elicit): `handler` gets the question
+    /// (message and the answer's JSON Schema) and returns the user's answer. Without a
+    /// handler every question is declined: no user is there to agree.
+    ///
+    /// ```
+    /// use toolkit::agent::Agent;
+    /// use toolkit::context::ElicitationAnswer;
+    /// use toolkit::models::{ModelReply, ScriptedModel};
+    /// use toolkit::prelude::*;
+    ///
+    /// #[derive(serde::Deserialize, schemars::JsonSchema)]
+    /// struct Confirm {
+    ///     confirm: bool,
+    /// }
+    ///
+    /// let tool = ToolBuilder::new("delete")
+    ///     .description("Delete the notes, once the user agrees")
+    ///     .build_async_with_context(|_args, ctx| async move {
+    ///         match ctx.elicit::<Confirm>("Delete the notes?").await {
+    ///             Ok(Elicited::Accepted(answer)) if answer.confirm => Ok("deleted"),
+    ///             Ok(_) => Ok("kept"),
+    ///             Err(err) => Err(err.to_string()),
+    ///         }
+    ///     })
+    ///     .unwrap();
+    /// let model = ScriptedModel::new([
+    ///     ModelReply::calls([ToolCall::new("delete", json!({}))]),
+    ///     ModelReply::text("done"),
+    /// ]);
+    /// let agent = Agent::builder(model)
+    ///     .toolbox(Toolbox::builder().tool(tool).build().unwrap())
+    ///     .on_elicit(|request| async move {
+    ///         println!("the tool asks: {}", request.message);
+    ///         ElicitationAnswer::Accept(json!({"confirm": true}))
+    ///     })
+    ///     .build();
+    /// # tokio::runtime::Runtime::new().unwrap().block_on(async {
+    /// let run = agent.run("clean up").await.unwrap();
+    /// assert_eq!(run.tool_calls().next().unwrap().result.value, json!("deleted"));
+    /// # });
+    /// ```
+    pub fn on_elicit<F, Fut>(mut self, handler: F) -> Self
+    where
+        F: Fn(ElicitationRequest) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = ElicitationAnswer> + Send + 'static,
+    {
+        self.agent.on_elicit = Some(Arc::new(move |request| Box::pin(handler(request))));
         self
     }
 

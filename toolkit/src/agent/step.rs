@@ -5,11 +5,13 @@ use std::time::{Duration, Instant};
 
 use tracing::Instrument;
 
+use super::host::AgentHost;
 use super::plan::{Planned, plan};
 use super::react::{self, ReactReply};
 use super::{
     Agent, AgentError, AgentEvent, AgentRun, EventFn, ExitCondition, StepRecord, ToolCallRecord,
 };
+use crate::context::{CallScope, Cancellation};
 use crate::models::{ChatRequest, Message, ModelError, ModelReply, Usage};
 use crate::providers::ToolDefinitions;
 use crate::state::AgentState;
@@ -24,6 +26,9 @@ pub(super) struct Runner<'a> {
     usage: Option<Usage>,
     /// When the run's deadline passes, if it has one.
     deadline: Option<Instant>,
+    /// The parent of every tool call's context: cancelled at the deadline, and when the run
+    /// ends or its future is dropped.
+    cancellation: Cancellation,
 }
 
 /// How a run ended early, before the history is attached.
@@ -41,6 +46,7 @@ impl<'a> Runner<'a> {
             steps: Vec::new(),
             usage: None,
             deadline: agent.deadline.map(|deadline| Instant::now() + deadline),
+            cancellation: Cancellation::new(),
         }
     }
 
@@ -51,10 +57,16 @@ impl<'a> Runner<'a> {
         };
         self.history.extend(system.map(Message::system));
         self.history.push(Message::user(input));
+        // Dropped with this future, or when the run ends: a sync tool still running on the
+        // blocking pool then sees `is_cancelled()`.
+        let _cancel_tools = self.cancellation.clone().drop_guard();
         let outcome = match self.agent.deadline {
             None => Some(self.drive().await),
             Some(deadline) => tokio::time::timeout(deadline, self.drive()).await.ok(),
         };
+        if outcome.is_none() {
+            self.cancellation.cancel();
+        }
         let history = self.history;
         match outcome {
             Some(Ok(answer)) => Ok(AgentRun {
@@ -212,15 +224,22 @@ impl<'a> Runner<'a> {
         }
     }
 
-    /// Runs a step's calls: concurrently unless parallel calls are off, through state when set.
-    /// `ToolFinished` is reported as each call ends (as its batch ends, with state).
+    /// Runs a step's calls in the step's scope (see [`scope`](Self::scope)), so the tools that
+    /// take a context report to the run and are cancelled with it.
     async fn run_calls(&mut self, step: usize, calls: Vec<ToolCall>) -> Vec<ToolCallRecord> {
-        let agent = self.agent;
-        let toolbox = &agent.toolbox;
-        let deadline = self.deadline;
         for call in &calls {
             self.emit(AgentEvent::ToolCalled { step, call });
         }
+        let scope = self.scope(step);
+        scope.run(self.dispatch(step, calls)).await
+    }
+
+    /// Runs a step's calls: concurrently unless parallel calls are off, through state when set.
+    /// `ToolFinished` is reported as each call ends (as its batch ends, with state).
+    async fn dispatch(&mut self, step: usize, calls: Vec<ToolCall>) -> Vec<ToolCallRecord> {
+        let agent = self.agent;
+        let toolbox = &agent.toolbox;
+        let deadline = self.deadline;
         let finished = |record: ToolCallRecord| {
             tool_finished(agent.on_event.as_deref(), step, &record);
             record
@@ -263,6 +282,24 @@ impl<'a> Runner<'a> {
                 records
             }
         }
+    }
+
+    /// The scope of step `step`'s tool calls: the agent's host, data and the run's token.
+    fn scope(&self, step: usize) -> CallScope {
+        let agent = self.agent;
+        let host = AgentHost {
+            step,
+            on_event: agent.on_event.clone(),
+            model: agent
+                .sampling_model
+                .clone()
+                .unwrap_or_else(|| Arc::clone(&agent.model)),
+            on_elicit: agent.on_elicit.clone(),
+        };
+        CallScope::new()
+            .host(Arc::new(host))
+            .data(agent.data.clone())
+            .cancellation(self.cancellation.clone())
     }
 
     fn record(&mut self, step: usize, thought: Option<String>, calls: Vec<ToolCallRecord>) {
