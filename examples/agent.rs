@@ -48,6 +48,12 @@ impl TripToolset {
     fn convert(&self, amount: f64, rate: f64) -> String {
         format!("{:.2}", amount * rate)
     }
+
+    /// What to pack for a forecast, checked item by item (slow)
+    #[tool]
+    async fn packing_list(&self, ctx: &ToolContext, forecast: String) -> Vec<String> {
+        pack(ctx, &forecast).await
+    }
 }
 
 /// What to pack for a forecast, checked item by item: slow, so it reports its progress, which
@@ -76,27 +82,9 @@ async fn pack(ctx: &ToolContext, forecast: &str) -> Vec<String> {
     packed
 }
 
-/// `trip_packing_list`, built with a context until `#[tool]` methods take `ctx: &ToolContext`.
-fn packing_list() -> ToolProxy {
-    ToolBuilder::new("trip_packing_list")
-        .description("What to pack for a forecast, checked item by item (slow)")
-        .parameters(
-            json!({"type": "object", "properties": {"forecast": {"type": "string"}},
-            "required": ["forecast"]}),
-        )
-        .build_async_with_context(|args, ctx| async move {
-            let forecast = args
-                .get("forecast")
-                .and_then(Value::as_str)
-                .unwrap_or_default();
-            Ok::<_, String>(pack(&ctx, forecast).await)
-        })
-        .expect("the definition is valid")
-}
-
 /// The trip tools; the rate goes from `exchange_rate` to `convert` through state.
 fn toolbox() -> Toolbox {
-    let mut builder = Toolbox::builder().tool(packing_list());
+    let mut builder = Toolbox::builder();
     for tool in TripToolset::to_tools() {
         let tool = match tool.name() {
             "trip_exchange_rate" => tool.with_state(StateWiring::new().output("rate")),
