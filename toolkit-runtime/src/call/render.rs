@@ -67,14 +67,17 @@ impl Rendering {
     /// A result cut to `max_output_bytes`, marking the cut: a string result is measured by its
     /// length, any other by its compact JSON, and is then returned as the cut JSON text.
     ///
-    /// A content result over the bound is cut block by block instead (see [`bound_content`]),
-    /// and comes back as a whole `{"content": [...]}`: base64 is never cut.
+    /// A content result of several blocks or a binary one over the bound is cut block by block
+    /// instead (see [`bound_content`]), and comes back as a whole `{"content": [...]}`: base64
+    /// is never cut.
     #[inline]
     pub(crate) fn output(self, value: Value) -> Value {
         let Some(max) = self.max_output_bytes else {
             return value;
         };
-        if self.content {
+        // A content result that is one string is one text block: cut as text, so it stays a
+        // string (a remote tool's text answer reads as it always did).
+        if self.content && !value.is_string() {
             if !serialized_len_exceeds(&value, max) {
                 return value;
             }

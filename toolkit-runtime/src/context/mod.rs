@@ -167,7 +167,7 @@ impl CallScope {
         ToolContext {
             inner: Arc::new(Inner {
                 tool,
-                call_id: call_id.map(str::to_owned),
+                call_id: CallId::new(call_id),
                 cancelled: AtomicBool::new(false),
                 cancellation: OnceLock::new(),
                 scope: self,
@@ -195,7 +195,7 @@ pub struct ToolContext {
 
 struct Inner {
     tool: Arc<str>,
-    call_id: Option<String>,
+    call_id: CallId,
     /// Whether the call was cancelled (or ended). The flag, and not the token, is the truth:
     /// a token is made only when a tool asks for one, since most never do and making one
     /// (and cancelling it at the end of every call) cost a tool with an unused context about
@@ -205,6 +205,45 @@ struct Inner {
     /// the flag.
     cancellation: OnceLock<CancellationToken>,
     scope: CallScope,
+}
+
+/// A call's id, kept inline when it is short, as model providers' ids are (`call_...`,
+/// `toolu_...`): copying it into the context then allocates nothing.
+enum CallId {
+    None,
+    Inline {
+        len: usize,
+        bytes: [u8; CallId::INLINE],
+    },
+    Heap(Box<str>),
+}
+
+impl CallId {
+    const INLINE: usize = 48;
+
+    fn new(id: Option<&str>) -> Self {
+        match id {
+            None => CallId::None,
+            Some(id) if id.len() <= Self::INLINE => {
+                let mut bytes = [0; Self::INLINE];
+                bytes[..id.len()].copy_from_slice(id.as_bytes());
+                CallId::Inline {
+                    len: id.len(),
+                    bytes,
+                }
+            }
+            Some(id) => CallId::Heap(id.into()),
+        }
+    }
+
+    fn as_str(&self) -> Option<&str> {
+        match self {
+            CallId::None => None,
+            // The bytes are a copy of a `str`'s: always UTF-8.
+            CallId::Inline { len, bytes } => std::str::from_utf8(&bytes[..*len]).ok(),
+            CallId::Heap(id) => Some(id),
+        }
+    }
 }
 
 tokio::task_local! {
@@ -236,9 +275,10 @@ impl ToolContext {
         CURRENT.try_with(Clone::clone).ok()
     }
 
-    /// Runs `future` with this context as the current one.
-    pub(crate) async fn enter<F: Future>(self, future: F) -> F::Output {
-        CURRENT.scope(self, future).await
+    /// Runs `future` with this context as the current one. Not an `async fn`, which would
+    /// store the future twice in its own.
+    pub(crate) fn enter<F: Future>(self, future: F) -> impl Future<Output = F::Output> {
+        CURRENT.scope(self, future)
     }
 
     /// Runs `body` with this context as the current one.
@@ -253,7 +293,7 @@ impl ToolContext {
 
     /// The id of the call, when the caller gave one.
     pub fn call_id(&self) -> Option<&str> {
-        self.inner.call_id.as_deref()
+        self.inner.call_id.as_str()
     }
 
     /// The request this call serves, when it came over MCP.
@@ -432,7 +472,7 @@ impl fmt::Debug for ToolContext {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("ToolContext")
             .field("tool", &self.inner.tool)
-            .field("call_id", &self.inner.call_id)
+            .field("call_id", &self.call_id())
             .field("cancelled", &self.is_cancelled())
             .field("scope", &self.inner.scope)
             .finish()
