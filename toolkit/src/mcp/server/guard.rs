@@ -17,9 +17,9 @@ use serde_json::Value;
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 
 use super::rmcp_fixes;
-use crate::context::Caller;
 use super::rmcp_fixes::envelope::{Kind, Screened, jsonrpc_error};
 use super::sessions::{SESSION_ID, SessionCap};
+use crate::context::Caller;
 
 pub(super) struct Guard {
     /// `Bearer <token>`, as the `Authorization` header must read.

@@ -18,9 +18,9 @@ use std::sync::{Arc, Mutex, PoisonError};
 
 use rmcp::model::{
     ClientResult, CreateMessageRequestParams, CreateMessageResult, ElicitRequest,
-    ElicitRequestParams, ElicitResult, ElicitationAction, LoggingLevel,
-    LoggingMessageNotification, LoggingMessageNotificationParam, ProgressNotification,
-    ProgressNotificationParam, ProgressToken, ServerNotification, ServerRequest,
+    ElicitRequestParams, ElicitResult, ElicitationAction, LoggingLevel, LoggingMessageNotification,
+    LoggingMessageNotificationParam, ProgressNotification, ProgressNotificationParam,
+    ProgressToken, ServerNotification, ServerRequest,
 };
 use rmcp::service::{Peer, RequestContext};
 use rmcp::{RoleServer, ServiceError};
@@ -202,7 +202,9 @@ impl ToolHost for McpHost {
 }
 
 /// One of our request types as rmcp's, through their shared JSON form.
-fn convert<T: serde::de::DeserializeOwned>(value: &impl serde::Serialize) -> Result<T, ContextError> {
+fn convert<T: serde::de::DeserializeOwned>(
+    value: &impl serde::Serialize,
+) -> Result<T, ContextError> {
     serde_json::to_value(value)
         .and_then(serde_json::from_value)
         .map_err(|err| ContextError::Failed(format!("the request cannot be sent over MCP: {err}")))
@@ -220,7 +222,10 @@ fn sampling_reply(result: CreateMessageResult) -> Result<SamplingReply, ContextE
         .map_err(|err| ContextError::InvalidAnswer(err.to_string()))?;
     // A client may answer with several content blocks (SEP-1577); a reply carries the first.
     if let Some(Value::Array(blocks)) = value.get_mut("content") {
-        let first = blocks.drain(..).next().unwrap_or_else(|| json!({"type": "text", "text": ""}));
+        let first = blocks
+            .drain(..)
+            .next()
+            .unwrap_or_else(|| json!({"type": "text", "text": ""}));
         value["content"] = first;
     }
     serde_json::from_value(value).map_err(|err| ContextError::InvalidAnswer(err.to_string()))

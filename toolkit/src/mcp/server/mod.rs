@@ -370,8 +370,7 @@ impl ServerHandler for McpServer {
             .enable_tools()
             .enable_logging()
             .build();
-        let config = ServerConfig::new(capabilities)
-            .with_server_info(self.inner.info.clone());
+        let config = ServerConfig::new(capabilities).with_server_info(self.inner.info.clone());
         match &self.inner.instructions {
             Some(instructions) => config.with_instructions(instructions.clone()),
             None => config,
