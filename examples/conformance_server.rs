@@ -168,9 +168,11 @@ fn described<T: Serialize>(answer: Result<Elicited<T>, ContextError>) -> Result<
     Ok(format!("action={action}, content={content}"))
 }
 
-/// A postal address: the `$defs` entry of the 2020-12 tool's schema.
+/// A postal address: the `$defs` entry of the 2020-12 tool's schema, named `address` there as
+/// the suite expects (schemars names a definition after its type unless told).
 #[derive(Debug, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
+#[schemars(rename = "address")]
 struct Address {
     street: Option<String>,
     city: Option<String>,
