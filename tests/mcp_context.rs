@@ -255,13 +255,13 @@ async fn stdio_pair(
 async fn cancel_slow(
     client: &RunningService<RoleClient, Recorder>,
     stops: &Stops,
-) -> (Duration, String) {
+) -> (Duration, Value) {
     let request = ClientRequest::CallToolRequest(CallToolRequest::new(call("slow", json!({}))));
     let handle = client
         .send_cancellable_request(request, PeerRequestOptions::no_options())
         .await
         .expect("sent");
-    let id = handle.id.to_string();
+    let id = serde_json::to_value(&handle.id).unwrap();
     stops.started.notified().await;
     let cancelled = Instant::now();
     handle
@@ -297,8 +297,7 @@ async fn an_async_tool_cancelled_by_the_client_stops_within_50_ms_and_gets_no_re
     );
     let answered = |line: &&String| {
         let message: Value = serde_json::from_str(line).unwrap_or_default();
-        message["id"].to_string() == id
-            && (message.get("result").is_some() || message.get("error").is_some())
+        message["id"] == id && (message.get("result").is_some() || message.get("error").is_some())
     };
     let wire = wire.lock().unwrap().clone();
     assert_eq!(wire.iter().filter(answered).count(), 0, "{wire:#?}");
