@@ -11,8 +11,8 @@ use std::future::Future;
 use serde::Serialize;
 use serde_json::{Map, Value, json};
 
-use crate::call::ArgumentValidator;
 use crate::context::ToolContext;
+use crate::call::ArgumentValidator;
 use crate::providers::annotations_from_mcp;
 use crate::{
     ToolAnnotations, ToolDefinition, ToolError, ToolOptions, ToolProxy, is_valid_tool_name,
@@ -259,10 +259,7 @@ impl ToolBuilder {
         T: Serialize,
         E: Display,
     {
-        Ok(ToolProxy::from_async_fn_with_context(
-            self.definition()?,
-            body,
-        ))
+        Ok(ToolProxy::from_async_fn_with_context(self.definition()?, body))
     }
 
     fn definition(self) -> Result<ToolDefinition, ToolError> {

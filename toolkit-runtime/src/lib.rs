@@ -48,15 +48,15 @@ mod toolset;
 
 pub use bounds::{ToolArgument, ToolErrorMessage, ToolReturn};
 pub use builder::ToolBuilder;
+pub use content::{
+    Audio, Content, Image, IsContent, Resource, ResourceContents, ResourceLink, Text, ToolOutput,
+};
+pub use context::{Elicited, ToolContext};
 pub use call::{
     BoxFuture, Limits, ToolAnnotations, ToolDefinition, ToolOptions, ToolProxy,
     allow_async_to_sync, async_to_sync_allowed, is_valid_tool_name, within,
 };
 pub use call::{ToolCall, ToolCallResult};
-pub use content::{
-    Audio, Content, Image, IsContent, Resource, ResourceContents, ResourceLink, Text, ToolOutput,
-};
-pub use context::{Elicited, ToolContext};
 pub use error::{ArgumentProblem, ToolError};
 pub use error_kind::ToolErrorKind;
 pub use names::{NameTaken, first_of_each_name};

@@ -5,10 +5,10 @@
 pub use crate::call::Arguments;
 pub use crate::call::MethodTool;
 pub use crate::call::{
-    BoxFuture, ContentProbe, DefaultHidden, DefaultShown, DefaultValue, Field, FieldReaders,
-    FieldsProbe, Handler, HandlerError, HasFields, HasOutputSchema, NoFields, NoOutputSchema,
-    OutputSchemaProbe, ParseFields, ReturnsContent, ReturnsJson, TypedHandler, TypedInput, output,
-    output_ref, result_output,
+    BoxFuture, ContentProbe, DefaultHidden, DefaultShown, DefaultValue, Field, FieldReaders, FieldsProbe,
+    Handler, HandlerError, HasFields, HasOutputSchema, NoFields, NoOutputSchema, OutputSchemaProbe,
+    ParseFields, ReturnsContent, ReturnsJson, TypedHandler, TypedInput, output, output_ref,
+    result_output,
 };
 pub use crate::context::ToolContext;
 pub use crate::registry::ToolsetRegistration;
@@ -17,8 +17,8 @@ pub use crate::state::typed::*;
 pub use crate::state::{AgentState, MergeRule, StateError, StateKey, StateWiring, merge_list_into};
 pub use crate::toolset::{DefaultProbe, NoDefault, ViaDefault, toolset_registration};
 pub use crate::{
-    ToolAnnotations, ToolArgument, ToolDefinition, ToolErrorMessage, ToolOptions, ToolProxy,
-    ToolReturn, Toolset,
+    ToolAnnotations, ToolArgument, ToolDefinition, ToolErrorMessage, ToolOptions, ToolReturn,
+    ToolProxy, Toolset,
 };
 
 use std::sync::Arc;

@@ -48,15 +48,15 @@ pub mod integrations;
 pub use toolkit_macros::{tool, toolset};
 pub use toolkit_runtime::{
     ArgumentProblem, ToolAnnotations, ToolArgument, ToolCall, ToolCallResult, ToolDefinition,
-    ToolError, ToolErrorKind, ToolErrorMessage, ToolOptions, ToolProxy, ToolReturn, Toolset,
+    ToolError, ToolErrorKind, ToolErrorMessage, ToolOptions, ToolReturn, ToolProxy, Toolset,
     allow_async_to_sync, async_to_sync_allowed, is_valid_tool_name, registry, schema,
 };
+pub use toolkit_runtime::{Limits, Toolbox, ToolboxBuilder, ToolboxError};
+pub use toolkit_runtime::{ToolBuilder, ToolCalls, providers};
 pub use toolkit_runtime::{
     Audio, Content, Elicited, Image, IsContent, Resource, ResourceContents, ResourceLink, Text,
     ToolContext, ToolOutput, context,
 };
-pub use toolkit_runtime::{Limits, Toolbox, ToolboxBuilder, ToolboxError};
-pub use toolkit_runtime::{ToolBuilder, ToolCalls, providers};
 
 pub mod state {
     //! Agent state: keys that tools read their hidden parameters from and write their results to.
@@ -118,8 +118,8 @@ pub mod prelude {
     pub use crate::state::AgentState;
     pub use crate::{
         Audio, Content, Elicited, Image, Resource, ResourceLink, ToolBuilder, ToolCall,
-        ToolCallResult, ToolCalls, ToolContext, ToolError, ToolOutput, ToolProxy, Toolbox, Toolset,
-        tool, toolset,
+        ToolCallResult, ToolCalls, ToolContext, ToolError, ToolOutput, ToolProxy, Toolbox,
+        Toolset, tool, toolset,
     };
     pub use serde_json::{Value, json};
 }

@@ -11,6 +11,7 @@ use super::arguments::Arguments;
 use crate::error::ArgumentProblem;
 use crate::state::AgentState;
 
+
 /// The body of a sync tool.
 pub(super) type SyncHandler = dyn Fn(&mut Arguments) -> Result<Value, HandlerError> + Send + Sync;
 /// The body of an async tool: its future, or the error taking its arguments met before it could

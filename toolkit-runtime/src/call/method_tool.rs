@@ -109,13 +109,7 @@ impl MethodTool {
     fn unreadable(self) -> ToolProxy {
         let body = |_: &mut Arguments| Err(unpacked_none());
         let traits = self.traits();
-        ToolProxy::build(
-            self.definition(),
-            Handler::Sync(Arc::new(body)),
-            None,
-            None,
-            traits,
-        )
+        ToolProxy::build(self.definition(), Handler::Sync(Arc::new(body)), None, None, traits)
     }
 
     fn traits(&self) -> ToolTraits {

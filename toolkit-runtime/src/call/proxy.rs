@@ -148,11 +148,7 @@ impl ToolProxy {
         let handler = move |arguments: &mut Arguments| {
             result_output(body(std::mem::take(arguments).into_map()))
         };
-        ToolProxy::from_parts(
-            definition,
-            Handler::Sync(Arc::new(handler)),
-            ToolTraits::default(),
-        )
+        ToolProxy::from_parts(definition, Handler::Sync(Arc::new(handler)), ToolTraits::default())
     }
 
     /// A tool from a definition and an async body over the argument map; see
@@ -185,11 +181,7 @@ impl ToolProxy {
                 Box::pin(async move { result_output(future.await) });
             Ok(boxed)
         };
-        ToolProxy::from_parts(
-            definition,
-            Handler::Async(Arc::new(handler)),
-            ToolTraits::default(),
-        )
+        ToolProxy::from_parts(definition, Handler::Async(Arc::new(handler)), ToolTraits::default())
     }
 
     /// A tool from a definition and a sync body over the argument map and the call's
@@ -222,10 +214,7 @@ impl ToolProxy {
 
     /// A tool from a definition and an async body over the argument map and the call's
     /// [`ToolContext`](crate::ToolContext); see [`from_async_fn`](Self::from_async_fn).
-    pub fn from_async_fn_with_context<F, Fut, T, E>(
-        definition: ToolDefinition,
-        body: F,
-    ) -> ToolProxy
+    pub fn from_async_fn_with_context<F, Fut, T, E>(definition: ToolDefinition, body: F) -> ToolProxy
     where
         F: Fn(Map<String, Value>, ToolContext) -> Fut + Send + Sync + 'static,
         Fut: Future<Output = Result<T, E>> + Send + 'static,
@@ -478,8 +467,7 @@ impl ToolProxy {
     pub fn call(&self, args: impl Into<Value>) -> Result<Value, ToolError> {
         let limits = self.limits();
         let input = Cow::Owned(args.into());
-        let (_, outcome) = CallSpan::new(self.name(), None)
-            .run(|| self.run_call(input, &limits, None, Data::none()));
+        let (_, outcome) = CallSpan::new(self.name(), None).run(|| self.run_call(input, &limits, None, Data::none()));
         Rendering::of(&limits).bounded(outcome)
     }
 
@@ -488,8 +476,7 @@ impl ToolProxy {
     pub fn dynamic_call(&self, args: impl Into<Value>) -> Value {
         let limits = self.limits();
         let input = Cow::Owned(args.into());
-        let (_, outcome) = CallSpan::new(self.name(), None)
-            .run(|| self.run_call(input, &limits, None, Data::none()));
+        let (_, outcome) = CallSpan::new(self.name(), None).run(|| self.run_call(input, &limits, None, Data::none()));
         Rendering::of(&limits).model_value(outcome)
     }
 

@@ -127,8 +127,6 @@ impl Data {
 
 impl std::fmt::Debug for Data {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Data")
-            .field("values", &self.values.len())
-            .finish()
+        f.debug_struct("Data").field("values", &self.values.len()).finish()
     }
 }

@@ -135,10 +135,7 @@ mod tests {
     fn a_flat_form_is_allowed_and_options_lose_null() {
         let schema = elicitation_schema::<Form>().unwrap();
         assert_eq!(schema["properties"]["age"]["type"], json!("integer"));
-        assert_eq!(
-            schema["properties"]["colour"]["enum"],
-            json!(["Red", "Green"])
-        );
+        assert_eq!(schema["properties"]["colour"]["enum"], json!(["Red", "Green"]));
         assert_eq!(schema["required"], json!(["name", "colour", "tags"]));
     }
 

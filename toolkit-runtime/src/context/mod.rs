@@ -275,13 +275,7 @@ impl ToolContext {
     /// `tracing` at debug level.
     pub fn progress(&self, done: f64, total: Option<f64>, message: impl Into<String>) {
         let message = message.into();
-        tracing::debug!(
-            tool = self.tool_name(),
-            done,
-            total,
-            message,
-            "tool progress"
-        );
+        tracing::debug!(tool = self.tool_name(), done, total, message, "tool progress");
         if let Some(host) = &self.inner.scope.host {
             let message = (!message.is_empty()).then_some(message);
             host.progress(
