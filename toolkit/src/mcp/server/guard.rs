@@ -19,10 +19,13 @@ use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 use super::rmcp_fixes;
 use super::rmcp_fixes::envelope::{Kind, Screened, jsonrpc_error};
 use super::sessions::{SESSION_ID, SessionCap};
+use crate::context::Caller;
 
 pub(super) struct Guard {
     /// `Bearer <token>`, as the `Authorization` header must read.
     pub(super) bearer: Option<String>,
+    /// Who a request with the right token is: what its tools read as `ctx.caller()`.
+    pub(super) caller: Option<Caller>,
     pub(super) max_body_bytes: usize,
     /// How long the body may take to arrive once the headers have.
     pub(super) read_timeout: Duration,
@@ -81,6 +84,9 @@ pub(super) async fn guard_request(
     }
     let is_delete = parts.method == Method::DELETE;
     let mut parts = parts;
+    if let Some(caller) = &guard.caller {
+        parts.extensions.insert(caller.clone());
+    }
     if let Some(place) = &call {
         // The call gives its place back when its tool returns (`McpServer::call_tool`).
         parts.extensions.insert(place.clone());

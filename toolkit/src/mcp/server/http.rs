@@ -17,6 +17,7 @@ use super::guard::{Guard, guard_request};
 use super::listen::{ConnectionLimits, serve_connections};
 use super::options::HttpOptions;
 use super::sessions::SessionCap;
+use crate::context::Caller;
 use crate::mcp::McpError;
 
 impl McpServer {
@@ -69,12 +70,22 @@ impl McpServer {
         let manager = Arc::new(manager);
         let server = self.clone();
         let service: StreamableHttpService<McpServer, LocalSessionManager> =
-            StreamableHttpService::new(move || Ok(server.clone()), Arc::clone(&manager), config);
+            StreamableHttpService::new(
+                move || Ok(server.for_session()),
+                Arc::clone(&manager),
+                config,
+            );
         let guard = Arc::new(Guard {
             bearer: options
                 .bearer_token
                 .as_ref()
                 .map(|token| format!("Bearer {token}")),
+            caller: options.bearer_token.as_ref().map(|_| {
+                options
+                    .bearer_caller
+                    .clone()
+                    .unwrap_or_else(|| Caller::new(HttpOptions::DEFAULT_BEARER_PRINCIPAL))
+            }),
             max_body_bytes: options.max_body_bytes,
             read_timeout: options.read_timeout,
             calls: Arc::new(tokio::sync::Semaphore::new(options.max_concurrent_calls)),

@@ -9,6 +9,7 @@
 
 mod connections;
 mod guard;
+mod host;
 mod http;
 mod listen;
 mod options;
@@ -24,10 +25,14 @@ use rmcp::model::{
     CustomResult, ErrorCode, Implementation, ListToolsResult, PaginatedRequestParams,
     ServerCapabilities, ServerConfig, Tool,
 };
+// Deprecated by rmcp for the revision after MCP 2025-11-25 (SEP-2577); served while clients use it.
+#[allow(deprecated)]
+use rmcp::model::SetLevelRequestParams;
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer, ServerHandler, ServiceExt};
 use serde_json::{Map, Value, json};
 
+use crate::context::Data;
 use crate::providers::Format;
 use crate::{ToolCall, ToolError, ToolProxy, Toolbox};
 
@@ -83,6 +88,8 @@ pub use options::{DEFAULT_MAX_BODY_BYTES, HttpOptions};
 #[derive(Clone)]
 pub struct McpServer {
     inner: Arc<ServerInner>,
+    /// What the client of one session set (its log level); each session served gets its own.
+    session: Arc<host::SessionState>,
 }
 
 struct ServerInner {
@@ -92,6 +99,8 @@ struct ServerInner {
     listed: Vec<Tool>,
     info: Implementation,
     instructions: Option<String>,
+    /// What the tools read with `ctx.data::<T>()`, over the toolbox's own.
+    data: Data,
 }
 
 impl std::fmt::Debug for McpServer {
@@ -135,43 +144,70 @@ impl McpServer {
 
     /// A server for a toolbox: its limits and before/after hooks apply to every MCP call.
     pub fn from_toolbox(toolbox: Toolbox) -> Self {
-        Self::build(
-            for_serving(toolbox),
-            Implementation::new("toolkit", env!("CARGO_PKG_VERSION")),
-            None,
-        )
-    }
-
-    fn build(toolbox: Toolbox, info: Implementation, instructions: Option<String>) -> Self {
+        let toolbox = for_serving(toolbox);
         let listed = toolbox.iter().map(mcp_tool).collect();
         McpServer {
             inner: Arc::new(ServerInner {
                 toolbox,
                 listed,
-                info,
-                instructions,
+                info: Implementation::new("toolkit", env!("CARGO_PKG_VERSION")),
+                instructions: None,
+                data: Data::new(),
             }),
+            session: Arc::default(),
+        }
+    }
+
+    /// The server with its settings changed by `change`.
+    fn with_inner(self, change: impl FnOnce(&mut ServerInner)) -> Self {
+        let inner = &self.inner;
+        let mut inner = ServerInner {
+            toolbox: inner.toolbox.clone(),
+            listed: inner.listed.clone(),
+            info: inner.info.clone(),
+            instructions: inner.instructions.clone(),
+            data: inner.data.clone(),
+        };
+        change(&mut inner);
+        McpServer {
+            inner: Arc::new(inner),
+            session: self.session,
         }
     }
 
     /// The name and version the server gives in its `initialize` answer (default: `toolkit`).
     pub fn with_name(self, name: impl Into<String>, version: impl Into<String>) -> Self {
-        let inner = &self.inner;
-        Self::build(
-            inner.toolbox.clone(),
-            Implementation::new(name, version),
-            inner.instructions.clone(),
-        )
+        let info = Implementation::new(name, version);
+        self.with_inner(|inner| inner.info = info)
     }
 
     /// Instructions the server gives clients in its `initialize` answer.
     pub fn with_instructions(self, instructions: impl Into<String>) -> Self {
-        let inner = &self.inner;
-        Self::build(
-            inner.toolbox.clone(),
-            inner.info.clone(),
-            Some(instructions.into()),
-        )
+        let instructions = Some(instructions.into());
+        self.with_inner(|inner| inner.instructions = instructions)
+    }
+
+    /// Application data the served tools read through their context (`ctx.data::<T>()`); a
+    /// type given here wins over the toolbox's value of that type.
+    ///
+    /// ```
+    /// use toolkit::context::Data;
+    /// use toolkit::mcp::McpServer;
+    ///
+    /// struct Db(&'static str);
+    /// let server = McpServer::new(Vec::new()).with_data(Data::new().with(Db("postgres://...")));
+    /// # let _ = server;
+    /// ```
+    pub fn with_data(self, data: Data) -> Self {
+        self.with_inner(|inner| inner.data = data)
+    }
+
+    /// The same server for a new session: what a client sets (its log level) is its own.
+    fn for_session(&self) -> Self {
+        McpServer {
+            inner: Arc::clone(&self.inner),
+            session: Arc::default(),
+        }
     }
 
     /// The tools served, in order.
@@ -196,7 +232,7 @@ impl McpServer {
         W: tokio::io::AsyncWrite + Send + Unpin + 'static,
     {
         let (pipe, screened) = stdio::Screened::start(read, write);
-        let served = match self.serve(pipe).await {
+        let served = match self.for_session().serve(pipe).await {
             Ok(running) => running
                 .waiting()
                 .await
@@ -208,7 +244,11 @@ impl McpServer {
         served.map_err(McpError::Serve)
     }
 
-    async fn call(&self, request: CallToolRequestParams) -> Result<CallToolResult, ErrorData> {
+    async fn call(
+        &self,
+        request: CallToolRequestParams,
+        context: &RequestContext<RoleServer>,
+    ) -> Result<CallToolResult, ErrorData> {
         let toolbox = &self.inner.toolbox;
         let Some(tool) = toolbox.get(&request.name) else {
             let unknown = ToolError::UnknownTool {
@@ -219,7 +259,12 @@ impl McpServer {
         };
         let arguments = request.arguments.map_or(Value::Null, Value::Object);
         let call = ToolCall::new(tool.name(), arguments);
-        let (result, remote) = passthrough::scope(tool.name(), toolbox.acall(&call)).await;
+        let called = passthrough::scope(tool.name(), toolbox.acall(&call));
+        // Only a tool that takes a context pays for one: the scope, its host, the queue.
+        let (result, remote) = match tool.takes_context() {
+            true => host::run_call(context, &self.session, &self.inner.data, called).await,
+            false => called.await,
+        };
         // A remote tool's own result, as its server sent it: what its output schema promises.
         if let Some(remote) = remote {
             return Ok(remote);
@@ -326,9 +371,14 @@ fn mcp_tool(tool: &ToolProxy) -> Tool {
 }
 
 impl ServerHandler for McpServer {
+    // `enable_logging`: deprecated by rmcp for the revision after MCP 2025-11-25 (SEP-2577).
+    #[allow(deprecated)]
     fn get_info(&self) -> ServerConfig {
-        let config = ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
-            .with_server_info(self.inner.info.clone());
+        let capabilities = ServerCapabilities::builder()
+            .enable_tools()
+            .enable_logging()
+            .build();
+        let config = ServerConfig::new(capabilities).with_server_info(self.inner.info.clone());
         match &self.inner.instructions {
             Some(instructions) => config.with_instructions(instructions.clone()),
             None => config,
@@ -349,11 +399,32 @@ impl ServerHandler for McpServer {
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
         let place = guard::CallPlace::of(&context.extensions);
-        let answer = self.call(request).await.map(CallToolResponse::from);
+        // `notifications/cancelled` cancels `ct`: the call's future is dropped here (a sync
+        // tool's context is cancelled with it), and rmcp sends no answer for the request.
+        let answer = tokio::select! {
+            biased;
+            () = context.ct.cancelled() => Err(ErrorData::new(
+                ErrorCode::INTERNAL_ERROR,
+                "the client cancelled the call",
+                None,
+            )),
+            answer = self.call(request, &context) => answer.map(CallToolResponse::from),
+        };
         if let Some(place) = place {
             place.release();
         }
         answer
+    }
+
+    /// The lowest level of the log messages the tools send this client (`notifications/message`).
+    #[allow(deprecated)]
+    async fn set_level(
+        &self,
+        request: SetLevelRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        self.session.set_level(request.level);
+        Ok(())
     }
 
     /// rmcp reads a request whose params do not fit its method's type as a custom request, and

@@ -3,6 +3,7 @@
 use std::time::Duration;
 
 use super::connections::default_max_connections;
+use crate::context::Caller;
 
 /// The largest request body [`HttpOptions`] accepts unless told otherwise: 4 MiB.
 pub const DEFAULT_MAX_BODY_BYTES: usize = 4 * 1024 * 1024;
@@ -13,6 +14,7 @@ pub const DEFAULT_MAX_BODY_BYTES: usize = 4 * 1024 * 1024;
 /// |---|---|
 /// | [`path`](Self::path) | `/mcp` |
 /// | [`bearer_token`](Self::bearer_token) | none: no authentication |
+/// | [`bearer_caller`](Self::bearer_caller) | `Caller::new("bearer")` when a token is set |
 /// | [`max_body_bytes`](Self::max_body_bytes) | 4 MiB ([`DEFAULT_MAX_BODY_BYTES`]) |
 /// | [`allowed_hosts`](Self::allowed_hosts) | `localhost`, `127.0.0.1`, `::1` |
 /// | [`allowed_origins`](Self::allowed_origins) | `http(s)://localhost`, `127.0.0.1`, `[::1]`, any port ([`HttpOptions::LOOPBACK_ORIGINS`]) |
@@ -46,6 +48,9 @@ pub struct HttpOptions {
     /// When set, every request must carry `Authorization: Bearer <token>`; others get 401 and
     /// reach no tool.
     pub bearer_token: Option<String>,
+    /// Who a request with the bearer token is, as its tools read it (`ctx.caller()`); see
+    /// [`HttpOptions::bearer_caller`]. Without it, [`Caller::new`]`("bearer")`.
+    pub bearer_caller: Option<Caller>,
     /// The largest request body accepted, whatever its size; larger ones get 413 (default
     /// [`DEFAULT_MAX_BODY_BYTES`]). A body is read whole into memory before it is parsed.
     pub max_body_bytes: usize,
@@ -93,6 +98,7 @@ impl std::fmt::Debug for HttpOptions {
         let HttpOptions {
             path,
             bearer_token,
+            bearer_caller,
             max_body_bytes,
             allowed_hosts,
             allowed_origins,
@@ -112,6 +118,7 @@ impl std::fmt::Debug for HttpOptions {
                 "bearer_token",
                 &bearer_token.as_ref().map(|_| format_args!("***")),
             )
+            .field("bearer_caller", bearer_caller)
             .field("max_body_bytes", max_body_bytes)
             .field("allowed_hosts", allowed_hosts)
             .field("allowed_origins", allowed_origins)
@@ -133,6 +140,7 @@ impl Default for HttpOptions {
         HttpOptions {
             path: "/mcp".to_owned(),
             bearer_token: None,
+            bearer_caller: None,
             max_body_bytes: DEFAULT_MAX_BODY_BYTES,
             allowed_hosts: None,
             allowed_origins: None,
@@ -180,9 +188,30 @@ impl HttpOptions {
         "https://[::1]:*",
     ];
 
+    /// The principal of a request that carried the [bearer token](Self::bearer_token), when no
+    /// [`bearer_caller`](Self::bearer_caller) was set.
+    pub const DEFAULT_BEARER_PRINCIPAL: &str = "bearer";
+
     /// Requires `Authorization: Bearer <token>` on every request.
     pub fn bearer_token(mut self, token: impl Into<String>) -> Self {
         self.bearer_token = Some(token.into());
+        self
+    }
+
+    /// Who a request with the [bearer token](Self::bearer_token) is: the caller its tools read
+    /// with `ctx.caller()` (principal, scopes, claims). A static token names one caller.
+    ///
+    /// ```
+    /// use toolkit::context::Caller;
+    /// use toolkit::mcp::HttpOptions;
+    ///
+    /// let options = HttpOptions::default()
+    ///     .bearer_token("s3cret")
+    ///     .bearer_caller(Caller::new("ci-bot").scopes(["repo:read"]));
+    /// assert_eq!(options.bearer_caller.unwrap().principal, "ci-bot");
+    /// ```
+    pub fn bearer_caller(mut self, caller: Caller) -> Self {
+        self.bearer_caller = Some(caller);
         self
     }
 
