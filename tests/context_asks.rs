@@ -19,11 +19,14 @@ struct Age {
     years: u32,
 }
 
+// Read only for its schema: the form is refused before anything is asked.
+#[allow(dead_code)]
 #[derive(Debug, Deserialize, JsonSchema)]
 struct Address {
     street: String,
 }
 
+#[allow(dead_code)]
 #[derive(Debug, Deserialize, JsonSchema)]
 struct Nested {
     name: String,
