@@ -19,11 +19,14 @@ struct Age {
     years: u32,
 }
 
+// Read only through the schema: the question is refused before any answer.
+#[allow(dead_code)]
 #[derive(Debug, Deserialize, JsonSchema)]
 struct Address {
     street: String,
 }
 
+#[allow(dead_code)]
 #[derive(Debug, Deserialize, JsonSchema)]
 struct Nested {
     name: String,
