@@ -44,9 +44,11 @@ mod elicit;
 mod error;
 mod host;
 mod sampling;
+#[cfg(test)]
+mod tests;
 
 use std::fmt;
-use std::sync::atomic::{AtomicBool, Ordering, fence};
+use std::sync::atomic::{AtomicU8, Ordering};
 use std::sync::{Arc, OnceLock};
 
 use schemars::JsonSchema;
@@ -168,7 +170,7 @@ impl CallScope {
             inner: Arc::new(Inner {
                 tool,
                 call_id: CallId::new(call_id),
-                cancelled: AtomicBool::new(false),
+                state: AtomicU8::new(0),
                 cancellation: OnceLock::new(),
                 scope: self,
             }),
@@ -193,14 +195,19 @@ pub struct ToolContext {
     inner: Arc<Inner>,
 }
 
+const CANCELLED: u8 = 1;
+const HAS_TOKEN: u8 = 2;
+
 struct Inner {
     tool: Arc<str>,
     call_id: CallId,
-    /// Whether the call was cancelled (or ended). The flag, and not the token, is the truth:
-    /// a token is made only when a tool asks for one, since most never do and making one
-    /// (and cancelling it at the end of every call) cost a tool with an unused context about
-    /// a tenth of a call.
-    cancelled: AtomicBool,
+    /// `CANCELLED` once the call was cancelled (or ended), and `HAS_TOKEN` once a token
+    /// was made. The flag, and not the token, is the truth: a token is made only when a tool
+    /// asks for one, since most never do and making one (and cancelling it at the end of every
+    /// call) cost a tool with an unused context about a tenth of a call. Both bits change by
+    /// read-modify-writes of this one atomic, so they are ordered: whichever of `cancel` and
+    /// the token's making comes second sees the other and cancels the token.
+    state: AtomicU8,
     /// The call's token, made on first use (`cancelled()`, `cancellation()`) and cancelled with
     /// the flag.
     cancellation: OnceLock<CancellationToken>,
@@ -376,7 +383,7 @@ impl ToolContext {
     /// stopped waiting. A sync tool checks this; an async tool's future is also dropped.
     pub fn is_cancelled(&self) -> bool {
         let inner = &*self.inner;
-        inner.cancelled.load(Ordering::Acquire)
+        inner.state.load(Ordering::Acquire) & CANCELLED != 0
             || inner
                 .cancellation
                 .get()
@@ -391,11 +398,10 @@ impl ToolContext {
 
     /// Cancels the call: its `is_cancelled` turns true and `cancelled()` resolves.
     pub fn cancel(&self) {
-        self.inner.cancelled.store(true, Ordering::SeqCst);
-        // Pairs with the fence in `cancellation`: a token made at the same moment on another
-        // thread is either seen here or sees the flag there, so it is cancelled either way.
-        fence(Ordering::SeqCst);
-        if let Some(token) = self.inner.cancellation.get() {
+        let before = self.inner.state.fetch_or(CANCELLED, Ordering::AcqRel);
+        if before & HAS_TOKEN != 0
+            && let Some(token) = self.inner.cancellation.get()
+        {
             token.cancel();
         }
     }
@@ -409,8 +415,7 @@ impl ToolContext {
                 Some(parent) => parent.child_token(),
                 None => CancellationToken::new(),
             });
-        fence(Ordering::SeqCst);
-        if inner.cancelled.load(Ordering::SeqCst) {
+        if inner.state.fetch_or(HAS_TOKEN, Ordering::AcqRel) & CANCELLED != 0 {
             token.cancel();
         }
         token
