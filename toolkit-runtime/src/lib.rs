@@ -49,7 +49,7 @@ mod toolset;
 pub use bounds::{ToolArgument, ToolErrorMessage, ToolReturn};
 pub use builder::ToolBuilder;
 pub use call::{
-    BoxFuture, Limits, ToolAnnotations, ToolDefinition, ToolOptions, ToolProxy,
+    BoxFuture, Icon, Limits, TaskSupport, ToolAnnotations, ToolDefinition, ToolOptions, ToolProxy,
     allow_async_to_sync, async_to_sync_allowed, is_valid_tool_name, within,
 };
 pub use call::{ToolCall, ToolCallResult};

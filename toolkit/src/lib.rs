@@ -47,9 +47,9 @@ pub mod integrations;
 
 pub use toolkit_macros::{tool, toolset};
 pub use toolkit_runtime::{
-    ArgumentProblem, ToolAnnotations, ToolArgument, ToolCall, ToolCallResult, ToolDefinition,
-    ToolError, ToolErrorKind, ToolErrorMessage, ToolOptions, ToolProxy, ToolReturn, Toolset,
-    allow_async_to_sync, async_to_sync_allowed, is_valid_tool_name, registry, schema,
+    ArgumentProblem, Icon, TaskSupport, ToolAnnotations, ToolArgument, ToolCall, ToolCallResult,
+    ToolDefinition, ToolError, ToolErrorKind, ToolErrorMessage, ToolOptions, ToolProxy, ToolReturn,
+    Toolset, allow_async_to_sync, async_to_sync_allowed, is_valid_tool_name, registry, schema,
 };
 pub use toolkit_runtime::{
     Audio, Content, Elicited, Image, IsContent, Resource, ResourceContents, ResourceLink, Text,

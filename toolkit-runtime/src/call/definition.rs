@@ -53,6 +53,61 @@ pub struct ToolOptions {
     /// `JsonSchema` describes (a serde `alias`, `deserialize_with`, a hand-written impl): for
     /// every other type the outcome of a call is the same either way, only slower.
     pub always_validate: bool,
+    /// The OAuth scopes a caller must hold to see and call the tool over MCP
+    /// (`#[tool(scopes = ["repo:write"])]`): a caller without one does not find it in
+    /// `tools/list`, and a call is refused with 403 `insufficient_scope`. Empty: anyone the
+    /// server lets in. Local calls do not check scopes.
+    pub scopes: Vec<String>,
+    /// Whether an MCP client may, or must, run the tool as a task it polls
+    /// (`#[tool(task)]`; MCP 2025-11-25 `execution.taskSupport`).
+    pub task: TaskSupport,
+}
+
+/// Whether a tool runs as an MCP task (`execution.taskSupport` in MCP 2025-11-25): a call the
+/// client starts, then polls, lists and cancels, for tools that take long.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum TaskSupport {
+    /// Calls return their result directly (MCP's default).
+    #[default]
+    Forbidden,
+    /// The client chooses: a call with `task` in its params runs as a task.
+    Optional,
+    /// Every call must run as a task (`#[tool(task)]`).
+    Required,
+}
+
+/// An icon a client may show for a tool (MCP 2025-11-25 `Icon`): `#[tool(icon = "...")]`.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+pub struct Icon {
+    /// An `https:` or `data:` URI of the image.
+    pub src: String,
+    /// Its media type, e.g. `image/png`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mime_type: Option<String>,
+    /// Sizes in the form `48x48`, or `any` for a scalable image.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub sizes: Vec<String>,
+}
+
+impl Icon {
+    /// An icon at `src`, with no media type or sizes.
+    ///
+    /// ```
+    /// use toolkit_runtime::Icon;
+    ///
+    /// let icon = Icon::new("https://example.com/icon.png");
+    /// assert_eq!(icon.src, "https://example.com/icon.png");
+    /// ```
+    pub fn new(src: impl Into<String>) -> Self {
+        Icon {
+            src: src.into(),
+            mime_type: None,
+            sizes: Vec::new(),
+        }
+    }
 }
 
 /// Everything about a tool but its body.
@@ -66,6 +121,8 @@ pub struct ToolDefinition {
     /// A name for people (MCP's `title`), when it has one: what a client shows instead of
     /// `name`. Tools listed by an MCP server keep theirs through a proxy.
     pub title: Option<String>,
+    /// Icons a client may show for it (MCP's `icons`).
+    pub icons: Vec<Icon>,
     /// The JSON Schema of its arguments (an object schema).
     pub parameters: Value,
     /// The JSON Schema of its result, when the result is structured.
@@ -93,6 +150,7 @@ impl ToolDefinition {
             name: name.into(),
             description: description.into(),
             title: None,
+            icons: Vec::new(),
             parameters,
             output_schema: None,
             options: ToolOptions::default(),

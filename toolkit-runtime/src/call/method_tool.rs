@@ -41,6 +41,7 @@ impl MethodTool {
             name: self.name.to_owned(),
             description: self.description.to_owned(),
             title: None,
+            icons: Vec::new(),
             parameters,
             mcp_parameters,
             // MCP requires an output schema to describe an object.

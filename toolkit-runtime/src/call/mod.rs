@@ -55,7 +55,9 @@ pub use arguments::Arguments;
 pub use async_bridge::{allow_async_to_sync, async_to_sync_allowed};
 pub use deadline::within;
 pub(crate) use definition::DefinitionCache;
-pub use definition::{ToolAnnotations, ToolDefinition, ToolOptions, is_valid_tool_name};
+pub use definition::{
+    Icon, TaskSupport, ToolAnnotations, ToolDefinition, ToolOptions, is_valid_tool_name,
+};
 pub use handler::{BoxFuture, Handler, HandlerError, TypedHandler, TypedInput};
 pub use limits::Limits;
 pub use method_tool::MethodTool;
