@@ -109,6 +109,23 @@ pub struct ChatOptions {
     /// [`DEFAULT_MAX_ARGUMENT_BYTES`](Self::DEFAULT_MAX_ARGUMENT_BYTES)).
     #[serde(default = "ChatOptions::default_max_argument_bytes")]
     pub max_argument_bytes: usize,
+    /// The shape the final answer must have, for a model that can be held to it natively
+    /// (OpenAI `response_format` / Responses `text.format` with a strict `json_schema`, Gemini
+    /// `responseSchema`): set by an agent built with `output::<T>()` on a model whose
+    /// `ChatModel::native_output` says it can. `None`: free text.
+    #[serde(default)]
+    pub output: Option<OutputSchema>,
+}
+
+/// A JSON Schema the model's answer must follow (see [`ChatOptions::output`]).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct OutputSchema {
+    /// A name for the schema (OpenAI requires one: `^[a-zA-Z0-9_-]{1,64}$`).
+    pub name: String,
+    /// The schema itself, as schemars wrote it for the answer's type.
+    pub schema: serde_json::Value,
+    /// Ask the provider to enforce it exactly (OpenAI's `strict: true`).
+    pub strict: bool,
 }
 
 impl Default for ChatOptions {
@@ -120,6 +137,7 @@ impl Default for ChatOptions {
             parallel_tool_calls: true,
             max_text_bytes: Self::DEFAULT_MAX_TEXT_BYTES,
             max_argument_bytes: Self::DEFAULT_MAX_ARGUMENT_BYTES,
+            output: None,
         }
     }
 }

@@ -23,6 +23,7 @@ mod stream;
 
 pub use error::ModelError;
 pub use message::{
-    ChatOptions, ChatRequest, FinishReason, Message, ModelReply, RefusedCall, ToolChoice, Usage,
+    ChatOptions, ChatRequest, FinishReason, Message, ModelReply, OutputSchema, RefusedCall,
+    ToolChoice, Usage,
 };
 pub use stream::StreamAssembler;

@@ -31,8 +31,8 @@ mod retry;
 pub use record::{Exchange, Recorder, Replayer};
 pub use scripted::ScriptedModel;
 pub use toolkit_runtime::chat::{
-    ChatOptions, ChatRequest, FinishReason, Message, ModelError, ModelReply, RefusedCall,
-    ToolChoice, Usage,
+    ChatOptions, ChatRequest, FinishReason, Message, ModelError, ModelReply, OutputSchema,
+    RefusedCall, ToolChoice, Usage,
 };
 
 #[cfg(feature = "anthropic")]
@@ -84,6 +84,14 @@ pub trait ChatModel: Send + Sync {
     fn name(&self) -> &str {
         "model"
     }
+
+    /// Whether the provider can hold the answer to a JSON Schema itself
+    /// ([`ChatOptions::output`]): OpenAI's `response_format`, Gemini's `responseSchema`. An
+    /// agent asked for a typed answer uses it when `true`, and a final tool the model must call
+    /// otherwise.
+    fn native_output(&self) -> bool {
+        false
+    }
 }
 
 impl<M: ChatModel + ?Sized> ChatModel for std::sync::Arc<M> {
@@ -96,5 +104,9 @@ impl<M: ChatModel + ?Sized> ChatModel for std::sync::Arc<M> {
 
     fn name(&self) -> &str {
         (**self).name()
+    }
+
+    fn native_output(&self) -> bool {
+        (**self).native_output()
     }
 }
