@@ -6,4 +6,5 @@ fn mistakes_in_tool_definitions_fail_to_compile_with_a_clear_message() {
     let cases = trybuild::TestCases::new();
     cases.compile_fail("tests/ui/*.rs");
     cases.compile_fail("tests/ui/state/*.rs");
+    cases.compile_fail("tests/ui/mcp/*.rs");
 }

@@ -10,7 +10,8 @@ use crate::attr::{self, ArgAttrs, ArgDefault, Spanned, ToolAttrs};
 use crate::case;
 use crate::ctxt::Ctxt;
 use crate::docs;
-use crate::symbol::{ARG, DOC, TOOL, TOOLKIT};
+use crate::mcp::{PromptFn, ResourceFn};
+use crate::symbol::{ARG, DOC, PROMPT, RESOURCE, TOOL, TOOLKIT};
 use crate::types::{self, ContextUse};
 
 pub(crate) struct Toolset {
@@ -24,6 +25,9 @@ pub(crate) struct Toolset {
     /// The impl block with our attributes removed, emitted unchanged otherwise.
     pub item: ItemImpl,
     pub tools: Vec<ToolFn>,
+    /// The `#[resource]` methods, fixed and templated.
+    pub resources: Vec<ResourceFn>,
+    pub prompts: Vec<PromptFn>,
 }
 
 pub(crate) struct ToolFn {
@@ -74,6 +78,8 @@ pub(crate) struct Arg {
     /// The state key the parameter is filled from, written where the key is named (the
     /// `from_state = "key"` literal, or the parameter's name for a bare `from_state`).
     pub from_state: Option<Spanned<String>>,
+    /// `#[arg(complete = ...)]`: for prompt arguments and template parameters only.
+    pub complete: Option<Spanned<attr::Completion>>,
 }
 
 impl Toolset {
@@ -84,21 +90,39 @@ impl Toolset {
             value: case::toolset_name_from_type(&type_ident(&item.self_ty)),
             span: item.self_ty.span(),
         });
-        let mut tools = Vec::new();
+        let (mut tools, mut resources, mut prompts) = (Vec::new(), Vec::new(), Vec::new());
         for impl_item in &mut item.items {
-            if let ImplItem::Fn(method) = impl_item {
-                let Some(position) = method.attrs.iter().position(is_tool_attr) else {
-                    continue;
-                };
-                let tool_attr = method.attrs.remove(position);
-                let tool_attrs = attr::parse_tool_attrs(cx, &tool_attr);
-                tools.push(ToolFn::from_sig(
-                    cx,
-                    &name.value,
-                    &method.attrs,
-                    &mut method.sig,
-                    tool_attrs,
-                ));
+            let ImplItem::Fn(method) = impl_item else {
+                continue;
+            };
+            let mut marks = Vec::new();
+            method.attrs.retain(|a| match Marker::of(a) {
+                Some(marker) => {
+                    marks.push((marker, a.clone()));
+                    false
+                }
+                None => true,
+            });
+            let Some((marker, attr)) = marks.first() else {
+                continue;
+            };
+            for (_, second) in &marks[1..] {
+                cx.error_spanned_by(
+                    second,
+                    "a method exports one thing, a tool, a resource or a prompt: write a \
+                     method for each",
+                );
+            }
+            let (fn_attrs, sig) = (&method.attrs, &mut method.sig);
+            match marker {
+                Marker::Tool => {
+                    let tool_attrs = attr::parse_tool_attrs(cx, attr);
+                    tools.push(ToolFn::from_sig(cx, &name.value, fn_attrs, sig, tool_attrs));
+                }
+                Marker::Resource => {
+                    resources.push(ResourceFn::from_method(cx, attr, fn_attrs, sig));
+                }
+                Marker::Prompt => prompts.push(PromptFn::from_method(cx, attr, fn_attrs, sig)),
             }
         }
         Toolset {
@@ -108,6 +132,8 @@ impl Toolset {
             state: attrs.state,
             item,
             tools,
+            resources,
+            prompts,
         }
     }
 }
@@ -120,12 +146,48 @@ impl ToolFn {
         sig: &mut syn::Signature,
         attrs: ToolAttrs,
     ) -> ToolFn {
+        let name = tool_name(prefix, &sig.ident, &attrs);
+        let (method, doc_description) = Method::from_sig(cx, fn_attrs, sig);
+        ToolFn {
+            ident: method.ident,
+            name,
+            description: attrs.description.clone().or(doc_description),
+            receiver: method.receiver,
+            asyncness: method.asyncness,
+            generics: method.generics,
+            args: method.args,
+            output: method.output,
+            attrs,
+            contexts: method.contexts,
+        }
+    }
+}
+
+/// What every exported method has, whatever it exports: a tool, a resource or a prompt.
+pub(crate) struct Method {
+    pub ident: Ident,
+    pub receiver: Receiver,
+    pub asyncness: bool,
+    pub generics: Option<TokenStream>,
+    pub args: Vec<Arg>,
+    pub output: Type,
+    pub contexts: Vec<ContextParam>,
+}
+
+impl Method {
+    /// The method, and the description its doc comment gives (without a `# Arguments`
+    /// section, whose entries describe the parameters instead). Our attributes are stripped
+    /// from its parameters.
+    pub(crate) fn from_sig(
+        cx: &Ctxt,
+        fn_attrs: &[syn::Attribute],
+        sig: &mut syn::Signature,
+    ) -> (Method, Option<String>) {
         let doc = docs::doc_text(fn_attrs).map(|d| docs::split_arguments_section(&d));
         let (doc_description, doc_arguments) = match doc {
             Some(split) => (split.description, split.arguments),
             None => (None, Vec::new()),
         };
-        let name = tool_name(prefix, &sig.ident, &attrs);
         let generics = (!sig.generics.params.is_empty() || sig.generics.where_clause.is_some())
             .then(|| {
                 let generics = &sig.generics;
@@ -146,18 +208,16 @@ impl ToolFn {
             ReturnType::Default => syn::parse_quote!(()),
             ReturnType::Type(_, ty) => (**ty).clone(),
         };
-        ToolFn {
+        let method = Method {
             ident: sig.ident.clone(),
-            name,
-            description: attrs.description.clone().or(doc_description),
             receiver,
             asyncness: sig.asyncness.is_some(),
             generics,
             args,
             output,
-            attrs,
             contexts,
-        }
+        };
+        (method, doc_description)
     }
 }
 
@@ -264,6 +324,7 @@ impl Arg {
             default: arg_attrs.default,
             required: arg_attrs.required,
             from_state,
+            complete: arg_attrs.complete,
         }
     }
 
@@ -279,12 +340,32 @@ pub(crate) fn unraw(ident: &Ident) -> String {
     ident.strip_prefix("r#").map(str::to_owned).unwrap_or(ident)
 }
 
-pub(crate) fn is_tool_attr(attr: &syn::Attribute) -> bool {
-    let path = attr.path();
-    path == TOOL
-        || (path.segments.len() == 2
-            && path.segments[0].ident == TOOLKIT
-            && path.segments[1].ident == TOOL)
+/// The attributes that export a method from a `#[toolset]` impl block.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Marker {
+    Tool,
+    Resource,
+    Prompt,
+}
+
+impl Marker {
+    /// Which of them `attr` is, also spelled `#[toolkit::tool]` and so on.
+    fn of(attr: &syn::Attribute) -> Option<Marker> {
+        let path = attr.path();
+        let last = match path.segments.len() {
+            1 => &path.segments[0].ident,
+            2 if path.segments[0].ident == TOOLKIT => &path.segments[1].ident,
+            _ => return None,
+        };
+        [
+            (TOOL, Marker::Tool),
+            (RESOURCE, Marker::Resource),
+            (PROMPT, Marker::Prompt),
+        ]
+        .into_iter()
+        .find(|(symbol, _)| last == symbol)
+        .map(|(_, marker)| marker)
+    }
 }
 
 fn type_ident(ty: &Type) -> String {

@@ -71,6 +71,29 @@ pub(crate) struct ToolAttrs {
     pub outputs_to_string: Option<Spanned<ShownAs>>,
     /// `crate = "path"`, on a free function only (a method's toolset says where toolkit is).
     pub krate: Option<Path>,
+    /// `title = "..."`: the name a client shows people.
+    pub title: Option<Spanned<String>>,
+    /// `icon = "https://..."`, repeated or a list: checked by `valid`.
+    pub icons: Vec<Spanned<String>>,
+    /// `scopes = ["repo:write", ...]`: checked by `valid`.
+    pub scopes: Vec<Spanned<String>>,
+    /// `task` (`"required"`) or `task = "optional"`: the mode as written, checked by `valid`.
+    pub task: Option<Spanned<String>>,
+}
+
+/// The modes `#[tool(task = "...")]` takes, with the `TaskSupport` variant each sets.
+pub(crate) const TASK_MODES: &[(&str, &str)] = &[
+    ("optional", "Optional"),
+    ("required", "Required"),
+    ("forbidden", "Forbidden"),
+];
+
+/// The `TaskSupport` variant of a task mode, `None` for a mode we do not know.
+pub(crate) fn task_variant(mode: &str) -> Option<&'static str> {
+    TASK_MODES
+        .iter()
+        .find(|(name, _)| *name == mode)
+        .map(|(_, variant)| *variant)
 }
 
 /// One key of `outputs_to_state(...)`: the whole result (`key`) or one field of it
@@ -130,6 +153,21 @@ fn parse_tool_key(attrs: &mut ToolAttrs, meta: &ParseNestedMeta) -> syn::Result<
     } else if path == DESCRIPTION {
         let lit: LitStr = meta.value()?.parse()?;
         attrs.description = Some(lit.value());
+    } else if path == TITLE {
+        attrs.title = Some(string(meta, TITLE)?);
+    } else if path == ICON {
+        attrs.icons.extend(strings(meta, ICON)?);
+    } else if path == SCOPES {
+        attrs.scopes.extend(strings(meta, SCOPES)?);
+    } else if path == TASK {
+        attrs.task = Some(if meta.input.peek(syn::Token![=]) {
+            string(meta, TASK)?
+        } else {
+            Spanned {
+                value: "required".to_owned(),
+                span: path.segments[0].ident.span(),
+            }
+        });
     } else if path == STRICT {
         attrs.strict = flag(meta)?;
     } else if path == BLOCKING {
@@ -194,6 +232,47 @@ fn parse_tool_key(attrs: &mut ToolAttrs, meta: &ParseNestedMeta) -> syn::Result<
     Ok(())
 }
 
+/// `key = "text"`; anything else is an error at the value that names the key.
+pub(crate) fn string(meta: &ParseNestedMeta, key: Symbol) -> syn::Result<Spanned<String>> {
+    let value: Expr = meta.value()?.parse()?;
+    literal_string(&value).ok_or_else(|| {
+        syn::Error::new_spanned(&value, format!("expected a string: `{key} = \"...\"`"))
+    })
+}
+
+/// `key = "text"` or `key = ["text", ...]`, each string with its span.
+pub(crate) fn strings(meta: &ParseNestedMeta, key: Symbol) -> syn::Result<Vec<Spanned<String>>> {
+    let value: Expr = meta.value()?.parse()?;
+    let expected = || format!("expected a string or a list of strings: `{key} = [\"...\", ...]`");
+    match &value {
+        Expr::Array(array) => array
+            .elems
+            .iter()
+            .map(|elem| {
+                literal_string(elem).ok_or_else(|| syn::Error::new_spanned(elem, expected()))
+            })
+            .collect(),
+        other => match literal_string(other) {
+            Some(one) => Ok(vec![one]),
+            None => Err(syn::Error::new_spanned(other, expected())),
+        },
+    }
+}
+
+fn literal_string(expr: &Expr) -> Option<Spanned<String>> {
+    match expr {
+        Expr::Lit(syn::ExprLit {
+            lit: syn::Lit::Str(lit),
+            ..
+        }) => Some(Spanned {
+            value: lit.value(),
+            span: lit.span(),
+        }),
+        Expr::Group(group) => literal_string(&group.expr),
+        _ => None,
+    }
+}
+
 /// `strict` or `strict = true`.
 fn flag(meta: &ParseNestedMeta) -> syn::Result<bool> {
     if meta.input.peek(syn::Token![=]) {
@@ -227,6 +306,16 @@ pub(crate) struct ArgAttrs {
     pub required: Option<Span>,
     /// `from_state` (`None` inside: the key is the parameter's name) or `from_state = "key"`.
     pub from_state: Option<Spanned<Option<String>>>,
+    /// `complete = ["a", ...]` or `complete = method`, at the key.
+    pub complete: Option<Spanned<Completion>>,
+}
+
+/// How a prompt argument or a template parameter is completed (MCP `completion/complete`).
+pub(crate) enum Completion {
+    /// `complete = ["a", "b"]`: the values that start with what the user typed.
+    Values(Vec<Spanned<String>>),
+    /// `complete = method`: a method of the toolset, given what the user typed.
+    Method(Path),
 }
 
 pub(crate) fn parse_arg_attrs(cx: &Ctxt, attr: &syn::Attribute, into: &mut ArgAttrs) {
@@ -247,6 +336,11 @@ pub(crate) fn parse_arg_attrs(cx: &Ctxt, attr: &syn::Attribute, into: &mut ArgAt
             });
         } else if meta.path == REQUIRED {
             into.required = Some(span);
+        } else if meta.path == COMPLETE {
+            into.complete = Some(Spanned {
+                value: completion(&meta)?,
+                span,
+            });
         } else if meta.path == FROM_STATE {
             into.from_state = Some(if meta.input.peek(syn::Token![=]) {
                 let lit: LitStr = meta.value()?.parse()?;
@@ -264,6 +358,25 @@ pub(crate) fn parse_arg_attrs(cx: &Ctxt, attr: &syn::Attribute, into: &mut ArgAt
     });
     if let Err(err) = result {
         cx.syn_error(err);
+    }
+}
+
+/// `complete = ["a", "b"]` or `complete = method_name`.
+fn completion(meta: &ParseNestedMeta) -> syn::Result<Completion> {
+    let value: Expr = meta.value()?.parse()?;
+    let expected = "expected a list of values, `complete = [\"a\", \"b\"]`, or a method of the \
+                    toolset, `complete = method_name`";
+    match &value {
+        Expr::Array(array) => array
+            .elems
+            .iter()
+            .map(|elem| literal_string(elem).ok_or_else(|| syn::Error::new_spanned(elem, expected)))
+            .collect::<syn::Result<_>>()
+            .map(Completion::Values),
+        Expr::Path(path) if path.qself.is_none() && path.path.get_ident().is_some() => {
+            Ok(Completion::Method(path.path.clone()))
+        }
+        other => Err(syn::Error::new_spanned(other, expected)),
     }
 }
 

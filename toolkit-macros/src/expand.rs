@@ -148,6 +148,21 @@ pub(crate) fn standalone_tool(args: TokenStream, input: TokenStream) -> TokenStr
     }
 }
 
+/// `#[resource]` or `#[prompt]` outside a `#[toolset]` impl block, where nothing would read it.
+pub(crate) fn outside_toolset(
+    attribute: crate::symbol::Symbol,
+    _args: TokenStream,
+    input: TokenStream,
+) -> TokenStream {
+    let message = format!("#[{attribute}] goes on a method of a #[toolset] impl block");
+    let error = match syn::parse2::<syn::ItemFn>(input.clone()) {
+        Ok(item) => syn::Error::new_spanned(&item.sig.ident, message),
+        Err(_) => syn::Error::new_spanned(&input, message),
+    };
+    let error = error.to_compile_error();
+    quote!(#input #error)
+}
+
 fn expand_toolset(toolset: &Toolset) -> TokenStream {
     let alias = format_ident!("{PRIVATE}");
     let import = import_private(&toolset.krate, &alias);
@@ -293,10 +308,20 @@ fn method_tool(p: &TokenStream, tool: &ToolFn) -> TokenStream {
     };
     let options = options(p, tool);
     let takes_context = tool.context().is_some();
+    let title = match &tool.attrs.title {
+        Some(title) => {
+            let title = &title.value;
+            quote!(#p::std::option::Option::Some(#title))
+        }
+        None => quote!(#p::std::option::Option::None),
+    };
+    let icons = tool.attrs.icons.iter().map(|icon| &icon.value);
     quote! {
         #p::MethodTool {
             name: #name,
+            title: #title,
             description: #description,
+            icons: &[#(#icons),*],
             params: &[#(#specs),*],
             output_schema: #output_schema,
             options: #options,
@@ -410,6 +435,19 @@ fn options(p: &TokenStream, tool: &ToolFn) -> TokenStream {
         if let Some(n) = value {
             settings.push((field, number(n)));
         }
+    }
+    if !attrs.scopes.is_empty() {
+        let scopes = attrs.scopes.iter().map(|scope| &scope.value);
+        let scopes = quote!(#p::std::vec![#(#p::std::string::String::from(#scopes)),*]);
+        settings.push((quote!(scopes), scopes));
+    }
+    if let Some(variant) = attrs
+        .task
+        .as_ref()
+        .and_then(|task| attr::task_variant(&task.value))
+    {
+        let variant = format_ident!("{variant}");
+        settings.push((quote!(task), quote!(#p::TaskSupport::#variant)));
     }
     if settings.is_empty() {
         return quote!(<#p::ToolOptions as #p::std::default::Default>::default());

@@ -13,6 +13,7 @@ mod case;
 mod ctxt;
 mod docs;
 mod expand;
+mod mcp;
 mod params;
 mod state;
 mod symbol;
@@ -23,7 +24,8 @@ mod wiring;
 use proc_macro::TokenStream;
 use syn::parse_macro_input;
 
-/// Exports the `#[tool]` methods of an `impl` block as tools.
+/// Exports the `#[tool]` methods of an `impl` block as tools, and its `#[resource]` and
+/// `#[prompt]` methods as MCP resources and prompts.
 ///
 /// Keys: `name = "stats"` (the prefix of every tool name; default: the type name without a
 /// `Toolset` suffix, in snake_case), `crate = "path"` (where to find toolkit when the
@@ -42,7 +44,10 @@ pub fn toolset(args: TokenStream, input: TokenStream) -> TokenStream {
 /// after the function (no prefix) unless `name = "..."` says otherwise, and `crate = "path"`
 /// says where toolkit is when the dependency is renamed (a method takes it from its toolset).
 ///
-/// Keys: `name`, `description`, `strict`, `blocking`, `inline` (a sync body that returns at
+/// Keys: `name`, `title` (the name a client shows people), `description`, `icon = "https://..."`
+/// (repeated, or a list; `https:` or `data:` URIs), `scopes = ["repo:write", ...]` (the OAuth
+/// scopes an MCP caller must hold to see and call it), `task` (MCP clients must run it as a
+/// task they poll; `task = "optional"` lets them choose), `strict`, `blocking`, `inline` (a sync body that returns at
 /// once: servers run it on their async workers), `read_only`, `destructive`, `idempotent`,
 /// `open_world`, `timeout_ms`, `max_input_bytes`, `max_output_bytes`, `max_depth` (how deeply
 /// arrays and objects may nest in the arguments). Parameters take
@@ -57,6 +62,39 @@ pub fn toolset(args: TokenStream, input: TokenStream) -> TokenStream {
 #[proc_macro_attribute]
 pub fn tool(args: TokenStream, input: TokenStream) -> TokenStream {
     expand::standalone_tool(args.into(), input.into()).into()
+}
+
+/// Marks a method of a `#[toolset]` impl block as an MCP resource, or a resource template.
+///
+/// Keys: `uri` (required; a template when it holds `{name}` variables, each filled by the
+/// method's parameter of that name, parsed into its type), `mime_type`, `name` (default: the
+/// method's name), `title` and `description` (default: the doc comment). The method takes
+/// `&self`, may be async, and returns the contents: a `String` (text), a `Vec<u8>` (a blob),
+/// `ResourceContents`, a `Vec<ResourceContents>`, or a `Result` of one of them whose error is
+/// `Display`. A template parameter may take `#[arg(complete = ["a", "b"])]` or
+/// `#[arg(complete = method)]` (see [`prompt`](macro@prompt)).
+///
+/// A template variable without its parameter, a parameter the template lacks and a malformed
+/// template are compile errors.
+#[proc_macro_attribute]
+pub fn resource(args: TokenStream, input: TokenStream) -> TokenStream {
+    expand::outside_toolset(symbol::RESOURCE, args.into(), input.into()).into()
+}
+
+/// Marks a method of a `#[toolset]` impl block as an MCP prompt.
+///
+/// Keys: `name` (default: the method's name), `title` and `description` (default: the doc
+/// comment). Its parameters are the prompt's arguments, parsed from the strings a client sends
+/// into their types: an `Option<T>` or `#[arg(default)]` one may be left out, the others are
+/// required. `#[arg(description = "...")]` (or a doc comment) describes one;
+/// `#[arg(complete = ["a", "b"])]` completes it from a list, `#[arg(complete = method)]` with
+/// a method of the toolset that takes what the user typed so far (`&str`) and returns the
+/// values (`Vec<String>`, sync or async). The method takes `&self`, may be async, and returns
+/// a `String` (one user message), a `PromptMessage`, a `Vec<PromptMessage>`, or a `Result` of
+/// one of them whose error is `Display`.
+#[proc_macro_attribute]
+pub fn prompt(args: TokenStream, input: TokenStream) -> TokenStream {
+    expand::outside_toolset(symbol::PROMPT, args.into(), input.into()).into()
 }
 
 /// Derives `AgentState` for a struct whose fields are the state's keys.

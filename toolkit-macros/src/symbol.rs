@@ -13,6 +13,8 @@ pub struct Symbol(&'static str);
 // The attributes.
 pub(crate) const TOOLSET: Symbol = Symbol("toolset");
 pub(crate) const TOOL: Symbol = Symbol("tool");
+pub(crate) const RESOURCE: Symbol = Symbol("resource");
+pub(crate) const PROMPT: Symbol = Symbol("prompt");
 pub(crate) const ARG: Symbol = Symbol("arg");
 pub(crate) const DOC: Symbol = Symbol("doc");
 /// `#[state(...)]` on a field of a `#[derive(AgentState)]` struct.
@@ -44,6 +46,13 @@ pub(crate) const OUTPUTS_TO_STRING: Symbol = Symbol("outputs_to_string");
 pub(crate) const WITH: Symbol = Symbol("with");
 pub(crate) const REPLACE: Symbol = Symbol("replace");
 pub(crate) const MERGE: Symbol = Symbol("merge");
+pub(crate) const TITLE: Symbol = Symbol("title");
+pub(crate) const ICON: Symbol = Symbol("icon");
+pub(crate) const SCOPES: Symbol = Symbol("scopes");
+pub(crate) const TASK: Symbol = Symbol("task");
+pub(crate) const COMPLETE: Symbol = Symbol("complete");
+pub(crate) const URI: Symbol = Symbol("uri");
+pub(crate) const MIME_TYPE: Symbol = Symbol("mime_type");
 
 /// The keys of `#[toolset(...)]`, in the order an unknown-key error lists them.
 pub(crate) const TOOLSET_KEYS: &[Symbol] = &[NAME, STATE, CRATE, REGISTER];
@@ -51,7 +60,9 @@ pub(crate) const TOOLSET_KEYS: &[Symbol] = &[NAME, STATE, CRATE, REGISTER];
 /// The keys of `#[tool(...)]`, in the order an unknown-key error lists them.
 pub(crate) const TOOL_KEYS: &[Symbol] = &[
     NAME,
+    TITLE,
     DESCRIPTION,
+    ICON,
     STRICT,
     BLOCKING,
     INLINE,
@@ -65,10 +76,18 @@ pub(crate) const TOOL_KEYS: &[Symbol] = &[
     MAX_DEPTH,
     OUTPUTS_TO_STATE,
     OUTPUTS_TO_STRING,
+    SCOPES,
+    TASK,
 ];
 
 /// The keys of `#[arg(...)]`, in the order an unknown-key error lists them.
-pub(crate) const ARG_KEYS: &[Symbol] = &[DESCRIPTION, DEFAULT, REQUIRED, FROM_STATE];
+pub(crate) const ARG_KEYS: &[Symbol] = &[DESCRIPTION, DEFAULT, REQUIRED, FROM_STATE, COMPLETE];
+
+/// The keys of `#[resource(...)]`, in the order an unknown-key error lists them.
+pub(crate) const RESOURCE_KEYS: &[Symbol] = &[URI, NAME, TITLE, DESCRIPTION, MIME_TYPE];
+
+/// The keys of `#[prompt(...)]`, in the order an unknown-key error lists them.
+pub(crate) const PROMPT_KEYS: &[Symbol] = &[NAME, TITLE, DESCRIPTION];
 
 /// The keys of `#[state(...)]` on a field, in the order an unknown-key error lists them.
 pub(crate) const STATE_KEYS: &[Symbol] = &[REPLACE, MERGE];
@@ -116,6 +135,8 @@ mod tests {
             TOOLSET_KEYS,
             TOOL_KEYS,
             ARG_KEYS,
+            RESOURCE_KEYS,
+            PROMPT_KEYS,
             STATE_KEYS,
             STATE_CONTAINER_KEYS,
         ] {

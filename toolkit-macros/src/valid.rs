@@ -1,9 +1,9 @@
 //! Checks on the model. Each mistake is reported at its own span, and all of them at once.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 use crate::ast::{Arg, ContextParam, Receiver, ToolFn, Toolset};
-use crate::attr::Spanned;
+use crate::attr::{self, Spanned, ToolAttrs};
 use crate::ctxt::Ctxt;
 use crate::types::{self, ContextUse};
 
@@ -35,12 +35,14 @@ pub(crate) fn check_toolset(cx: &Ctxt, toolset: &Toolset) {
             ),
         );
     }
-    if toolset.tools.is_empty() {
+    if toolset.tools.is_empty() && toolset.resources.is_empty() && toolset.prompts.is_empty() {
         cx.error_spanned_by(
             &toolset.item.self_ty,
-            "this toolset exports no tools: mark the methods to export with #[tool]",
+            "this toolset exports nothing: mark the methods to export with #[tool], \
+             #[resource] or #[prompt]",
         );
     }
+    crate::mcp::check(cx, toolset);
     let mut seen: BTreeMap<&str, ()> = BTreeMap::new();
     for tool in &toolset.tools {
         check_tool(cx, tool, true);
@@ -121,7 +123,7 @@ pub(crate) fn check_tool(cx: &Ctxt, tool: &ToolFn, is_method: bool) {
         );
     }
     if is_method {
-        check_receiver(cx, &tool.receiver);
+        check_receiver(cx, &tool.receiver, "tool");
     }
     if let Some(generics) = &tool.generics {
         cx.error_spanned_by(
@@ -151,6 +153,83 @@ pub(crate) fn check_tool(cx: &Ctxt, tool: &ToolFn, is_method: bool) {
         check_arg(cx, arg);
     }
     check_contexts(cx, &tool.contexts);
+    check_mcp_keys(cx, &tool.attrs);
+}
+
+/// `title`, `icon`, `scopes` and `task`: what an MCP client is shown or must do.
+fn check_mcp_keys(cx: &Ctxt, attrs: &ToolAttrs) {
+    if let Some(title) = &attrs.title {
+        check_title(cx, title);
+    }
+    for icon in &attrs.icons {
+        check_icon(cx, icon);
+    }
+    let mut seen = BTreeSet::new();
+    for scope in &attrs.scopes {
+        if !is_scope_token(&scope.value) {
+            cx.error_at(
+                scope.span,
+                format!(
+                    "scope `{}` is not an OAuth scope: one or more printable ASCII characters, \
+                     without spaces, `\"` or `\\` (RFC 6749, section 3.3)",
+                    scope.value
+                ),
+            );
+        } else if !seen.insert(&scope.value) {
+            cx.error_at(
+                scope.span,
+                format!("scope `{}` is listed twice", scope.value),
+            );
+        }
+    }
+    if let Some(task) = &attrs.task
+        && attr::task_variant(&task.value).is_none()
+    {
+        let modes: Vec<_> = attr::TASK_MODES
+            .iter()
+            .map(|(mode, _)| format!("\"{mode}\""))
+            .collect();
+        cx.error_at(
+            task.span,
+            format!(
+                "unknown task mode `{}`: expected `task` (a task is required) or `task = ` one of {}",
+                task.value,
+                modes.join(", ")
+            ),
+        );
+    }
+}
+
+/// A title is shown to people in place of the name, so it has to say something.
+pub(crate) fn check_title(cx: &Ctxt, title: &Spanned<String>) {
+    if title.value.trim().is_empty() {
+        cx.error_at(
+            title.span,
+            "a title is shown in place of the name: it cannot be empty",
+        );
+    }
+}
+
+/// Icons are images a client fetches or decodes: `https:` or `data:` URIs only (MCP's advice,
+/// since other schemes let a server make a client reach arbitrary places).
+pub(crate) fn check_icon(cx: &Ctxt, icon: &Spanned<String>) {
+    let src = &icon.value;
+    let usable = (src.starts_with("https://") && src.len() > "https://".len())
+        || (src.starts_with("data:") && src.contains(','));
+    if !usable || src.chars().any(char::is_whitespace) {
+        cx.error_at(
+            icon.span,
+            format!("icon `{src}` is not an `https://` or `data:` URI: clients load icons only from those"),
+        );
+    }
+}
+
+/// RFC 6749's `scope-token`: `1*( %x21 / %x23-5B / %x5D-7E )`.
+fn is_scope_token(scope: &str) -> bool {
+    !scope.is_empty()
+        && scope
+            .bytes()
+            .all(|b| matches!(b, 0x21 | 0x23..=0x5B | 0x5D..=0x7E))
 }
 
 /// A tool takes its context once, as `&ToolContext`, and says nothing about it with `#[arg]`.
@@ -190,23 +269,28 @@ fn check_contexts(cx: &Ctxt, contexts: &[ContextParam]) {
     }
 }
 
-/// A method tool takes `&self`: tools are called concurrently on one shared instance.
-fn check_receiver(cx: &Ctxt, receiver: &Receiver) {
+/// An exported method takes `&self`: tools (and resources, prompts) are called concurrently
+/// on one shared instance. `what` is the kind of method, `tool`, `resource` or `prompt`.
+pub(crate) fn check_receiver(cx: &Ctxt, receiver: &Receiver, what: &str) {
     match receiver {
         Receiver::Ref => {}
         Receiver::RefMut(tokens) => cx.error_spanned_by(
             tokens,
-            "a tool method takes `&self`, not `&mut self`: tools may be called concurrently; \
-             keep mutable state behind a Mutex or an atomic",
+            format!(
+                "a {what} method takes `&self`, not `&mut self`: {what}s may be called \
+                 concurrently; keep mutable state behind a Mutex or an atomic"
+            ),
         ),
         Receiver::Value(tokens) => cx.error_spanned_by(
             tokens,
-            "a tool method takes `&self`, not `self`: every call shares one instance",
+            format!("a {what} method takes `&self`, not `self`: every call shares one instance"),
         ),
         Receiver::Missing(span) => cx.error_at(
             *span,
-            "a tool method takes `&self`: an associated function without a receiver cannot be \
-             a method tool",
+            format!(
+                "a {what} method takes `&self`: an associated function without a receiver \
+                 cannot be a method {what}"
+            ),
         ),
     }
 }
@@ -239,6 +323,13 @@ fn check_arg(cx: &Ctxt, arg: &Arg) {
             &arg.ty,
             "a tool parameter must be an owned type (or `&str`): arguments are decoded from JSON \
              for each call",
+        );
+    }
+    if let Some(complete) = &arg.complete {
+        cx.error_at(
+            complete.span,
+            "`complete` is for prompt arguments and resource template parameters: the model \
+             writes a tool's arguments, nobody completes them",
         );
     }
     if let (Some(default), Some(_)) = (&arg.default, arg.required) {

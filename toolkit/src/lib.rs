@@ -45,7 +45,7 @@ extern crate self as toolkit;
 pub mod builtin;
 pub mod integrations;
 
-pub use toolkit_macros::{tool, toolset};
+pub use toolkit_macros::{prompt, resource, tool, toolset};
 pub use toolkit_runtime::{
     ArgumentProblem, Icon, TaskSupport, ToolAnnotations, ToolArgument, ToolCall, ToolCallResult,
     ToolDefinition, ToolError, ToolErrorKind, ToolErrorMessage, ToolOptions, ToolProxy, ToolReturn,
@@ -119,7 +119,7 @@ pub mod prelude {
     pub use crate::{
         Audio, Content, Elicited, Image, Resource, ResourceLink, ToolBuilder, ToolCall,
         ToolCallResult, ToolCalls, ToolContext, ToolError, ToolOutput, ToolProxy, Toolbox, Toolset,
-        tool, toolset,
+        prompt, resource, tool, toolset,
     };
     pub use serde_json::{Value, json};
 }

@@ -8,7 +8,7 @@ use std::sync::Arc;
 use serde_json::Value;
 
 use super::arguments::Arguments;
-use super::definition::{ToolDefinition, ToolOptions};
+use super::definition::{Icon, ToolDefinition, ToolOptions};
 use super::handler::{BoxFuture, Handler, HandlerError, TypedHandler, TypedInput};
 use super::proxy::{ToolProxy, ToolTraits};
 use super::typed::FieldReaders;
@@ -18,8 +18,12 @@ use crate::schema::build::{ParamSpec, parameters_schemas};
 pub struct MethodTool {
     /// The tool's name, as the model calls it.
     pub name: &'static str,
+    /// `#[tool(title = "...")]`: the name a client shows people.
+    pub title: Option<&'static str>,
     /// The method's doc comment, as the model reads it.
     pub description: &'static str,
+    /// `#[tool(icon = "...")]`: the icons' URIs.
+    pub icons: &'static [&'static str],
     /// Constant data: the macro writes the list as a promoted `&'static` slice, so it costs
     /// no code per tool.
     pub params: &'static [ParamSpec],
@@ -40,8 +44,8 @@ impl MethodTool {
         ToolDefinition {
             name: self.name.to_owned(),
             description: self.description.to_owned(),
-            title: None,
-            icons: Vec::new(),
+            title: self.title.map(str::to_owned),
+            icons: self.icons.iter().copied().map(Icon::new).collect(),
             parameters,
             mcp_parameters,
             // MCP requires an output schema to describe an object.

@@ -1,0 +1,39 @@
+use toolkit::prelude::*;
+
+#[derive(Default)]
+struct Files;
+
+#[toolset]
+impl Files {
+    #[resource(uri = "files://{path")]
+    fn unclosed(&self, path: String) -> String {
+        path
+    }
+
+    #[resource(uri = "files://{}/x")]
+    fn empty(&self) -> String {
+        String::new()
+    }
+
+    #[resource(uri = "files://{+path}")]
+    fn reserved(&self, path: String) -> String {
+        path
+    }
+
+    #[resource(uri = "files://{a}/{a}")]
+    fn twice(&self, a: String) -> String {
+        a
+    }
+
+    #[resource(uri = "/no/scheme")]
+    fn relative(&self) -> String {
+        String::new()
+    }
+
+    #[resource(uri = "")]
+    fn nothing(&self) -> String {
+        String::new()
+    }
+}
+
+fn main() {}
