@@ -30,7 +30,9 @@ pub use client::{
     DEFAULT_MAX_OUTPUT_BYTES, DEFAULT_MAX_SCHEMA_BYTES, DEFAULT_MAX_TOOLS, ElicitationHandler,
     McpClient, McpClientBuilder, McpTransport, SamplingHandler,
 };
-pub use server::{DEFAULT_MAX_BODY_BYTES, HttpOptions, HttpServerHandle, McpServer};
+pub use server::{
+    DEFAULT_MAX_BODY_BYTES, HttpOptions, HttpServerHandle, McpServer, ServerNotifier,
+};
 
 /// rmcp, re-exported for callers that need its protocol types.
 pub use rmcp;
