@@ -9,7 +9,8 @@ use std::collections::HashMap;
 use rmcp::ErrorData;
 use rmcp::model::{
     CompleteRequestParams, CompleteResult, ErrorCode, GetPromptResult, ListPromptsResult,
-    ListResourceTemplatesResult, ListResourcesResult, ReadResourceResult, Reference,
+    ListResourceTemplatesResult, ListResourcesResult, PromptsCapability, ReadResourceResult,
+    Reference, ResourcesCapability, ServerCapabilities,
 };
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value, json};
@@ -17,12 +18,104 @@ use toolkit_runtime::prompts::PromptDefinition;
 use toolkit_runtime::resources::{ResourceDefinition, ResourceTemplateDefinition};
 use toolkit_runtime::{PromptProxy, RequestError, ResourceProxy, ResourceTemplateProxy};
 
+use super::{McpServer, ServerNotifier};
+use crate::Toolset;
+
 /// The resources, templates and prompts one server offers, with their listings.
 #[derive(Clone, Default)]
 pub(super) struct Catalog {
     pub(super) resources: Vec<ResourceProxy>,
     pub(super) templates: Vec<ResourceTemplateProxy>,
     pub(super) prompts: Vec<PromptProxy>,
+}
+
+/// What a server offers beside its tools, and the handle to tell its clients of changes.
+impl McpServer {
+    /// The server with one more fixed resource (`resources/list`, `resources/read`).
+    ///
+    /// ```
+    /// use toolkit::ResourceProxy;
+    /// use toolkit::mcp::McpServer;
+    /// use toolkit::resources::ResourceDefinition;
+    ///
+    /// let readme = ResourceProxy::from_fn(ResourceDefinition::new("docs://readme", "readme"), || "# Hello");
+    /// let server = McpServer::new(Vec::new()).with_resource(readme);
+    /// assert_eq!(server.resources().len(), 1);
+    /// ```
+    pub fn with_resource(self, resource: ResourceProxy) -> Self {
+        self.with_inner(|inner| inner.catalog.resources.push(resource))
+    }
+
+    /// The server with one more resource template (`resources/templates/list`, and
+    /// `resources/read` of every URI it matches that no fixed resource has).
+    pub fn with_resource_template(self, template: ResourceTemplateProxy) -> Self {
+        self.with_inner(|inner| inner.catalog.templates.push(template))
+    }
+
+    /// The server with one more prompt (`prompts/list`, `prompts/get`).
+    pub fn with_prompt(self, prompt: PromptProxy) -> Self {
+        self.with_inner(|inner| inner.catalog.prompts.push(prompt))
+    }
+
+    /// The server with a toolset's resources, resource templates and prompts (its
+    /// `#[resource]` and `#[prompt]` methods); its tools are given to [`new`](Self::new), or
+    /// all at once with [`from_toolset`](Self::from_toolset).
+    pub fn with_toolset_parts<T: Toolset>(self, toolset: std::sync::Arc<T>) -> Self {
+        let resources = std::sync::Arc::clone(&toolset).into_resources();
+        let templates = std::sync::Arc::clone(&toolset).into_resource_templates();
+        let prompts = toolset.into_prompts();
+        self.with_inner(|inner| {
+            inner.catalog.resources.extend(resources);
+            inner.catalog.templates.extend(templates);
+            inner.catalog.prompts.extend(prompts);
+        })
+    }
+
+    /// A server for a toolset's tools, resources, resource templates and prompts.
+    pub fn from_toolset<T: Toolset>(toolset: std::sync::Arc<T>) -> Self {
+        McpServer::new(std::sync::Arc::clone(&toolset).into_tools()).with_toolset_parts(toolset)
+    }
+
+    /// The handle that tells this server's clients of changes: a subscribed resource updated,
+    /// the lists of resources, prompts or tools changed. Every clone reaches every session.
+    pub fn notifier(&self) -> ServerNotifier {
+        self.inner.notifier.clone()
+    }
+
+    /// `resources/subscribe`: this session wants `notifications/resources/updated` for `uri`.
+    pub(super) fn subscribe_session(
+        &self,
+        uri: String,
+        peer: &rmcp::service::Peer<rmcp::RoleServer>,
+    ) -> Result<(), ErrorData> {
+        if self.stateless {
+            return Err(ErrorData::invalid_request(
+                "resources/subscribe needs a session, and this server is stateless: \
+                 it could never send the notification",
+                None,
+            ));
+        }
+        if !self.inner.catalog.knows(&uri) {
+            return Err(rpc_error(RequestError::ResourceNotFound { uri }));
+        }
+        self.inner.notifier.subscribe(self.session_id, peer, uri);
+        Ok(())
+    }
+
+    /// The fixed resources served, in order.
+    pub fn resources(&self) -> &[ResourceProxy] {
+        &self.inner.catalog.resources
+    }
+
+    /// The resource templates served, in order.
+    pub fn resource_templates(&self) -> &[ResourceTemplateProxy] {
+        &self.inner.catalog.templates
+    }
+
+    /// The prompts served, in order.
+    pub fn prompts(&self) -> &[PromptProxy] {
+        &self.inner.catalog.prompts
+    }
 }
 
 /// Our JSON read into an rmcp type; a mismatch (none known) is an internal error, not a panic.
@@ -102,12 +195,24 @@ fn prompt_json(def: &PromptDefinition) -> Value {
 }
 
 impl Catalog {
-    pub(super) fn has_resources(&self) -> bool {
-        !self.resources.is_empty() || !self.templates.is_empty()
-    }
-
-    pub(super) fn has_completions(&self) -> bool {
-        !self.templates.is_empty() || !self.prompts.is_empty()
+    /// The capabilities of what there is: resources (with subscriptions and list changes),
+    /// prompts (with list changes), completions (for template parameters and prompt
+    /// arguments).
+    pub(super) fn declare(&self, capabilities: &mut ServerCapabilities) {
+        if !self.resources.is_empty() || !self.templates.is_empty() {
+            let mut resources = ResourcesCapability::default();
+            resources.subscribe = Some(true);
+            resources.list_changed = Some(true);
+            capabilities.resources = Some(resources);
+        }
+        if !self.prompts.is_empty() {
+            let mut prompts = PromptsCapability::default();
+            prompts.list_changed = Some(true);
+            capabilities.prompts = Some(prompts);
+        }
+        if !self.templates.is_empty() || !self.prompts.is_empty() {
+            capabilities.completions = Some(Default::default());
+        }
     }
 
     pub(super) fn list_resources(&self) -> Result<ListResourcesResult, ErrorData> {

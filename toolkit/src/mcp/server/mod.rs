@@ -28,9 +28,8 @@ use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, CompleteRequestParams, CompleteResult,
     CustomRequest, CustomResult, ErrorCode, GetPromptRequestParams, GetPromptResponse,
     Implementation, ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult,
-    ListToolsResult, PaginatedRequestParams, PromptsCapability, ReadResourceRequestParams,
-    ReadResourceResponse, ResourcesCapability, ServerCapabilities, ServerConfig,
-    SubscribeRequestParams, Tool, UnsubscribeRequestParams,
+    ListToolsResult, PaginatedRequestParams, ReadResourceRequestParams, ReadResourceResponse,
+    ServerCapabilities, ServerConfig, SubscribeRequestParams, Tool, UnsubscribeRequestParams,
 };
 // Deprecated by rmcp for the revision after MCP 2025-11-25 (SEP-2577); served while clients use it.
 #[allow(deprecated)]
@@ -40,14 +39,11 @@ use rmcp::{ErrorData, RoleServer, ServerHandler, ServiceExt};
 use serde_json::Value;
 
 use crate::context::Data;
-use crate::{
-    PromptProxy, RequestError, ResourceProxy, ResourceTemplateProxy, ToolCall, ToolError,
-    ToolProxy, Toolbox, Toolset,
-};
+use crate::{ToolCall, ToolError, ToolProxy, Toolbox};
 
 use super::McpError;
 use super::passthrough;
-use catalog::{Catalog, rpc_error};
+use catalog::Catalog;
 pub use http::HttpServerHandle;
 pub use notifier::ServerNotifier;
 pub use options::{DEFAULT_MAX_BODY_BYTES, HttpOptions};
@@ -250,72 +246,6 @@ impl McpServer {
         }
     }
 
-    /// The server with one more fixed resource (`resources/list`, `resources/read`).
-    ///
-    /// ```
-    /// use toolkit::ResourceProxy;
-    /// use toolkit::mcp::McpServer;
-    /// use toolkit::resources::ResourceDefinition;
-    ///
-    /// let readme = ResourceProxy::from_fn(ResourceDefinition::new("docs://readme", "readme"), || "# Hello");
-    /// let server = McpServer::new(Vec::new()).with_resource(readme);
-    /// assert_eq!(server.resources().len(), 1);
-    /// ```
-    pub fn with_resource(self, resource: ResourceProxy) -> Self {
-        self.with_inner(|inner| inner.catalog.resources.push(resource))
-    }
-
-    /// The server with one more resource template (`resources/templates/list`, and
-    /// `resources/read` of every URI it matches that no fixed resource has).
-    pub fn with_resource_template(self, template: ResourceTemplateProxy) -> Self {
-        self.with_inner(|inner| inner.catalog.templates.push(template))
-    }
-
-    /// The server with one more prompt (`prompts/list`, `prompts/get`).
-    pub fn with_prompt(self, prompt: PromptProxy) -> Self {
-        self.with_inner(|inner| inner.catalog.prompts.push(prompt))
-    }
-
-    /// The server with a toolset's resources, resource templates and prompts (its
-    /// `#[resource]` and `#[prompt]` methods); its tools are given to [`new`](Self::new), or
-    /// all at once with [`from_toolset`](Self::from_toolset).
-    pub fn with_toolset_parts<T: Toolset>(self, toolset: Arc<T>) -> Self {
-        let resources = Arc::clone(&toolset).into_resources();
-        let templates = Arc::clone(&toolset).into_resource_templates();
-        let prompts = toolset.into_prompts();
-        self.with_inner(|inner| {
-            inner.catalog.resources.extend(resources);
-            inner.catalog.templates.extend(templates);
-            inner.catalog.prompts.extend(prompts);
-        })
-    }
-
-    /// A server for a toolset's tools, resources, resource templates and prompts.
-    pub fn from_toolset<T: Toolset>(toolset: Arc<T>) -> Self {
-        McpServer::new(Arc::clone(&toolset).into_tools()).with_toolset_parts(toolset)
-    }
-
-    /// The handle that tells this server's clients of changes: a subscribed resource updated,
-    /// the lists of resources, prompts or tools changed. Every clone reaches every session.
-    pub fn notifier(&self) -> ServerNotifier {
-        self.inner.notifier.clone()
-    }
-
-    /// The fixed resources served, in order.
-    pub fn resources(&self) -> &[ResourceProxy] {
-        &self.inner.catalog.resources
-    }
-
-    /// The resource templates served, in order.
-    pub fn resource_templates(&self) -> &[ResourceTemplateProxy] {
-        &self.inner.catalog.templates
-    }
-
-    /// The prompts served, in order.
-    pub fn prompts(&self) -> &[PromptProxy] {
-        &self.inner.catalog.prompts
-    }
-
     /// The tools served, in order.
     pub fn tools(&self) -> &[ToolProxy] {
         self.inner.toolbox.tools()
@@ -408,21 +338,7 @@ impl ServerHandler for McpServer {
             .enable_tool_list_changed()
             .enable_logging()
             .build();
-        let catalog = &self.inner.catalog;
-        if catalog.has_resources() {
-            let mut resources = ResourcesCapability::default();
-            resources.subscribe = Some(true);
-            resources.list_changed = Some(true);
-            capabilities.resources = Some(resources);
-        }
-        if !catalog.prompts.is_empty() {
-            let mut prompts = PromptsCapability::default();
-            prompts.list_changed = Some(true);
-            capabilities.prompts = Some(prompts);
-        }
-        if catalog.has_completions() {
-            capabilities.completions = Some(Default::default());
-        }
+        self.inner.catalog.declare(&mut capabilities);
         let config = ServerConfig::new(capabilities).with_server_info(self.inner.info.clone());
         match &self.inner.instructions {
             Some(instructions) => config.with_instructions(instructions.clone()),
@@ -528,20 +444,7 @@ impl ServerHandler for McpServer {
         request: SubscribeRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<(), ErrorData> {
-        if self.stateless {
-            return Err(ErrorData::invalid_request(
-                "resources/subscribe needs a session, and this server is stateless: \
-                 it could never send the notification",
-                None,
-            ));
-        }
-        if !self.inner.catalog.knows(&request.uri) {
-            let uri = request.uri;
-            return Err(rpc_error(RequestError::ResourceNotFound { uri }));
-        }
-        let notifier = &self.inner.notifier;
-        notifier.subscribe(self.session_id, &context.peer, request.uri);
-        Ok(())
+        self.subscribe_session(request.uri, &context.peer)
     }
 
     #[allow(deprecated)]
