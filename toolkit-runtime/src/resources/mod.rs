@@ -344,14 +344,20 @@ impl ResourceTemplateDefinition {
     /// A template called `name`; an error when `uri_template` does not parse (see
     /// [`UriTemplate::parse`]).
     pub fn new(uri_template: &str, name: impl Into<String>) -> Result<Self, UriTemplateError> {
-        Ok(ResourceTemplateDefinition {
-            uri_template: UriTemplate::parse(uri_template)?,
+        Ok(Self::from_template(UriTemplate::parse(uri_template)?, name))
+    }
+
+    /// A template called `name`, from one already parsed (or kept as a peer wrote it,
+    /// [`UriTemplate::as_written`]).
+    pub fn from_template(uri_template: UriTemplate, name: impl Into<String>) -> Self {
+        ResourceTemplateDefinition {
+            uri_template,
             name: name.into(),
             title: None,
             description: None,
             mime_type: None,
             icons: Vec::new(),
-        })
+        }
     }
 }
 

@@ -31,6 +31,8 @@ pub struct UriTemplate {
 enum Part {
     Literal(String),
     Param(String),
+    /// A template this parser cannot read: it matches nothing.
+    Opaque,
 }
 
 /// Why a URI template does not parse.
@@ -91,6 +93,23 @@ impl UriTemplate {
         })
     }
 
+    /// A template a peer sent, kept as written: parsed when it parses, else (a level-2+
+    /// template, say) with no parameters and matching no URI. What a client lists.
+    ///
+    /// ```
+    /// use toolkit::resources::UriTemplate;
+    ///
+    /// let query = UriTemplate::as_written("search://{?q}");
+    /// assert_eq!(query.as_str(), "search://{?q}");
+    /// assert!(query.matches("search://?q=x").is_none());
+    /// ```
+    pub fn as_written(template: &str) -> Self {
+        UriTemplate::parse(template).unwrap_or_else(|_| UriTemplate {
+            source: template.to_owned(),
+            parts: vec![Part::Opaque],
+        })
+    }
+
     /// The template as written.
     pub fn as_str(&self) -> &str {
         &self.source
@@ -102,7 +121,7 @@ impl UriTemplate {
             .iter()
             .filter_map(|part| match part {
                 Part::Param(name) => Some(name.as_str()),
-                Part::Literal(_) => None,
+                Part::Literal(_) | Part::Opaque => None,
             })
             .collect()
     }
@@ -127,6 +146,7 @@ impl UriTemplate {
                     params.insert(name.clone(), Value::String(percent_decode(&rest[..end])?));
                     rest = &rest[end..];
                 }
+                Part::Opaque => return None,
             }
         }
         rest.is_empty().then_some(params)
