@@ -1,7 +1,8 @@
-//! The tools of the MCP conformance suite's reference "everything" server
-//! (`@modelcontextprotocol/conformance` 0.1.16, its server scenarios about tools), written with
+//! The tools, resources and prompts of the MCP conformance suite's reference "everything"
+//! server (`@modelcontextprotocol/conformance` 0.1.16, its server scenarios), written with
 //! toolkit's public API only: `#[toolset]` methods, a `ctx: &ToolContext` parameter for the
-//! ones that talk back, and `Image`, `Audio`, `Resource` and `ToolOutput` results. No rmcp type
+//! ones that talk back, `Image`, `Audio`, `Resource` and `ToolOutput` results, and
+//! `ResourceProxy`, `ResourceTemplateProxy` and `PromptProxy` for the rest. No rmcp type
 //! appears here. `scripts/conformance` builds it, starts it and runs the suite against it.
 //!
 //! ```text
@@ -14,10 +15,14 @@
 use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
+use toolkit::completion::Completer;
 use toolkit::context::{ContextError, SamplingRequest};
 use toolkit::mcp::{HttpOptions, McpServer};
 use toolkit::prelude::*;
+use toolkit::prompts::{PromptArgument, PromptDefinition};
+use toolkit::resources::{RequestError, ResourceDefinition, ResourceTemplateDefinition, arg};
 use toolkit::schemars::JsonSchema;
+use toolkit::{PromptProxy, ResourceContents, ResourceProxy, ResourceTemplateProxy};
 
 /// A 1x1 red PNG, the suite's own test image.
 const TEST_IMAGE_BASE64: &str = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg==";
@@ -297,6 +302,97 @@ enum TitledChoice {
     Value3,
 }
 
+/// The reference server's resources: a text one, a binary one, a templated one and one to
+/// subscribe to.
+fn with_resources(server: McpServer) -> Result<McpServer, Box<dyn std::error::Error>> {
+    let text = ResourceDefinition::new("test://static-text", "Static Text Resource")
+        .description("A static text resource for testing")
+        .mime_type("text/plain");
+    let binary = ResourceDefinition::new("test://static-binary", "Static Binary Resource")
+        .description("A static binary resource (image) for testing")
+        .mime_type("image/png");
+    let watched = ResourceDefinition::new("test://watched-resource", "Watched Resource")
+        .description("A resource that can be subscribed to")
+        .mime_type("text/plain");
+    let template =
+        ResourceTemplateDefinition::new("test://template/{id}/data", "Resource Template")?
+            .description("A resource template with parameter substitution")
+            .mime_type("application/json");
+    let template = ResourceTemplateProxy::from_fn(template, |params| {
+        let id: String = arg(&params, "id")?;
+        let data = serde_json::json!({"id": id, "templateTest": true, "data": format!("Data for ID: {id}")});
+        Ok::<_, RequestError>(data)
+    })
+    .with_completer("id", Completer::values(["1", "2", "3", "123"]));
+    Ok(server
+        .with_resource(ResourceProxy::from_fn(
+            text,
+            || "This is the content of the static text resource.",
+        ))
+        .with_resource(ResourceProxy::from_fn(binary, || ResourceContents {
+            uri: "test://static-binary".into(),
+            mime_type: Some("image/png".into()),
+            text: None,
+            blob: Some(TEST_IMAGE_BASE64.into()),
+        }))
+        .with_resource(ResourceProxy::from_fn(
+            watched,
+            || "Watched resource content",
+        ))
+        .with_resource_template(template))
+}
+
+/// The reference server's prompts: a simple one, one with arguments, one embedding a resource
+/// and one with an image.
+fn with_prompts(server: McpServer) -> McpServer {
+    let simple = PromptDefinition::new("test_simple_prompt")
+        .description("A simple prompt without arguments");
+    let with_args = PromptDefinition::new("test_prompt_with_arguments")
+        .description("A prompt with required arguments")
+        .argument(PromptArgument::required("arg1").description("First test argument"))
+        .argument(PromptArgument::required("arg2").description("Second test argument"));
+    let embedded = PromptDefinition::new("test_prompt_with_embedded_resource")
+        .description("A prompt that includes an embedded resource")
+        .argument(
+            PromptArgument::required("resourceUri").description("URI of the resource to embed"),
+        );
+    let image = PromptDefinition::new("test_prompt_with_image")
+        .description("A prompt that includes image content");
+    let text = |args: &serde_json::Map<String, Value>, name: &str| {
+        args.get(name)
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+            .to_owned()
+    };
+    server
+        .with_prompt(PromptProxy::from_fn(
+            simple,
+            |_| "This is a simple prompt for testing.",
+        ))
+        .with_prompt(
+            PromptProxy::from_fn(with_args, move |args| {
+                let (arg1, arg2) = (text(&args, "arg1"), text(&args, "arg2"));
+                format!("Prompt with arguments: arg1='{arg1}', arg2='{arg2}'")
+            })
+            .with_completer("arg1", Completer::values(["paris", "park", "party"])),
+        )
+        .with_prompt(PromptProxy::from_fn(embedded, move |args| {
+            let uri = text(&args, "resourceUri");
+            let resource =
+                Resource::text(uri, "text/plain", "Embedded resource content for testing.");
+            vec![
+                PromptMessage::user(resource),
+                PromptMessage::user("Please process the embedded resource above."),
+            ]
+        }))
+        .with_prompt(PromptProxy::from_fn(image, |_| {
+            vec![
+                PromptMessage::user(Image::from_base64(TEST_IMAGE_BASE64, "image/png")),
+                PromptMessage::user("Please analyze the image above."),
+            ]
+        }))
+}
+
 const USAGE: &str = "usage: conformance_server --stdio | --http ADDR [--stateless]";
 
 #[tokio::main]
@@ -304,6 +400,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let server = McpServer::new(Everything::to_tools())
         .with_name("toolkit-conformance", env!("CARGO_PKG_VERSION"));
+    let server = with_prompts(with_resources(server)?);
     match args.first().map(String::as_str) {
         Some("--stdio") => server.serve_stdio().await?,
         Some("--http") => {

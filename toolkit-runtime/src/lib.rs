@@ -17,6 +17,7 @@
 //! - [`chat`]: the provider-neutral conversation: messages, requests, replies, [`chat::ModelError`];
 //! - [`providers`]: definitions, calls and results in each provider's wire format;
 //! - `toolbox`: [`Toolbox`], dispatch by name under limits and hooks;
+//! - [`completion`], [`resources`], [`prompts`]: what an MCP server offers beside tools;
 //! - `builder`, `toolset`, [`registry`]: tools made at run time, toolsets, and the registry;
 //! - `__private` (`private.rs`): what generated code uses.
 
@@ -27,6 +28,7 @@ mod bounds;
 mod builder;
 mod call;
 pub mod chat;
+pub mod completion;
 mod content;
 pub mod context;
 mod definitions;
@@ -39,8 +41,10 @@ mod future;
 #[path = "private.rs"]
 pub mod __private;
 mod names;
+pub mod prompts;
 pub mod providers;
 pub mod registry;
+pub mod resources;
 pub mod schema;
 pub mod state;
 mod toolbox;
@@ -60,6 +64,8 @@ pub use context::{Elicited, ToolContext};
 pub use error::{ArgumentProblem, ToolError};
 pub use error_kind::ToolErrorKind;
 pub use names::{NameTaken, first_of_each_name};
+pub use prompts::{PromptMessage, PromptProxy};
 pub use providers::parse::ToolCalls;
+pub use resources::{RequestError, ResourceProxy, ResourceTemplateProxy};
 pub use toolbox::{Toolbox, ToolboxBuilder, ToolboxError};
 pub use toolset::Toolset;

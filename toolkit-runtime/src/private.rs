@@ -10,8 +10,14 @@ pub use crate::call::{
     OutputSchemaProbe, ParseFields, ReturnsContent, ReturnsJson, TypedHandler, TypedInput, output,
     output_ref, result_output,
 };
+pub use crate::completion::Completer;
 pub use crate::context::ToolContext;
+pub use crate::prompts::{PromptArgument, PromptDefinition, PromptProxy, PromptReturn};
 pub use crate::registry::ToolsetRegistration;
+pub use crate::resources::{
+    RequestError, ResourceDefinition, ResourceProxy, ResourceReturn, ResourceTemplateDefinition,
+    ResourceTemplateProxy, arg,
+};
 pub use crate::schema::build::{ParamSpec, param_schema, param_schema_option, parameters_schema};
 pub use crate::state::typed::*;
 pub use crate::state::{AgentState, MergeRule, StateError, StateKey, StateWiring, merge_list_into};
@@ -24,6 +30,22 @@ pub use crate::{
 use std::sync::Arc;
 
 use serde_json::Value;
+
+/// A `#[resource]` template's proxy. The macro checks the template at compile time with the
+/// same parser, so the error arm is unreachable; a template that still failed would be left out
+/// rather than panic in `into_resource_templates`.
+pub fn resource_template<F>(
+    uri_template: &str,
+    name: &str,
+    make: F,
+) -> Option<ResourceTemplateProxy>
+where
+    F: FnOnce(ResourceTemplateDefinition) -> ResourceTemplateProxy,
+{
+    ResourceTemplateDefinition::new(uri_template, name)
+        .ok()
+        .map(make)
+}
 
 /// A `#[toolset]` tool wired to its `#[toolset(state = ...)]` keys.
 pub fn wire_state(tool: ToolProxy, wiring: StateWiring) -> ToolProxy {

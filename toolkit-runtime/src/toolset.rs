@@ -3,8 +3,8 @@
 use std::marker::PhantomData;
 use std::sync::Arc;
 
-use crate::ToolProxy;
 use crate::registry::ToolsetRegistration;
+use crate::{PromptProxy, ResourceProxy, ResourceTemplateProxy, ToolProxy};
 
 /// A group of tools made from the `#[tool]` methods of one `impl` block.
 ///
@@ -41,6 +41,24 @@ pub trait Toolset: Send + Sync + Sized + 'static {
 
     /// One proxy per `#[tool]` method, all sharing this instance.
     fn into_tools(self: Arc<Self>) -> Vec<ToolProxy>;
+
+    /// One proxy per `#[resource]` method with a fixed URI, all sharing this instance; none
+    /// unless the block has some.
+    fn into_resources(self: Arc<Self>) -> Vec<ResourceProxy> {
+        Vec::new()
+    }
+
+    /// One proxy per `#[resource]` method with a URI template, all sharing this instance; none
+    /// unless the block has some.
+    fn into_resource_templates(self: Arc<Self>) -> Vec<ResourceTemplateProxy> {
+        Vec::new()
+    }
+
+    /// One proxy per `#[prompt]` method, all sharing this instance; none unless the block has
+    /// some.
+    fn into_prompts(self: Arc<Self>) -> Vec<PromptProxy> {
+        Vec::new()
+    }
 
     /// One proxy per `#[tool]` method, sharing one `Default` instance.
     fn to_tools() -> Vec<ToolProxy>

@@ -56,6 +56,10 @@ pub use toolkit_runtime::{
     ToolContext, ToolOutput, context,
 };
 pub use toolkit_runtime::{Limits, Toolbox, ToolboxBuilder, ToolboxError};
+pub use toolkit_runtime::{
+    PromptMessage, PromptProxy, RequestError, ResourceProxy, ResourceTemplateProxy, completion,
+    prompts, resources,
+};
 pub use toolkit_runtime::{ToolBuilder, ToolCalls, providers};
 
 pub mod state {
@@ -117,9 +121,9 @@ pub use serde_json;
 pub mod prelude {
     pub use crate::state::AgentState;
     pub use crate::{
-        Audio, Content, Elicited, Image, Resource, ResourceLink, ToolBuilder, ToolCall,
-        ToolCallResult, ToolCalls, ToolContext, ToolError, ToolOutput, ToolProxy, Toolbox, Toolset,
-        prompt, resource, tool, toolset,
+        Audio, Content, Elicited, Image, PromptMessage, Resource, ResourceLink, ToolBuilder,
+        ToolCall, ToolCallResult, ToolCalls, ToolContext, ToolError, ToolOutput, ToolProxy,
+        Toolbox, Toolset, prompt, resource, tool, toolset,
     };
     pub use serde_json::{Value, json};
 }

@@ -71,7 +71,7 @@ pub use typed::{Field, FieldReaders, FieldsProbe, HasFields, NoFields, ParseFiel
 
 pub(crate) use nulls::drop_omitted_nulls;
 pub(crate) use origin::CallOrigin;
-pub(crate) use panic::{CatchUnwind, panic_message};
+pub(crate) use panic::{CatchUnwind, caught, panic_message};
 pub(crate) use render::Rendering;
 pub(crate) use trace::CallSpan;
 pub(crate) use validate::ArgumentValidator;

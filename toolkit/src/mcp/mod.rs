@@ -26,11 +26,13 @@ mod server;
 #[doc(hidden)]
 pub use client::{__EventStreamRead, __read_event_stream};
 pub use client::{
-    DEFAULT_CALL_TIMEOUT, DEFAULT_MAX_LISTING_BYTES, DEFAULT_MAX_MESSAGE_BYTES,
+    CompletionRef, DEFAULT_CALL_TIMEOUT, DEFAULT_MAX_LISTING_BYTES, DEFAULT_MAX_MESSAGE_BYTES,
     DEFAULT_MAX_OUTPUT_BYTES, DEFAULT_MAX_SCHEMA_BYTES, DEFAULT_MAX_TOOLS, ElicitationHandler,
     McpClient, McpClientBuilder, McpTransport, SamplingHandler,
 };
-pub use server::{DEFAULT_MAX_BODY_BYTES, HttpOptions, HttpServerHandle, McpServer};
+pub use server::{
+    DEFAULT_MAX_BODY_BYTES, HttpOptions, HttpServerHandle, McpServer, ServerNotifier,
+};
 
 /// rmcp, re-exported for callers that need its protocol types.
 pub use rmcp;

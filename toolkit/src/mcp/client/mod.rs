@@ -13,6 +13,7 @@ mod listing;
 #[cfg(feature = "agent")]
 mod model_sampler;
 mod notices;
+mod offered;
 mod oversize;
 mod remote_tool;
 mod session;
@@ -33,6 +34,7 @@ use handlers::Handlers;
 pub use handlers::{ElicitationHandler, SamplingHandler};
 use listing::ListingLimits;
 pub use listing::{DEFAULT_MAX_LISTING_BYTES, DEFAULT_MAX_SCHEMA_BYTES, DEFAULT_MAX_TOOLS};
+pub use offered::CompletionRef;
 use remote_tool::remote_tool;
 use session::{Reconnect, Session, ToolListChanges};
 #[cfg(feature = "__test_hooks")]

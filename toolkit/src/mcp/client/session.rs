@@ -139,7 +139,7 @@ impl Session {
             .and_then(|info| info.server_info.clone())
     }
 
-    async fn peer(&self) -> Current {
+    pub(super) async fn peer(&self) -> Current {
         let connection = self.connection.read().await;
         Current {
             peer: connection.service.peer().clone(),
@@ -253,7 +253,7 @@ impl Session {
     /// Opens a new session unless another caller already replaced `generation`. Only the
     /// swap holds the connection's lock: calls go on (and fail fast on the closed connection,
     /// or wait for this reconnection through `reopening`) while it sleeps and connects.
-    async fn reconnect(&self, generation: u64) -> Result<(), McpError> {
+    pub(super) async fn reconnect(&self, generation: u64) -> Result<(), McpError> {
         let _reopening = self.reopening.lock().await;
         if self.connection.read().await.generation != generation {
             return Ok(());
@@ -301,7 +301,7 @@ impl Session {
         }
     }
 
-    fn failed(&self, what: &str, err: ServiceError) -> McpError {
+    pub(super) fn failed(&self, what: &str, err: ServiceError) -> McpError {
         McpError::Request {
             server: self.transport.to_string(),
             request: what.to_owned(),
@@ -363,7 +363,7 @@ async fn open_within(
 }
 
 /// Errors after which the request never reached a live server.
-fn is_connection_error(err: &ServiceError) -> bool {
+pub(super) fn is_connection_error(err: &ServiceError) -> bool {
     matches!(
         err,
         ServiceError::TransportClosed | ServiceError::TransportSend(_)
@@ -408,11 +408,11 @@ fn never_sent(err: &ServiceError) -> bool {
 }
 
 /// The connection a call goes through, as it was when the call began.
-struct Current {
-    peer: rmcp::Peer<RoleClient>,
+pub(super) struct Current {
+    pub(super) peer: rmcp::Peer<RoleClient>,
     routes: Arc<Routes>,
-    generation: u64,
-    closed: bool,
+    pub(super) generation: u64,
+    pub(super) closed: bool,
 }
 
 /// The client side of the session: says who we are and what we can answer, hears

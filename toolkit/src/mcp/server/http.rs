@@ -69,9 +69,13 @@ impl McpServer {
         manager.session_config.keep_alive = Some(options.session_idle_timeout);
         let manager = Arc::new(manager);
         let server = self.clone();
+        let stateless = options.stateless;
         let service: StreamableHttpService<McpServer, LocalSessionManager> =
             StreamableHttpService::new(
-                move || Ok(server.for_session()),
+                move || match stateless {
+                    true => Ok(server.for_stateless_request()),
+                    false => Ok(server.for_session()),
+                },
                 Arc::clone(&manager),
                 config,
             );

@@ -7,39 +7,47 @@
 //! never holds the async workers that answer every other request; those marked `inline`
 //! (`#[tool(inline)]`: they return at once) run on the workers, without the hop.
 
+mod catalog;
 mod connections;
 mod guard;
 mod host;
 mod http;
 mod listen;
+mod notifier;
 mod options;
 mod rmcp_fixes;
 mod sessions;
 mod stdio;
+mod tools;
 mod write_deadline;
 
 use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, CustomRequest,
-    CustomResult, ErrorCode, Implementation, ListToolsResult, PaginatedRequestParams,
-    ServerCapabilities, ServerConfig, Tool,
+    CallToolRequestParams, CallToolResponse, CallToolResult, CompleteRequestParams, CompleteResult,
+    CustomRequest, CustomResult, ErrorCode, GetPromptRequestParams, GetPromptResponse,
+    Implementation, ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult,
+    ListToolsResult, PaginatedRequestParams, ReadResourceRequestParams, ReadResourceResponse,
+    ServerCapabilities, ServerConfig, SubscribeRequestParams, Tool, UnsubscribeRequestParams,
 };
 // Deprecated by rmcp for the revision after MCP 2025-11-25 (SEP-2577); served while clients use it.
 #[allow(deprecated)]
 use rmcp::model::SetLevelRequestParams;
-use rmcp::service::RequestContext;
+use rmcp::service::{NotificationContext, RequestContext};
 use rmcp::{ErrorData, RoleServer, ServerHandler, ServiceExt};
-use serde_json::{Map, Value, json};
+use serde_json::Value;
 
 use crate::context::Data;
-use crate::providers::Format;
 use crate::{ToolCall, ToolError, ToolProxy, Toolbox};
 
 use super::McpError;
 use super::passthrough;
+use catalog::Catalog;
 pub use http::HttpServerHandle;
+pub use notifier::ServerNotifier;
 pub use options::{DEFAULT_MAX_BODY_BYTES, HttpOptions};
+use tools::{content_blocks, for_serving, mcp_tool};
 
 /// Serves a set of tools over MCP.
 ///
@@ -90,7 +98,15 @@ pub struct McpServer {
     inner: Arc<ServerInner>,
     /// What the client of one session set (its log level); each session served gets its own.
     session: Arc<host::SessionState>,
+    /// This session's number, for its resource subscriptions.
+    session_id: u64,
+    /// Whether this instance answers one request of a stateless HTTP server: no session, so
+    /// nothing to subscribe.
+    stateless: bool,
 }
+
+/// The next session's number.
+static SESSIONS: AtomicU64 = AtomicU64::new(1);
 
 struct ServerInner {
     /// Calls go through the toolbox, so its limits and policy hooks apply to MCP clients too.
@@ -101,6 +117,10 @@ struct ServerInner {
     instructions: Option<String>,
     /// What the tools read with `ctx.data::<T>()`, over the toolbox's own.
     data: Data,
+    /// Resources, templates and prompts.
+    catalog: Catalog,
+    /// The sessions to notify of changes, shared by every session of this server.
+    notifier: ServerNotifier,
 }
 
 impl std::fmt::Debug for McpServer {
@@ -153,8 +173,12 @@ impl McpServer {
                 info: Implementation::new("toolkit", env!("CARGO_PKG_VERSION")),
                 instructions: None,
                 data: Data::new(),
+                catalog: Catalog::default(),
+                notifier: ServerNotifier::default(),
             }),
             session: Arc::default(),
+            session_id: 0,
+            stateless: false,
         }
     }
 
@@ -167,11 +191,13 @@ impl McpServer {
             info: inner.info.clone(),
             instructions: inner.instructions.clone(),
             data: inner.data.clone(),
+            catalog: inner.catalog.clone(),
+            notifier: inner.notifier.clone(),
         };
         change(&mut inner);
         McpServer {
             inner: Arc::new(inner),
-            session: self.session,
+            ..self
         }
     }
 
@@ -207,6 +233,16 @@ impl McpServer {
         McpServer {
             inner: Arc::clone(&self.inner),
             session: Arc::default(),
+            session_id: SESSIONS.fetch_add(1, Ordering::Relaxed),
+            stateless: false,
+        }
+    }
+
+    /// The same server for one request of a stateless HTTP server.
+    fn for_stateless_request(&self) -> Self {
+        McpServer {
+            stateless: true,
+            ..self.for_session()
         }
     }
 
@@ -281,14 +317,6 @@ impl McpServer {
     }
 }
 
-/// A result's content blocks in rmcp's type. Ours serialize as MCP's own JSON, so rmcp reads
-/// them as they are; a block it could not read (none today) goes as the result's text.
-fn content_blocks(parts: &crate::providers::McpResult) -> Vec<ContentBlock> {
-    serde_json::to_value(&parts.content)
-        .and_then(serde_json::from_value)
-        .unwrap_or_else(|_| vec![ContentBlock::text(parts.text.clone())])
-}
-
 impl From<Vec<ToolProxy>> for McpServer {
     fn from(tools: Vec<ToolProxy>) -> Self {
         McpServer::new(tools)
@@ -301,83 +329,16 @@ impl From<Toolbox> for McpServer {
     }
 }
 
-/// The toolbox as the server runs it:
-///
-/// - each sync tool marked [`blocking`](crate::ToolOptions::blocking), unless it is marked
-///   [`inline`](crate::ToolOptions::inline) (it returns at once): its body then runs on tokio's
-///   blocking pool, at most [`max_threads`](crate::Limits::max_threads) calls of it at once
-///   (one more waits for a place, see [`Limits`](crate::Limits)), its arguments checked there
-///   too, and never on the async workers, which must stay free to answer every other request,
-///   a 401 included;
-/// - each tool's output cut at [`McpServer::DEFAULT_MAX_OUTPUT_BYTES`] unless the tool or the
-///   toolbox sets its own [`max_output_bytes`](crate::Limits::max_output_bytes).
-///
-/// Limits and hooks stay the toolbox's.
-fn for_serving(toolbox: Toolbox) -> Toolbox {
-    let uncapped = toolbox.limits().max_output_bytes.is_none();
-    let changed = |tool: &ToolProxy| {
-        let options = tool.options();
-        let moved = !tool.is_async() && !options.blocking && !options.inline;
-        moved || (uncapped && options.max_output_bytes.is_none())
-    };
-    if !toolbox.iter().any(changed) {
-        return toolbox;
-    }
-    let tools: Vec<ToolProxy> = toolbox
-        .iter()
-        .map(|tool| {
-            let tool = tool.clone();
-            if !changed(&tool) {
-                return tool;
-            }
-            let sync = !tool.is_async();
-            tool.with_options(|options| {
-                options.blocking |= sync && !options.inline;
-                if uncapped {
-                    options.max_output_bytes = options
-                        .max_output_bytes
-                        .or(Some(McpServer::DEFAULT_MAX_OUTPUT_BYTES));
-                }
-            })
-        })
-        .collect();
-    // Selecting no tool keeps the limits, concurrency and hooks; merging keeps the order.
-    let empty = toolbox
-        .select(std::iter::empty::<&str>())
-        .expect("selecting no tool cannot fail");
-    let marked = Toolbox::builder()
-        .tools("MCP server", tools)
-        .build()
-        .expect("a toolbox's names are unique");
-    empty.merge(marked).expect("a toolbox's names are unique")
-}
-
-/// A tool as `tools/list` describes it: its [`Format::Mcp`] definition, in rmcp's type.
-fn mcp_tool(tool: &ToolProxy) -> Tool {
-    let listed = tool
-        .definition_in(Format::Mcp)
-        .map_err(|err| err.to_string())
-        .and_then(|definition| serde_json::from_value(definition).map_err(|err| err.to_string()));
-    listed.unwrap_or_else(|err| {
-        // Only a parameters schema that is not a JSON object could fail here, and tools are
-        // built with object schemas; list the tool without its schema rather than not at all.
-        tracing::warn!(tool = tool.name(), error = %err, "tool listed without its schema");
-        Tool::new(
-            tool.name().to_owned(),
-            tool.description().to_owned(),
-            Map::from_iter([("type".to_owned(), json!("object"))]),
-        )
-    })
-}
-
 impl ServerHandler for McpServer {
     // `enable_logging`: deprecated by rmcp for the revision after MCP 2025-11-25 (SEP-2577).
     #[allow(deprecated)]
     fn get_info(&self) -> ServerConfig {
-        let capabilities = ServerCapabilities::builder()
+        let mut capabilities = ServerCapabilities::builder()
             .enable_tools()
+            .enable_tool_list_changed()
             .enable_logging()
             .build();
+        self.inner.catalog.declare(&mut capabilities);
         let config = ServerConfig::new(capabilities).with_server_info(self.inner.info.clone());
         match &self.inner.instructions {
             Some(instructions) => config.with_instructions(instructions.clone()),
@@ -443,6 +404,85 @@ impl ServerHandler for McpServer {
                 None,
             )),
         }
+    }
+
+    async fn on_initialized(&self, context: NotificationContext<RoleServer>) {
+        if !self.stateless {
+            self.inner.notifier.join(self.session_id, &context.peer);
+        }
+    }
+
+    async fn list_resources(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListResourcesResult, ErrorData> {
+        self.inner.catalog.list_resources()
+    }
+
+    async fn list_resource_templates(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListResourceTemplatesResult, ErrorData> {
+        self.inner.catalog.list_templates()
+    }
+
+    async fn read_resource(
+        &self,
+        request: ReadResourceRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ReadResourceResponse, ErrorData> {
+        let read = self.inner.catalog.read(&request.uri).await;
+        read.map(ReadResourceResponse::from)
+    }
+
+    /// Remembers that this session wants `notifications/resources/updated` for the URI.
+    #[allow(deprecated)]
+    async fn subscribe(
+        &self,
+        request: SubscribeRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        self.subscribe_session(request.uri, &context.peer)
+    }
+
+    #[allow(deprecated)]
+    async fn unsubscribe(
+        &self,
+        request: UnsubscribeRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        self.inner
+            .notifier
+            .unsubscribe(self.session_id, &request.uri);
+        Ok(())
+    }
+
+    async fn list_prompts(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListPromptsResult, ErrorData> {
+        self.inner.catalog.list_prompts()
+    }
+
+    async fn get_prompt(
+        &self,
+        request: GetPromptRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<GetPromptResponse, ErrorData> {
+        let catalog = &self.inner.catalog;
+        let got = catalog.get_prompt(&request.name, request.arguments).await;
+        got.map(GetPromptResponse::from)
+    }
+
+    async fn complete(
+        &self,
+        request: CompleteRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<CompleteResult, ErrorData> {
+        self.inner.catalog.complete(request).await
     }
 
     fn get_tool(&self, name: &str) -> Option<Tool> {

@@ -1,0 +1,131 @@
+//! The handle an application keeps to tell connected clients that something changed:
+//! `notifications/resources/updated` to the sessions subscribed to a URI, and the
+//! `list_changed` notifications to every session.
+
+use std::collections::HashSet;
+use std::sync::{Arc, Mutex, PoisonError};
+
+use rmcp::RoleServer;
+use rmcp::model::ResourceUpdatedNotificationParam;
+use rmcp::service::Peer;
+
+/// Tells the clients of an [`McpServer`](super::McpServer) that something changed; get it
+/// with [`McpServer::notifier`](super::McpServer::notifier) and keep it. Cheap to clone; every
+/// clone reaches the same sessions.
+///
+/// A client hears of a resource's change only while it is subscribed to its URI
+/// (`resources/subscribe`); the `list_changed` notifications go to every session that has
+/// initialized. Sessions that have closed are forgotten on the next send.
+///
+/// ```
+/// use toolkit::mcp::McpServer;
+///
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() {
+/// let server = McpServer::new(Vec::new());
+/// let notifier = server.notifier();
+/// // later, when config://app changes:
+/// assert_eq!(notifier.resource_updated("config://app").await, 0); // no one subscribed yet
+/// # }
+/// ```
+#[derive(Clone, Default)]
+pub struct ServerNotifier {
+    sessions: Arc<Mutex<Vec<Session>>>,
+}
+
+struct Session {
+    id: u64,
+    peer: Peer<RoleServer>,
+    subscriptions: HashSet<String>,
+}
+
+impl std::fmt::Debug for ServerNotifier {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let sessions = self.lock().len();
+        f.debug_struct("ServerNotifier")
+            .field("sessions", &sessions)
+            .finish()
+    }
+}
+
+impl ServerNotifier {
+    fn lock(&self) -> std::sync::MutexGuard<'_, Vec<Session>> {
+        self.sessions.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Remembers session `id` and how to reach it.
+    pub(super) fn join(&self, id: u64, peer: &Peer<RoleServer>) {
+        let mut sessions = self.lock();
+        sessions.retain(|session| !session.peer.is_transport_closed());
+        if !sessions.iter().any(|session| session.id == id) {
+            sessions.push(Session {
+                id,
+                peer: peer.clone(),
+                subscriptions: HashSet::new(),
+            });
+        }
+    }
+
+    pub(super) fn subscribe(&self, id: u64, peer: &Peer<RoleServer>, uri: String) {
+        self.join(id, peer);
+        if let Some(session) = self.lock().iter_mut().find(|session| session.id == id) {
+            session.subscriptions.insert(uri);
+        }
+    }
+
+    pub(super) fn unsubscribe(&self, id: u64, uri: &str) {
+        if let Some(session) = self.lock().iter_mut().find(|session| session.id == id) {
+            session.subscriptions.remove(uri);
+        }
+    }
+
+    /// The open sessions `choose` picks; closed ones are forgotten.
+    fn peers(&self, choose: impl Fn(&Session) -> bool) -> Vec<Peer<RoleServer>> {
+        let mut sessions = self.lock();
+        sessions.retain(|session| !session.peer.is_transport_closed());
+        sessions
+            .iter()
+            .filter(|session| choose(session))
+            .map(|session| session.peer.clone())
+            .collect()
+    }
+
+    /// Sends `notifications/resources/updated` for `uri` to every session subscribed to it;
+    /// the number of sessions it reached.
+    pub async fn resource_updated(&self, uri: &str) -> usize {
+        let peers = self.peers(|session| session.subscriptions.contains(uri));
+        let mut sent = 0;
+        for peer in peers {
+            let param = ResourceUpdatedNotificationParam::new(uri);
+            sent += usize::from(peer.notify_resource_updated(param).await.is_ok());
+        }
+        sent
+    }
+
+    /// Sends `notifications/resources/list_changed` to every session; the number it reached.
+    pub async fn resources_changed(&self) -> usize {
+        let mut sent = 0;
+        for peer in self.peers(|_| true) {
+            sent += usize::from(peer.notify_resource_list_changed().await.is_ok());
+        }
+        sent
+    }
+
+    /// Sends `notifications/prompts/list_changed` to every session; the number it reached.
+    pub async fn prompts_changed(&self) -> usize {
+        let mut sent = 0;
+        for peer in self.peers(|_| true) {
+            sent += usize::from(peer.notify_prompt_list_changed().await.is_ok());
+        }
+        sent
+    }
+
+    /// Sends `notifications/tools/list_changed` to every session; the number it reached.
+    pub async fn tools_changed(&self) -> usize {
+        let mut sent = 0;
+        for peer in self.peers(|_| true) {
+            sent += usize::from(peer.notify_tool_list_changed().await.is_ok());
+        }
+        sent
+    }
+}
