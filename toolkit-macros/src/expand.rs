@@ -178,6 +178,7 @@ fn expand_toolset(toolset: &Toolset) -> TokenStream {
         wiring::wire(&p, t, builder, toolset.state.as_ref(), &this)
     });
     let state_checks = wiring::checks(&p, toolset);
+    let (served, served_checks) = crate::mcp::overrides(&p, toolset);
     // A generic impl block has no one type to register.
     let registration = (toolset.register && item.generics.params.is_empty()).then(|| {
         quote! {
@@ -207,7 +208,9 @@ fn expand_toolset(toolset: &Toolset) -> TokenStream {
                 fn into_tools(self: #p::std::sync::Arc<Self>) -> #p::std::vec::Vec<#p::ToolProxy> {
                     #p::std::vec![#(#builders),*]
                 }
+                #served
             }
+            #served_checks
             #registration
             #state_checks
         };

@@ -3,8 +3,10 @@
 //! `valid` checks them and `expand` writes what the `Toolset` impl returns for them.
 
 mod ast;
+mod expand;
 mod template;
 mod valid;
 
 pub(crate) use ast::{PromptFn, ResourceFn};
+pub(crate) use expand::overrides;
 pub(crate) use valid::check;
