@@ -82,7 +82,7 @@ pub(crate) struct ToolAttrs {
 }
 
 /// The modes `#[tool(task = "...")]` takes, with the `TaskSupport` variant each sets.
-pub(crate) const TASK_MODES: &[(&str, &str)] = &[
+const TASK_MODES: &[(&str, &str)] = &[
     ("optional", "Optional"),
     ("required", "Required"),
     ("forbidden", "Forbidden"),

@@ -166,12 +166,14 @@ fn check_mcp_keys(cx: &Ctxt, attrs: &ToolAttrs) {
     }
     let mut seen = BTreeSet::new();
     for scope in &attrs.scopes {
-        if !is_scope_token(&scope.value) {
+        if scope.value.is_empty() {
+            cx.error_at(scope.span, "a scope cannot be empty");
+        } else if !is_scope_token(&scope.value) {
             cx.error_at(
                 scope.span,
                 format!(
-                    "scope `{}` is not an OAuth scope: one or more printable ASCII characters, \
-                     without spaces, `\"` or `\\` (RFC 6749, section 3.3)",
+                    "scope `{}` is not an OAuth scope: printable ASCII characters without \
+                     spaces, `\"` or `\\` (RFC 6749, section 3.3)",
                     scope.value
                 ),
             );
@@ -185,16 +187,13 @@ fn check_mcp_keys(cx: &Ctxt, attrs: &ToolAttrs) {
     if let Some(task) = &attrs.task
         && attr::task_variant(&task.value).is_none()
     {
-        let modes: Vec<_> = attr::TASK_MODES
-            .iter()
-            .map(|(mode, _)| format!("\"{mode}\""))
-            .collect();
         cx.error_at(
             task.span,
             format!(
-                "unknown task mode `{}`: expected `task` (a task is required) or `task = ` one of {}",
-                task.value,
-                modes.join(", ")
+                "unknown task mode `{}`: write `task = \"optional\"` (the client chooses), \
+                 `task` or `task = \"required\"` (it must run as a task), or \
+                 `task = \"forbidden\"`",
+                task.value
             ),
         );
     }

@@ -12,7 +12,9 @@ pub use crate::call::{
 };
 pub use crate::completion::Completer;
 pub use crate::context::ToolContext;
-pub use crate::prompts::{PromptArgument, PromptDefinition, PromptProxy, PromptReturn};
+pub use crate::prompts::{
+    PromptArgument, PromptDefinition, PromptMessage, PromptProxy, PromptReturn,
+};
 pub use crate::registry::ToolsetRegistration;
 pub use crate::resources::{
     RequestError, ResourceDefinition, ResourceProxy, ResourceReturn, ResourceTemplateDefinition,
@@ -23,8 +25,8 @@ pub use crate::state::typed::*;
 pub use crate::state::{AgentState, MergeRule, StateError, StateKey, StateWiring, merge_list_into};
 pub use crate::toolset::{DefaultProbe, NoDefault, ViaDefault, toolset_registration};
 pub use crate::{
-    TaskSupport, ToolAnnotations, ToolArgument, ToolDefinition, ToolErrorMessage, ToolOptions,
-    ToolProxy, ToolReturn, Toolset,
+    ResourceContents, TaskSupport, ToolAnnotations, ToolArgument, ToolDefinition, ToolErrorMessage,
+    ToolOptions, ToolProxy, ToolReturn, Toolset,
 };
 
 use std::sync::Arc;

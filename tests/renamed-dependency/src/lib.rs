@@ -14,6 +14,18 @@ impl CatalogToolset {
     fn lookup(&self, id: String) -> String {
         format!("item {id}")
     }
+
+    /// An item's record
+    #[resource(uri = "catalog://{id}", mime_type = "text/plain")]
+    fn record(&self, #[arg(complete = ["7", "8"])] id: u32) -> String {
+        format!("record {id}")
+    }
+
+    /// Describe an item
+    #[prompt]
+    async fn describe(&self, id: u32) -> String {
+        format!("Describe item {id}.")
+    }
 }
 
 /// A free function tool says so too.
@@ -35,5 +47,14 @@ mod tests {
             shout_tool().dynamic_call(json!({"text": "hi"})),
             json!("HI")
         );
+    }
+
+    #[test]
+    fn resources_and_prompts_of_a_renamed_dependency_are_generated() {
+        let catalog = std::sync::Arc::new(CatalogToolset);
+        let templates = std::sync::Arc::clone(&catalog).into_resource_templates();
+        assert_eq!(templates[0].uri_template().to_string(), "catalog://{id}");
+        assert!(templates[0].completer("id").is_some());
+        assert_eq!(catalog.into_prompts()[0].name(), "describe");
     }
 }

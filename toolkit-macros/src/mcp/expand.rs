@@ -49,18 +49,58 @@ pub(crate) fn overrides(p: &TokenStream, toolset: &Toolset) -> (TokenStream, Tok
             }
         });
     }
-    // Identities whose bounds put an unfit return type's error at the method's return type.
-    let checks = quote! {
+    // Where a method's return type meets its bound, once, at the user's type: past them the
+    // proxies see types that fit whatever the method returns, so an unfit one is not reported
+    // a second time at the attribute.
+    let resource_checks = quote! {
         #[doc(hidden)]
-        fn __toolkit_resource_return<R: #p::ResourceReturn>(returned: R) -> R {
-            returned
+        struct __ToolkitResource(
+            #p::std::boxed::Box<
+                dyn #p::std::ops::FnOnce(
+                    &str,
+                    #p::std::option::Option<&str>,
+                ) -> #p::std::result::Result<
+                    #p::std::vec::Vec<#p::ResourceContents>,
+                    #p::RequestError,
+                >,
+            >,
+        );
+        impl #p::ResourceReturn for __ToolkitResource {
+            fn into_contents(
+                self,
+                uri: &str,
+                mime_type: #p::std::option::Option<&str>,
+            ) -> #p::std::result::Result<#p::std::vec::Vec<#p::ResourceContents>, #p::RequestError> {
+                (self.0)(uri, mime_type)
+            }
         }
         #[doc(hidden)]
-        fn __toolkit_prompt_return<R: #p::PromptReturn>(returned: R) -> R {
-            returned
+        fn __toolkit_resource_return<R: #p::ResourceReturn + 'static>(returned: R) -> __ToolkitResource {
+            __ToolkitResource(#p::std::boxed::Box::new(move |uri, mime_type| {
+                #p::ResourceReturn::into_contents(returned, uri, mime_type)
+            }))
         }
     };
-    (methods, checks)
+    let prompt_checks = quote! {
+        #[doc(hidden)]
+        struct __ToolkitPrompt(
+            #p::std::result::Result<#p::std::vec::Vec<#p::PromptMessage>, #p::RequestError>,
+        );
+        impl #p::PromptReturn for __ToolkitPrompt {
+            fn into_messages(
+                self,
+            ) -> #p::std::result::Result<#p::std::vec::Vec<#p::PromptMessage>, #p::RequestError> {
+                self.0
+            }
+        }
+        #[doc(hidden)]
+        fn __toolkit_prompt_return<R: #p::PromptReturn>(returned: R) -> __ToolkitPrompt {
+            __ToolkitPrompt(#p::PromptReturn::into_messages(returned))
+        }
+    };
+    let resource_checks = (!toolset.resources.is_empty()).then_some(resource_checks);
+    let prompt_checks = (!toolset.prompts.is_empty()).then_some(prompt_checks);
+    (methods, quote!(#resource_checks #prompt_checks))
 }
 
 fn fixed_resource(p: &TokenStream, resource: &ResourceFn) -> TokenStream {
