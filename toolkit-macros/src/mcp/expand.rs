@@ -65,6 +65,7 @@ pub(crate) fn overrides(p: &TokenStream, toolset: &Toolset) -> (TokenStream, Tok
                 >,
             >,
         );
+        #[diagnostic::do_not_recommend]
         impl #p::ResourceReturn for __ToolkitResource {
             fn into_contents(
                 self,
@@ -86,6 +87,7 @@ pub(crate) fn overrides(p: &TokenStream, toolset: &Toolset) -> (TokenStream, Tok
         struct __ToolkitPrompt(
             #p::std::result::Result<#p::std::vec::Vec<#p::PromptMessage>, #p::RequestError>,
         );
+        #[diagnostic::do_not_recommend]
         impl #p::PromptReturn for __ToolkitPrompt {
             fn into_messages(
                 self,
