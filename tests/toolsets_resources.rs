@@ -292,6 +292,7 @@ async fn an_mcp_client_reads_gets_and_completes_them_through_the_server_on_loopb
 
     let tools = client.tools();
     assert_eq!(tools[0].name(), "lib_find");
+    assert_eq!(tools[0].definition().title.as_deref(), Some("Find a book"));
     let resources = client.list_resources().await.expect("resources/list");
     assert_eq!(resources.len(), 2);
     let templates = client
