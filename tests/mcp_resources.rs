@@ -462,29 +462,58 @@ async fn the_client_lists_reads_and_completes_the_reference_server() {
     .await
     .expect("connect");
     let resources = client.list_resources().await.expect("list resources");
-    println!(
-        "resources: {:?}",
-        resources.iter().map(|r| &r.uri).collect::<Vec<_>>()
+    let architecture = "demo://resource/static/document/architecture.md";
+    assert!(
+        resources.iter().any(|r| r.uri == architecture),
+        "{resources:?}"
     );
+    let read = client.read_resource(architecture).await.expect("read");
+    assert_eq!(read[0].mime_type.as_deref(), Some("text/markdown"));
+    assert!(
+        read[0]
+            .text
+            .as_deref()
+            .unwrap_or_default()
+            .starts_with("# Everything Server")
+    );
+
     let templates = client
         .list_resource_templates()
         .await
         .expect("list templates");
-    println!(
-        "templates: {:?}",
-        templates
-            .iter()
-            .map(|t| t.uri_template.as_str())
-            .collect::<Vec<_>>()
-    );
+    let text = &templates[0].uri_template;
+    assert_eq!(text.as_str(), "demo://resource/dynamic/text/{resourceId}");
+    let dynamic = client
+        .read_resource("demo://resource/dynamic/text/3")
+        .await
+        .expect("read");
+    assert_eq!(dynamic[0].uri, "demo://resource/dynamic/text/3");
+    assert!(dynamic[0].text.is_some(), "{dynamic:?}");
+
     let prompts = client.list_prompts().await.expect("list prompts");
-    println!(
-        "prompts: {:?}",
-        prompts
-            .iter()
-            .map(|p| (&p.name, &p.arguments))
-            .collect::<Vec<_>>()
+    let names: Vec<&str> = prompts.iter().map(|p| p.name.as_str()).collect();
+    assert!(
+        names.contains(&"args-prompt") && names.contains(&"completable-prompt"),
+        "{names:?}"
     );
-    let first = client.read_resource(&resources[0].uri).await.expect("read");
-    println!("read: {first:?}");
+    let got = client
+        .get_prompt("args-prompt", args(json!({"city": "Lyon"})))
+        .await
+        .expect("get");
+    assert!(
+        serde_json::to_string(&got).unwrap().contains("Lyon"),
+        "{got:?}"
+    );
+    let missing = client
+        .get_prompt("args-prompt", Map::new())
+        .await
+        .unwrap_err();
+    assert!(missing.to_string().contains("prompts/get"), "{missing}");
+
+    let reference = CompletionRef::Prompt("completable-prompt".into());
+    let departments = client
+        .complete(reference, "department", "E", Map::new())
+        .await
+        .expect("complete");
+    assert_eq!(departments.values, ["Engineering"]);
 }
