@@ -8,20 +8,11 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 use crate::completion::Completer;
+use crate::context::Role;
 use crate::resources::{RequestError, guarded};
 use crate::{BoxFuture, Content, Icon};
 
-/// Who says a prompt's message.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Role {
-    /// The user.
-    User,
-    /// The assistant.
-    Assistant,
-}
-
-/// One message of a prompt: a role and one content block (text, an image, audio, an embedded
+/// One message of a prompt: a role ([`Role`], as sampling's messages have) and one content block (text, an image, audio, an embedded
 /// resource or a resource link).
 ///
 /// ```
@@ -176,30 +167,14 @@ impl PromptDefinition {
         }
     }
 
-    /// With a name for people.
-    pub fn title(mut self, title: impl Into<String>) -> Self {
-        self.title = Some(title.into());
-        self
-    }
-
-    /// With a description.
-    pub fn description(mut self, description: impl Into<String>) -> Self {
-        self.description = Some(description.into());
-        self
-    }
-
     /// With one more argument.
     pub fn argument(mut self, argument: PromptArgument) -> Self {
         self.arguments.push(argument);
         self
     }
-
-    /// With one more icon.
-    pub fn icon(mut self, icon: Icon) -> Self {
-        self.icons.push(icon);
-        self
-    }
 }
+
+crate::resources::named_setters!(PromptDefinition);
 
 type GetFn = dyn Fn(Map<String, Value>) -> BoxFuture<'static, Result<Vec<PromptMessage>, RequestError>>
     + Send

@@ -193,8 +193,8 @@ pub struct ResourceDefinition {
     pub icons: Vec<Icon>,
 }
 
-/// Builder methods shared by the two definitions.
-macro_rules! definition_setters {
+/// The builder methods every definition has: resources', templates' and prompts'.
+macro_rules! named_setters {
     ($ty:ty) => {
         impl $ty {
             /// With a name for people.
@@ -203,29 +203,40 @@ macro_rules! definition_setters {
                 self
             }
 
+            /// With one more icon.
+            pub fn icon(mut self, icon: $crate::Icon) -> Self {
+                self.icons.push(icon);
+                self
+            }
+
             /// With a description.
             pub fn description(mut self, description: impl Into<String>) -> Self {
                 self.description = Some(description.into());
                 self
             }
+        }
+    };
+}
+pub(crate) use named_setters;
 
+named_setters!(ResourceDefinition);
+named_setters!(ResourceTemplateDefinition);
+
+/// The MIME type a read returns unless its body says otherwise.
+macro_rules! mime_type_setter {
+    ($ty:ty) => {
+        impl $ty {
             /// With a MIME type: the default of what a read returns.
             pub fn mime_type(mut self, mime_type: impl Into<String>) -> Self {
                 self.mime_type = Some(mime_type.into());
-                self
-            }
-
-            /// With one more icon.
-            pub fn icon(mut self, icon: Icon) -> Self {
-                self.icons.push(icon);
                 self
             }
         }
     };
 }
 
-definition_setters!(ResourceDefinition);
-definition_setters!(ResourceTemplateDefinition);
+mime_type_setter!(ResourceDefinition);
+mime_type_setter!(ResourceTemplateDefinition);
 
 impl ResourceDefinition {
     /// A resource at `uri` called `name`.
