@@ -144,6 +144,9 @@ pub(crate) fn parse_tool_args(cx: &Ctxt, args: TokenStream) -> ToolAttrs {
 
 fn parse_tool_key(attrs: &mut ToolAttrs, meta: &ParseNestedMeta) -> syn::Result<()> {
     let path = &meta.path;
+    if parse_mcp_tool_key(attrs, meta)? {
+        return Ok(());
+    }
     if path == NAME {
         let lit: LitStr = meta.value()?.parse()?;
         attrs.name = Some(Spanned {
@@ -153,21 +156,6 @@ fn parse_tool_key(attrs: &mut ToolAttrs, meta: &ParseNestedMeta) -> syn::Result<
     } else if path == DESCRIPTION {
         let lit: LitStr = meta.value()?.parse()?;
         attrs.description = Some(lit.value());
-    } else if path == TITLE {
-        attrs.title = Some(string(meta, TITLE)?);
-    } else if path == ICON {
-        attrs.icons.extend(strings(meta, ICON)?);
-    } else if path == SCOPES {
-        attrs.scopes.extend(strings(meta, SCOPES)?);
-    } else if path == TASK {
-        attrs.task = Some(if meta.input.peek(syn::Token![=]) {
-            string(meta, TASK)?
-        } else {
-            Spanned {
-                value: "required".to_owned(),
-                span: path.segments[0].ident.span(),
-            }
-        });
     } else if path == STRICT {
         attrs.strict = flag(meta)?;
     } else if path == BLOCKING {
@@ -271,6 +259,31 @@ fn literal_string(expr: &Expr) -> Option<Spanned<String>> {
         Expr::Group(group) => literal_string(&group.expr),
         _ => None,
     }
+}
+
+/// The keys that say what an MCP client shows of a tool and requires to call it: `title`,
+/// `icon`, `scopes`, `task`. `false` for any other key.
+fn parse_mcp_tool_key(attrs: &mut ToolAttrs, meta: &ParseNestedMeta) -> syn::Result<bool> {
+    let path = &meta.path;
+    if path == TITLE {
+        attrs.title = Some(string(meta, TITLE)?);
+    } else if path == ICON {
+        attrs.icons.extend(strings(meta, ICON)?);
+    } else if path == SCOPES {
+        attrs.scopes.extend(strings(meta, SCOPES)?);
+    } else if path == TASK {
+        attrs.task = Some(if meta.input.peek(syn::Token![=]) {
+            string(meta, TASK)?
+        } else {
+            Spanned {
+                value: "required".to_owned(),
+                span: path.segments[0].ident.span(),
+            }
+        });
+    } else {
+        return Ok(false);
+    }
+    Ok(true)
 }
 
 /// `strict` or `strict = true`.

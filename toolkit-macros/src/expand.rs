@@ -37,6 +37,7 @@ pub(crate) fn toolset(args: TokenStream, item: ItemImpl) -> TokenStream {
     let cx = Ctxt::default();
     let toolset = Toolset::from_impl(&cx, args, item);
     valid::check_toolset(&cx, &toolset);
+    crate::mcp::check(&cx, &toolset);
     let item = &toolset.item;
     match cx.check() {
         Ok(()) => {

@@ -17,6 +17,7 @@ mod mcp;
 mod params;
 mod state;
 mod symbol;
+mod template;
 mod types;
 mod valid;
 mod wiring;

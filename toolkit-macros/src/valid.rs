@@ -42,7 +42,6 @@ pub(crate) fn check_toolset(cx: &Ctxt, toolset: &Toolset) {
              #[resource] or #[prompt]",
         );
     }
-    crate::mcp::check(cx, toolset);
     let mut seen: BTreeMap<&str, ()> = BTreeMap::new();
     for tool in &toolset.tools {
         check_tool(cx, tool, true);

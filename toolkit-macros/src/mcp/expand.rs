@@ -7,8 +7,7 @@ use proc_macro2::TokenStream;
 use quote::{format_ident, quote, quote_spanned};
 use syn::spanned::Spanned as _;
 
-use super::ast::{PromptFn, ResourceFn};
-use crate::ast::{Arg, Method, Toolset};
+use crate::ast::{Arg, Method, PromptFn, ResourceFn, Toolset};
 use crate::attr::Completion;
 use crate::params::{binding, decoded_type, default_expr};
 use crate::types;
@@ -49,9 +48,13 @@ pub(crate) fn overrides(p: &TokenStream, toolset: &Toolset) -> (TokenStream, Tok
             }
         });
     }
-    // Where a method's return type meets its bound, once, at the user's type: past them the
-    // proxies see types that fit whatever the method returns, so an unfit one is not reported
-    // a second time at the attribute.
+    (methods, return_checks(p, toolset))
+}
+
+/// Where a method's return type meets its bound, once, at the user's type: past them the
+/// proxies see types that fit whatever the method returns, so an unfit one is not reported a
+/// second time at the attribute.
+fn return_checks(p: &TokenStream, toolset: &Toolset) -> TokenStream {
     let resource_checks = quote! {
         #[doc(hidden)]
         struct __ToolkitResource(
@@ -102,7 +105,7 @@ pub(crate) fn overrides(p: &TokenStream, toolset: &Toolset) -> (TokenStream, Tok
     };
     let resource_checks = (!toolset.resources.is_empty()).then_some(resource_checks);
     let prompt_checks = (!toolset.prompts.is_empty()).then_some(prompt_checks);
-    (methods, quote!(#resource_checks #prompt_checks))
+    quote!(#resource_checks #prompt_checks)
 }
 
 fn fixed_resource(p: &TokenStream, resource: &ResourceFn) -> TokenStream {

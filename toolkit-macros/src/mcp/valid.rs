@@ -2,8 +2,7 @@
 
 use std::collections::BTreeSet;
 
-use super::ast::{PromptFn, ResourceFn};
-use crate::ast::{Arg, Method, Toolset};
+use crate::ast::{Arg, Method, PromptFn, ResourceFn, Toolset};
 use crate::attr::Completion;
 use crate::ctxt::Ctxt;
 use crate::types;
@@ -64,7 +63,7 @@ fn check_resource(cx: &Ctxt, resource: &ResourceFn) {
         }
         return;
     }
-    if !super::template::has_scheme(&uri.value) {
+    if !crate::template::has_scheme(&uri.value) {
         cx.error_at(
             uri.span,
             format!(

@@ -1,4 +1,4 @@
-//! URI templates (RFC 6570, level 1): `users://{id}/profile` is literal text and `{name}`
+//! `#[resource]` URI templates (RFC 6570, level 1, as the runtime's `UriTemplate` reads them): `users://{id}/profile` is literal text and `{name}`
 //! expressions, each filled by the method parameter of that name.
 
 /// One piece of a template.

@@ -10,9 +10,12 @@ use crate::attr::{self, ArgAttrs, ArgDefault, Spanned, ToolAttrs};
 use crate::case;
 use crate::ctxt::Ctxt;
 use crate::docs;
-use crate::mcp::{PromptFn, ResourceFn};
 use crate::symbol::{ARG, DOC, PROMPT, RESOURCE, TOOL, TOOLKIT};
 use crate::types::{self, ContextUse};
+
+mod served;
+
+pub(crate) use served::{PromptFn, ResourceFn};
 
 pub(crate) struct Toolset {
     /// The path generated code names toolkit by (`::toolkit` unless `crate = "..."`).

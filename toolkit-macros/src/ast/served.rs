@@ -2,11 +2,11 @@
 
 use proc_macro2::Span;
 
-use super::template::{self, Part};
-use crate::ast::Method;
+use super::Method;
 use crate::attr::{self, Spanned, unknown_key};
 use crate::ctxt::Ctxt;
 use crate::symbol::*;
+use crate::template::{self, Part};
 
 /// The keys of `#[resource(...)]` and `#[prompt(...)]` (a prompt takes no `uri`/`mime_type`).
 #[derive(Default)]
@@ -66,7 +66,7 @@ impl ResourceFn {
             uri,
             name: attrs
                 .name
-                .map_or_else(|| crate::ast::unraw(&method.ident), |name| name.value),
+                .map_or_else(|| super::unraw(&method.ident), |name| name.value),
             title: attrs.title,
             description: attrs.description.or(doc),
             mime_type: attrs.mime_type,
@@ -104,7 +104,7 @@ impl PromptFn {
         let attrs = parse_item_attrs(cx, attr, PROMPT, PROMPT_KEYS);
         let (method, doc) = Method::from_sig(cx, fn_attrs, sig);
         let name = attrs.name.unwrap_or_else(|| Spanned {
-            value: crate::ast::unraw(&method.ident),
+            value: super::unraw(&method.ident),
             span: method.ident.span(),
         });
         PromptFn {
