@@ -332,3 +332,46 @@ async fn an_mcp_client_reads_gets_and_completes_them_through_the_server_on_loopb
     let _ = stop.send(());
     let _ = serving.await;
 }
+
+/// A toolset of resources and prompts only, with borrowed and raw-named parameters.
+#[derive(Default)]
+struct Notes;
+
+#[toolset]
+impl Notes {
+    /// A note by kind
+    #[resource(uri = "notes://{type}/{name}")]
+    fn note(&self, r#type: String, name: &str) -> String {
+        format!("{type} note {name}")
+    }
+
+    /// Repeat a text
+    #[prompt]
+    async fn echo(&self, text: &str, #[arg(default)] times: usize) -> String {
+        text.repeat(times.max(1))
+    }
+}
+
+#[tokio::test]
+async fn raw_and_borrowed_parameters_are_filled_and_a_toolset_may_have_no_tools() {
+    let notes = Arc::new(Notes);
+    assert!(Arc::clone(&notes).into_tools().is_empty());
+    assert!(Arc::clone(&notes).into_resources().is_empty());
+    let templates = Arc::clone(&notes).into_resource_templates();
+    let read = templates[0].read("notes://todo/milk").await.unwrap();
+    assert_eq!(read[0].text.as_deref(), Some("todo note milk"));
+    let prompts = notes.into_prompts();
+    let once = prompts[0].get(args(json!({"text": "hi"}))).await.unwrap();
+    assert_eq!(
+        serde_json::to_value(&once).unwrap()[0]["content"]["text"],
+        "hi"
+    );
+    let twice = prompts[0]
+        .get(args(json!({"text": "hi", "times": "2"})))
+        .await
+        .unwrap();
+    assert_eq!(
+        serde_json::to_value(&twice).unwrap()[0]["content"]["text"],
+        "hihi"
+    );
+}
