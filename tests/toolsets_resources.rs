@@ -8,7 +8,7 @@ use serde_json::{Map, Value};
 use toolkit::completion::Completion;
 use toolkit::mcp::{CompletionRef, HttpOptions, McpClient, McpServer, McpTransport};
 use toolkit::prelude::*;
-use toolkit::{RequestError, ResourceContents};
+use toolkit::{Icon, RequestError, ResourceContents};
 
 struct Library {
     books: Vec<(u32, &'static str)>,
@@ -29,7 +29,8 @@ impl Library {
     #[resource(
         uri = "library://hours",
         mime_type = "text/plain",
-        title = "Opening hours"
+        title = "Opening hours",
+        icon = "https://example.com/clock.svg"
     )]
     fn hours(&self) -> String {
         "9 to 17".to_owned()
@@ -83,7 +84,7 @@ impl Library {
     }
 
     /// Ask for a review of a book
-    #[prompt(title = "Review a book")]
+    #[prompt(title = "Review a book", icon = ["https://example.com/a.png", "https://example.com/b.png"])]
     fn review(
         &self,
         #[arg(description = "The book's id", complete = book_ids)] id: u32,
@@ -143,7 +144,9 @@ async fn fixed_resources_are_listed_with_their_definitions_and_read() {
         hours.description.as_deref(),
         Some("When the library is open")
     );
+    assert_eq!(hours.icons, [Icon::new("https://example.com/clock.svg")]);
     assert_eq!(resources[1].definition().name, "logo");
+    assert!(resources[1].definition().icons.is_empty());
 
     let text = resources[0].read().await.unwrap();
     assert_eq!(text[0].text.as_deref(), Some("9 to 17"));
@@ -201,6 +204,7 @@ async fn prompts_list_their_arguments_and_fill_them_from_strings() {
     let review = prompts[0].definition();
     assert_eq!(review.name, "review");
     assert_eq!(review.title.as_deref(), Some("Review a book"));
+    assert_eq!(review.icons.len(), 2);
     let arguments: Vec<_> = review
         .arguments
         .iter()

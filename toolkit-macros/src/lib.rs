@@ -69,7 +69,8 @@ pub fn tool(args: TokenStream, input: TokenStream) -> TokenStream {
 ///
 /// Keys: `uri` (required; a template when it holds `{name}` variables, each filled by the
 /// method's parameter of that name, parsed into its type), `mime_type`, `name` (default: the
-/// method's name), `title` and `description` (default: the doc comment). The method takes
+/// method's name), `title`, `description` (default: the doc comment) and `icon` (as on a
+/// tool). The method takes
 /// `&self`, may be async, and returns the contents: a `String` (text), a `Vec<u8>` (a blob),
 /// `ResourceContents`, a `Vec<ResourceContents>`, or a `Result` of one of them whose error is
 /// `Display`. A template parameter may take `#[arg(complete = ["a", "b"])]` or
@@ -84,15 +85,16 @@ pub fn resource(args: TokenStream, input: TokenStream) -> TokenStream {
 
 /// Marks a method of a `#[toolset]` impl block as an MCP prompt.
 ///
-/// Keys: `name` (default: the method's name), `title` and `description` (default: the doc
-/// comment). Its parameters are the prompt's arguments, parsed from the strings a client sends
-/// into their types: an `Option<T>` or `#[arg(default)]` one may be left out, the others are
-/// required. `#[arg(description = "...")]` (or a doc comment) describes one;
-/// `#[arg(complete = ["a", "b"])]` completes it from a list, `#[arg(complete = method)]` with
-/// a method of the toolset that takes what the user typed so far (`&str`) and returns the
-/// values (`Vec<String>`, sync or async). The method takes `&self`, may be async, and returns
-/// a `String` (one user message), a `PromptMessage`, a `Vec<PromptMessage>`, or a `Result` of
-/// one of them whose error is `Display`.
+/// Keys: `name` (default: the method's name), `title`, `description` (default: the doc
+/// comment) and `icon` (as on a tool). Its parameters are the prompt's arguments, parsed from
+/// the strings a client sends into their types: an `Option<T>` or `#[arg(default)]` one may be
+/// left out, the others are required. `#[arg(description = "...")]` (or a doc comment)
+/// describes one; `#[arg(complete = ["a", "b"])]` completes it from a list,
+/// `#[arg(complete = method)]` with a method of the toolset that takes what the user typed so
+/// far (`&str`) and returns the values (any `IntoIterator` of strings, sync or async). The
+/// method takes `&self`, may be async, and returns a `String` (one user message), a
+/// `PromptMessage`, a `Vec<PromptMessage>`, or a `Result` of one of them whose error is
+/// `Display`.
 #[proc_macro_attribute]
 pub fn prompt(args: TokenStream, input: TokenStream) -> TokenStream {
     expand::outside_toolset(symbol::PROMPT, args.into(), input.into()).into()

@@ -84,10 +84,10 @@ pub(crate) const TOOL_KEYS: &[Symbol] = &[
 pub(crate) const ARG_KEYS: &[Symbol] = &[DESCRIPTION, DEFAULT, REQUIRED, FROM_STATE, COMPLETE];
 
 /// The keys of `#[resource(...)]`, in the order an unknown-key error lists them.
-pub(crate) const RESOURCE_KEYS: &[Symbol] = &[URI, NAME, TITLE, DESCRIPTION, MIME_TYPE];
+pub(crate) const RESOURCE_KEYS: &[Symbol] = &[URI, NAME, TITLE, DESCRIPTION, MIME_TYPE, ICON];
 
 /// The keys of `#[prompt(...)]`, in the order an unknown-key error lists them.
-pub(crate) const PROMPT_KEYS: &[Symbol] = &[NAME, TITLE, DESCRIPTION];
+pub(crate) const PROMPT_KEYS: &[Symbol] = &[NAME, TITLE, DESCRIPTION, ICON];
 
 /// The keys of `#[state(...)]` on a field, in the order an unknown-key error lists them.
 pub(crate) const STATE_KEYS: &[Symbol] = &[REPLACE, MERGE];

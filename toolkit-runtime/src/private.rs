@@ -25,8 +25,8 @@ pub use crate::state::typed::*;
 pub use crate::state::{AgentState, MergeRule, StateError, StateKey, StateWiring, merge_list_into};
 pub use crate::toolset::{DefaultProbe, NoDefault, ViaDefault, toolset_registration};
 pub use crate::{
-    ResourceContents, TaskSupport, ToolAnnotations, ToolArgument, ToolDefinition, ToolErrorMessage,
-    ToolOptions, ToolProxy, ToolReturn, Toolset,
+    Icon, ResourceContents, TaskSupport, ToolAnnotations, ToolArgument, ToolDefinition,
+    ToolErrorMessage, ToolOptions, ToolProxy, ToolReturn, Toolset,
 };
 
 use std::sync::Arc;

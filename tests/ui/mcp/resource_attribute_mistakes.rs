@@ -29,6 +29,12 @@ impl Docs {
         String::new()
     }
 
+    /// An icon a client should not load
+    #[resource(uri = "docs://c", icon = "http://example.com/c.png")]
+    fn insecure_icon(&self) -> String {
+        String::new()
+    }
+
     /// A receiver by value and a context
     #[resource(uri = "docs://{id}")]
     fn owned(self, id: u32, ctx: &ToolContext) -> String {

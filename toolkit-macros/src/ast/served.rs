@@ -16,6 +16,7 @@ pub(crate) struct ItemAttrs {
     pub title: Option<Spanned<String>>,
     pub description: Option<String>,
     pub mime_type: Option<Spanned<String>>,
+    pub icons: Vec<Spanned<String>>,
 }
 
 /// A `#[resource(...)]` method: a fixed resource, or a template when its URI has variables.
@@ -30,6 +31,7 @@ pub(crate) struct ResourceFn {
     pub title: Option<Spanned<String>>,
     pub description: Option<String>,
     pub mime_type: Option<Spanned<String>>,
+    pub icons: Vec<Spanned<String>>,
 }
 
 /// A `#[prompt(...)]` method.
@@ -39,6 +41,7 @@ pub(crate) struct PromptFn {
     pub name: Spanned<String>,
     pub title: Option<Spanned<String>>,
     pub description: Option<String>,
+    pub icons: Vec<Spanned<String>>,
 }
 
 impl ResourceFn {
@@ -70,6 +73,7 @@ impl ResourceFn {
             title: attrs.title,
             description: attrs.description.or(doc),
             mime_type: attrs.mime_type,
+            icons: attrs.icons,
             method,
         }
     }
@@ -111,6 +115,7 @@ impl PromptFn {
             name,
             title: attrs.title,
             description: attrs.description.or(doc),
+            icons: attrs.icons,
             method,
         }
     }
@@ -140,6 +145,8 @@ fn parse_item_attrs(
             attrs.description = Some(attr::string(&meta, DESCRIPTION)?.value);
         } else if known && path == MIME_TYPE {
             attrs.mime_type = Some(attr::string(&meta, MIME_TYPE)?);
+        } else if known && path == ICON {
+            attrs.icons.extend(attr::strings(&meta, ICON)?);
         } else {
             return Err(unknown_key(&meta, attribute, keys));
         }

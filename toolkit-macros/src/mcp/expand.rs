@@ -8,7 +8,7 @@ use quote::{format_ident, quote, quote_spanned};
 use syn::spanned::Spanned as _;
 
 use crate::ast::{Arg, Method, PromptFn, ResourceFn, Toolset};
-use crate::attr::Completion;
+use crate::attr::{Completion, Spanned};
 use crate::params::{binding, decoded_type, default_expr};
 use crate::types;
 
@@ -111,7 +111,7 @@ fn return_checks(p: &TokenStream, toolset: &Toolset) -> TokenStream {
 fn fixed_resource(p: &TokenStream, resource: &ResourceFn) -> TokenStream {
     let definition = {
         let (uri, name) = (&resource.uri.value, &resource.name);
-        let setters = setters(resource);
+        let setters = setters(p, resource);
         quote!(#p::ResourceDefinition::new(#uri, #name) #setters)
     };
     let body = body(
@@ -126,7 +126,7 @@ fn fixed_resource(p: &TokenStream, resource: &ResourceFn) -> TokenStream {
 
 fn template(p: &TokenStream, toolset: &Toolset, resource: &ResourceFn) -> TokenStream {
     let (uri, name) = (&resource.uri.value, &resource.name);
-    let setters = setters(resource);
+    let setters = setters(p, resource);
     let body = body(
         p,
         &resource.method,
@@ -152,6 +152,7 @@ fn prompt(p: &TokenStream, toolset: &Toolset, prompt: &PromptFn) -> TokenStream 
         .description
         .as_ref()
         .map(|d| quote!(.description(#d)));
+    let icons = icons(p, &prompt.icons);
     let arguments = prompt.method.args.iter().map(|arg| {
         let key = arg.key();
         let kind = if is_optional(arg) {
@@ -162,7 +163,8 @@ fn prompt(p: &TokenStream, toolset: &Toolset, prompt: &PromptFn) -> TokenStream 
         let description = arg.description.as_ref().map(|d| quote!(.description(#d)));
         quote!(.argument(#p::PromptArgument::#kind(#key) #description))
     });
-    let definition = quote!(#p::PromptDefinition::new(#name) #title #description #(#arguments)*);
+    let definition =
+        quote!(#p::PromptDefinition::new(#name) #title #description #icons #(#arguments)*);
     let body = body(p, &prompt.method, "__toolkit_prompt_return", Params::Map);
     let make = constructor(p, &prompt.method, quote!(PromptProxy));
     let completers = completers(p, toolset, &prompt.method);
@@ -174,8 +176,14 @@ fn is_optional(arg: &Arg) -> bool {
     arg.default.is_some() || types::is_option(&arg.ty)
 }
 
-/// `.title(..)`, `.description(..)` and `.mime_type(..)` of a resource's definition.
-fn setters(resource: &ResourceFn) -> TokenStream {
+/// `.icon(Icon::new(..))` for each icon.
+fn icons(p: &TokenStream, icons: &[Spanned<String>]) -> TokenStream {
+    let icons = icons.iter().map(|icon| &icon.value);
+    quote!(#(.icon(#p::Icon::new(#icons)))*)
+}
+
+/// `.title(..)`, `.description(..)`, `.mime_type(..)` and icons of a resource's definition.
+fn setters(p: &TokenStream, resource: &ResourceFn) -> TokenStream {
     let title = resource.title.as_ref().map(|t| {
         let t = &t.value;
         quote!(.title(#t))
@@ -188,7 +196,8 @@ fn setters(resource: &ResourceFn) -> TokenStream {
         let m = &m.value;
         quote!(.mime_type(#m))
     });
-    quote!(#title #description #mime)
+    let icons = icons(p, &resource.icons);
+    quote!(#title #description #mime #icons)
 }
 
 /// `Proxy::from_fn` or `Proxy::from_async_fn`, as the method is.

@@ -6,7 +6,7 @@ use crate::ast::{Arg, Method, PromptFn, ResourceFn, Toolset};
 use crate::attr::Completion;
 use crate::ctxt::Ctxt;
 use crate::types;
-use crate::valid::{check_receiver, check_title};
+use crate::valid::{check_icon, check_receiver, check_title};
 
 pub(crate) fn check(cx: &Ctxt, toolset: &Toolset) {
     let mut uris = BTreeSet::new();
@@ -39,6 +39,9 @@ fn check_resource(cx: &Ctxt, resource: &ResourceFn) {
     check_method(cx, &resource.method, "resource");
     if let Some(title) = &resource.title {
         check_title(cx, title);
+    }
+    for icon in &resource.icons {
+        check_icon(cx, icon);
     }
     if let Some(mime) = &resource.mime_type
         && !is_media_type(&mime.value)
@@ -160,6 +163,9 @@ fn check_prompt(cx: &Ctxt, prompt: &PromptFn) {
     check_method(cx, &prompt.method, "prompt");
     if let Some(title) = &prompt.title {
         check_title(cx, title);
+    }
+    for icon in &prompt.icons {
+        check_icon(cx, icon);
     }
     if prompt.name.value.trim().is_empty() {
         cx.error_at(prompt.name.span, "a prompt name cannot be empty");
