@@ -517,3 +517,59 @@ async fn the_client_lists_reads_and_completes_the_reference_server() {
         .expect("complete");
     assert_eq!(departments.values, ["Engineering"]);
 }
+
+#[tokio::test]
+async fn a_failing_or_panicking_body_is_an_internal_error_and_the_server_goes_on() {
+    let failing = ResourceDefinition::new("db://down", "down");
+    let panicking = ResourceDefinition::new("db://boom", "boom");
+    let prompt = PromptDefinition::new("boom");
+    let handle = McpServer::new(Vec::new())
+        .with_resource(ResourceProxy::from_fn(failing, || {
+            Err::<String, _>("the database is down")
+        }))
+        .with_resource(ResourceProxy::from_fn(panicking, || -> String {
+            panic!("a bug in the body")
+        }))
+        .with_prompt(PromptProxy::from_async_fn(prompt, |_| async {
+            if true {
+                panic!("a bug in the prompt");
+            }
+            "never"
+        }))
+        .spawn_http("127.0.0.1:0", HttpOptions::default())
+        .await
+        .expect("serve");
+    let url = format!("http://{}/mcp", handle.local_addr());
+    let client = McpClient::connect(McpTransport::http(url))
+        .await
+        .expect("connect");
+    let down = client
+        .read_resource("db://down")
+        .await
+        .unwrap_err()
+        .to_string();
+    assert!(
+        down.contains("-32603") && down.contains("the database is down"),
+        "{down}"
+    );
+    let boom = client
+        .read_resource("db://boom")
+        .await
+        .unwrap_err()
+        .to_string();
+    assert!(
+        boom.contains("-32603") && boom.contains("panicked: a bug in the body"),
+        "{boom}"
+    );
+    let prompt = client
+        .get_prompt("boom", Map::new())
+        .await
+        .unwrap_err()
+        .to_string();
+    assert!(prompt.contains("panicked: a bug in the prompt"), "{prompt}");
+    assert_eq!(
+        client.list_resources().await.expect("still serving").len(),
+        2
+    );
+    handle.shutdown().await.expect("shutdown");
+}
