@@ -1,4 +1,5 @@
-//! Code generation: one `ToolProxy` builder per tool, the `Toolset` impl, and the registration.
+//! Code generation: one `ToolProxy` builder per tool, the `Toolset` impl (with the resources
+//! and prompts `mcp::expand` writes), and the registration.
 //!
 //! Generated code names everything through `#krate::__private_<version>`, bound once per
 //! expansion (see [`import_private`]), never through what the user imported. When the input has mistakes, the user's impl block is still emitted (without our

@@ -1,6 +1,6 @@
-//! The input as our own model: a toolset, its tools, their arguments. Parsing also strips the
-//! attributes only we understand (`#[tool]`, `#[arg]`, doc comments on parameters) from the impl
-//! block that is emitted back.
+//! The input as our own model: a toolset, its tools, resources and prompts (`served`), their
+//! arguments. Parsing also strips the attributes only we understand (`#[tool]`, `#[resource]`,
+//! `#[prompt]`, `#[arg]`, doc comments on parameters) from the impl block that is emitted back.
 
 use proc_macro2::{Span, TokenStream};
 use syn::spanned::Spanned as _;
