@@ -50,12 +50,56 @@ pub trait Toolset: Send + Sync + Sized + 'static {
 
     /// One proxy per `#[resource]` method with a URI template, all sharing this instance; none
     /// unless the block has some.
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// use toolkit::prelude::*;
+    ///
+    /// struct Users;
+    ///
+    /// #[toolset]
+    /// impl Users {
+    ///     /// A user's profile
+    ///     #[resource(uri = "users://{id}/profile", mime_type = "text/plain")]
+    ///     fn profile(&self, #[arg(complete = ["7", "42"])] id: u32) -> String {
+    ///         format!("user {id}")
+    ///     }
+    /// }
+    ///
+    /// # tokio::runtime::Runtime::new().unwrap().block_on(async {
+    /// let templates = Arc::new(Users).into_resource_templates();
+    /// let read = templates[0].read("users://42/profile").await.unwrap();
+    /// assert_eq!(read[0].text.as_deref(), Some("user 42"));
+    /// assert!(templates[0].read("users://ada/profile").await.is_err()); // not a u32
+    /// # });
+    /// ```
     fn into_resource_templates(self: Arc<Self>) -> Vec<ResourceTemplateProxy> {
         Vec::new()
     }
 
     /// One proxy per `#[prompt]` method, all sharing this instance; none unless the block has
     /// some.
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// use toolkit::prelude::*;
+    ///
+    /// struct Reviews;
+    ///
+    /// #[toolset]
+    /// impl Reviews {
+    ///     /// Ask for a code review
+    ///     #[prompt]
+    ///     fn review(&self, code: String, focus: Option<String>) -> Vec<PromptMessage> {
+    ///         let focus = focus.unwrap_or_else(|| "anything".into());
+    ///         vec![PromptMessage::user(format!("Review this, looking at {focus}:\n{code}"))]
+    ///     }
+    /// }
+    ///
+    /// let prompts = Arc::new(Reviews).into_prompts();
+    /// let arguments = &prompts[0].definition().arguments;
+    /// assert!(arguments[0].required && !arguments[1].required);
+    /// ```
     fn into_prompts(self: Arc<Self>) -> Vec<PromptProxy> {
         Vec::new()
     }
