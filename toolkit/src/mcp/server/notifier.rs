@@ -30,10 +30,11 @@ use rmcp::service::Peer;
 /// ```
 #[derive(Clone, Default)]
 pub struct ServerNotifier {
-    sessions: Arc<Mutex<Vec<Session>>>,
+    sessions: Arc<Mutex<Vec<Subscriber>>>,
 }
 
-struct Session {
+/// One session: how to reach it, and the URIs it is subscribed to.
+struct Subscriber {
     id: u64,
     peer: Peer<RoleServer>,
     subscriptions: HashSet<String>,
@@ -49,7 +50,7 @@ impl std::fmt::Debug for ServerNotifier {
 }
 
 impl ServerNotifier {
-    fn lock(&self) -> std::sync::MutexGuard<'_, Vec<Session>> {
+    fn lock(&self) -> std::sync::MutexGuard<'_, Vec<Subscriber>> {
         self.sessions.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
@@ -58,7 +59,7 @@ impl ServerNotifier {
         let mut sessions = self.lock();
         sessions.retain(|session| !session.peer.is_transport_closed());
         if !sessions.iter().any(|session| session.id == id) {
-            sessions.push(Session {
+            sessions.push(Subscriber {
                 id,
                 peer: peer.clone(),
                 subscriptions: HashSet::new(),
@@ -80,7 +81,7 @@ impl ServerNotifier {
     }
 
     /// The open sessions `choose` picks; closed ones are forgotten.
-    fn peers(&self, choose: impl Fn(&Session) -> bool) -> Vec<Peer<RoleServer>> {
+    fn peers(&self, choose: impl Fn(&Subscriber) -> bool) -> Vec<Peer<RoleServer>> {
         let mut sessions = self.lock();
         sessions.retain(|session| !session.peer.is_transport_closed());
         sessions
