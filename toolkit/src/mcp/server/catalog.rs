@@ -119,7 +119,15 @@ impl McpServer {
         if !self.inner.catalog.knows(&uri) {
             return Err(rpc_error(RequestError::ResourceNotFound { uri }));
         }
-        self.inner.notifier.subscribe(self.session_id, peer, uri);
+        if !self.inner.notifier.subscribe(self.session_id, peer, uri) {
+            let most = super::notifier::MAX_SUBSCRIPTIONS;
+            return Err(ErrorData::invalid_request(
+                format!(
+                    "this session is subscribed to {most} resources already, the most it may be"
+                ),
+                None,
+            ));
+        }
         Ok(())
     }
 

@@ -9,6 +9,10 @@ use rmcp::RoleServer;
 use rmcp::model::ResourceUpdatedNotificationParam;
 use rmcp::service::Peer;
 
+/// The most URIs one session may be subscribed to at once: a template matches endless URIs, so
+/// without a bound a client could grow the server's memory one subscription at a time.
+pub(super) const MAX_SUBSCRIPTIONS: usize = 1024;
+
 /// Tells the clients of an [`McpServer`](super::McpServer) that something changed; get it
 /// with [`McpServer::notifier`](super::McpServer::notifier) and keep it. Cheap to clone; every
 /// clone reaches the same sessions.
@@ -67,11 +71,20 @@ impl ServerNotifier {
         }
     }
 
-    pub(super) fn subscribe(&self, id: u64, peer: &Peer<RoleServer>, uri: String) {
+    /// Subscribes session `id` to `uri`; `false` when it already holds [`MAX_SUBSCRIPTIONS`]
+    /// others.
+    pub(super) fn subscribe(&self, id: u64, peer: &Peer<RoleServer>, uri: String) -> bool {
         self.join(id, peer);
-        if let Some(session) = self.lock().iter_mut().find(|session| session.id == id) {
-            session.subscriptions.insert(uri);
+        let mut sessions = self.lock();
+        let Some(session) = sessions.iter_mut().find(|session| session.id == id) else {
+            return true;
+        };
+        let full = session.subscriptions.len() >= MAX_SUBSCRIPTIONS;
+        if full && !session.subscriptions.contains(&uri) {
+            return false;
         }
+        session.subscriptions.insert(uri);
+        true
     }
 
     pub(super) fn unsubscribe(&self, id: u64, uri: &str) {
