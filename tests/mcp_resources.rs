@@ -573,3 +573,52 @@ async fn a_failing_or_panicking_body_is_an_internal_error_and_the_server_goes_on
     );
     handle.shutdown().await.expect("shutdown");
 }
+
+#[tokio::test]
+async fn a_session_may_hold_at_most_1024_subscriptions() {
+    let mut session = Lines::open(server()).await;
+    for id in 0..1024u64 {
+        let uri = format!("users://{id}/profile");
+        let answer = session
+            .request(10 + id, "resources/subscribe", json!({"uri": uri}))
+            .await;
+        assert_eq!(answer["result"], json!({}), "{answer}");
+    }
+    let over = session
+        .request(
+            5000,
+            "resources/subscribe",
+            json!({"uri": "users://9999/profile"}),
+        )
+        .await;
+    assert_eq!(over["error"]["code"], -32600);
+    let message = over["error"]["message"].as_str().unwrap_or_default();
+    assert!(
+        message.contains("subscribed to 1024 resources already"),
+        "{over}"
+    );
+    // One it holds is still fine, and unsubscribing makes room.
+    let again = session
+        .request(
+            5001,
+            "resources/subscribe",
+            json!({"uri": "users://7/profile"}),
+        )
+        .await;
+    assert_eq!(again["result"], json!({}));
+    session
+        .request(
+            5002,
+            "resources/unsubscribe",
+            json!({"uri": "users://7/profile"}),
+        )
+        .await;
+    let room = session
+        .request(
+            5003,
+            "resources/subscribe",
+            json!({"uri": "users://9999/profile"}),
+        )
+        .await;
+    assert_eq!(room["result"], json!({}));
+}

@@ -157,6 +157,25 @@ fn page_items(items: impl serde::Serialize) -> Value {
 
 impl McpClient {
     /// The server's resources (`resources/list`), every page of them.
+    ///
+    /// ```no_run
+    /// use toolkit::mcp::{CompletionRef, McpClient, McpTransport};
+    /// use toolkit::prelude::*;
+    ///
+    /// # async fn run() -> Result<(), toolkit::mcp::McpError> {
+    /// let client = McpClient::connect(McpTransport::http("http://127.0.0.1:3001/mcp")).await?;
+    /// for resource in client.list_resources().await? {
+    ///     let contents = client.read_resource(&resource.uri).await?;
+    ///     println!("{}: {:?}", resource.uri, contents[0].text);
+    /// }
+    /// let args = json!({"code": "fn main() {}"}).as_object().cloned().unwrap_or_default();
+    /// let messages = client.get_prompt("review", args).await?;
+    /// let languages = client
+    ///     .complete(CompletionRef::Prompt("review".into()), "language", "ru", Default::default())
+    ///     .await?;
+    /// # let _ = (messages, languages);
+    /// # Ok(()) }
+    /// ```
     pub async fn list_resources(&self) -> Result<Vec<ResourceDefinition>, McpError> {
         let items = all_pages(&self.session, "resources/list", |peer, params| async move {
             let page = peer.list_resources(params).await?;

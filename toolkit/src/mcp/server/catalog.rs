@@ -23,7 +23,7 @@ use crate::Toolset;
 
 /// The resources, templates and prompts one server offers, with their listings.
 #[derive(Clone, Default)]
-pub(super) struct Catalog {
+pub(super) struct Offerings {
     pub(super) resources: Vec<ResourceProxy>,
     pub(super) templates: Vec<ResourceTemplateProxy>,
     pub(super) prompts: Vec<PromptProxy>,
@@ -72,6 +72,27 @@ impl McpServer {
     }
 
     /// A server for a toolset's tools, resources, resource templates and prompts.
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// use toolkit::mcp::McpServer;
+    /// use toolkit::prelude::*;
+    ///
+    /// struct Notes;
+    ///
+    /// #[toolset(name = "notes")]
+    /// impl Notes {
+    ///     /// Count the notes
+    ///     #[tool]
+    ///     fn count(&self) -> usize {
+    ///         0
+    ///     }
+    /// }
+    ///
+    /// let server = McpServer::from_toolset(Arc::new(Notes));
+    /// assert_eq!(server.tools()[0].name(), "notes_count");
+    /// assert!(server.prompts().is_empty()); // no #[prompt] methods
+    /// ```
     pub fn from_toolset<T: Toolset>(toolset: std::sync::Arc<T>) -> Self {
         McpServer::new(std::sync::Arc::clone(&toolset).into_tools()).with_toolset_parts(toolset)
     }
@@ -98,7 +119,15 @@ impl McpServer {
         if !self.inner.catalog.knows(&uri) {
             return Err(rpc_error(RequestError::ResourceNotFound { uri }));
         }
-        self.inner.notifier.subscribe(self.session_id, peer, uri);
+        if !self.inner.notifier.subscribe(self.session_id, peer, uri) {
+            let most = super::notifier::MAX_SUBSCRIPTIONS;
+            return Err(ErrorData::invalid_request(
+                format!(
+                    "this session is subscribed to {most} resources already, the most it may be"
+                ),
+                None,
+            ));
+        }
         Ok(())
     }
 
@@ -194,7 +223,7 @@ fn prompt_json(def: &PromptDefinition) -> Value {
     Value::Object(object)
 }
 
-impl Catalog {
+impl Offerings {
     /// The capabilities of what there is: resources (with subscriptions and list changes),
     /// prompts (with list changes), completions (for template parameters and prompt
     /// arguments).

@@ -43,7 +43,7 @@ use crate::{ToolCall, ToolError, ToolProxy, Toolbox};
 
 use super::McpError;
 use super::passthrough;
-use catalog::Catalog;
+use catalog::Offerings;
 pub use http::HttpServerHandle;
 pub use notifier::ServerNotifier;
 pub use options::{DEFAULT_MAX_BODY_BYTES, HttpOptions};
@@ -118,7 +118,7 @@ struct ServerInner {
     /// What the tools read with `ctx.data::<T>()`, over the toolbox's own.
     data: Data,
     /// Resources, templates and prompts.
-    catalog: Catalog,
+    catalog: Offerings,
     /// The sessions to notify of changes, shared by every session of this server.
     notifier: ServerNotifier,
 }
@@ -173,7 +173,7 @@ impl McpServer {
                 info: Implementation::new("toolkit", env!("CARGO_PKG_VERSION")),
                 instructions: None,
                 data: Data::new(),
-                catalog: Catalog::default(),
+                catalog: Offerings::default(),
                 notifier: ServerNotifier::default(),
             }),
             session: Arc::default(),

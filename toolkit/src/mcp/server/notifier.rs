@@ -9,6 +9,10 @@ use rmcp::RoleServer;
 use rmcp::model::ResourceUpdatedNotificationParam;
 use rmcp::service::Peer;
 
+/// The most URIs one session may be subscribed to at once: a template matches endless URIs, so
+/// without a bound a client could grow the server's memory one subscription at a time.
+pub(super) const MAX_SUBSCRIPTIONS: usize = 1024;
+
 /// Tells the clients of an [`McpServer`](super::McpServer) that something changed; get it
 /// with [`McpServer::notifier`](super::McpServer::notifier) and keep it. Cheap to clone; every
 /// clone reaches the same sessions.
@@ -30,10 +34,11 @@ use rmcp::service::Peer;
 /// ```
 #[derive(Clone, Default)]
 pub struct ServerNotifier {
-    sessions: Arc<Mutex<Vec<Session>>>,
+    sessions: Arc<Mutex<Vec<Subscriber>>>,
 }
 
-struct Session {
+/// One session: how to reach it, and the URIs it is subscribed to.
+struct Subscriber {
     id: u64,
     peer: Peer<RoleServer>,
     subscriptions: HashSet<String>,
@@ -49,7 +54,7 @@ impl std::fmt::Debug for ServerNotifier {
 }
 
 impl ServerNotifier {
-    fn lock(&self) -> std::sync::MutexGuard<'_, Vec<Session>> {
+    fn lock(&self) -> std::sync::MutexGuard<'_, Vec<Subscriber>> {
         self.sessions.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
@@ -58,7 +63,7 @@ impl ServerNotifier {
         let mut sessions = self.lock();
         sessions.retain(|session| !session.peer.is_transport_closed());
         if !sessions.iter().any(|session| session.id == id) {
-            sessions.push(Session {
+            sessions.push(Subscriber {
                 id,
                 peer: peer.clone(),
                 subscriptions: HashSet::new(),
@@ -66,11 +71,20 @@ impl ServerNotifier {
         }
     }
 
-    pub(super) fn subscribe(&self, id: u64, peer: &Peer<RoleServer>, uri: String) {
+    /// Subscribes session `id` to `uri`; `false` when it already holds [`MAX_SUBSCRIPTIONS`]
+    /// others.
+    pub(super) fn subscribe(&self, id: u64, peer: &Peer<RoleServer>, uri: String) -> bool {
         self.join(id, peer);
-        if let Some(session) = self.lock().iter_mut().find(|session| session.id == id) {
-            session.subscriptions.insert(uri);
+        let mut sessions = self.lock();
+        let Some(session) = sessions.iter_mut().find(|session| session.id == id) else {
+            return true;
+        };
+        let full = session.subscriptions.len() >= MAX_SUBSCRIPTIONS;
+        if full && !session.subscriptions.contains(&uri) {
+            return false;
         }
+        session.subscriptions.insert(uri);
+        true
     }
 
     pub(super) fn unsubscribe(&self, id: u64, uri: &str) {
@@ -80,7 +94,7 @@ impl ServerNotifier {
     }
 
     /// The open sessions `choose` picks; closed ones are forgotten.
-    fn peers(&self, choose: impl Fn(&Session) -> bool) -> Vec<Peer<RoleServer>> {
+    fn peers(&self, choose: impl Fn(&Subscriber) -> bool) -> Vec<Peer<RoleServer>> {
         let mut sessions = self.lock();
         sessions.retain(|session| !session.peer.is_transport_closed());
         sessions
