@@ -31,6 +31,11 @@ pub use client::{
     McpClient, McpClientBuilder, McpTransport, SamplingHandler,
 };
 pub use server::{DEFAULT_MAX_BODY_BYTES, HttpOptions, HttpServerHandle, McpServer};
+#[cfg(feature = "oauth")]
+pub use server::JwtVerifier;
+pub use server::{ProtectedResource, StaticTokens, TokenRejection, TokenVerifier};
+/// The boxed future [`TokenVerifier::verify`] returns.
+pub use toolkit_runtime::BoxFuture;
 
 /// rmcp, re-exported for callers that need its protocol types.
 pub use rmcp;

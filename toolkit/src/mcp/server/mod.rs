@@ -7,10 +7,14 @@
 //! never holds the async workers that answer every other request; those marked `inline`
 //! (`#[tool(inline)]`: they return at once) run on the workers, without the hop.
 
+mod auth;
+mod bearer;
 mod connections;
 mod guard;
 mod host;
 mod http;
+#[cfg(feature = "oauth")]
+mod jwt;
 mod listen;
 mod options;
 mod rmcp_fixes;
@@ -32,13 +36,16 @@ use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer, ServerHandler, ServiceExt};
 use serde_json::{Map, Value, json};
 
-use crate::context::Data;
+use crate::context::{Caller, Data};
 use crate::providers::Format;
 use crate::{ToolCall, ToolError, ToolProxy, Toolbox};
 
 use super::McpError;
 use super::passthrough;
+pub use auth::{ProtectedResource, StaticTokens, TokenRejection, TokenVerifier};
 pub use http::HttpServerHandle;
+#[cfg(feature = "oauth")]
+pub use jwt::JwtVerifier;
 pub use options::{DEFAULT_MAX_BODY_BYTES, HttpOptions};
 
 /// Serves a set of tools over MCP.
@@ -210,6 +217,16 @@ impl McpServer {
         }
     }
 
+    /// Each tool that asks for scopes, with them.
+    fn tool_scopes(&self) -> std::collections::HashMap<String, Vec<String>> {
+        self.inner
+            .toolbox
+            .iter()
+            .filter(|tool| !tool.options().scopes.is_empty())
+            .map(|tool| (tool.name().to_owned(), tool.options().scopes.clone()))
+            .collect()
+    }
+
     /// The tools served, in order.
     pub fn tools(&self) -> &[ToolProxy] {
         self.inner.toolbox.tools()
@@ -250,10 +267,19 @@ impl McpServer {
         context: &RequestContext<RoleServer>,
     ) -> Result<CallToolResult, ErrorData> {
         let toolbox = &self.inner.toolbox;
-        let Some(tool) = toolbox.get(&request.name) else {
+        let caller = caller_of(context);
+        // The HTTP guard has answered 403 already; this keeps a tool the caller may not use
+        // out of reach whatever the way in, and its name out of the list of others.
+        let tool = toolbox
+            .get(&request.name)
+            .filter(|tool| may_use(caller, tool));
+        let Some(tool) = tool else {
             let unknown = ToolError::UnknownTool {
                 name: request.name.to_string(),
-                available: toolbox.names().map(str::to_owned).collect(),
+                available: (toolbox.iter())
+                    .filter(|tool| may_use(caller, tool))
+                    .map(|tool| tool.name().to_owned())
+                    .collect(),
             };
             return Err(ErrorData::invalid_params(unknown.to_string(), None));
         };
@@ -279,6 +305,23 @@ impl McpServer {
         answer.structured_content = parts.structured;
         Ok(answer)
     }
+}
+
+/// The caller the HTTP guard verified for this request; none over stdio or without a verifier.
+fn caller_of(context: &RequestContext<RoleServer>) -> Option<&Caller> {
+    context
+        .extensions
+        .get::<axum::http::request::Parts>()?
+        .extensions
+        .get::<Caller>()
+}
+
+/// Whether `caller` holds every scope `tool` asks for. Without a verified caller (stdio, or a
+/// server that checks no tokens) scopes are not enforced: there is no one to hold them.
+fn may_use(caller: Option<&Caller>, tool: &ToolProxy) -> bool {
+    caller.is_none_or(|caller| {
+        (tool.options().scopes.iter()).all(|scope| caller.has_scope(scope))
+    })
 }
 
 /// A result's content blocks in rmcp's type. Ours serialize as MCP's own JSON, so rmcp reads
@@ -385,12 +428,21 @@ impl ServerHandler for McpServer {
         }
     }
 
+    /// Every tool, or for a caller verified by a token, those whose scopes it holds.
     async fn list_tools(
         &self,
         _request: Option<PaginatedRequestParams>,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
-        Ok(ListToolsResult::with_all_items(self.inner.listed.clone()))
+        let listed = match caller_of(&context) {
+            None => self.inner.listed.clone(),
+            caller => (self.inner.toolbox.iter())
+                .zip(&self.inner.listed)
+                .filter(|(tool, _)| may_use(caller, tool))
+                .map(|(_, listed)| listed.clone())
+                .collect(),
+        };
+        Ok(ListToolsResult::with_all_items(listed))
     }
 
     async fn call_tool(
