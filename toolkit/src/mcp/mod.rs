@@ -30,9 +30,9 @@ pub use client::{
     DEFAULT_MAX_OUTPUT_BYTES, DEFAULT_MAX_SCHEMA_BYTES, DEFAULT_MAX_TOOLS, ElicitationHandler,
     McpClient, McpClientBuilder, McpTransport, SamplingHandler,
 };
-pub use server::{DEFAULT_MAX_BODY_BYTES, HttpOptions, HttpServerHandle, McpServer};
 #[cfg(feature = "oauth")]
 pub use server::JwtVerifier;
+pub use server::{DEFAULT_MAX_BODY_BYTES, HttpOptions, HttpServerHandle, McpServer};
 pub use server::{ProtectedResource, StaticTokens, TokenRejection, TokenVerifier};
 /// The boxed future [`TokenVerifier::verify`] returns.
 pub use toolkit_runtime::BoxFuture;

@@ -126,7 +126,9 @@ impl TokenVerifier for StaticTokens {
                 found = Some(caller.clone());
             }
         }
-        Box::pin(async move { found.ok_or_else(|| TokenRejection::Invalid("unknown token".into())) })
+        Box::pin(
+            async move { found.ok_or_else(|| TokenRejection::Invalid("unknown token".into())) },
+        )
     }
 }
 
@@ -250,6 +252,9 @@ mod tests {
             tokens.verify("c").await,
             Err(TokenRejection::Invalid("unknown token".into()))
         );
-        assert_eq!(format!("{tokens:?}"), r#"StaticTokens { callers: ["alice", "bob"] }"#);
+        assert_eq!(
+            format!("{tokens:?}"),
+            r#"StaticTokens { callers: ["alice", "bob"] }"#
+        );
     }
 }

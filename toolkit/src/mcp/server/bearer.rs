@@ -127,9 +127,12 @@ impl Bearer {
             self.metadata_url(headers),
             quoted(&text),
         );
-        let mut response = jsonrpc_error(StatusCode::FORBIDDEN, id.clone(), ErrorCode(-32000), &text);
+        let mut response =
+            jsonrpc_error(StatusCode::FORBIDDEN, id.clone(), ErrorCode(-32000), &text);
         if let Ok(value) = HeaderValue::from_str(&challenge) {
-            response.headers_mut().insert(header::WWW_AUTHENTICATE, value);
+            response
+                .headers_mut()
+                .insert(header::WWW_AUTHENTICATE, value);
         }
         Some(response)
     }
@@ -151,7 +154,9 @@ impl Bearer {
         };
         let mut response = (StatusCode::UNAUTHORIZED, text).into_response();
         if let Ok(value) = HeaderValue::from_str(&challenge) {
-            response.headers_mut().insert(header::WWW_AUTHENTICATE, value);
+            response
+                .headers_mut()
+                .insert(header::WWW_AUTHENTICATE, value);
         }
         response
     }

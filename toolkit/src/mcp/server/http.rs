@@ -49,14 +49,17 @@ impl McpServer {
         options: HttpOptions,
         shutdown: impl Future<Output = ()> + Send + 'static,
     ) -> Result<(), McpError> {
-        let bearer = options.verifier().map_err(McpError::Serve)?.map(|verifier| {
-            Arc::new(Bearer::new(
-                verifier,
-                &options.protected_resource,
-                &options.path,
-                self.tool_scopes(),
-            ))
-        });
+        let bearer = options
+            .verifier()
+            .map_err(McpError::Serve)?
+            .map(|verifier| {
+                Arc::new(Bearer::new(
+                    verifier,
+                    &options.protected_resource,
+                    &options.path,
+                    self.tool_scopes(),
+                ))
+            });
         let mut config = StreamableHttpServerConfig::default()
             // The guard has read the body within this limit already; rmcp's own (4 MiB unless
             // told) must not be a second, lower one.

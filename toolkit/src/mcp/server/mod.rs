@@ -319,9 +319,7 @@ fn caller_of(context: &RequestContext<RoleServer>) -> Option<&Caller> {
 /// Whether `caller` holds every scope `tool` asks for. Without a verified caller (stdio, or a
 /// server that checks no tokens) scopes are not enforced: there is no one to hold them.
 fn may_use(caller: Option<&Caller>, tool: &ToolProxy) -> bool {
-    caller.is_none_or(|caller| {
-        (tool.options().scopes.iter()).all(|scope| caller.has_scope(scope))
-    })
+    caller.is_none_or(|caller| (tool.options().scopes.iter()).all(|scope| caller.has_scope(scope)))
 }
 
 /// A result's content blocks in rmcp's type. Ours serialize as MCP's own JSON, so rmcp reads
