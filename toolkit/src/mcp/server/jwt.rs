@@ -389,3 +389,108 @@ fn choose_crypto() {
         let _ = jsonwebtoken::crypto::aws_lc::DEFAULT_PROVIDER.install_default();
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    #[test]
+    fn the_caller_is_the_subject_with_the_scope_claims_scopes() {
+        let claims = json!({"sub": "alice", "scope": "repo:read  repo:write", "scp": ["ignored"]});
+        let caller = caller(claims.clone()).unwrap();
+        assert_eq!(caller.principal, "alice");
+        assert_eq!(caller.scopes, ["repo:read", "repo:write"]);
+        assert_eq!(caller.claims, claims);
+    }
+
+    #[test]
+    fn scp_as_a_list_or_a_string_and_client_id_without_a_subject_are_read() {
+        let listed = caller(json!({"client_id": "ci-bot", "scp": ["a", "b"]})).unwrap();
+        assert_eq!(
+            (listed.principal.as_str(), listed.scopes),
+            ("ci-bot", vec!["a".to_owned(), "b".to_owned()])
+        );
+        let spaced = caller(json!({"sub": "x", "scp": "a b"})).unwrap();
+        assert_eq!(spaced.scopes, ["a", "b"]);
+        assert!(caller(json!({"sub": "x"})).unwrap().scopes.is_empty());
+    }
+
+    #[test]
+    fn a_token_naming_no_subject_is_refused() {
+        assert_eq!(
+            caller(json!({"scope": "a", "sub": 7})),
+            Err(TokenRejection::Invalid("the token names no subject".into()))
+        );
+    }
+
+    #[test]
+    fn hmac_and_none_are_never_accepted_whatever_the_list_says() {
+        let verifier = JwtVerifier::new("https://auth.example.com", "https://mcp.example.com")
+            .algorithms(["HS256", "none", "ES256", "bogus"]);
+        assert_eq!(verifier.algorithms, [Algorithm::ES256]);
+        assert!(
+            !ASYMMETRIC
+                .iter()
+                .any(|alg| format!("{alg:?}").starts_with("HS"))
+        );
+    }
+
+    #[test]
+    fn the_jwks_url_defaults_to_the_issuers_well_known_one() {
+        let verifier = JwtVerifier::new("https://auth.example.com/", "https://mcp.example.com");
+        assert_eq!(
+            verifier.jwks_url,
+            "https://auth.example.com/.well-known/jwks.json"
+        );
+        assert_eq!(
+            verifier.authorization_servers(),
+            ["https://auth.example.com/"]
+        );
+    }
+
+    #[test]
+    fn a_jwks_keeps_its_usable_keys_and_leaves_out_symmetric_and_unknown_ones() {
+        let jwks = json!({"keys": [
+            {"kty": "oct", "kid": "secret", "k": "c2VjcmV0"},
+            {"kty": "EC", "crv": "P-256", "kid": "ec-1", "alg": "ES256",
+             "x": "kL5jiLlhVqXt4051SwYLtzPM3VaDDHletzLh8ecwZ90",
+             "y": "7xFxR2y_mDpcEMLYwbJCjhTy00njcxMREid0bcP59ls"},
+            {"kty": "future-kind", "kid": "new"},
+            {"kty": "OKP", "crv": "Ed25519", "kid": "ed", "x": "11qYAYKxCrfVS_7TyWQHOg7hcvPapiMlrwIaaPcHURo"},
+        ]});
+        let keys = parse_jwks(jwks.to_string().as_bytes()).unwrap();
+        let kids: Vec<_> = keys.iter().map(|key| key.kid.as_deref()).collect();
+        assert_eq!(kids, [Some("ec-1"), Some("ed")]);
+        assert_eq!(keys[0].alg, Some(Algorithm::ES256));
+        let set = KeySet {
+            keys,
+            ..KeySet::default()
+        };
+        assert!(set.has(Some("ed")) && set.has(None) && !set.has(Some("secret")));
+        // A key whose JWK names its algorithm serves tokens of that algorithm only.
+        assert_eq!(set.matching(Some("ec-1"), Algorithm::ES384).count(), 0);
+        assert_eq!(set.matching(None, Algorithm::EdDSA).count(), 1);
+    }
+
+    #[test]
+    fn a_jwks_that_is_not_json_is_a_clear_error() {
+        let err = parse_jwks(b"<html>").err().unwrap();
+        assert!(err.starts_with("the JWKS is not JSON"), "{err}");
+    }
+
+    #[test]
+    fn a_rejection_says_what_is_wrong_in_words() {
+        let expired = jsonwebtoken::errors::Error::from(ErrorKind::ExpiredSignature);
+        assert_eq!(
+            invalid(&expired),
+            TokenRejection::Invalid("the token has expired".into())
+        );
+        let claim = ErrorKind::MissingRequiredClaim("exp".into());
+        assert_eq!(
+            invalid(&claim.into()),
+            TokenRejection::Invalid("the token has no `exp` claim".into())
+        );
+    }
+}
