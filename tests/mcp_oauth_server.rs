@@ -309,7 +309,7 @@ async fn a_call_without_the_tools_scope_gets_403_insufficient_scope_and_reaches_
         assert_eq!(
             answer.challenge.as_deref(),
             Some(format!(
-                r#"Bearer error="insufficient_scope", scope="repo:write", resource_metadata="{METADATA}", error_description="the tool `push` needs the scope(s) `repo:write`""#
+                r#"Bearer error="insufficient_scope", scope="repo:read repo:write", resource_metadata="{METADATA}", error_description="the tool `push` needs the scope(s) `repo:write`""#
             ).as_str())
         );
         assert_eq!(

@@ -116,11 +116,17 @@ impl Bearer {
         if needed.iter().all(|scope| caller.has_scope(scope)) {
             return None;
         }
-        let scope = needed.join(" ");
         let text = format!(
-            "the tool `{}` needs the scope(s) `{scope}`",
-            call.params.name
+            "the tool `{}` needs the scope(s) `{}`",
+            call.params.name,
+            needed.join(" ")
         );
+        // The scopes held and the ones needed (MCP 2025-11-25, "Scope Challenge Handling", the
+        // recommended choice): a client that asks for just what the challenge names still holds
+        // what it held, instead of trading one scope for another.
+        let mut scopes = caller.scopes.clone();
+        scopes.extend(needed.iter().filter(|scope| !caller.has_scope(scope)).cloned());
+        let scope = scopes.join(" ");
         let challenge = format!(
             r#"Bearer error="insufficient_scope", scope="{}", resource_metadata="{}", error_description="{}""#,
             quoted(&scope),

@@ -50,7 +50,7 @@ pub struct HttpOptions {
     /// The path MCP is served at (default `/mcp`).
     pub path: String,
     /// When set, every request must carry `Authorization: Bearer <token>`; others get 401 and
-    /// reach no tool.
+    /// reach no tool. The shorthand for a [`StaticTokens`] [`token_verifier`](Self::token_verifier).
     pub bearer_token: Option<String>,
     /// Who a request with the bearer token is, as its tools read it (`ctx.caller()`); see
     /// [`HttpOptions::bearer_caller`]. Without it, [`Caller::new`]`("bearer")`.
@@ -210,7 +210,9 @@ impl HttpOptions {
     /// [`bearer_caller`](Self::bearer_caller) was set.
     pub const DEFAULT_BEARER_PRINCIPAL: &str = "bearer";
 
-    /// Requires `Authorization: Bearer <token>` on every request.
+    /// Requires `Authorization: Bearer <token>` on every request: a [`StaticTokens`] of this one
+    /// token, naming the [`bearer_caller`](Self::bearer_caller). For several tokens, or JWTs,
+    /// set a [`token_verifier`](Self::token_verifier) instead (not both).
     pub fn bearer_token(mut self, token: impl Into<String>) -> Self {
         self.bearer_token = Some(token.into());
         self
