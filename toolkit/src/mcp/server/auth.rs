@@ -3,8 +3,11 @@
 
 use std::sync::Arc;
 
+use rmcp::RoleServer;
+use rmcp::service::RequestContext;
 use toolkit_runtime::BoxFuture;
 
+use crate::ToolProxy;
 use crate::context::Caller;
 
 /// Checks a bearer token and says who sent it: what the MCP server asks of every HTTP request
@@ -216,6 +219,21 @@ pub(super) fn metadata_url(resource: &str) -> String {
     };
     let path = path.trim_end_matches('/');
     format!("{scheme}://{authority}{WELL_KNOWN}{path}")
+}
+
+/// The caller the HTTP guard verified for this request; none over stdio or without a verifier.
+pub(super) fn caller_of(context: &RequestContext<RoleServer>) -> Option<&Caller> {
+    context
+        .extensions
+        .get::<axum::http::request::Parts>()?
+        .extensions
+        .get::<Caller>()
+}
+
+/// Whether `caller` holds every scope `tool` asks for. Without a verified caller (stdio, or a
+/// server that checks no tokens) scopes are not enforced: there is no one to hold them.
+pub(super) fn may_use(caller: Option<&Caller>, tool: &ToolProxy) -> bool {
+    caller.is_none_or(|caller| (tool.options().scopes.iter()).all(|scope| caller.has_scope(scope)))
 }
 
 /// RFC 9728's well-known path.

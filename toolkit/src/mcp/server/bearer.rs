@@ -125,7 +125,12 @@ impl Bearer {
         // recommended choice): a client that asks for just what the challenge names still holds
         // what it held, instead of trading one scope for another.
         let mut scopes = caller.scopes.clone();
-        scopes.extend(needed.iter().filter(|scope| !caller.has_scope(scope)).cloned());
+        scopes.extend(
+            needed
+                .iter()
+                .filter(|scope| !caller.has_scope(scope))
+                .cloned(),
+        );
         let scope = scopes.join(" ");
         let challenge = format!(
             r#"Bearer error="insufficient_scope", scope="{}", resource_metadata="{}", error_description="{}""#,

@@ -49,17 +49,7 @@ impl McpServer {
         options: HttpOptions,
         shutdown: impl Future<Output = ()> + Send + 'static,
     ) -> Result<(), McpError> {
-        let bearer = options
-            .verifier()
-            .map_err(McpError::Serve)?
-            .map(|verifier| {
-                Arc::new(Bearer::new(
-                    verifier,
-                    &options.protected_resource,
-                    &options.path,
-                    self.tool_scopes(),
-                ))
-            });
+        let bearer = self.bearer(&options)?;
         let mut config = StreamableHttpServerConfig::default()
             // The guard has read the body within this limit already; rmcp's own (4 MiB unless
             // told) must not be a second, lower one.
@@ -103,17 +93,10 @@ impl McpServer {
                 )
             }),
         });
-        let mut router = axum::Router::new()
+        let router = axum::Router::new()
             .nest_service(&options.path, service)
             .layer(axum::middleware::from_fn_with_state(guard, guard_request));
-        // After the guard's layer, so that the metadata is served without a token: it is what
-        // a client without one reads to find where to get one.
-        if let Some(bearer) = bearer {
-            let document = axum::routing::get(metadata_document).with_state(Arc::clone(&bearer));
-            for path in bearer.metadata_paths() {
-                router = router.route(&path, document.clone());
-            }
-        }
+        let router = with_metadata(router, bearer);
         let limits = ConnectionLimits {
             read_timeout: options.read_timeout,
             write_timeout: options.write_timeout,
@@ -126,6 +109,23 @@ impl McpServer {
         })
         .await;
         Ok(())
+    }
+
+    /// The guard's token check, when `options` ask for one; each scoped tool with its scopes.
+    fn bearer(&self, options: &HttpOptions) -> Result<Option<Arc<Bearer>>, McpError> {
+        let Some(verifier) = options.verifier().map_err(McpError::Serve)? else {
+            return Ok(None);
+        };
+        let tool_scopes = (self.tools().iter())
+            .filter(|tool| !tool.options().scopes.is_empty())
+            .map(|tool| (tool.name().to_owned(), tool.options().scopes.clone()))
+            .collect();
+        Ok(Some(Arc::new(Bearer::new(
+            verifier,
+            &options.protected_resource,
+            &options.path,
+            tool_scopes,
+        ))))
     }
 
     /// Binds `addr` and serves MCP over Streamable HTTP in the background; the handle tells the
@@ -159,6 +159,20 @@ impl McpServer {
             task,
         })
     }
+}
+
+/// The router with the protected resource metadata routes, when tokens are checked. They are
+/// added after the guard's layer, so they are served without a token: the metadata is what a
+/// client without one reads to find where to get one.
+fn with_metadata(router: axum::Router, bearer: Option<Arc<Bearer>>) -> axum::Router {
+    let Some(bearer) = bearer else {
+        return router;
+    };
+    let document = axum::routing::get(metadata_document).with_state(Arc::clone(&bearer));
+    bearer
+        .metadata_paths()
+        .iter()
+        .fold(router, |router, path| router.route(path, document.clone()))
 }
 
 /// A Streamable HTTP server running in the background (see [`McpServer::spawn_http`]).

@@ -36,13 +36,14 @@ use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer, ServerHandler, ServiceExt};
 use serde_json::{Map, Value, json};
 
-use crate::context::{Caller, Data};
+use crate::context::Data;
 use crate::providers::Format;
 use crate::{ToolCall, ToolError, ToolProxy, Toolbox};
 
 use super::McpError;
 use super::passthrough;
 pub use auth::{ProtectedResource, StaticTokens, TokenRejection, TokenVerifier};
+use auth::{caller_of, may_use};
 pub use http::HttpServerHandle;
 #[cfg(feature = "oauth")]
 pub use jwt::JwtVerifier;
@@ -217,16 +218,6 @@ impl McpServer {
         }
     }
 
-    /// Each tool that asks for scopes, with them.
-    fn tool_scopes(&self) -> std::collections::HashMap<String, Vec<String>> {
-        self.inner
-            .toolbox
-            .iter()
-            .filter(|tool| !tool.options().scopes.is_empty())
-            .map(|tool| (tool.name().to_owned(), tool.options().scopes.clone()))
-            .collect()
-    }
-
     /// The tools served, in order.
     pub fn tools(&self) -> &[ToolProxy] {
         self.inner.toolbox.tools()
@@ -305,21 +296,6 @@ impl McpServer {
         answer.structured_content = parts.structured;
         Ok(answer)
     }
-}
-
-/// The caller the HTTP guard verified for this request; none over stdio or without a verifier.
-fn caller_of(context: &RequestContext<RoleServer>) -> Option<&Caller> {
-    context
-        .extensions
-        .get::<axum::http::request::Parts>()?
-        .extensions
-        .get::<Caller>()
-}
-
-/// Whether `caller` holds every scope `tool` asks for. Without a verified caller (stdio, or a
-/// server that checks no tokens) scopes are not enforced: there is no one to hold them.
-fn may_use(caller: Option<&Caller>, tool: &ToolProxy) -> bool {
-    caller.is_none_or(|caller| (tool.options().scopes.iter()).all(|scope| caller.has_scope(scope)))
 }
 
 /// A result's content blocks in rmcp's type. Ours serialize as MCP's own JSON, so rmcp reads
