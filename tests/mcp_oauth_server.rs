@@ -322,6 +322,30 @@ async fn a_call_without_the_tools_scope_gets_403_insufficient_scope_and_reaches_
 }
 
 #[tokio::test]
+async fn a_session_serves_only_the_caller_who_opened_it() {
+    let issuer = Issuer::start().await;
+    let served = serve(issuer.verifier(), false).await;
+    let alice = issuer.good("repo:read");
+    let bob = issuer.token(Algorithm::ES256, ISSUER_KEY, "ec-1", json!({"sub": "bob"}));
+    let (opened, session) = served.post(Some(&alice), None, initialize()).await;
+    assert_eq!(opened.status, StatusCode::OK);
+    let session = session.expect("a session id");
+    let list = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list"});
+    // Bob's token is good, but the session is Alice's: as if it did not exist.
+    let (stolen, _) = served.post(Some(&bob), Some(&session), list.clone()).await;
+    assert_eq!(
+        (stolen.status, stolen.message),
+        (StatusCode::NOT_FOUND, json!("Not Found: Session not found"))
+    );
+    let initialized = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
+    served.post(Some(&alice), Some(&session), initialized).await;
+    let (listed, _) = served.post(Some(&alice), Some(&session), list).await;
+    assert_eq!(listed.status, StatusCode::OK);
+    assert_eq!(listed.message["result"]["tools"][0]["name"], "whoami");
+    served.server.shutdown().await.unwrap();
+}
+
+#[tokio::test]
 async fn refused_tokens_get_401_with_the_reason_and_the_resource_metadata() {
     let issuer = Issuer::start().await;
     let served = serve(issuer.verifier(), true).await;
@@ -422,6 +446,7 @@ async fn the_protected_resource_metadata_names_the_resource_its_issuer_and_its_s
     ] {
         let response = reqwest::get(format!("{base}{path}")).await.unwrap();
         assert_eq!(response.status(), StatusCode::OK, "{path}");
+        assert_eq!(response.headers()["access-control-allow-origin"], "*");
         let document: Value = response.json().await.unwrap();
         assert_eq!(
             document,

@@ -222,6 +222,9 @@ pub(super) async fn metadata_document(
         [
             (header::CONTENT_TYPE, "application/json"),
             (header::CACHE_CONTROL, "max-age=3600"),
+            // Public and without credentials: a browser-based client (the MCP Inspector) may
+            // read it from any page.
+            (header::ACCESS_CONTROL_ALLOW_ORIGIN, "*"),
         ],
         document.to_string(),
     )

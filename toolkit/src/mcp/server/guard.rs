@@ -78,14 +78,19 @@ pub(super) async fn guard_request(
             && message.kind == Kind::Initialize
             && !parts.headers.contains_key(SESSION_ID)
         {
-            match cap.place(&message, &parts.extensions).await {
+            let principal = caller.as_ref().map(|caller| caller.principal.as_str());
+            match cap.place(&message, &parts.extensions, principal).await {
                 Ok(held) => place = Some(held),
                 Err(full) => return full,
             }
         }
     }
     if let Some(cap) = &guard.sessions {
-        cap.touch(&parts.headers);
+        let principal = caller.as_ref().map(|caller| caller.principal.as_str());
+        if !cap.touch(&parts.headers, principal) {
+            // As rmcp answers a session it does not know: nothing tells the session exists.
+            return (StatusCode::NOT_FOUND, "Not Found: Session not found").into_response();
+        }
     }
     let is_delete = parts.method == Method::DELETE;
     let mut parts = parts;

@@ -32,6 +32,7 @@ impl McpServer {
     /// |---|---|
     /// | without a token, or one the [verifier](HttpOptions::token_verifier) refuses | 401, `WWW-Authenticate: Bearer resource_metadata="..."` (with `error="invalid_token"` for a refused one) |
     /// | a token the verifier cannot check now (its issuer's keys are out of reach) | 503 |
+    /// | a session id used with the token of another caller than the one who opened it | 404, as for an unknown session |
     /// | a `tools/call` of a tool whose [scopes](crate::ToolOptions::scopes) the caller lacks | 403, `WWW-Authenticate: Bearer error="insufficient_scope", scope="..."`, JSON-RPC error `-32000` |
     /// | a `Host` not [allowed](HttpOptions::allowed_hosts), or an `Origin` not [allowed](HttpOptions::allowed_origins) | 403, JSON-RPC error `-32000` |
     /// | headers not all sent within [`read_timeout`](HttpOptions::read_timeout) | none: the connection is closed |
