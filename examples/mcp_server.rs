@@ -6,8 +6,10 @@
 //! cargo run --example mcp_server -- --http 127.0.0.1:8000 [--token-file PATH] [--stateless]
 //!     [--max-sessions N] [--max-sessions-per-client N] [--session-idle-ms MS]
 //!     [--read-timeout-ms MS] [--write-timeout-ms MS] [--max-connections N] [--call-log PATH]
-//!     [--only NAME,NAME...]
+//!     [--only NAME,NAME...] [--jwt-issuer URL --resource URL [--jwks-url URL]]
 //! MCP_BEARER_TOKEN=... cargo run --example mcp_server -- --http 127.0.0.1:8000
+//! cargo run --example mcp_server -- --http 127.0.0.1:8000 \
+//!     --jwt-issuer https://auth.example.com --resource http://127.0.0.1:8000/mcp
 //! ```
 //!
 //! Over HTTP the endpoint is `http://ADDR/mcp`. With a token (from the `MCP_BEARER_TOKEN`
@@ -20,9 +22,15 @@
 //! per tool call run; `--only` serves just the tools named (`scripts/peers` serves
 //! `task_assign` alone, as the servers it is compared with do). Ctrl-C shuts the server down
 //! gracefully.
+//!
+//! `--jwt-issuer` protects the server with OAuth instead of a fixed token: every request needs a
+//! JWT access token that the issuer signed (its keys from `<issuer>/.well-known/jwks.json`, or
+//! `--jwks-url`) for `--resource`, the server's canonical URL; the server publishes its
+//! protected resource metadata at `/.well-known/oauth-protected-resource/mcp`, which MCP
+//! clients read to find the issuer (docs/mcp.md, "Protecting a server with OAuth").
 
 use serde::{Deserialize, Serialize};
-use toolkit::mcp::{HttpOptions, McpServer};
+use toolkit::mcp::{HttpOptions, JwtVerifier, McpServer, ProtectedResource};
 use toolkit::prelude::*;
 use toolkit::schemars::JsonSchema;
 
@@ -100,7 +108,8 @@ fn tools() -> Vec<ToolProxy> {
 const USAGE: &str = "usage: mcp_server --stdio | --http ADDR [--token-file PATH | --token SECRET] \
                      [--stateless] [--max-sessions N] [--max-sessions-per-client N] [--session-idle-ms MS] \
                      [--read-timeout-ms MS] [--write-timeout-ms MS] [--max-connections N] [--call-log PATH] \
-                     [--only NAME,NAME...]   (or the token in MCP_BEARER_TOKEN)";
+                     [--only NAME,NAME...] [--jwt-issuer URL --resource URL [--jwks-url URL]] \
+                     (or the token in MCP_BEARER_TOKEN)";
 
 /// The bearer token: `--token-file` (its first line), `--token`, or `MCP_BEARER_TOKEN`.
 fn bearer_token(args: &[String]) -> Result<Option<String>, Box<dyn std::error::Error>> {
@@ -130,6 +139,18 @@ fn http_options(args: &[String]) -> Result<HttpOptions, Box<dyn std::error::Erro
     let mut options = HttpOptions::default();
     if let Some(token) = bearer_token(args)? {
         options = options.bearer_token(token);
+    }
+    if let Some(issuer) = flag::<String>(args, "--jwt-issuer")? {
+        let resource: String = flag(args, "--resource")?
+            .ok_or("--jwt-issuer needs --resource URL: the server's URL, the tokens' audience")?;
+        // Tokens the issuer signed for this server: `aud` must be its URL (RFC 8707).
+        let mut verifier = JwtVerifier::new(issuer, &resource);
+        if let Some(url) = flag::<String>(args, "--jwks-url")? {
+            verifier = verifier.jwks_url(url);
+        }
+        options = options
+            .token_verifier(verifier)
+            .protected_resource(ProtectedResource::new(resource));
     }
     if let Some(max) = flag(args, "--max-sessions")? {
         options = options.max_sessions(max);

@@ -33,6 +33,11 @@ pub use client::{
 pub use server::{
     DEFAULT_MAX_BODY_BYTES, HttpOptions, HttpServerHandle, McpServer, ServerNotifier,
 };
+#[cfg(feature = "oauth")]
+pub use server::JwtVerifier;
+pub use server::{ProtectedResource, StaticTokens, TokenRejection, TokenVerifier};
+/// The boxed future [`TokenVerifier::verify`] returns.
+pub use toolkit_runtime::BoxFuture;
 
 /// rmcp, re-exported for callers that need its protocol types.
 pub use rmcp;

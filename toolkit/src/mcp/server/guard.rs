@@ -1,4 +1,5 @@
-//! What every HTTP request passes before rmcp sees it: the bearer token, the body limit, a body
+//! What every HTTP request passes before rmcp sees it: the bearer token and the tool's scopes
+//! ([`Bearer`]), the body limit, a body
 //! that is JSON-RPC at all, and the session cap; and rmcp's answers that clients misread,
 //! corrected on the way out (`rmcp_fixes`), where the body and the status are in hand.
 
@@ -16,16 +17,15 @@ use rmcp::model::ErrorCode;
 use serde_json::Value;
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 
+use super::bearer::Bearer;
 use super::rmcp_fixes;
 use super::rmcp_fixes::envelope::{Kind, Screened, jsonrpc_error};
 use super::sessions::{SESSION_ID, SessionCap};
-use crate::context::Caller;
 
 pub(super) struct Guard {
-    /// `Bearer <token>`, as the `Authorization` header must read.
-    pub(super) bearer: Option<String>,
-    /// Who a request with the right token is: what its tools read as `ctx.caller()`.
-    pub(super) caller: Option<Caller>,
+    /// The token check, when the server asks for one: the caller it verifies is what the
+    /// request's tools read as `ctx.caller()`.
+    pub(super) bearer: Option<Arc<Bearer>>,
     pub(super) max_body_bytes: usize,
     /// How long the body may take to arrive once the headers have.
     pub(super) read_timeout: Duration,
@@ -36,20 +36,20 @@ pub(super) struct Guard {
     pub(super) max_calls: usize,
 }
 
-/// Bearer auth, the body limit and JSON-RPC parse errors, the session cap; then rmcp.
+/// Bearer auth, the body limit and JSON-RPC parse errors, tool scopes, the session cap; then
+/// rmcp.
 pub(super) async fn guard_request(
     State(guard): State<Arc<Guard>>,
-    request: Request,
+    mut request: Request,
     next: Next,
 ) -> Response {
-    if !guard.authorized(request.headers()) {
-        return (
-            StatusCode::UNAUTHORIZED,
-            [(header::WWW_AUTHENTICATE, "Bearer")],
-            "missing or wrong bearer token",
-        )
-            .into_response();
-    }
+    let caller = match &guard.bearer {
+        Some(bearer) => match bearer.authenticate(request.headers_mut()).await {
+            Ok(caller) => Some(caller),
+            Err(refused) => return refused,
+        },
+        None => None,
+    };
     let (parts, bytes) = match guard.read_body(request).await {
         Ok(read) => read,
         Err(too_large) => return too_large,
@@ -63,6 +63,11 @@ pub(super) async fn guard_request(
             Err(refusal) => return refusal.into_response(),
         };
         id = message.id.clone();
+        if let (Kind::ToolCall, Some(bearer), Some(caller)) = (message.kind, &guard.bearer, &caller)
+            && let Some(refused) = bearer.authorize_call(caller, &bytes, &id, &parts.headers)
+        {
+            return refused;
+        }
         if message.kind == Kind::ToolCall {
             match Arc::clone(&guard.calls).try_acquire_owned() {
                 Ok(permit) => call = Some(CallPlace::new(permit)),
@@ -73,19 +78,24 @@ pub(super) async fn guard_request(
             && message.kind == Kind::Initialize
             && !parts.headers.contains_key(SESSION_ID)
         {
-            match cap.place(&message, &parts.extensions).await {
+            let principal = caller.as_ref().map(|caller| caller.principal.as_str());
+            match cap.place(&message, &parts.extensions, principal).await {
                 Ok(held) => place = Some(held),
                 Err(full) => return full,
             }
         }
     }
     if let Some(cap) = &guard.sessions {
-        cap.touch(&parts.headers);
+        let principal = caller.as_ref().map(|caller| caller.principal.as_str());
+        if !cap.touch(&parts.headers, principal) {
+            // As rmcp answers a session it does not know: nothing tells the session exists.
+            return (StatusCode::NOT_FOUND, "Not Found: Session not found").into_response();
+        }
     }
     let is_delete = parts.method == Method::DELETE;
     let mut parts = parts;
-    if let Some(caller) = &guard.caller {
-        parts.extensions.insert(caller.clone());
+    if let Some(caller) = caller {
+        parts.extensions.insert(caller);
     }
     if let Some(place) = &call {
         // The call gives its place back when its tool returns (`McpServer::call_tool`).
@@ -152,16 +162,6 @@ fn hold_until_sent(response: Response, place: CallPlace) -> Response {
 }
 
 impl Guard {
-    fn authorized(&self, headers: &HeaderMap) -> bool {
-        let Some(expected) = &self.bearer else {
-            return true;
-        };
-        let sent = headers
-            .get(header::AUTHORIZATION)
-            .map(|value| value.as_bytes());
-        sent.is_some_and(|sent| constant_time_eq(sent, expected.as_bytes()))
-    }
-
     /// The whole body, refused with 413 over the limit: at once when the declared length says
     /// so, else once the limit is reached (a chunked body declares no length); and with 408
     /// when it is not all there within the read timeout.
@@ -219,13 +219,4 @@ fn too_slow(timeout: Duration) -> Response {
         ),
     )
         .into_response()
-}
-
-/// Compares without an early exit, so response timing does not reveal how much of a guessed
-/// token was right.
-fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
-    if a.len() != b.len() {
-        return false;
-    }
-    a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
 }

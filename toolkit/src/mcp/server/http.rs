@@ -13,11 +13,11 @@ use tokio::sync::oneshot;
 use tokio::task::JoinHandle;
 
 use super::McpServer;
+use super::bearer::{Bearer, metadata_document};
 use super::guard::{Guard, guard_request};
 use super::listen::{ConnectionLimits, serve_connections};
 use super::options::HttpOptions;
 use super::sessions::SessionCap;
-use crate::context::Caller;
 use crate::mcp::McpError;
 
 impl McpServer {
@@ -30,7 +30,10 @@ impl McpServer {
     ///
     /// | request | answer |
     /// |---|---|
-    /// | without the [bearer token](HttpOptions::bearer_token) | 401 |
+    /// | without a token, or one the [verifier](HttpOptions::token_verifier) refuses | 401, `WWW-Authenticate: Bearer resource_metadata="..."` (with `error="invalid_token"` for a refused one) |
+    /// | a token the verifier cannot check now (its issuer's keys are out of reach) | 503 |
+    /// | a session id used with the token of another caller than the one who opened it | 404, as for an unknown session |
+    /// | a `tools/call` of a tool whose [scopes](crate::ToolOptions::scopes) the caller lacks | 403, `WWW-Authenticate: Bearer error="insufficient_scope", scope="..."`, JSON-RPC error `-32000` |
     /// | a `Host` not [allowed](HttpOptions::allowed_hosts), or an `Origin` not [allowed](HttpOptions::allowed_origins) | 403, JSON-RPC error `-32000` |
     /// | headers not all sent within [`read_timeout`](HttpOptions::read_timeout) | none: the connection is closed |
     /// | a body not all sent within [`read_timeout`](HttpOptions::read_timeout) of its headers | 408, then the connection is closed |
@@ -47,6 +50,7 @@ impl McpServer {
         options: HttpOptions,
         shutdown: impl Future<Output = ()> + Send + 'static,
     ) -> Result<(), McpError> {
+        let bearer = self.bearer(&options)?;
         let mut config = StreamableHttpServerConfig::default()
             // The guard has read the body within this limit already; rmcp's own (4 MiB unless
             // told) must not be a second, lower one.
@@ -80,16 +84,7 @@ impl McpServer {
                 config,
             );
         let guard = Arc::new(Guard {
-            bearer: options
-                .bearer_token
-                .as_ref()
-                .map(|token| format!("Bearer {token}")),
-            caller: options.bearer_token.as_ref().map(|_| {
-                options
-                    .bearer_caller
-                    .clone()
-                    .unwrap_or_else(|| Caller::new(HttpOptions::DEFAULT_BEARER_PRINCIPAL))
-            }),
+            bearer: bearer.clone(),
             max_body_bytes: options.max_body_bytes,
             read_timeout: options.read_timeout,
             calls: Arc::new(tokio::sync::Semaphore::new(options.max_concurrent_calls)),
@@ -106,6 +101,7 @@ impl McpServer {
         let router = axum::Router::new()
             .nest_service(&options.path, service)
             .layer(axum::middleware::from_fn_with_state(guard, guard_request));
+        let router = with_metadata(router, bearer);
         let limits = ConnectionLimits {
             read_timeout: options.read_timeout,
             write_timeout: options.write_timeout,
@@ -118,6 +114,23 @@ impl McpServer {
         })
         .await;
         Ok(())
+    }
+
+    /// The guard's token check, when `options` ask for one; each scoped tool with its scopes.
+    fn bearer(&self, options: &HttpOptions) -> Result<Option<Arc<Bearer>>, McpError> {
+        let Some(verifier) = options.verifier().map_err(McpError::Serve)? else {
+            return Ok(None);
+        };
+        let tool_scopes = (self.tools().iter())
+            .filter(|tool| !tool.options().scopes.is_empty())
+            .map(|tool| (tool.name().to_owned(), tool.options().scopes.clone()))
+            .collect();
+        Ok(Some(Arc::new(Bearer::new(
+            verifier,
+            &options.protected_resource,
+            &options.path,
+            tool_scopes,
+        ))))
     }
 
     /// Binds `addr` and serves MCP over Streamable HTTP in the background; the handle tells the
@@ -151,6 +164,20 @@ impl McpServer {
             task,
         })
     }
+}
+
+/// The router with the protected resource metadata routes, when tokens are checked. They are
+/// added after the guard's layer, so they are served without a token: the metadata is what a
+/// client without one reads to find where to get one.
+fn with_metadata(router: axum::Router, bearer: Option<Arc<Bearer>>) -> axum::Router {
+    let Some(bearer) = bearer else {
+        return router;
+    };
+    let document = axum::routing::get(metadata_document).with_state(Arc::clone(&bearer));
+    bearer
+        .metadata_paths()
+        .iter()
+        .fold(router, |router, path| router.route(path, document.clone()))
 }
 
 /// A Streamable HTTP server running in the background (see [`McpServer::spawn_http`]).

@@ -8,10 +8,14 @@
 //! (`#[tool(inline)]`: they return at once) run on the workers, without the hop.
 
 mod catalog;
+mod auth;
+mod bearer;
 mod connections;
 mod guard;
 mod host;
 mod http;
+#[cfg(feature = "oauth")]
+mod jwt;
 mod listen;
 mod notifier;
 mod options;
@@ -46,6 +50,10 @@ use super::passthrough;
 use catalog::Offerings;
 pub use http::HttpServerHandle;
 pub use notifier::ServerNotifier;
+pub use auth::{ProtectedResource, StaticTokens, TokenRejection, TokenVerifier};
+use auth::{caller_of, may_use};
+#[cfg(feature = "oauth")]
+pub use jwt::JwtVerifier;
 pub use options::{DEFAULT_MAX_BODY_BYTES, HttpOptions};
 use tools::{content_blocks, for_serving, mcp_tool};
 
@@ -286,10 +294,19 @@ impl McpServer {
         context: &RequestContext<RoleServer>,
     ) -> Result<CallToolResult, ErrorData> {
         let toolbox = &self.inner.toolbox;
-        let Some(tool) = toolbox.get(&request.name) else {
+        let caller = caller_of(context);
+        // The HTTP guard has answered 403 already; this keeps a tool the caller may not use
+        // out of reach whatever the way in, and its name out of the list of others.
+        let tool = toolbox
+            .get(&request.name)
+            .filter(|tool| may_use(caller, tool));
+        let Some(tool) = tool else {
             let unknown = ToolError::UnknownTool {
                 name: request.name.to_string(),
-                available: toolbox.names().map(str::to_owned).collect(),
+                available: (toolbox.iter())
+                    .filter(|tool| may_use(caller, tool))
+                    .map(|tool| tool.name().to_owned())
+                    .collect(),
             };
             return Err(ErrorData::invalid_params(unknown.to_string(), None));
         };
@@ -346,12 +363,21 @@ impl ServerHandler for McpServer {
         }
     }
 
+    /// Every tool, or for a caller verified by a token, those whose scopes it holds.
     async fn list_tools(
         &self,
         _request: Option<PaginatedRequestParams>,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
-        Ok(ListToolsResult::with_all_items(self.inner.listed.clone()))
+        let listed = match caller_of(&context) {
+            None => self.inner.listed.clone(),
+            caller => (self.inner.toolbox.iter())
+                .zip(&self.inner.listed)
+                .filter(|(tool, _)| may_use(caller, tool))
+                .map(|(_, listed)| listed.clone())
+                .collect(),
+        };
+        Ok(ListToolsResult::with_all_items(listed))
     }
 
     async fn call_tool(

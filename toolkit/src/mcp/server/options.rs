@@ -1,7 +1,9 @@
 //! How the Streamable HTTP server is configured: [`HttpOptions`] and its defaults.
 
+use std::sync::Arc;
 use std::time::Duration;
 
+use super::auth::{ProtectedResource, StaticTokens, TokenVerifier};
 use super::connections::default_max_connections;
 use crate::context::Caller;
 
@@ -15,6 +17,8 @@ pub const DEFAULT_MAX_BODY_BYTES: usize = 4 * 1024 * 1024;
 /// | [`path`](Self::path) | `/mcp` |
 /// | [`bearer_token`](Self::bearer_token) | none: no authentication |
 /// | [`bearer_caller`](Self::bearer_caller) | `Caller::new("bearer")` when a token is set |
+/// | [`token_verifier`](Self::token_verifier) | none: no authentication |
+/// | [`protected_resource`](Self::protected_resource) | derived from the request and the verifier |
 /// | [`max_body_bytes`](Self::max_body_bytes) | 4 MiB ([`DEFAULT_MAX_BODY_BYTES`]) |
 /// | [`allowed_hosts`](Self::allowed_hosts) | `localhost`, `127.0.0.1`, `::1` |
 /// | [`allowed_origins`](Self::allowed_origins) | `http(s)://localhost`, `127.0.0.1`, `[::1]`, any port ([`HttpOptions::LOOPBACK_ORIGINS`]) |
@@ -46,11 +50,16 @@ pub struct HttpOptions {
     /// The path MCP is served at (default `/mcp`).
     pub path: String,
     /// When set, every request must carry `Authorization: Bearer <token>`; others get 401 and
-    /// reach no tool.
+    /// reach no tool. The shorthand for a [`StaticTokens`] [`token_verifier`](Self::token_verifier).
     pub bearer_token: Option<String>,
     /// Who a request with the bearer token is, as its tools read it (`ctx.caller()`); see
     /// [`HttpOptions::bearer_caller`]. Without it, [`Caller::new`]`("bearer")`.
     pub bearer_caller: Option<Caller>,
+    /// What checks every request's bearer token; see [`HttpOptions::token_verifier`].
+    pub token_verifier: Option<Arc<dyn TokenVerifier>>,
+    /// What the server publishes as an OAuth protected resource; see
+    /// [`HttpOptions::protected_resource`].
+    pub protected_resource: ProtectedResource,
     /// The largest request body accepted, whatever its size; larger ones get 413 (default
     /// [`DEFAULT_MAX_BODY_BYTES`]). A body is read whole into memory before it is parsed.
     pub max_body_bytes: usize,
@@ -99,6 +108,8 @@ impl std::fmt::Debug for HttpOptions {
             path,
             bearer_token,
             bearer_caller,
+            token_verifier,
+            protected_resource,
             max_body_bytes,
             allowed_hosts,
             allowed_origins,
@@ -119,6 +130,11 @@ impl std::fmt::Debug for HttpOptions {
                 &bearer_token.as_ref().map(|_| format_args!("***")),
             )
             .field("bearer_caller", bearer_caller)
+            .field(
+                "token_verifier",
+                &token_verifier.as_ref().map(|_| format_args!("..")),
+            )
+            .field("protected_resource", protected_resource)
             .field("max_body_bytes", max_body_bytes)
             .field("allowed_hosts", allowed_hosts)
             .field("allowed_origins", allowed_origins)
@@ -141,6 +157,8 @@ impl Default for HttpOptions {
             path: "/mcp".to_owned(),
             bearer_token: None,
             bearer_caller: None,
+            token_verifier: None,
+            protected_resource: ProtectedResource::default(),
             max_body_bytes: DEFAULT_MAX_BODY_BYTES,
             allowed_hosts: None,
             allowed_origins: None,
@@ -192,7 +210,9 @@ impl HttpOptions {
     /// [`bearer_caller`](Self::bearer_caller) was set.
     pub const DEFAULT_BEARER_PRINCIPAL: &str = "bearer";
 
-    /// Requires `Authorization: Bearer <token>` on every request.
+    /// Requires `Authorization: Bearer <token>` on every request: a [`StaticTokens`] of this one
+    /// token, naming the [`bearer_caller`](Self::bearer_caller). For several tokens, or JWTs,
+    /// set a [`token_verifier`](Self::token_verifier) instead (not both).
     pub fn bearer_token(mut self, token: impl Into<String>) -> Self {
         self.bearer_token = Some(token.into());
         self
@@ -213,6 +233,54 @@ impl HttpOptions {
     pub fn bearer_caller(mut self, caller: Caller) -> Self {
         self.bearer_caller = Some(caller);
         self
+    }
+
+    /// Checks every request's `Authorization: Bearer <token>` with `verifier`: a request
+    /// without a token, or with one it refuses, gets 401 with a `WWW-Authenticate` challenge
+    /// naming the server's [protected resource metadata](Self::protected_resource), and reaches
+    /// no tool; a verified one reaches its tools as `ctx.caller()`, and a tool whose
+    /// [scopes](crate::ToolOptions::scopes) the caller lacks is left out of its `tools/list` and
+    /// refused with 403 `insufficient_scope` on `tools/call`. Replaces
+    /// [`bearer_token`](Self::bearer_token), which is a [`StaticTokens`] of one token.
+    ///
+    /// ```
+    /// use toolkit::context::Caller;
+    /// use toolkit::mcp::{HttpOptions, StaticTokens};
+    ///
+    /// let options = HttpOptions::default()
+    ///     .token_verifier(StaticTokens::new().token("s3cret", Caller::new("ci-bot")));
+    /// assert!(options.token_verifier.is_some());
+    /// ```
+    pub fn token_verifier(mut self, verifier: impl TokenVerifier) -> Self {
+        self.token_verifier = Some(Arc::new(verifier));
+        self
+    }
+
+    /// What the server publishes at `/.well-known/oauth-protected-resource` (RFC 9728) when it
+    /// checks tokens: set its canonical URL and, beside the verifier's, authorization servers.
+    /// See [`ProtectedResource`].
+    pub fn protected_resource(mut self, resource: ProtectedResource) -> Self {
+        self.protected_resource = resource;
+        self
+    }
+
+    /// The verifier requests are checked with: [`token_verifier`](Self::token_verifier), or the
+    /// [`bearer_token`](Self::bearer_token) as [`StaticTokens`]. Both set is a mistake.
+    pub(super) fn verifier(&self) -> Result<Option<Arc<dyn TokenVerifier>>, String> {
+        match (&self.token_verifier, &self.bearer_token) {
+            (Some(_), Some(_)) => Err(
+                "HttpOptions has both a bearer_token and a token_verifier; give the token to the verifier (StaticTokens)".to_owned(),
+            ),
+            (Some(verifier), None) => Ok(Some(Arc::clone(verifier))),
+            (None, Some(token)) => {
+                let caller = self
+                    .bearer_caller
+                    .clone()
+                    .unwrap_or_else(|| Caller::new(HttpOptions::DEFAULT_BEARER_PRINCIPAL));
+                Ok(Some(Arc::new(StaticTokens::new().token(token.clone(), caller))))
+            }
+            (None, None) => Ok(None),
+        }
     }
 
     /// Sets the largest request body accepted, in bytes.

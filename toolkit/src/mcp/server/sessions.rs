@@ -42,6 +42,8 @@ pub(super) struct SessionCap {
 
 pub(super) struct Opened {
     client: IpAddr,
+    /// Who opened it, when the server checks tokens: only they may use it.
+    principal: Option<String>,
     at: Instant,
     used: bool,
 }
@@ -50,6 +52,7 @@ pub(super) struct Opened {
 pub(super) struct Place<'a> {
     cap: &'a SessionCap,
     client: IpAddr,
+    principal: Option<String>,
     _opening: MutexGuard<'a, ()>,
 }
 
@@ -70,14 +73,21 @@ impl SessionCap {
         }
     }
 
-    /// Notes that the session a request names (if any) has been used.
-    pub(super) fn touch(&self, headers: &HeaderMap) {
+    /// Notes that the session a request names (if any) has been used; `false` when it was
+    /// opened by another caller than `principal`, the verified caller of the request: a session
+    /// id that leaked (a log, a proxy) gives no one else the session's stream or its calls.
+    pub(super) fn touch(&self, headers: &HeaderMap, principal: Option<&str>) -> bool {
         let Some(id) = headers.get(SESSION_ID).and_then(|id| id.to_str().ok()) else {
-            return;
+            return true;
         };
         let mut opened = self.opened.lock().unwrap_or_else(PoisonError::into_inner);
-        if let Some(session) = opened.get_mut(id) {
-            session.used = true;
+        match opened.get_mut(id) {
+            Some(session) if session.principal.as_deref() != principal => false,
+            Some(session) => {
+                session.used = true;
+                true
+            }
+            None => true,
         }
     }
 
@@ -87,6 +97,7 @@ impl SessionCap {
         &self,
         initialize: &Screened,
         extensions: &axum::http::Extensions,
+        principal: Option<&str>,
     ) -> Result<Place<'_>, Response> {
         let client = extensions
             .get::<PeerAddr>()
@@ -110,6 +121,7 @@ impl SessionCap {
         Ok(Place {
             cap: self,
             client,
+            principal: principal.map(str::to_owned),
             _opening: opening,
         })
     }
@@ -154,6 +166,7 @@ impl Place<'_> {
             SessionId::from(id),
             Opened {
                 client: self.client,
+                principal: self.principal,
                 at: Instant::now(),
                 used: false,
             },
