@@ -127,6 +127,9 @@ impl Handlers {
         if self.elicitation.is_some() {
             declared.insert("elicitation".into(), json!({"form": {}}));
         }
+        // Safe whatever the application: a server that asks gets the roots it was given, none
+        // by default; some servers offer their root-reading tools only to a client declaring it.
+        declared.insert("roots".into(), json!({}));
         // Through JSON: rmcp's capability types are non-exhaustive.
         serde_json::from_value(Value::Object(declared)).unwrap_or_default()
     }
@@ -211,14 +214,31 @@ pub(super) fn elicitation_request(params: ElicitRequestParams) -> Option<Elicita
     }
 }
 
-/// The runtime's answer as MCP's `ElicitResult`.
-pub(super) fn elicit_result(answer: ElicitationAnswer) -> ElicitResult {
+/// The runtime's answer as MCP's `ElicitResult`. An accepted object gets the `default` of
+/// each field of `schema` it leaves out (SEP-1034: the client applies the defaults).
+pub(super) fn elicit_result(answer: ElicitationAnswer, schema: &Value) -> ElicitResult {
     match answer {
-        ElicitationAnswer::Accept(value) => {
+        ElicitationAnswer::Accept(mut value) => {
+            apply_defaults(&mut value, schema);
             ElicitResult::new(ElicitationAction::Accept).with_content(value)
         }
         ElicitationAnswer::Decline => ElicitResult::new(ElicitationAction::Decline),
         ElicitationAnswer::Cancel => ElicitResult::new(ElicitationAction::Cancel),
+    }
+}
+
+/// Fills each property of `schema` that `value` (an object) lacks with the property's `default`.
+fn apply_defaults(value: &mut Value, schema: &Value) {
+    let (Value::Object(answer), Some(properties)) = (value, schema["properties"].as_object())
+    else {
+        return;
+    };
+    for (name, property) in properties {
+        if let Some(default) = property.get("default") {
+            answer
+                .entry(name.clone())
+                .or_insert_with(|| default.clone());
+        }
     }
 }
 
@@ -272,7 +292,7 @@ mod tests {
     #[test]
     fn only_what_has_a_handler_is_declared() {
         let none = serde_json::to_value(Handlers::default().capabilities()).unwrap();
-        assert_eq!(none, json!({}));
+        assert_eq!(none, json!({"roots": {}}));
         let handlers = Handlers {
             sampling: None,
             log_level: None,
@@ -281,6 +301,18 @@ mod tests {
             })),
         };
         let declared = serde_json::to_value(handlers.capabilities()).unwrap();
-        assert_eq!(declared, json!({"elicitation": {"form": {}}}));
+        assert_eq!(declared, json!({"elicitation": {"form": {}}, "roots": {}}));
+    }
+
+    #[test]
+    fn an_accepted_answer_gets_the_defaults_it_leaves_out() {
+        let schema = json!({"type": "object", "properties": {
+            "name": {"type": "string", "default": "John Doe"},
+            "age": {"type": "integer", "default": 30},
+            "note": {"type": "string"}
+        }});
+        let answer = ElicitationAnswer::Accept(json!({"name": "Ann"}));
+        let result = serde_json::to_value(elicit_result(answer, &schema)).unwrap();
+        assert_eq!(result["content"], json!({"name": "Ann", "age": 30}));
     }
 }

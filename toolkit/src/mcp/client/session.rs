@@ -11,6 +11,7 @@ use rmcp::ErrorData;
 use rmcp::model::{
     CallToolRequestParams, CallToolResult, ClientConfig, CreateMessageRequestParams,
     CreateMessageResult, ElicitRequestParams, ElicitResult, Implementation, PaginatedRequestParams,
+    ProtocolVersion,
 };
 use rmcp::service::{NotificationContext, RequestContext, RunningService, ServiceError};
 use rmcp::{ClientHandler, RoleClient};
@@ -346,6 +347,7 @@ async fn open_within(
     let log_level = listener.handlers.log_level;
     let opening = async {
         let opened = open(transport, listener, routes, max_message_bytes).await?;
+        spoken_version(&opened.service, transport)?;
         // Asked again of every new session: a level is the session's.
         if let Some(level) = log_level {
             notices::ask_for_logs(opened.service.peer(), level).await;
@@ -360,6 +362,32 @@ async fn open_within(
                 message: format!("no answer within {} ms", timeout.as_millis()),
             })
         })
+}
+
+/// Checks the version the server answered `initialize` with: one of the revisions with that
+/// handshake this client knows (2024-11-05 to 2025-11-25); any other one, it cannot speak.
+fn spoken_version(
+    service: &RunningService<RoleClient, Listener>,
+    transport: &McpTransport,
+) -> Result<(), McpError> {
+    let Some(version) = service.peer_info().map(|info| info.protocol_version.clone()) else {
+        return Ok(());
+    };
+    let known = ProtocolVersion::known_up_to(&ProtocolVersion::V_2025_11_25);
+    if known.contains(&version) {
+        return Ok(());
+    }
+    Err(McpError::Connect {
+        server: transport.to_string(),
+        message: format!(
+            "the server speaks MCP {version}, which this client does not (it speaks {})",
+            known
+                .iter()
+                .map(ProtocolVersion::as_str)
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+    })
 }
 
 /// Errors after which the request never reached a live server.
@@ -462,11 +490,12 @@ impl ClientHandler for Listener {
                 None,
             ));
         };
+        let schema = request.requested_schema.clone();
         let answer = tokio::select! {
             answer = handler.elicit(request) => answer,
             () = context.ct.cancelled() => crate::context::ElicitationAnswer::Cancel,
         };
-        Ok(handlers::elicit_result(answer))
+        Ok(handlers::elicit_result(answer, &schema))
     }
 
     fn get_info(&self) -> ClientConfig {
@@ -474,6 +503,12 @@ impl ClientHandler for Listener {
             self.handlers.capabilities(),
             Implementation::new("toolkit", env!("CARGO_PKG_VERSION")),
         )
+        // rmcp offers its newest revision (2026-07-28), which most servers (the conformance
+        // suite's included) do not know yet, and under which it refuses the server's requests
+        // that come outside a call; offer the newest one they speak, and take any the server
+        // answers that has an `initialize` handshake (`spoken_version`). rmcp's default `list_roots` answers
+        // the `roots` declared in `handlers`: none.
+        .with_protocol_version(ProtocolVersion::V_2025_11_25)
     }
 }
 
