@@ -18,6 +18,7 @@ mod remote_tool;
 mod session;
 mod sse;
 mod stdio;
+mod task_call;
 mod transport;
 
 use std::collections::HashSet;

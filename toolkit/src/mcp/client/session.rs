@@ -19,6 +19,7 @@ use serde_json::{Map, Value};
 use tokio::sync::{Mutex, RwLock, watch};
 
 use super::call;
+use super::task_call::{self, TaskTools};
 use super::handlers::{self, Handlers};
 use super::listing::{ListingError, ListingLimits, MAX_TOOL_PAGES, Tally};
 use super::notices::{self, Routes};
@@ -69,6 +70,8 @@ pub(super) struct Session {
     /// Held by the one caller reopening the connection; the connection itself is locked only
     /// to swap in the new one, so calls are never queued behind a sleep or a slow connect.
     reopening: Mutex<()>,
+    /// The tools this server wants called as tasks.
+    task_tools: TaskTools,
 }
 
 struct Connection {
@@ -122,6 +125,7 @@ impl Session {
                 generation: 0,
             }),
             reopening: Mutex::new(()),
+            task_tools: TaskTools::default(),
         });
         Ok((session, changes))
     }
@@ -226,7 +230,7 @@ impl Session {
         let current = self.peer().await;
         let generation = current.generation;
         if !current.closed {
-            let first = call::call_tool(&current.peer, &current.routes, params.clone(), ctx);
+            let first = self.call_once(&current, params.clone(), ctx);
             match first.await {
                 // The server ran the call and answered: sending it again would run it again.
                 Err(err) if is_too_large(&err) => return Err(self.call_failed(name, err)),
@@ -246,9 +250,29 @@ impl Session {
             .await
             .map_err(|err| err.to_string())?;
         let current = self.peer().await;
-        call::call_tool(&current.peer, &current.routes, params, ctx)
+        self.call_once(&current, params, ctx)
             .await
             .map_err(|err| self.call_failed(name, err))
+    }
+
+    /// One call through `current`: plain, or as a task for a tool the server wants called
+    /// that way (it refused a plain call of it once, and is not asked plainly again).
+    async fn call_once(
+        &self,
+        current: &Current,
+        params: CallToolRequestParams,
+        ctx: &ToolContext,
+    ) -> Result<CallToolResult, ServiceError> {
+        let name = params.name.to_string();
+        let arguments = params.arguments.clone().unwrap_or_default();
+        if !self.task_tools.contains(&name) {
+            let answer = call::call_tool(&current.peer, &current.routes, params, ctx).await;
+            if !task_call::requires_task(&answer) {
+                return answer;
+            }
+            self.task_tools.insert(&name);
+        }
+        task_call::call_as_task(&current.peer, &name, arguments, ctx).await
     }
 
     /// Opens a new session unless another caller already replaced `generation`. Only the
