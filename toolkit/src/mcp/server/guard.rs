@@ -34,6 +34,8 @@ pub(super) struct Guard {
     /// One permit per `tools/call` running, held until its tool returns ([`CallPlace`]).
     pub(super) calls: Arc<Semaphore>,
     pub(super) max_calls: usize,
+    /// The server runs tasks: their requests are renamed, `initialize` declares them.
+    pub(super) tasks: bool,
 }
 
 /// Bearer auth, the body limit and JSON-RPC parse errors, the session cap; then rmcp.
@@ -50,10 +52,14 @@ pub(super) async fn guard_request(
         )
             .into_response();
     }
-    let (parts, bytes) = match guard.read_body(request).await {
+    let (parts, mut bytes) = match guard.read_body(request).await {
         Ok(read) => read,
         Err(too_large) => return too_large,
     };
+    if let Some(renamed) = rmcp_fixes::tasks::rename(&bytes, guard.tasks) {
+        bytes = Bytes::from(renamed);
+    }
+    let mut initialize = false;
     let mut place = None;
     let mut call = None;
     let mut id = Value::Null;
@@ -63,6 +69,7 @@ pub(super) async fn guard_request(
             Err(refusal) => return refusal.into_response(),
         };
         id = message.id.clone();
+        initialize = message.kind == Kind::Initialize;
         if message.kind == Kind::ToolCall {
             match Arc::clone(&guard.calls).try_acquire_owned() {
                 Ok(permit) => call = Some(CallPlace::new(permit)),
@@ -103,10 +110,24 @@ pub(super) async fn guard_request(
     if is_delete {
         rmcp_fixes::closed_session(&mut response);
     }
+    if initialize && guard.tasks {
+        response = declare_tasks(response);
+    }
     match call {
         Some(place) => hold_until_sent(response, place),
         None => response,
     }
+}
+
+/// The `initialize` answer with the tasks capability (`rmcp_fixes::tasks`), rewritten as it
+/// streams: rmcp writes each message (a JSON body, or an SSE event) as one chunk.
+fn declare_tasks(response: Response) -> Response {
+    let (mut parts, body) = response.into_parts();
+    parts.headers.remove(header::CONTENT_LENGTH);
+    let stream = body.into_data_stream().map(|chunk| {
+        chunk.map(|bytes| rmcp_fixes::tasks::declare_in_body(&bytes).map_or(bytes, Bytes::from))
+    });
+    Response::from_parts(parts, Body::from_stream(stream))
 }
 
 /// A `tools/call`'s place under [`Guard::calls`], given back as soon as its tool returns: the

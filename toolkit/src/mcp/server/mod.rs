@@ -16,6 +16,8 @@ mod options;
 mod rmcp_fixes;
 mod sessions;
 mod stdio;
+mod task_calls;
+mod tasks;
 mod write_deadline;
 
 use std::sync::Arc;
@@ -34,7 +36,7 @@ use serde_json::{Map, Value, json};
 
 use crate::context::Data;
 use crate::providers::Format;
-use crate::{ToolCall, ToolError, ToolProxy, Toolbox};
+use crate::{TaskSupport, ToolCall, ToolError, ToolProxy, Toolbox};
 
 use super::McpError;
 use super::passthrough;
@@ -90,6 +92,8 @@ pub struct McpServer {
     inner: Arc<ServerInner>,
     /// What the client of one session set (its log level); each session served gets its own.
     session: Arc<host::SessionState>,
+    /// The tasks of one session, as `session`.
+    tasks: Arc<tasks::Tasks>,
 }
 
 struct ServerInner {
@@ -101,6 +105,8 @@ struct ServerInner {
     instructions: Option<String>,
     /// What the tools read with `ctx.data::<T>()`, over the toolbox's own.
     data: Data,
+    /// How tools that do not say run: as tasks or not ([`McpServer::with_tasks`]).
+    tasks: TaskSupport,
 }
 
 impl std::fmt::Debug for McpServer {
@@ -153,8 +159,10 @@ impl McpServer {
                 info: Implementation::new("toolkit", env!("CARGO_PKG_VERSION")),
                 instructions: None,
                 data: Data::new(),
+                tasks: TaskSupport::Forbidden,
             }),
             session: Arc::default(),
+            tasks: Arc::default(),
         }
     }
 
@@ -167,11 +175,13 @@ impl McpServer {
             info: inner.info.clone(),
             instructions: inner.instructions.clone(),
             data: inner.data.clone(),
+            tasks: inner.tasks,
         };
         change(&mut inner);
         McpServer {
             inner: Arc::new(inner),
             session: self.session,
+            tasks: self.tasks,
         }
     }
 
@@ -202,11 +212,30 @@ impl McpServer {
         self.with_inner(|inner| inner.data = data)
     }
 
-    /// The same server for a new session: what a client sets (its log level) is its own.
+    /// Lets clients run every tool that does not say otherwise
+    /// ([`ToolOptions::task`](crate::ToolOptions::task)) as an MCP task (2025-11-25):
+    /// [`TaskSupport::Optional`] for a server of long tools, whose clients then start a call,
+    /// poll it, list and cancel it; [`TaskSupport::Required`] to take calls as tasks only.
+    /// Default: [`TaskSupport::Forbidden`], only the tools marked `#[tool(task)]` run as tasks.
+    ///
+    /// ```
+    /// use toolkit::TaskSupport;
+    /// use toolkit::mcp::McpServer;
+    ///
+    /// let server = McpServer::new(Vec::new()).with_tasks(TaskSupport::Optional);
+    /// # let _ = server;
+    /// ```
+    pub fn with_tasks(self, support: TaskSupport) -> Self {
+        self.with_inner(|inner| inner.tasks = support)
+    }
+
+    /// The same server for a new session: what a client sets (its log level) and the tasks it
+    /// starts are its own.
     fn for_session(&self) -> Self {
         McpServer {
             inner: Arc::clone(&self.inner),
             session: Arc::default(),
+            tasks: Arc::default(),
         }
     }
 
@@ -231,7 +260,7 @@ impl McpServer {
         R: tokio::io::AsyncRead + Send + Unpin + 'static,
         W: tokio::io::AsyncWrite + Send + Unpin + 'static,
     {
-        let (pipe, screened) = stdio::Screened::start(read, write);
+        let (pipe, screened) = stdio::Screened::start(read, write, self.runs_tasks());
         let served = match self.for_session().serve(pipe).await {
             Ok(running) => running
                 .waiting()
@@ -399,6 +428,22 @@ impl ServerHandler for McpServer {
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
         let place = guard::CallPlace::of(&context.extensions);
+        let required = self
+            .inner
+            .toolbox
+            .get(&request.name)
+            .is_some_and(|tool| self.task_support(tool) == TaskSupport::Required);
+        if required {
+            if let Some(place) = place {
+                place.release();
+            }
+            // The spec's answer to a plain call of a tool that runs as a task only.
+            return Err(ErrorData::new(
+                ErrorCode::METHOD_NOT_FOUND,
+                format!("{} runs as a task only: call it with `task`", request.name),
+                None,
+            ));
+        }
         // `notifications/cancelled` cancels `ct`: the call's future is dropped here (a sync
         // tool's context is cancelled with it), and rmcp sends no answer for the request.
         let answer = tokio::select! {
@@ -433,8 +478,11 @@ impl ServerHandler for McpServer {
     async fn on_custom_request(
         &self,
         request: CustomRequest,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<CustomResult, ErrorData> {
+        if let Some(answer) = self.task_request(&request, context).await {
+            return answer;
+        }
         match rmcp_fixes::params::invalid_params(&request) {
             Some(problem) => Err(ErrorData::invalid_params(problem, None)),
             None => Err(ErrorData::new(

@@ -19,6 +19,7 @@
 pub(super) mod envelope;
 pub(super) mod params;
 pub(super) mod screen;
+pub(super) mod tasks;
 
 use axum::http::StatusCode;
 use axum::response::Response;
