@@ -51,8 +51,15 @@ async fn the_reference_servers_task_tool_is_called_as_a_task() {
     let mut names = client.tool_names();
     names.sort();
     assert_eq!(names.len(), 16, "{names:?}");
-    for name in ["get-roots-list", "trigger-sampling-request", "trigger-elicitation-request"] {
-        assert!(names.iter().any(|listed| listed == name), "{name}: {names:?}");
+    for name in [
+        "get-roots-list",
+        "trigger-sampling-request",
+        "trigger-elicitation-request",
+    ] {
+        assert!(
+            names.iter().any(|listed| listed == name),
+            "{name}: {names:?}"
+        );
     }
 
     let research = client
@@ -144,7 +151,10 @@ async fn start(client: &RawClient, ms: u64) -> String {
     .await
     .expect("a task");
     assert_eq!(created["task"]["status"], "working", "{created}");
-    created["task"]["taskId"].as_str().expect("an id").to_owned()
+    created["task"]["taskId"]
+        .as_str()
+        .expect("an id")
+        .to_owned()
 }
 
 /// Start, poll, list, result, cancel, and isolation between sessions, through the protocol
@@ -161,25 +171,47 @@ async fn a_tool_runs_as_a_task_that_is_polled_listed_cancelled_and_kept_to_its_s
 
     // A quick task: polled until it completes, then its result, tied to it.
     let id = start(&client, 50).await;
-    let result = raw(&client, "tasks/result", json!({"taskId": id})).await.expect("result");
+    let result = raw(&client, "tasks/result", json!({"taskId": id}))
+        .await
+        .expect("result");
     assert_eq!(result["content"][0]["text"], "waited 50 ms", "{result}");
-    assert_eq!(result["_meta"]["io.modelcontextprotocol/related-task"]["taskId"], id);
-    let task = raw(&client, "tasks/get", json!({"taskId": id})).await.expect("task");
+    assert_eq!(
+        result["_meta"]["io.modelcontextprotocol/related-task"]["taskId"],
+        id
+    );
+    let task = raw(&client, "tasks/get", json!({"taskId": id}))
+        .await
+        .expect("task");
     assert_eq!(task["status"], "completed", "{task}");
-    assert!(task["createdAt"].as_str().is_some_and(|at| at.ends_with('Z')), "{task}");
+    assert!(
+        task["createdAt"]
+            .as_str()
+            .is_some_and(|at| at.ends_with('Z')),
+        "{task}"
+    );
 
     // A long one: listed while it works, cancelled (its context too), then not again.
     let long = start(&client, 30_000).await;
     let list = raw(&client, "tasks/list", json!({})).await.expect("list");
-    let statuses: Vec<&Value> = list["tasks"].as_array().expect("tasks").iter().map(|t| &t["status"]).collect();
+    let statuses: Vec<&Value> = list["tasks"]
+        .as_array()
+        .expect("tasks")
+        .iter()
+        .map(|t| &t["status"])
+        .collect();
     assert_eq!(statuses, [&json!("completed"), &json!("working")], "{list}");
-    let task = raw(&client, "tasks/cancel", json!({"taskId": long})).await.expect("cancel");
+    let task = raw(&client, "tasks/cancel", json!({"taskId": long}))
+        .await
+        .expect("cancel");
     assert_eq!(task["status"], "cancelled", "{task}");
     let deadline = Instant::now() + Duration::from_secs(2);
     while !cancelled.load(Ordering::SeqCst) && Instant::now() < deadline {
         tokio::time::sleep(Duration::from_millis(10)).await;
     }
-    assert!(cancelled.load(Ordering::SeqCst), "the tool's context was cancelled");
+    assert!(
+        cancelled.load(Ordering::SeqCst),
+        "the tool's context was cancelled"
+    );
     let again = raw(&client, "tasks/cancel", json!({"taskId": long})).await;
     assert!(again.is_err_and(|err| err.contains("already cancelled")));
     let result = raw(&client, "tasks/result", json!({"taskId": long})).await;
@@ -220,18 +252,31 @@ async fn toolkits_client_calls_a_required_task_tool_of_toolkits_server() {
         .find(|tool| tool.name() == "wait")
         .expect("listed");
     assert_eq!(wait.title(), Some("Wait a while"));
-    assert_eq!(wait.definition().icons[0].mime_type.as_deref(), Some("image/png"));
-    let answer = wait.acall(json!({"ms": 20})).await.expect("the task's result");
+    assert_eq!(
+        wait.definition().icons[0].mime_type.as_deref(),
+        Some("image/png")
+    );
+    let answer = wait
+        .acall(json!({"ms": 20}))
+        .await
+        .expect("the task's result");
     assert_eq!(answer, json!("waited 20 ms"));
 
     // Dropped while it runs: the task, and the tool's context with it, are cancelled.
     let call = wait.acall(json!({"ms": 30_000}));
-    assert!(tokio::time::timeout(Duration::from_millis(300), call).await.is_err());
+    assert!(
+        tokio::time::timeout(Duration::from_millis(300), call)
+            .await
+            .is_err()
+    );
     let deadline = Instant::now() + Duration::from_secs(2);
     while !cancelled.load(Ordering::SeqCst) && Instant::now() < deadline {
         tokio::time::sleep(Duration::from_millis(10)).await;
     }
-    assert!(cancelled.load(Ordering::SeqCst), "the dropped call's task was cancelled");
+    assert!(
+        cancelled.load(Ordering::SeqCst),
+        "the dropped call's task was cancelled"
+    );
     server.shutdown().await.expect("shutdown");
 }
 
@@ -249,7 +294,10 @@ async fn the_protocol_version_is_negotiated() {
         ("2099-01-01", "2025-11-25"),
     ] {
         let (answer, session) = post(&server.url(), None, &initialize(asked)).await;
-        assert_eq!(answer["result"]["protocolVersion"], answered, "{asked}: {answer}");
+        assert_eq!(
+            answer["result"]["protocolVersion"], answered,
+            "{asked}: {answer}"
+        );
         let tasks = &answer["result"]["capabilities"]["tasks"];
         assert_eq!(tasks["requests"]["tools"]["call"], json!({}), "{answer}");
         // The listing says which tools run as tasks.

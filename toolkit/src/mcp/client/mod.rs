@@ -20,6 +20,7 @@ mod sse;
 mod stdio;
 mod task_call;
 mod transport;
+mod version;
 
 use std::collections::HashSet;
 use std::sync::{Arc, RwLock};

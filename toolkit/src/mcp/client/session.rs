@@ -11,7 +11,6 @@ use rmcp::ErrorData;
 use rmcp::model::{
     CallToolRequestParams, CallToolResult, ClientConfig, CreateMessageRequestParams,
     CreateMessageResult, ElicitRequestParams, ElicitResult, Implementation, PaginatedRequestParams,
-    ProtocolVersion,
 };
 use rmcp::service::{NotificationContext, RequestContext, RunningService, ServiceError};
 use rmcp::{ClientHandler, RoleClient};
@@ -19,13 +18,14 @@ use serde_json::{Map, Value};
 use tokio::sync::{Mutex, RwLock, watch};
 
 use super::call;
-use super::task_call::{self, TaskTools};
 use super::handlers::{self, Handlers};
 use super::listing::{ListingError, ListingLimits, MAX_TOOL_PAGES, Tally};
 use super::notices::{self, Routes};
-use super::oversize::answer_too_large;
+use super::oversize::{answer_too_large, is_too_large};
 use super::stdio::ChildGroup;
+use super::task_call::{self, TaskTools};
 use super::transport::{McpTransport, Opened, open};
+use super::version::{self, spoken_version};
 use crate::context::ToolContext;
 use crate::mcp::McpError;
 
@@ -388,57 +388,12 @@ async fn open_within(
         })
 }
 
-/// Checks the version the server answered `initialize` with: one of the revisions with that
-/// handshake this client knows (2024-11-05 to 2025-11-25); any other one, it cannot speak.
-fn spoken_version(
-    service: &RunningService<RoleClient, Listener>,
-    transport: &McpTransport,
-) -> Result<(), McpError> {
-    let Some(version) = service.peer_info().map(|info| info.protocol_version.clone()) else {
-        return Ok(());
-    };
-    let known = ProtocolVersion::known_up_to(&ProtocolVersion::V_2025_11_25);
-    if known.contains(&version) {
-        return Ok(());
-    }
-    Err(McpError::Connect {
-        server: transport.to_string(),
-        message: format!(
-            "the server speaks MCP {version}, which this client does not (it speaks {})",
-            known
-                .iter()
-                .map(ProtocolVersion::as_str)
-                .collect::<Vec<_>>()
-                .join(", ")
-        ),
-    })
-}
-
 /// Errors after which the request never reached a live server.
 fn is_connection_error(err: &ServiceError) -> bool {
     matches!(
         err,
         ServiceError::TransportClosed | ServiceError::TransportSend(_)
     )
-}
-
-/// Whether the answer was refused for its size (rmcp's Streamable HTTP client, for a JSON body;
-/// the stdio transport answers with an error of its own instead).
-fn is_too_large(err: &ServiceError) -> bool {
-    use rmcp::transport::streamable_http_client::StreamableHttpError;
-    let ServiceError::TransportSend(error) = err else {
-        return false;
-    };
-    let mut source: Option<&(dyn std::error::Error + 'static)> = Some(error.error.as_ref());
-    while let Some(current) = source {
-        if let Some(StreamableHttpError::<reqwest::Error>::ResponseBodyTooLarge { .. }) =
-            current.downcast_ref()
-        {
-            return true;
-        }
-        source = current.source();
-    }
-    false
 }
 
 /// Whether a transport error says the request never left: the connection was refused.
@@ -527,12 +482,8 @@ impl ClientHandler for Listener {
             self.handlers.capabilities(),
             Implementation::new("toolkit", env!("CARGO_PKG_VERSION")),
         )
-        // rmcp offers its newest revision (2026-07-28), which most servers (the conformance
-        // suite's included) do not know yet, and under which it refuses the server's requests
-        // that come outside a call; offer the newest one they speak, and take any the server
-        // answers that has an `initialize` handshake (`spoken_version`). rmcp's default `list_roots` answers
-        // the `roots` declared in `handlers`: none.
-        .with_protocol_version(ProtocolVersion::V_2025_11_25)
+        // rmcp's default list_roots answers the roots declared in `handlers`: none.
+        .with_protocol_version(version::OFFERED)
     }
 }
 

@@ -119,7 +119,10 @@ struct TaskState {
 
 fn task_state(task: &Value) -> Option<TaskState> {
     let id = task.get("taskId")?.as_str()?.to_owned();
-    let status = task.get("status").and_then(Value::as_str).unwrap_or("working");
+    let status = task
+        .get("status")
+        .and_then(Value::as_str)
+        .unwrap_or("working");
     let poll = task
         .get("pollInterval")
         .and_then(Value::as_u64)

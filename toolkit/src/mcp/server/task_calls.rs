@@ -80,7 +80,10 @@ impl McpServer {
         {
             return Err(ErrorData::new(
                 ErrorCode::METHOD_NOT_FOUND,
-                format!("{} does not run as a task: call it without `task`", request.name),
+                format!(
+                    "{} does not run as a task: call it without `task`",
+                    request.name
+                ),
                 None,
             ));
         }
@@ -109,7 +112,8 @@ impl McpServer {
                 }
             };
             let outcome = match answer.and_then(|result| {
-                serde_json::to_value(result).map_err(|err| ErrorData::internal_error(err.to_string(), None))
+                serde_json::to_value(result)
+                    .map_err(|err| ErrorData::internal_error(err.to_string(), None))
             }) {
                 Ok(result) => Outcome::Result(result),
                 Err(error) => Outcome::Error(error),

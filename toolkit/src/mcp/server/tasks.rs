@@ -14,11 +14,11 @@ use std::hash::{BuildHasher, Hasher};
 use std::sync::Mutex;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
+use crate::context::Cancellation as CancellationToken;
 use rmcp::model::{CustomNotification, ErrorCode, ServerNotification};
 use rmcp::{ErrorData, Peer, RoleServer};
 use serde_json::{Value, json};
 use tokio::sync::watch;
-use crate::context::Cancellation as CancellationToken;
 
 /// How long a task is kept when the client asks for no `ttl`.
 pub(super) const DEFAULT_TTL: Duration = Duration::from_secs(5 * 60);
@@ -97,9 +97,16 @@ impl Tasks {
                 None,
             ));
         }
-        let number = entries.values().map(|entry| entry.number).max().unwrap_or(0) + 1;
+        let number = entries
+            .values()
+            .map(|entry| entry.number)
+            .max()
+            .unwrap_or(0)
+            + 1;
         let id = format!("{:016x}{number:08x}", self.seed ^ number.rotate_left(32));
-        let ttl = ttl_ms.map_or(DEFAULT_TTL, Duration::from_millis).min(MAX_TTL);
+        let ttl = ttl_ms
+            .map_or(DEFAULT_TTL, Duration::from_millis)
+            .min(MAX_TTL);
         let (done, outcome) = watch::channel(None);
         let now = timestamp(SystemTime::now());
         let entry = Entry {
@@ -195,7 +202,10 @@ impl Tasks {
         let entry = entries.get_mut(id).ok_or_else(|| unknown(id))?;
         let Some(done) = entry.done.take() else {
             return Err(ErrorData::invalid_params(
-                format!("task {id} cannot be cancelled: it is already {}", entry.status),
+                format!(
+                    "task {id} cannot be cancelled: it is already {}",
+                    entry.status
+                ),
                 None,
             ));
         };

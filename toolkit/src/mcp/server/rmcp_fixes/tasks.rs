@@ -19,7 +19,11 @@ pub(in crate::mcp::server) const PREFIX: &str = "toolkit/";
 /// server runs tasks (else nothing is renamed, and rmcp answers as it would).
 pub(in crate::mcp::server) fn rename(frame: &[u8], tasks: bool) -> Option<Vec<u8>> {
     // Most frames name no task: they pass without being parsed twice.
-    if !tasks || !frame.windows(4).any(|window| window == b"task" || window == b"ls/l") {
+    if !tasks
+        || !frame
+            .windows(4)
+            .any(|window| window == b"task" || window == b"ls/l")
+    {
         return None;
     }
     let mut message: Value = serde_json::from_slice(frame).ok()?;
@@ -94,7 +98,8 @@ mod tests {
         let plain = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
                            "params": {"name": "slow", "arguments": {"task": "x"}}});
         assert_eq!(renamed(plain), None);
-        let get = json!({"jsonrpc": "2.0", "id": 2, "method": "tasks/get", "params": {"taskId": "a"}});
+        let get =
+            json!({"jsonrpc": "2.0", "id": 2, "method": "tasks/get", "params": {"taskId": "a"}});
         assert_eq!(renamed(get).unwrap()["method"], "toolkit/tasks/get");
         let list = json!({"jsonrpc": "2.0", "id": 3, "method": "tools/list"});
         assert_eq!(renamed(list).unwrap()["method"], LIST_TOOLS);
@@ -108,12 +113,16 @@ mod tests {
             "protocolVersion": "2025-11-25", "serverInfo": {"name": "t", "version": "1"},
             "capabilities": {"tools": {}}}});
         let json_body = serde_json::to_vec(&answer).unwrap();
-        let declared: Value = serde_json::from_slice(&declare_in_body(&json_body).unwrap()).unwrap();
+        let declared: Value =
+            serde_json::from_slice(&declare_in_body(&json_body).unwrap()).unwrap();
         assert_eq!(declared["result"]["capabilities"]["tasks"], capability());
         let sse = format!("id: 0\ndata: {answer}\n\n");
         let declared = String::from_utf8(declare_in_body(sse.as_bytes()).unwrap()).unwrap();
         assert!(declared.starts_with("id: 0\ndata: {"), "{declared}");
         assert!(declared.contains(r#""tasks":{"#), "{declared}");
-        assert_eq!(declare_in_body(b"data: {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}\n\n"), None);
+        assert_eq!(
+            declare_in_body(b"data: {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}\n\n"),
+            None
+        );
     }
 }
