@@ -1,7 +1,8 @@
 //! What the client answers when a server asks it something: `sampling/createMessage` (a model
 //! writes a message) and `elicitation/create` (the user gives a value). Each is answered only
 //! when the builder was given a handler for it; without one, the client does not declare the
-//! capability, and a server that asks anyway gets an error.
+//! capability, and a server that asks anyway gets an error. `roots` is always declared, and
+//! answered with none (rmcp's default `list_roots`).
 //!
 //! The handlers take and give the runtime's own types, the ones a tool's context uses on the
 //! server side ([`SamplingRequest`], [`ElicitationRequest`], ...), so one toolkit server's

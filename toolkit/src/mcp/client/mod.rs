@@ -277,7 +277,11 @@ impl McpClientBuilder {
 /// cancelled on the server (`notifications/cancelled`). The server's `sampling/createMessage`
 /// and `elicitation/create` are answered by [`McpClientBuilder::sampling_model`] (or
 /// [`on_sampling`](McpClientBuilder::on_sampling)) and [`McpClientBuilder::on_elicit`]; the
-/// client declares each capability only when given its handler. Served again by an
+/// client declares each capability only when given its handler (and `roots`, answered with
+/// none, always: some servers offer tools only to a client declaring it). A tool the server
+/// wants called as a task (MCP 2025-11-25 tasks: it refuses a plain call with `-32601`) is
+/// called as one: the client waits for the task's result, its status messages reaching the
+/// context as progress, and cancels the task when the call is dropped. Served again by an
 /// [`McpServer`](crate::mcp::McpServer), a remote tool answers with the remote result itself,
 /// unchanged, unless the toolbox changed the outcome (a hook, or `max_output_bytes`).
 ///
