@@ -20,6 +20,8 @@ const RETRY_MS: u64 = 500;
 
 #[derive(Default)]
 struct Seen {
+    /// The version `initialize` answers with (default 2025-11-25).
+    version: Option<&'static str>,
     pending: Option<Value>,
     cut_at: Option<Instant>,
     /// When each `GET` with `Last-Event-ID` came, and the id it named.
@@ -55,10 +57,11 @@ async fn on_post(seen: Shared, body: String) -> Response {
         return StatusCode::BAD_REQUEST.into_response();
     };
     let id = message["id"].clone();
+    let version = seen.lock().expect("lock").version.unwrap_or("2025-11-25");
     match message["method"].as_str().unwrap_or_default() {
         "initialize" => json_answer(
             &id,
-            json!({"protocolVersion": "2025-11-25", "capabilities": {"tools": {}},
+            json!({"protocolVersion": version, "capabilities": {"tools": {}},
                    "serverInfo": {"name": "cuts-streams", "version": "1"}}),
         ),
         "tools/list" => json_answer(
@@ -96,10 +99,9 @@ async fn on_get(seen: Shared, headers: HeaderMap) -> Response {
     }
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_cut_stream_is_resumed_after_its_retry_with_last_event_id() {
-    let seen = Shared::default();
-    let (posted, got) = (Arc::clone(&seen), Arc::clone(&seen));
+/// The loopback server, and its URL.
+async fn start(seen: &Shared) -> (tokio::task::JoinHandle<std::io::Result<()>>, String) {
+    let (posted, got) = (Arc::clone(seen), Arc::clone(seen));
     let app = Router::new().route(
         "/mcp",
         post(move |body: String| on_post(Arc::clone(&posted), body))
@@ -109,8 +111,16 @@ async fn a_cut_stream_is_resumed_after_its_retry_with_last_event_id() {
         .await
         .expect("bind");
     let url = format!("http://{}/mcp", listener.local_addr().expect("address"));
-    let server = tokio::spawn(async move { axum::serve(listener, app).await });
+    (
+        tokio::spawn(async move { axum::serve(listener, app).await }),
+        url,
+    )
+}
 
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_cut_stream_is_resumed_after_its_retry_with_last_event_id() {
+    let seen = Shared::default();
+    let (server, url) = start(&seen).await;
     let client = McpClient::connect(McpTransport::http(url))
         .await
         .expect("connect");
@@ -130,5 +140,19 @@ async fn a_cut_stream_is_resumed_after_its_retry_with_last_event_id() {
         waited >= Duration::from_millis(RETRY_MS - 50),
         "resumed after {waited:?}, before the server's retry of {RETRY_MS} ms"
     );
+    server.abort();
+}
+
+/// A server answering `initialize` with a version the client does not speak is refused, with
+/// an error naming both.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_server_speaking_an_unknown_version_is_refused() {
+    let seen = Shared::default();
+    seen.lock().expect("lock").version = Some("2030-01-01");
+    let (server, url) = start(&seen).await;
+    let refused = McpClient::connect(McpTransport::http(url)).await;
+    let message = refused.expect_err("refused").to_string();
+    assert!(message.contains("speaks MCP 2030-01-01"), "{message}");
+    assert!(message.contains("2025-06-18, 2025-11-25"), "{message}");
     server.abort();
 }
