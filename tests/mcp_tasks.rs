@@ -8,13 +8,15 @@ use std::time::{Duration, Instant};
 
 use serde_json::json;
 use toolkit::context::{ElicitationAnswer, ElicitationRequest, Role, SamplingReply};
-use toolkit::mcp::{McpClient, McpTransport};
+use toolkit::mcp::{McpClient, McpTransport, UrlElicitation};
 use toolkit::prelude::*;
 
 use common::mcp::everything_server;
 
-/// With sampling and elicitation handlers (and roots, declared by default), the client sees
-/// every tool the reference server offers a client without tasks of its own, and calls its
+/// With sampling, elicitation and URL elicitation handlers (and roots, declared by default),
+/// the client sees the 17 tools the reference server offers a client without tasks of its own
+/// (the two `-async` ones need the client to run sampling and elicitation as tasks), and calls
+/// its
 /// task-augmented `simulate-research-query` (execution.taskSupport `required`): the call
 /// becomes a task the client waits for (the server takes four one-second stages).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -39,28 +41,52 @@ async fn the_reference_servers_task_tool_is_called_as_a_task() {
         })
     })
     .on_elicit(|_: ElicitationRequest| async { ElicitationAnswer::Decline })
+    .on_url_elicit(|request: UrlElicitation| async move {
+        match request.url.as_str() {
+            "https://example.com/sign-in" => ElicitationAnswer::Accept(json!({})),
+            _ => ElicitationAnswer::Decline,
+        }
+    })
     .connect()
     .await
     .expect("connect");
     // The server registers the tools a client's capabilities allow once it is initialized,
     // and says so with `tools/list_changed`.
     let deadline = Instant::now() + Duration::from_secs(5);
-    while client.tools().len() < 16 && Instant::now() < deadline {
+    while client.tools().len() < 17 && Instant::now() < deadline {
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
     let mut names = client.tool_names();
     names.sort();
-    assert_eq!(names.len(), 16, "{names:?}");
+    assert_eq!(names.len(), 17, "{names:?}");
     for name in [
         "get-roots-list",
         "trigger-sampling-request",
         "trigger-elicitation-request",
+        "trigger-url-elicitation",
     ] {
         assert!(
             names.iter().any(|listed| listed == name),
             "{name}: {names:?}"
         );
     }
+
+    // URL elicitation reaches its handler.
+    let url_tool = client
+        .tools()
+        .into_iter()
+        .find(|tool| tool.name() == "trigger-url-elicitation")
+        .expect("listed");
+    let opened = url_tool
+        .acall(json!({"url": "https://example.com/sign-in"}))
+        .await
+        .expect("an answer");
+    assert!(
+        opened[0]
+            .as_str()
+            .is_some_and(|text| text.contains("completed the URL elicitation")),
+        "{opened}"
+    );
 
     let research = client
         .tools()

@@ -104,6 +104,7 @@ where
 pub(super) struct Handlers {
     pub(super) sampling: Option<Arc<dyn SamplingHandler>>,
     pub(super) elicitation: Option<Arc<dyn ElicitationHandler>>,
+    pub(super) url_elicitation: Option<Arc<dyn super::UrlElicitationHandler>>,
     pub(super) log_level: Option<crate::context::LogLevel>,
 }
 
@@ -112,6 +113,7 @@ impl fmt::Debug for Handlers {
         f.debug_struct("Handlers")
             .field("sampling", &self.sampling.is_some())
             .field("elicitation", &self.elicitation.is_some())
+            .field("url_elicitation", &self.url_elicitation.is_some())
             .field("log_level", &self.log_level)
             .finish()
     }
@@ -125,8 +127,15 @@ impl Handlers {
         if self.sampling.is_some() {
             declared.insert("sampling".into(), json!({}));
         }
+        let mut elicitation = Map::new();
         if self.elicitation.is_some() {
-            declared.insert("elicitation".into(), json!({"form": {}}));
+            elicitation.insert("form".into(), json!({}));
+        }
+        if self.url_elicitation.is_some() {
+            elicitation.insert("url".into(), json!({}));
+        }
+        if !elicitation.is_empty() {
+            declared.insert("elicitation".into(), Value::Object(elicitation));
         }
         // Safe whatever the application: a server that asks gets the roots it was given, none
         // by default; some servers offer their root-reading tools only to a client declaring it.
@@ -134,6 +143,13 @@ impl Handlers {
         // Through JSON: rmcp's capability types are non-exhaustive.
         serde_json::from_value(Value::Object(declared)).unwrap_or_default()
     }
+}
+
+/// The error for a request the client did not declare it answers.
+pub(super) fn not_declared(what: &str) -> rmcp::ErrorData {
+    let message =
+        format!("this client does not answer {what} requests (it did not declare the capability)");
+    rmcp::ErrorData::new(rmcp::model::ErrorCode::METHOD_NOT_FOUND, message, None)
 }
 
 /// The token bound of a request that names none (MCP requires one; the runtime's default).
@@ -296,6 +312,7 @@ mod tests {
         assert_eq!(none, json!({"roots": {}}));
         let handlers = Handlers {
             sampling: None,
+            url_elicitation: None,
             log_level: None,
             elicitation: Some(Arc::new(|_: ElicitationRequest| async {
                 ElicitationAnswer::Decline

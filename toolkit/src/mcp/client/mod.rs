@@ -20,6 +20,7 @@ mod sse;
 mod stdio;
 mod task_call;
 mod transport;
+mod url_elicitation;
 mod version;
 
 use std::collections::HashSet;
@@ -41,6 +42,7 @@ use session::{Reconnect, Session, ToolListChanges};
 #[doc(hidden)]
 pub use sse::{EventStreamRead as __EventStreamRead, read_event_stream as __read_event_stream};
 pub use transport::{DEFAULT_MAX_MESSAGE_BYTES, McpTransport};
+pub use url_elicitation::{UrlElicitation, UrlElicitationHandler};
 
 /// How remote tools are named, filtered and called.
 #[derive(Debug, Clone)]
@@ -224,6 +226,13 @@ impl McpClientBuilder {
     /// declares the `elicitation` capability (without a handler, it is not declared).
     pub fn on_elicit(mut self, handler: impl ElicitationHandler) -> Self {
         self.options.handlers.elicitation = Some(Arc::new(handler));
+        self
+    }
+
+    /// Answers the server's URL-mode `elicitation/create` (the user is asked to open a URL)
+    /// with `handler`, and declares `elicitation.url` (without a handler, it is not declared).
+    pub fn on_url_elicit(mut self, handler: impl UrlElicitationHandler) -> Self {
+        self.options.handlers.url_elicitation = Some(Arc::new(handler));
         self
     }
 

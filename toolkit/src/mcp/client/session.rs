@@ -18,13 +18,14 @@ use serde_json::{Map, Value};
 use tokio::sync::{Mutex, RwLock, watch};
 
 use super::call;
-use super::handlers::{self, Handlers};
+use super::handlers::{self, Handlers, not_declared};
 use super::listing::{ListingError, ListingLimits, MAX_TOOL_PAGES, Tally};
 use super::notices::{self, Routes};
 use super::oversize::{answer_too_large, is_too_large};
 use super::stdio::ChildGroup;
 use super::task_call::{self, TaskTools};
 use super::transport::{McpTransport, Opened, open};
+use super::url_elicitation;
 use super::version::{self, spoken_version};
 use crate::context::ToolContext;
 use crate::mcp::McpError;
@@ -460,6 +461,10 @@ impl ClientHandler for Listener {
         params: ElicitRequestParams,
         context: RequestContext<RoleClient>,
     ) -> Result<ElicitResult, ErrorData> {
+        if let Some(request) = url_elicitation::url_request(&params) {
+            let handler = self.handlers.url_elicitation.as_deref();
+            return url_elicitation::answer(handler, request, &context.ct).await;
+        }
         let Some(handler) = &self.handlers.elicitation else {
             return Err(not_declared("elicitation"));
         };
@@ -485,11 +490,4 @@ impl ClientHandler for Listener {
         // rmcp's default list_roots answers the roots declared in `handlers`: none.
         .with_protocol_version(version::OFFERED)
     }
-}
-
-/// The error for a request the client did not declare it answers.
-fn not_declared(what: &str) -> ErrorData {
-    let message =
-        format!("this client does not answer {what} requests (it did not declare the capability)");
-    ErrorData::new(rmcp::model::ErrorCode::METHOD_NOT_FOUND, message, None)
 }
