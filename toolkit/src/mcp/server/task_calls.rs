@@ -75,9 +75,14 @@ impl McpServer {
     ) -> Result<Value, ErrorData> {
         let request: CallToolRequestParams = serde_json::from_value(params.clone())
             .map_err(|err| ErrorData::invalid_params(format!("tools/call params: {err}"), None))?;
-        if let Some(tool) = self.inner.toolbox.get(&request.name)
-            && self.task_support(tool) == TaskSupport::Forbidden
-        {
+        // An unknown tool is refused as a plain call of it is, before any task is made.
+        let Some(tool) = self.inner.toolbox.get(&request.name) else {
+            return Err(ErrorData::invalid_params(
+                format!("unknown tool {}", request.name),
+                None,
+            ));
+        };
+        if self.task_support(tool) == TaskSupport::Forbidden {
             return Err(ErrorData::new(
                 ErrorCode::METHOD_NOT_FOUND,
                 format!(
