@@ -7,7 +7,9 @@ mod common;
 use std::process::{Command, Stdio};
 
 use serde_json::{Value, json};
-use toolkit::mcp::rmcp::model::{CallToolRequestParams, Tool};
+use toolkit::mcp::rmcp::model::{
+    CallToolRequestParams, ClientCapabilities, ClientConfig, Implementation, Tool,
+};
 use toolkit::mcp::rmcp::service::RunningService;
 use toolkit::mcp::rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
 use toolkit::mcp::rmcp::{RoleClient, ServiceExt};
@@ -21,7 +23,11 @@ async fn rmcp_client(url: &str) -> RunningService<RoleClient, ()> {
         .expect("initialize")
 }
 
-async fn call(client: &RunningService<RoleClient, ()>, name: &str, arguments: Value) -> Value {
+async fn call<S: toolkit::mcp::rmcp::Service<RoleClient>>(
+    client: &RunningService<RoleClient, S>,
+    name: &str,
+    arguments: Value,
+) -> Value {
     let Value::Object(arguments) = arguments else {
         panic!("arguments are an object");
     };
@@ -126,10 +132,14 @@ async fn the_reference_server_answers_through_a_proxy_as_it_does_directly() {
     };
     let mut command = tokio::process::Command::new(&program);
     command.arg("stdio").stderr(Stdio::null());
-    let direct =
-        ().serve(TokioChildProcess::new(command).expect("start the reference server"))
-            .await
-            .expect("initialize");
+    // Declaring `roots`, as toolkit's client does: both see the same tools. (rmcp deprecates
+    // roots for a protocol revision after the ones servers speak today.)
+    #[allow(deprecated)]
+    let roots = ClientCapabilities::builder().enable_roots().build();
+    let direct = ClientConfig::new(roots, Implementation::new("direct", "1"))
+        .serve(TokioChildProcess::new(command).expect("start the reference server"))
+        .await
+        .expect("initialize");
     let remote = McpClient::connect(
         McpTransport::stdio(program.to_string_lossy())
             .arg("stdio")

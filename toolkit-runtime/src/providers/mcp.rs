@@ -41,14 +41,19 @@ impl ToolProxy {
             .unwrap_or(&definition.parameters)
     }
 
-    /// The MCP `tools/list` entry: `{"name", "description", "inputSchema"}`, plus `title` when
-    /// the tool has one, `outputSchema` when the tool returns a structured type and
-    /// `annotations` from `#[tool(read_only, destructive, idempotent, open_world)]`.
+    /// The MCP `tools/list` entry: `{"name", "description", "inputSchema"}`, plus `title` and
+    /// `icons` when the tool has them, `outputSchema` when the tool returns a structured type,
+    /// `annotations` from `#[tool(read_only, destructive, idempotent, open_world)]` and
+    /// `execution.taskSupport` (MCP 2025-11-25) for a tool that may or must run as a task.
     pub(super) fn mcp_definition(&self) -> Value {
         let mut tool = Map::new();
         tool.insert("name".into(), self.name().into());
         if let Some(title) = self.title() {
             tool.insert("title".into(), title.into());
+        }
+        let icons = &self.definition().icons;
+        if !icons.is_empty() {
+            tool.insert("icons".into(), json!(icons));
         }
         tool.insert("description".into(), self.description().into());
         // MCP takes `$defs` and `$schema`: a `#[tool]` schema is listed as schemars wrote it.
@@ -64,6 +69,14 @@ impl ToolProxy {
         }
         if !annotations.is_empty() {
             tool.insert("annotations".into(), Value::Object(annotations));
+        }
+        let task = match self.options().task {
+            crate::TaskSupport::Optional => Some("optional"),
+            crate::TaskSupport::Required => Some("required"),
+            _ => None,
+        };
+        if let Some(task) = task {
+            tool.insert("execution".into(), json!({"taskSupport": task}));
         }
         Value::Object(tool)
     }

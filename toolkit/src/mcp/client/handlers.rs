@@ -1,7 +1,8 @@
 //! What the client answers when a server asks it something: `sampling/createMessage` (a model
 //! writes a message) and `elicitation/create` (the user gives a value). Each is answered only
 //! when the builder was given a handler for it; without one, the client does not declare the
-//! capability, and a server that asks anyway gets an error.
+//! capability, and a server that asks anyway gets an error. `roots` is always declared, and
+//! answered with none (rmcp's default `list_roots`).
 //!
 //! The handlers take and give the runtime's own types, the ones a tool's context uses on the
 //! server side ([`SamplingRequest`], [`ElicitationRequest`], ...), so one toolkit server's
@@ -103,6 +104,7 @@ where
 pub(super) struct Handlers {
     pub(super) sampling: Option<Arc<dyn SamplingHandler>>,
     pub(super) elicitation: Option<Arc<dyn ElicitationHandler>>,
+    pub(super) url_elicitation: Option<Arc<dyn super::UrlElicitationHandler>>,
     pub(super) log_level: Option<crate::context::LogLevel>,
 }
 
@@ -111,6 +113,7 @@ impl fmt::Debug for Handlers {
         f.debug_struct("Handlers")
             .field("sampling", &self.sampling.is_some())
             .field("elicitation", &self.elicitation.is_some())
+            .field("url_elicitation", &self.url_elicitation.is_some())
             .field("log_level", &self.log_level)
             .finish()
     }
@@ -124,12 +127,29 @@ impl Handlers {
         if self.sampling.is_some() {
             declared.insert("sampling".into(), json!({}));
         }
+        let mut elicitation = Map::new();
         if self.elicitation.is_some() {
-            declared.insert("elicitation".into(), json!({"form": {}}));
+            elicitation.insert("form".into(), json!({}));
         }
+        if self.url_elicitation.is_some() {
+            elicitation.insert("url".into(), json!({}));
+        }
+        if !elicitation.is_empty() {
+            declared.insert("elicitation".into(), Value::Object(elicitation));
+        }
+        // Safe whatever the application: a server that asks gets the roots it was given, none
+        // by default; some servers offer their root-reading tools only to a client declaring it.
+        declared.insert("roots".into(), json!({}));
         // Through JSON: rmcp's capability types are non-exhaustive.
         serde_json::from_value(Value::Object(declared)).unwrap_or_default()
     }
+}
+
+/// The error for a request the client did not declare it answers.
+pub(super) fn not_declared(what: &str) -> rmcp::ErrorData {
+    let message =
+        format!("this client does not answer {what} requests (it did not declare the capability)");
+    rmcp::ErrorData::new(rmcp::model::ErrorCode::METHOD_NOT_FOUND, message, None)
 }
 
 /// The token bound of a request that names none (MCP requires one; the runtime's default).
@@ -211,14 +231,31 @@ pub(super) fn elicitation_request(params: ElicitRequestParams) -> Option<Elicita
     }
 }
 
-/// The runtime's answer as MCP's `ElicitResult`.
-pub(super) fn elicit_result(answer: ElicitationAnswer) -> ElicitResult {
+/// The runtime's answer as MCP's `ElicitResult`. An accepted object gets the `default` of
+/// each field of `schema` it leaves out (SEP-1034: the client applies the defaults).
+pub(super) fn elicit_result(answer: ElicitationAnswer, schema: &Value) -> ElicitResult {
     match answer {
-        ElicitationAnswer::Accept(value) => {
+        ElicitationAnswer::Accept(mut value) => {
+            apply_defaults(&mut value, schema);
             ElicitResult::new(ElicitationAction::Accept).with_content(value)
         }
         ElicitationAnswer::Decline => ElicitResult::new(ElicitationAction::Decline),
         ElicitationAnswer::Cancel => ElicitResult::new(ElicitationAction::Cancel),
+    }
+}
+
+/// Fills each property of `schema` that `value` (an object) lacks with the property's `default`.
+fn apply_defaults(value: &mut Value, schema: &Value) {
+    let (Value::Object(answer), Some(properties)) = (value, schema["properties"].as_object())
+    else {
+        return;
+    };
+    for (name, property) in properties {
+        if let Some(default) = property.get("default") {
+            answer
+                .entry(name.clone())
+                .or_insert_with(|| default.clone());
+        }
     }
 }
 
@@ -272,15 +309,28 @@ mod tests {
     #[test]
     fn only_what_has_a_handler_is_declared() {
         let none = serde_json::to_value(Handlers::default().capabilities()).unwrap();
-        assert_eq!(none, json!({}));
+        assert_eq!(none, json!({"roots": {}}));
         let handlers = Handlers {
             sampling: None,
+            url_elicitation: None,
             log_level: None,
             elicitation: Some(Arc::new(|_: ElicitationRequest| async {
                 ElicitationAnswer::Decline
             })),
         };
         let declared = serde_json::to_value(handlers.capabilities()).unwrap();
-        assert_eq!(declared, json!({"elicitation": {"form": {}}}));
+        assert_eq!(declared, json!({"elicitation": {"form": {}}, "roots": {}}));
+    }
+
+    #[test]
+    fn an_accepted_answer_gets_the_defaults_it_leaves_out() {
+        let schema = json!({"type": "object", "properties": {
+            "name": {"type": "string", "default": "John Doe"},
+            "age": {"type": "integer", "default": 30},
+            "note": {"type": "string"}
+        }});
+        let answer = ElicitationAnswer::Accept(json!({"name": "Ann"}));
+        let result = serde_json::to_value(elicit_result(answer, &schema)).unwrap();
+        assert_eq!(result["content"], json!({"name": "Ann", "age": 30}));
     }
 }

@@ -19,7 +19,10 @@ mod remote_tool;
 mod session;
 mod sse;
 mod stdio;
+mod task_call;
 mod transport;
+mod url_elicitation;
+mod version;
 
 use std::collections::HashSet;
 use std::sync::{Arc, RwLock};
@@ -41,6 +44,7 @@ use session::{Reconnect, Session, ToolListChanges};
 #[doc(hidden)]
 pub use sse::{EventStreamRead as __EventStreamRead, read_event_stream as __read_event_stream};
 pub use transport::{DEFAULT_MAX_MESSAGE_BYTES, McpTransport};
+pub use url_elicitation::{UrlElicitation, UrlElicitationHandler};
 
 /// How remote tools are named, filtered and called.
 #[derive(Debug, Clone)]
@@ -227,6 +231,13 @@ impl McpClientBuilder {
         self
     }
 
+    /// Answers the server's URL-mode `elicitation/create` (the user is asked to open a URL)
+    /// with `handler`, and declares `elicitation.url` (without a handler, it is not declared).
+    pub fn on_url_elicit(mut self, handler: impl UrlElicitationHandler) -> Self {
+        self.options.handlers.url_elicitation = Some(Arc::new(handler));
+        self
+    }
+
     /// Asks the server for its log messages at `level` and above (`logging/setLevel`, sent
     /// when the server declares logging, again after each reconnection). Without it the
     /// server sends what it sends by default. Log messages that come while a call is in
@@ -277,7 +288,11 @@ impl McpClientBuilder {
 /// cancelled on the server (`notifications/cancelled`). The server's `sampling/createMessage`
 /// and `elicitation/create` are answered by [`McpClientBuilder::sampling_model`] (or
 /// [`on_sampling`](McpClientBuilder::on_sampling)) and [`McpClientBuilder::on_elicit`]; the
-/// client declares each capability only when given its handler. Served again by an
+/// client declares each capability only when given its handler (and `roots`, answered with
+/// none, always: some servers offer tools only to a client declaring it). A tool the server
+/// wants called as a task (MCP 2025-11-25 tasks: it refuses a plain call with `-32601`) is
+/// called as one: the client waits for the task's result, its status messages reaching the
+/// context as progress, and cancels the task when the call is dropped. Served again by an
 /// [`McpServer`](crate::mcp::McpServer), a remote tool answers with the remote result itself,
 /// unchanged, unless the toolbox changed the outcome (a hook, or `max_output_bytes`).
 ///

@@ -2,6 +2,7 @@
 //! answered fails at once, with an error saying why, instead of waiting for an answer that was
 //! dropped. The message's `id` is read from its first bytes ([`PREFIX_BYTES`]).
 
+use rmcp::service::ServiceError;
 use serde::de::IgnoredAny;
 use serde_json::{Value, json};
 
@@ -15,6 +16,25 @@ pub(super) fn answer_too_large(max: usize) -> String {
         "the MCP server's answer is larger than the {max} bytes this client accepts \
          (`max_message_bytes`); it was dropped"
     )
+}
+
+/// Whether the answer was refused for its size (rmcp's Streamable HTTP client, for a JSON body;
+/// the stdio transport answers with an error of its own instead).
+pub(super) fn is_too_large(err: &ServiceError) -> bool {
+    use rmcp::transport::streamable_http_client::StreamableHttpError;
+    let ServiceError::TransportSend(error) = err else {
+        return false;
+    };
+    let mut source: Option<&(dyn std::error::Error + 'static)> = Some(error.error.as_ref());
+    while let Some(current) = source {
+        if let Some(StreamableHttpError::<reqwest::Error>::ResponseBodyTooLarge { .. }) =
+            current.downcast_ref()
+        {
+            return true;
+        }
+        source = current.source();
+    }
+    false
 }
 
 /// The JSON-RPC error that answers the request a message over the bound answered, from the

@@ -103,6 +103,14 @@ fn definition(options: &Options, tool: &rmcp::model::Tool) -> Result<ToolDefinit
         let hints = tool.annotations.as_ref()?;
         hints.title.clone()
     });
+    // rmcp's icons and ours are both MCP's `Icon`; an icon that does not read is left out.
+    definition.icons = tool
+        .icons
+        .iter()
+        .flatten()
+        .filter_map(|icon| serde_json::to_value(icon).ok())
+        .filter_map(|icon| serde_json::from_value(icon).ok())
+        .collect();
     if let Some(hints) = &tool.annotations {
         definition.options.annotations = ToolAnnotations {
             read_only: hints.read_only_hint,

@@ -18,12 +18,15 @@ use serde_json::{Map, Value};
 use tokio::sync::{Mutex, RwLock, watch};
 
 use super::call;
-use super::handlers::{self, Handlers};
+use super::handlers::{self, Handlers, not_declared};
 use super::listing::{ListingError, ListingLimits, MAX_TOOL_PAGES, Tally};
 use super::notices::{self, Routes};
-use super::oversize::answer_too_large;
+use super::oversize::{answer_too_large, is_too_large};
 use super::stdio::ChildGroup;
+use super::task_call::{self, TaskTools};
 use super::transport::{McpTransport, Opened, open};
+use super::url_elicitation;
+use super::version::{self, spoken_version};
 use crate::context::ToolContext;
 use crate::mcp::McpError;
 
@@ -68,6 +71,8 @@ pub(super) struct Session {
     /// Held by the one caller reopening the connection; the connection itself is locked only
     /// to swap in the new one, so calls are never queued behind a sleep or a slow connect.
     reopening: Mutex<()>,
+    /// The tools this server wants called as tasks.
+    task_tools: TaskTools,
 }
 
 struct Connection {
@@ -121,6 +126,7 @@ impl Session {
                 generation: 0,
             }),
             reopening: Mutex::new(()),
+            task_tools: TaskTools::default(),
         });
         Ok((session, changes))
     }
@@ -225,7 +231,7 @@ impl Session {
         let current = self.peer().await;
         let generation = current.generation;
         if !current.closed {
-            let first = call::call_tool(&current.peer, &current.routes, params.clone(), ctx);
+            let first = self.call_once(&current, params.clone(), ctx);
             match first.await {
                 // The server ran the call and answered: sending it again would run it again.
                 Err(err) if is_too_large(&err) => return Err(self.call_failed(name, err)),
@@ -245,9 +251,29 @@ impl Session {
             .await
             .map_err(|err| err.to_string())?;
         let current = self.peer().await;
-        call::call_tool(&current.peer, &current.routes, params, ctx)
+        self.call_once(&current, params, ctx)
             .await
             .map_err(|err| self.call_failed(name, err))
+    }
+
+    /// One call through `current`: plain, or as a task for a tool the server wants called
+    /// that way (it refused a plain call of it once, and is not asked plainly again).
+    async fn call_once(
+        &self,
+        current: &Current,
+        params: CallToolRequestParams,
+        ctx: &ToolContext,
+    ) -> Result<CallToolResult, ServiceError> {
+        let name = params.name.to_string();
+        let arguments = params.arguments.clone().unwrap_or_default();
+        if !self.task_tools.contains(&name) {
+            let answer = call::call_tool(&current.peer, &current.routes, params, ctx).await;
+            if !task_call::requires_task(&answer) {
+                return answer;
+            }
+            self.task_tools.insert(&name);
+        }
+        task_call::call_as_task(&current.peer, &name, arguments, ctx).await
     }
 
     /// Opens a new session unless another caller already replaced `generation`. Only the
@@ -346,6 +372,7 @@ async fn open_within(
     let log_level = listener.handlers.log_level;
     let opening = async {
         let opened = open(transport, listener, routes, max_message_bytes).await?;
+        spoken_version(&opened.service, transport)?;
         // Asked again of every new session: a level is the session's.
         if let Some(level) = log_level {
             notices::ask_for_logs(opened.service.peer(), level).await;
@@ -368,25 +395,6 @@ pub(super) fn is_connection_error(err: &ServiceError) -> bool {
         err,
         ServiceError::TransportClosed | ServiceError::TransportSend(_)
     )
-}
-
-/// Whether the answer was refused for its size (rmcp's Streamable HTTP client, for a JSON body;
-/// the stdio transport answers with an error of its own instead).
-fn is_too_large(err: &ServiceError) -> bool {
-    use rmcp::transport::streamable_http_client::StreamableHttpError;
-    let ServiceError::TransportSend(error) = err else {
-        return false;
-    };
-    let mut source: Option<&(dyn std::error::Error + 'static)> = Some(error.error.as_ref());
-    while let Some(current) = source {
-        if let Some(StreamableHttpError::<reqwest::Error>::ResponseBodyTooLarge { .. }) =
-            current.downcast_ref()
-        {
-            return true;
-        }
-        source = current.source();
-    }
-    false
 }
 
 /// Whether a transport error says the request never left: the connection was refused.
@@ -453,6 +461,10 @@ impl ClientHandler for Listener {
         params: ElicitRequestParams,
         context: RequestContext<RoleClient>,
     ) -> Result<ElicitResult, ErrorData> {
+        if let Some(request) = url_elicitation::url_request(&params) {
+            let handler = self.handlers.url_elicitation.as_deref();
+            return url_elicitation::answer(handler, request, &context.ct).await;
+        }
         let Some(handler) = &self.handlers.elicitation else {
             return Err(not_declared("elicitation"));
         };
@@ -462,11 +474,12 @@ impl ClientHandler for Listener {
                 None,
             ));
         };
+        let schema = request.requested_schema.clone();
         let answer = tokio::select! {
             answer = handler.elicit(request) => answer,
             () = context.ct.cancelled() => crate::context::ElicitationAnswer::Cancel,
         };
-        Ok(handlers::elicit_result(answer))
+        Ok(handlers::elicit_result(answer, &schema))
     }
 
     fn get_info(&self) -> ClientConfig {
@@ -474,12 +487,7 @@ impl ClientHandler for Listener {
             self.handlers.capabilities(),
             Implementation::new("toolkit", env!("CARGO_PKG_VERSION")),
         )
+        // rmcp's default list_roots answers the roots declared in `handlers`: none.
+        .with_protocol_version(version::OFFERED)
     }
-}
-
-/// The error for a request the client did not declare it answers.
-fn not_declared(what: &str) -> ErrorData {
-    let message =
-        format!("this client does not answer {what} requests (it did not declare the capability)");
-    ErrorData::new(rmcp::model::ErrorCode::METHOD_NOT_FOUND, message, None)
 }

@@ -34,6 +34,8 @@ pub(super) struct Guard {
     /// One permit per `tools/call` running, held until its tool returns ([`CallPlace`]).
     pub(super) calls: Arc<Semaphore>,
     pub(super) max_calls: usize,
+    /// The server runs tasks: their requests are renamed, `initialize` declares them.
+    pub(super) tasks: bool,
 }
 
 /// Bearer auth, the body limit and JSON-RPC parse errors, tool scopes, the session cap; then
@@ -50,10 +52,16 @@ pub(super) async fn guard_request(
         },
         None => None,
     };
-    let (parts, bytes) = match guard.read_body(request).await {
+    let (parts, mut bytes) = match guard.read_body(request).await {
         Ok(read) => read,
         Err(too_large) => return too_large,
     };
+    // A task-augmented call is renamed for rmcp; its scopes are checked on the frame as sent.
+    let mut as_sent = None;
+    if let Some(renamed) = rmcp_fixes::tasks::rename(&bytes, guard.tasks) {
+        as_sent = Some(std::mem::replace(&mut bytes, Bytes::from(renamed)));
+    }
+    let mut initialize = false;
     let mut place = None;
     let mut call = None;
     let mut id = Value::Null;
@@ -63,11 +71,15 @@ pub(super) async fn guard_request(
             Err(refusal) => return refusal.into_response(),
         };
         id = message.id.clone();
-        if let (Kind::ToolCall, Some(bearer), Some(caller)) = (message.kind, &guard.bearer, &caller)
-            && let Some(refused) = bearer.authorize_call(caller, &bytes, &id, &parts.headers)
+        let sent = as_sent.as_deref().unwrap_or(&bytes);
+        let tool_call = message.kind == Kind::ToolCall
+            || (as_sent.is_some() && Screened::read(sent).is_ok_and(|m| m.kind == Kind::ToolCall));
+        if let (true, Some(bearer), Some(caller)) = (tool_call, &guard.bearer, &caller)
+            && let Some(refused) = bearer.authorize_call(caller, sent, &id, &parts.headers)
         {
             return refused;
         }
+        initialize = message.kind == Kind::Initialize;
         if message.kind == Kind::ToolCall {
             match Arc::clone(&guard.calls).try_acquire_owned() {
                 Ok(permit) => call = Some(CallPlace::new(permit)),
@@ -113,10 +125,24 @@ pub(super) async fn guard_request(
     if is_delete {
         rmcp_fixes::closed_session(&mut response);
     }
+    if initialize && guard.tasks {
+        response = declare_tasks(response);
+    }
     match call {
         Some(place) => hold_until_sent(response, place),
         None => response,
     }
+}
+
+/// The `initialize` answer with the tasks capability (`rmcp_fixes::tasks`), rewritten as it
+/// streams: rmcp writes each message (a JSON body, or an SSE event) as one chunk.
+fn declare_tasks(response: Response) -> Response {
+    let (mut parts, body) = response.into_parts();
+    parts.headers.remove(header::CONTENT_LENGTH);
+    let stream = body.into_data_stream().map(|chunk| {
+        chunk.map(|bytes| rmcp_fixes::tasks::declare_in_body(&bytes).map_or(bytes, Bytes::from))
+    });
+    Response::from_parts(parts, Body::from_stream(stream))
 }
 
 /// A `tools/call`'s place under [`Guard::calls`], given back as soon as its tool returns: the

@@ -89,6 +89,7 @@ impl McpServer {
             read_timeout: options.read_timeout,
             calls: Arc::new(tokio::sync::Semaphore::new(options.max_concurrent_calls)),
             max_calls: options.max_concurrent_calls,
+            tasks: self.runs_tasks(),
             sessions: (!options.stateless).then(|| {
                 SessionCap::new(
                     manager,

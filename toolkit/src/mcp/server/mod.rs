@@ -23,6 +23,8 @@ mod rmcp_fixes;
 mod sessions;
 mod stdio;
 mod tools;
+mod task_calls;
+mod tasks;
 mod write_deadline;
 
 use std::sync::Arc;
@@ -43,7 +45,7 @@ use rmcp::{ErrorData, RoleServer, ServerHandler, ServiceExt};
 use serde_json::Value;
 
 use crate::context::Data;
-use crate::{ToolCall, ToolError, ToolProxy, Toolbox};
+use crate::{TaskSupport, ToolCall, ToolError, ToolProxy, Toolbox};
 
 use super::McpError;
 use super::passthrough;
@@ -111,6 +113,8 @@ pub struct McpServer {
     /// Whether this instance answers one request of a stateless HTTP server: no session, so
     /// nothing to subscribe.
     stateless: bool,
+    /// The tasks of one session, as `session`.
+    tasks: Arc<tasks::Tasks>,
 }
 
 /// The next session's number.
@@ -129,6 +133,8 @@ struct ServerInner {
     catalog: Offerings,
     /// The sessions to notify of changes, shared by every session of this server.
     notifier: ServerNotifier,
+    /// How tools that do not say run: as tasks or not ([`McpServer::with_tasks`]).
+    tasks: TaskSupport,
 }
 
 impl std::fmt::Debug for McpServer {
@@ -183,8 +189,10 @@ impl McpServer {
                 data: Data::new(),
                 catalog: Offerings::default(),
                 notifier: ServerNotifier::default(),
+                tasks: TaskSupport::Forbidden,
             }),
             session: Arc::default(),
+            tasks: Arc::default(),
             session_id: 0,
             stateless: false,
         }
@@ -201,6 +209,7 @@ impl McpServer {
             data: inner.data.clone(),
             catalog: inner.catalog.clone(),
             notifier: inner.notifier.clone(),
+            tasks: inner.tasks,
         };
         change(&mut inner);
         McpServer {
@@ -236,11 +245,30 @@ impl McpServer {
         self.with_inner(|inner| inner.data = data)
     }
 
-    /// The same server for a new session: what a client sets (its log level) is its own.
+    /// Lets clients run every tool that does not say otherwise
+    /// ([`ToolOptions::task`](crate::ToolOptions::task)) as an MCP task (2025-11-25):
+    /// [`TaskSupport::Optional`] for a server of long tools, whose clients then start a call,
+    /// poll it, list and cancel it; [`TaskSupport::Required`] to take calls as tasks only.
+    /// Default: [`TaskSupport::Forbidden`], only the tools marked `#[tool(task)]` run as tasks.
+    ///
+    /// ```
+    /// use toolkit::TaskSupport;
+    /// use toolkit::mcp::McpServer;
+    ///
+    /// let server = McpServer::new(Vec::new()).with_tasks(TaskSupport::Optional);
+    /// # let _ = server;
+    /// ```
+    pub fn with_tasks(self, support: TaskSupport) -> Self {
+        self.with_inner(|inner| inner.tasks = support)
+    }
+
+    /// The same server for a new session: what a client sets (its log level) and the tasks it
+    /// starts are its own.
     fn for_session(&self) -> Self {
         McpServer {
             inner: Arc::clone(&self.inner),
             session: Arc::default(),
+            tasks: Arc::default(),
             session_id: SESSIONS.fetch_add(1, Ordering::Relaxed),
             stateless: false,
         }
@@ -275,7 +303,7 @@ impl McpServer {
         R: tokio::io::AsyncRead + Send + Unpin + 'static,
         W: tokio::io::AsyncWrite + Send + Unpin + 'static,
     {
-        let (pipe, screened) = stdio::Screened::start(read, write);
+        let (pipe, screened) = stdio::Screened::start(read, write, self.runs_tasks());
         let served = match self.for_session().serve(pipe).await {
             Ok(running) => running
                 .waiting()
@@ -386,6 +414,22 @@ impl ServerHandler for McpServer {
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
         let place = guard::CallPlace::of(&context.extensions);
+        let required = self
+            .inner
+            .toolbox
+            .get(&request.name)
+            .is_some_and(|tool| self.task_support(tool) == TaskSupport::Required);
+        if required {
+            if let Some(place) = place {
+                place.release();
+            }
+            // The spec's answer to a plain call of a tool that runs as a task only.
+            return Err(ErrorData::new(
+                ErrorCode::METHOD_NOT_FOUND,
+                format!("{} runs as a task only: call it with `task`", request.name),
+                None,
+            ));
+        }
         // `notifications/cancelled` cancels `ct`: the call's future is dropped here (a sync
         // tool's context is cancelled with it), and rmcp sends no answer for the request.
         let answer = tokio::select! {
@@ -420,8 +464,11 @@ impl ServerHandler for McpServer {
     async fn on_custom_request(
         &self,
         request: CustomRequest,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<CustomResult, ErrorData> {
+        if let Some(answer) = self.task_request(&request, context).await {
+            return answer;
+        }
         match rmcp_fixes::params::invalid_params(&request) {
             Some(problem) => Err(ErrorData::invalid_params(problem, None)),
             None => Err(ErrorData::new(

@@ -11,6 +11,7 @@
 //! | HTTP: a foreign `Host` or `Origin` gets 403 with a plain-text body | the same reason as a JSON-RPC error | [`forbidden`] | `a_foreign_origin_gets_403_with_a_jsonrpc_error_and_a_local_one_passes` (tests/mcp_server_peers.rs) |
 //! | HTTP: a session `DELETE` is answered 202, which the official Python SDK reports as a failure | 204 | [`closed_session`] | `ending_a_session_answers_204_and_the_session_is_gone` (tests/mcp_server_hardening.rs) |
 //! | a request whose params do not fit its method's type is read as a custom request: "method not found" | `-32602` saying what is wrong with the params | `params` (`McpServer::on_custom_request`) | `tool_call_arguments_of_the_wrong_type_get_invalid_params` (tests/mcp_server_hardening.rs) |
+//! | MCP 2025-11-25 tasks: `task` dropped from `tools/call`, `tasks/get` / `tasks/cancel` read as SEP-2663's, no `execution` on tools, no `tasks` capability | task requests (and `tools/list`, when a tool runs as a task) renamed to methods `McpServer` answers; `tasks` added to the `initialize` answer | `tasks` (read by `stdio.rs` and the guard) | `a_tool_runs_as_a_task_that_is_polled_listed_cancelled_and_kept_to_its_session`, `the_protocol_version_is_negotiated` (tests/mcp_tasks.rs) |
 //!
 //! `envelope` also reads the plain `tools/call` shape every client sends into borrowed fields,
 //! a sixth of rmcp's full parse, so the guard can count calls and sessions; anything unusual is
@@ -19,6 +20,7 @@
 pub(super) mod envelope;
 pub(super) mod params;
 pub(super) mod screen;
+pub(super) mod tasks;
 
 use axum::http::StatusCode;
 use axum::response::Response;

@@ -1,0 +1,167 @@
+//! What the server answers to the task requests `rmcp_fixes::tasks` renamed: a
+//! task-augmented `tools/call` starts the tool in the background ([`Tasks`]), and `tasks/*`
+//! read, await, list and cancel the session's tasks; `tools/list`, when a tool may run as a
+//! task, lists each tool with its `execution.taskSupport`.
+
+use std::sync::Arc;
+
+use rmcp::model::{CallToolRequestParams, CustomRequest, CustomResult, ErrorCode};
+use rmcp::service::RequestContext;
+use rmcp::{ErrorData, RoleServer};
+use serde_json::{Value, json};
+
+use super::McpServer;
+use super::auth::{caller_of, may_use};
+use super::rmcp_fixes::tasks::{CALL, LIST_TOOLS, PREFIX};
+use super::tasks::Outcome;
+use crate::TaskSupport;
+use crate::context::Caller;
+use crate::providers::Format;
+
+/// How long a cancelled task's tool may take to stop before its future is dropped.
+const CANCEL_GRACE: std::time::Duration = std::time::Duration::from_secs(1);
+
+impl McpServer {
+    /// Whether `tool` may (or must) run as a task: its own setting, else the server's.
+    pub(super) fn task_support(&self, tool: &crate::ToolProxy) -> TaskSupport {
+        match tool.options().task {
+            TaskSupport::Forbidden => self.inner.tasks,
+            own => own,
+        }
+    }
+
+    /// Whether any tool may run as a task: only then are task requests taken from rmcp.
+    pub(super) fn runs_tasks(&self) -> bool {
+        let tools = self.inner.toolbox.iter();
+        tools
+            .map(|tool| self.task_support(tool))
+            .any(|support| support != TaskSupport::Forbidden)
+    }
+
+    /// The answer to a renamed request, or `None` for a method that is not one of them.
+    pub(super) async fn task_request(
+        &self,
+        request: &CustomRequest,
+        context: RequestContext<RoleServer>,
+    ) -> Option<Result<CustomResult, ErrorData>> {
+        let params = request.params.clone().unwrap_or(Value::Null);
+        let task_id = || {
+            params["taskId"]
+                .as_str()
+                .ok_or_else(|| ErrorData::invalid_params("`taskId` must be a string", None))
+        };
+        let tasks = &self.tasks;
+        let answer = match request.method.as_str() {
+            CALL => self.start_task(&params, context),
+            LIST_TOOLS => Ok(self.listing(caller_of(&context))),
+            method => match method.strip_prefix(PREFIX)? {
+                "tasks/get" => task_id().and_then(|id| tasks.get(id)),
+                "tasks/result" => match task_id() {
+                    Ok(id) => tasks.result(id).await,
+                    Err(err) => Err(err),
+                },
+                "tasks/list" => Ok(tasks.list()),
+                "tasks/cancel" => task_id().and_then(|id| tasks.cancel(id)),
+                _ => return None,
+            },
+        };
+        Some(answer.map(CustomResult))
+    }
+
+    /// A `tools/call` with `task`: answers `{"task": ...}` at once, the tool running meanwhile
+    /// with a context that `tasks/cancel` (or the session's end) cancels.
+    fn start_task(
+        &self,
+        params: &Value,
+        context: RequestContext<RoleServer>,
+    ) -> Result<Value, ErrorData> {
+        let request: CallToolRequestParams = serde_json::from_value(params.clone())
+            .map_err(|err| ErrorData::invalid_params(format!("tools/call params: {err}"), None))?;
+        // An unknown tool is refused as a plain call of it is, before any task is made.
+        let Some(tool) = self.inner.toolbox.get(&request.name) else {
+            return Err(ErrorData::invalid_params(
+                format!("unknown tool {}", request.name),
+                None,
+            ));
+        };
+        if self.task_support(tool) == TaskSupport::Forbidden {
+            return Err(ErrorData::new(
+                ErrorCode::METHOD_NOT_FOUND,
+                format!(
+                    "{} does not run as a task: call it without `task`",
+                    request.name
+                ),
+                None,
+            ));
+        }
+        let ttl = params["task"]["ttl"].as_u64();
+        let created = self.tasks.create(ttl, context.peer.clone())?;
+        let mut context = context;
+        context.ct = created.cancel.clone();
+        // The task holds its session's store weakly: when the session ends, the store goes and
+        // cancels its running tasks.
+        let tasks = Arc::downgrade(&self.tasks);
+        let server = McpServer {
+            inner: Arc::clone(&self.inner),
+            session: Arc::clone(&self.session),
+            tasks: Arc::default(),
+            session_id: self.session_id,
+            stateless: self.stateless,
+        };
+        let id = created.id;
+        tokio::spawn(async move {
+            let call = server.call(request, &context);
+            tokio::pin!(call);
+            let answer = tokio::select! {
+                answer = &mut call => answer,
+                () = context.ct.cancelled() => {
+                    // Cancelled: the tool sees it in its context, and has a moment to stop.
+                    let _ = tokio::time::timeout(CANCEL_GRACE, call).await;
+                    return;
+                }
+            };
+            let outcome = match answer.and_then(|result| {
+                serde_json::to_value(result)
+                    .map_err(|err| ErrorData::internal_error(err.to_string(), None))
+            }) {
+                Ok(result) => Outcome::Result(result),
+                Err(error) => Outcome::Error(error),
+            };
+            if let Some(tasks) = tasks.upgrade() {
+                tasks.finish(&id, outcome);
+            }
+        });
+        Ok(json!({"task": created.task}))
+    }
+
+    /// `tools/list` with each tool's `execution.taskSupport` (rmcp's tool type has no
+    /// `execution`): the [`Format::Mcp`] definitions, the server's task setting applied.
+    /// The listing, as `list_tools` gives it (only the tools `caller` may use), with each
+    /// tool's `execution`.
+    fn listing(&self, caller: Option<&Caller>) -> Value {
+        let tools: Vec<Value> = self
+            .inner
+            .toolbox
+            .iter()
+            .zip(&self.inner.listed)
+            .filter(|(tool, _)| may_use(caller, tool))
+            .map(|(tool, listed)| {
+                let mut entry = tool
+                    .definition_in(Format::Mcp)
+                    .ok()
+                    .filter(Value::is_object)
+                    .unwrap_or_else(|| serde_json::to_value(listed).unwrap_or(Value::Null));
+                let support = match self.task_support(tool) {
+                    TaskSupport::Required => Some("required"),
+                    TaskSupport::Optional => Some("optional"),
+                    _ => None,
+                };
+                if let Some(support) = support {
+                    entry["execution"] = json!({"taskSupport": support});
+                }
+                entry
+            })
+            .collect();
+        json!({"tools": tools})
+    }
+}

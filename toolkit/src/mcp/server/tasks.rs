@@ -1,0 +1,327 @@
+//! The tasks of one session (MCP 2025-11-25): a `tools/call` with `task` in its params starts
+//! its tool in the background and answers at once with the task; the client then reads it
+//! (`tasks/get`), waits for its result (`tasks/result`), lists the session's tasks
+//! (`tasks/list`) or cancels one (`tasks/cancel`, which cancels the tool's context). Each status
+//! change is also sent as `notifications/tasks/status`.
+//!
+//! A task is kept for its time to live from its creation (the client's `ttl`, at most
+//! [`MAX_TTL`]; [`DEFAULT_TTL`] without one), running or not, then dropped (a running one is
+//! cancelled); a session holds at most [`MAX_TASKS`]. Tasks belong to the session that created
+//! them: another session's store has none of them.
+
+use std::collections::HashMap;
+use std::hash::{BuildHasher, Hasher};
+use std::sync::Mutex;
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+use crate::context::Cancellation as CancellationToken;
+use rmcp::model::{CustomNotification, ErrorCode, ServerNotification};
+use rmcp::{ErrorData, Peer, RoleServer};
+use serde_json::{Value, json};
+use tokio::sync::watch;
+
+/// How long a task is kept when the client asks for no `ttl`.
+pub(super) const DEFAULT_TTL: Duration = Duration::from_secs(5 * 60);
+/// The longest a task is kept, whatever the client asks.
+pub(super) const MAX_TTL: Duration = Duration::from_secs(60 * 60);
+/// The most tasks one session holds; one more is refused until some expire.
+pub(super) const MAX_TASKS: usize = 256;
+/// The poll interval suggested to clients.
+const POLL_INTERVAL_MS: u64 = 250;
+
+/// What `_meta` key ties a result to its task.
+const RELATED_TASK: &str = "io.modelcontextprotocol/related-task";
+
+/// How a task ended: the tool call's result (`completed`, an `isError` result included), or
+/// the JSON-RPC error it failed with.
+#[derive(Clone)]
+pub(super) enum Outcome {
+    Result(Value),
+    Error(ErrorData),
+}
+
+/// The tasks of one session.
+pub(super) struct Tasks {
+    entries: Mutex<HashMap<String, Entry>>,
+    /// Random per session: task ids cannot be guessed from another session's.
+    seed: u64,
+}
+
+impl Default for Tasks {
+    fn default() -> Self {
+        Tasks {
+            entries: Mutex::default(),
+            seed: std::collections::hash_map::RandomState::new()
+                .build_hasher()
+                .finish(),
+        }
+    }
+}
+
+struct Entry {
+    status: &'static str,
+    message: Option<String>,
+    created_at: String,
+    updated_at: String,
+    created: Instant,
+    ttl: Duration,
+    cancel: CancellationToken,
+    outcome: watch::Receiver<Option<Outcome>>,
+    done: Option<watch::Sender<Option<Outcome>>>,
+    peer: Peer<RoleServer>,
+    number: u64,
+}
+
+/// A task just created: its id, what cancels it, and its JSON for the `tools/call` answer.
+pub(super) struct Created {
+    pub(super) id: String,
+    pub(super) cancel: CancellationToken,
+    pub(super) task: Value,
+}
+
+impl Tasks {
+    /// A new `working` task, kept `ttl_ms` (bounded). Its cancellation is its own, not the
+    /// request's (rmcp cancels that once the request is answered, at once here); the store's
+    /// end (the session's) cancels it.
+    pub(super) fn create(
+        &self,
+        ttl_ms: Option<u64>,
+        peer: Peer<RoleServer>,
+    ) -> Result<Created, ErrorData> {
+        let mut entries = self.lock();
+        purge(&mut entries);
+        if entries.len() >= MAX_TASKS {
+            return Err(ErrorData::new(
+                ErrorCode::INTERNAL_ERROR,
+                format!("this session already holds {MAX_TASKS} tasks; wait for some to expire"),
+                None,
+            ));
+        }
+        let number = entries
+            .values()
+            .map(|entry| entry.number)
+            .max()
+            .unwrap_or(0)
+            + 1;
+        let id = format!("{:016x}{number:08x}", self.seed ^ number.rotate_left(32));
+        let ttl = ttl_ms
+            .map_or(DEFAULT_TTL, Duration::from_millis)
+            .min(MAX_TTL);
+        let (done, outcome) = watch::channel(None);
+        let now = timestamp(SystemTime::now());
+        let entry = Entry {
+            status: "working",
+            message: None,
+            created_at: now.clone(),
+            updated_at: now,
+            created: Instant::now(),
+            ttl,
+            cancel: CancellationToken::new(),
+            outcome,
+            done: Some(done),
+            peer,
+            number,
+        };
+        let created = Created {
+            id: id.clone(),
+            cancel: entry.cancel.clone(),
+            task: entry.json(&id),
+        };
+        entries.insert(id, entry);
+        Ok(created)
+    }
+
+    /// Records how task `id` ended (unless it was cancelled or dropped first).
+    pub(super) fn finish(&self, id: &str, outcome: Outcome) {
+        let mut entries = self.lock();
+        let Some(entry) = entries.get_mut(id) else {
+            return;
+        };
+        let Some(done) = entry.done.take() else {
+            return;
+        };
+        entry.status = match outcome {
+            Outcome::Result(_) => "completed",
+            Outcome::Error(_) => "failed",
+        };
+        entry.changed(id);
+        done.send_replace(Some(outcome));
+    }
+
+    /// `tasks/get`.
+    pub(super) fn get(&self, id: &str) -> Result<Value, ErrorData> {
+        let mut entries = self.lock();
+        purge(&mut entries);
+        entries
+            .get(id)
+            .map(|entry| entry.json(id))
+            .ok_or_else(|| unknown(id))
+    }
+
+    /// `tasks/result`: waits for the task to end, then its result, tied to the task in `_meta`.
+    pub(super) async fn result(&self, id: &str) -> Result<Value, ErrorData> {
+        let mut outcome = {
+            let mut entries = self.lock();
+            purge(&mut entries);
+            entries.get(id).ok_or_else(|| unknown(id))?.outcome.clone()
+        };
+        let ended = outcome
+            .wait_for(Option::is_some)
+            .await
+            .map_err(|_| unknown(id))?
+            .clone();
+        match ended {
+            Some(Outcome::Result(mut result)) => {
+                if let Some(result) = result.as_object_mut() {
+                    let meta = result.entry("_meta").or_insert_with(|| json!({}));
+                    if let Some(meta) = meta.as_object_mut() {
+                        meta.insert(RELATED_TASK.into(), json!({"taskId": id}));
+                    }
+                }
+                Ok(result)
+            }
+            Some(Outcome::Error(error)) => Err(error),
+            None => Err(unknown(id)),
+        }
+    }
+
+    /// `tasks/list`: every task of the session, oldest first, on one page.
+    pub(super) fn list(&self) -> Value {
+        let mut entries = self.lock();
+        purge(&mut entries);
+        let mut listed: Vec<(&String, &Entry)> = entries.iter().collect();
+        listed.sort_by_key(|(_, entry)| entry.number);
+        let tasks: Vec<Value> = listed.iter().map(|(id, entry)| entry.json(id)).collect();
+        json!({"tasks": tasks})
+    }
+
+    /// `tasks/cancel`: cancels the tool's context; a task that already ended cannot be.
+    pub(super) fn cancel(&self, id: &str) -> Result<Value, ErrorData> {
+        let mut entries = self.lock();
+        purge(&mut entries);
+        let entry = entries.get_mut(id).ok_or_else(|| unknown(id))?;
+        let Some(done) = entry.done.take() else {
+            return Err(ErrorData::invalid_params(
+                format!(
+                    "task {id} cannot be cancelled: it is already {}",
+                    entry.status
+                ),
+                None,
+            ));
+        };
+        entry.cancel.cancel();
+        entry.status = "cancelled";
+        entry.message = Some("cancelled by the client".into());
+        entry.changed(id);
+        let cancelled = ErrorData::new(
+            ErrorCode::INTERNAL_ERROR,
+            format!("task {id} was cancelled"),
+            None,
+        );
+        done.send_replace(Some(Outcome::Error(cancelled)));
+        Ok(entry.json(id))
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, Entry>> {
+        // A panic while holding the lock leaves the map whole (no code here panics mid-change).
+        self.entries
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+}
+
+impl Drop for Tasks {
+    /// The session is over: its running tasks have no one left to report to.
+    fn drop(&mut self) {
+        for entry in self.lock().values() {
+            entry.cancel.cancel();
+        }
+    }
+}
+
+impl Entry {
+    /// The task as MCP's `Task`.
+    fn json(&self, id: &str) -> Value {
+        let mut task = json!({
+            "taskId": id,
+            "status": self.status,
+            "createdAt": self.created_at,
+            "lastUpdatedAt": self.updated_at,
+            "ttl": u64::try_from(self.ttl.as_millis()).unwrap_or(u64::MAX),
+            "pollInterval": POLL_INTERVAL_MS,
+        });
+        if let Some(message) = &self.message {
+            task["statusMessage"] = json!(message);
+        }
+        task
+    }
+
+    /// Stamps a status change and tells the client (`notifications/tasks/status`).
+    fn changed(&mut self, id: &str) {
+        self.updated_at = timestamp(SystemTime::now());
+        let notice = ServerNotification::CustomNotification(CustomNotification::new(
+            "notifications/tasks/status",
+            Some(self.json(id)),
+        ));
+        let peer = self.peer.clone();
+        tokio::spawn(async move {
+            if let Err(err) = peer.send_notification(notice).await {
+                tracing::debug!(%err, "notifications/tasks/status not sent");
+            }
+        });
+    }
+}
+
+/// Drops the tasks whose time to live is over, cancelling those still running.
+fn purge(entries: &mut HashMap<String, Entry>) {
+    let now = Instant::now();
+    entries.retain(|_, entry| {
+        let keep = now.duration_since(entry.created) < entry.ttl;
+        if !keep {
+            entry.cancel.cancel();
+        }
+        keep
+    });
+}
+
+fn unknown(id: &str) -> ErrorData {
+    ErrorData::invalid_params(format!("no task {id} in this session"), None)
+}
+
+/// `time` as ISO 8601 in UTC, to the millisecond (`2026-12-06T04:01:19.123Z`).
+fn timestamp(time: SystemTime) -> String {
+    let since = time.duration_since(UNIX_EPOCH).unwrap_or_default();
+    let secs = since.as_secs();
+    let (days, rest) = (secs / 86_400, secs % 86_400);
+    // Howard Hinnant's days-to-civil, for days since 1970-01-01.
+    let z = days + 719_468;
+    let era = z / 146_097;
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + u64::from(month <= 2);
+    format!(
+        "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}.{:03}Z",
+        rest / 3600,
+        rest % 3600 / 60,
+        rest % 60,
+        since.subsec_millis()
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn timestamps_are_iso_8601_in_utc() {
+        let at = UNIX_EPOCH + Duration::from_millis(1_796_529_679_123);
+        assert_eq!(timestamp(at), "2026-12-06T04:01:19.123Z");
+        assert_eq!(timestamp(UNIX_EPOCH), "1970-01-01T00:00:00.000Z");
+        let leap = UNIX_EPOCH + Duration::from_secs(951_782_400);
+        assert_eq!(timestamp(leap), "2000-02-29T00:00:00.000Z");
+    }
+}
