@@ -30,6 +30,11 @@ pub use client::{
     DEFAULT_MAX_OUTPUT_BYTES, DEFAULT_MAX_SCHEMA_BYTES, DEFAULT_MAX_TOOLS, ElicitationHandler,
     McpClient, McpClientBuilder, McpTransport, SamplingHandler,
 };
+#[cfg(feature = "oauth")]
+pub use client::{
+    DEFAULT_MAX_STEP_UPS, InMemoryTokenStore, JwtSigningAlgorithm, LocalhostCallback,
+    OAuthCallback, OAuthConfig, OAuthTokens, RedirectHandler, TokenStore,
+};
 pub use server::{DEFAULT_MAX_BODY_BYTES, HttpOptions, HttpServerHandle, McpServer};
 
 /// rmcp, re-exported for callers that need its protocol types.

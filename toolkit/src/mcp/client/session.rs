@@ -24,6 +24,7 @@ use super::notices::{self, Routes};
 use super::oversize::answer_too_large;
 use super::stdio::ChildGroup;
 use super::transport::{McpTransport, Opened, open};
+use super::Authorizer;
 use crate::context::ToolContext;
 use crate::mcp::McpError;
 
@@ -60,6 +61,8 @@ pub(super) struct Session {
     reconnect: Reconnect,
     /// The longest message read from the server.
     max_message_bytes: usize,
+    /// The server's OAuth authorization, kept across reconnections.
+    oauth: Option<Arc<Authorizer>>,
     /// Told when the server's tool list may have changed.
     changed: Arc<watch::Sender<()>>,
     /// What the client answers when the server asks (each new connection gets them).
@@ -92,6 +95,7 @@ impl Session {
         reconnect: Reconnect,
         max_message_bytes: usize,
         handlers: Handlers,
+        oauth: Option<Arc<Authorizer>>,
     ) -> Result<(Arc<Session>, ToolListChanges), McpError> {
         let (changed, changes) = watch::channel(());
         let changed = Arc::new(changed);
@@ -106,12 +110,14 @@ impl Session {
             &routes,
             reconnect.connect_timeout,
             max_message_bytes,
+            oauth.as_ref(),
         )
         .await?;
         let session = Arc::new(Session {
             transport,
             reconnect,
             max_message_bytes,
+            oauth,
             changed,
             handlers,
             connection: RwLock::new(Connection {
@@ -277,6 +283,7 @@ impl Session {
                 &routes,
                 self.reconnect.connect_timeout,
                 self.max_message_bytes,
+                self.oauth.as_ref(),
             );
             match opening.await {
                 Ok(opened) => {
@@ -342,10 +349,11 @@ async fn open_within(
     routes: &Arc<Routes>,
     timeout: Duration,
     max_message_bytes: usize,
+    oauth: Option<&Arc<Authorizer>>,
 ) -> Result<Opened<Listener>, McpError> {
     let log_level = listener.handlers.log_level;
     let opening = async {
-        let opened = open(transport, listener, routes, max_message_bytes).await?;
+        let opened = open(transport, listener, routes, max_message_bytes, oauth).await?;
         // Asked again of every new session: a level is the session's.
         if let Some(level) = log_level {
             notices::ask_for_logs(opened.service.peer(), level).await;
