@@ -25,8 +25,14 @@ async fn follow(authorization_url: String) -> Result<OAuthCallback, String> {
         .redirect(reqwest::redirect::Policy::none())
         .build()
         .map_err(|err| err.to_string())?;
-    let answer = http.get(&authorization_url).send().await.map_err(|err| err.to_string())?;
-    let location = answer.headers()["location"].to_str().map_err(|err| err.to_string())?;
+    let answer = http
+        .get(&authorization_url)
+        .send()
+        .await
+        .map_err(|err| err.to_string())?;
+    let location = answer.headers()["location"]
+        .to_str()
+        .map_err(|err| err.to_string())?;
     OAuthCallback::from_url(location)
 }
 
@@ -35,7 +41,10 @@ fn code_flow() -> OAuthConfig {
 }
 
 async fn connect(peer: &Peer, oauth: OAuthConfig) -> Result<McpClient, toolkit::mcp::McpError> {
-    McpClient::builder(McpTransport::http(peer.mcp_url())).oauth(oauth).connect().await
+    McpClient::builder(McpTransport::http(peer.mcp_url()))
+        .oauth(oauth)
+        .connect()
+        .await
 }
 
 async fn echo(client: &McpClient) -> Result<serde_json::Value, toolkit::ToolError> {
@@ -46,7 +55,9 @@ async fn echo(client: &McpClient) -> Result<serde_json::Value, toolkit::ToolErro
 async fn the_code_flow_discovers_registers_authorizes_with_pkce_and_keeps_the_tokens() {
     let peer = Peer::start(Setup::default()).await;
     let store = InMemoryTokenStore::new();
-    let client = connect(&peer, code_flow().token_store(store.clone())).await.unwrap();
+    let client = connect(&peer, code_flow().token_store(store.clone()))
+        .await
+        .unwrap();
     assert_eq!(echo(&client).await.unwrap(), json!("hi"));
 
     let seen = peer.seen.lock().unwrap();
@@ -61,7 +72,9 @@ async fn the_code_flow_discovers_registers_authorizes_with_pkce_and_keeps_the_to
     assert_eq!(exchange["grant_type"], "authorization_code");
     assert!(exchange.contains_key("code_verifier"));
     assert_eq!(exchange["resource"], peer.mcp_url());
-    let tokens = futures::executor::block_on(store.load()).unwrap().expect("tokens kept");
+    let tokens = futures::executor::block_on(store.load())
+        .unwrap()
+        .expect("tokens kept");
     assert_eq!(tokens.access_token().as_deref(), Some("at-1-secret"));
     assert_eq!(tokens.refresh_token().as_deref(), Some("rt-1-secret"));
     assert!(seen.presented.iter().all(|token| token == "at-1-secret"));
@@ -72,7 +85,9 @@ async fn the_code_flow_discovers_registers_authorizes_with_pkce_and_keeps_the_to
 async fn tokens_already_in_the_store_are_used_without_asking_the_user() {
     let peer = Peer::start(Setup::default()).await;
     let store = InMemoryTokenStore::new();
-    connect(&peer, code_flow().token_store(store.clone())).await.unwrap();
+    connect(&peer, code_flow().token_store(store.clone()))
+        .await
+        .unwrap();
     let refuse = |_: String| async { Err::<OAuthCallback, _>("no user here".to_owned()) };
     let oauth = OAuthConfig::authorization_code(REDIRECT_URI, refuse).token_store(store);
     let again = connect(&peer, oauth).await.unwrap();
@@ -106,7 +121,10 @@ async fn an_expired_token_is_refreshed_and_a_rejected_one_too() {
     assert_eq!(echo(&client).await.unwrap(), json!("hi"));
     let grants = |peer: &Peer| -> Vec<String> {
         let seen = peer.seen.lock().unwrap();
-        seen.token_requests.iter().map(|form| form["grant_type"].clone()).collect()
+        seen.token_requests
+            .iter()
+            .map(|form| form["grant_type"].clone())
+            .collect()
     };
     assert_eq!(grants(&peer)[..2], ["authorization_code", "refresh_token"]);
     assert_eq!(peer.seen.lock().unwrap().authorizations.len(), 1);
@@ -114,7 +132,10 @@ async fn an_expired_token_is_refreshed_and_a_rejected_one_too() {
     // A token the server no longer accepts: a 401, a refresh, the request again.
     peer.revoke_access_tokens();
     assert_eq!(echo(&client).await.unwrap(), json!("hi"));
-    assert_eq!(grants(&peer).last().map(String::as_str), Some("refresh_token"));
+    assert_eq!(
+        grants(&peer).last().map(String::as_str),
+        Some("refresh_token")
+    );
     assert_eq!(peer.seen.lock().unwrap().authorizations.len(), 1);
 }
 
@@ -125,10 +146,16 @@ async fn a_403_insufficient_scope_steps_up_to_the_union_of_scopes() {
         ..Setup::default()
     })
     .await;
-    let client = connect(&peer, code_flow().scopes(["tools:read"])).await.unwrap();
+    let client = connect(&peer, code_flow().scopes(["tools:read"]))
+        .await
+        .unwrap();
     assert_eq!(echo(&client).await.unwrap(), json!("hi"));
     let seen = peer.seen.lock().unwrap();
-    let scopes: Vec<&str> = seen.authorizations.iter().map(|query| query["scope"].as_str()).collect();
+    let scopes: Vec<&str> = seen
+        .authorizations
+        .iter()
+        .map(|query| query["scope"].as_str())
+        .collect();
     assert_eq!(scopes, ["tools:read", "tools:read tools:call"]);
 }
 
@@ -157,7 +184,10 @@ async fn a_callback_with_another_state_is_refused() {
         .await
         .unwrap_err()
         .to_string();
-    assert!(err.to_lowercase().contains("state") || err.contains("CSRF"), "{err}");
+    assert!(
+        err.to_lowercase().contains("state") || err.contains("CSRF"),
+        "{err}"
+    );
     let seen = peer.seen.lock().unwrap();
     assert!(seen.token_requests.is_empty(), "no code exchanged");
     assert!(seen.presented.is_empty());
@@ -189,11 +219,17 @@ async fn the_localhost_callback_receives_the_browsers_redirect() {
             toolkit::mcp::RedirectHandler::authorize(&*callback, String::from("(the URL)")).await
         }
     };
-    let client = connect(&peer, OAuthConfig::authorization_code(redirect_uri.clone(), browser))
-        .await
-        .unwrap();
+    let client = connect(
+        &peer,
+        OAuthConfig::authorization_code(redirect_uri.clone(), browser),
+    )
+    .await
+    .unwrap();
     assert_eq!(echo(&client).await.unwrap(), json!("hi"));
-    assert_eq!(peer.seen.lock().unwrap().authorizations[0]["redirect_uri"], redirect_uri);
+    assert_eq!(
+        peer.seen.lock().unwrap().authorizations[0]["redirect_uri"],
+        redirect_uri
+    );
 }
 
 /// Every event and span field, as text.

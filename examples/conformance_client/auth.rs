@@ -68,7 +68,12 @@ async fn follow_redirect(authorization_url: String) -> Result<OAuthCallback, Str
         .headers()
         .get(reqwest::header::LOCATION)
         .and_then(|value| value.to_str().ok())
-        .ok_or_else(|| format!("the authorization endpoint answered {} without a redirect", answer.status()))?;
+        .ok_or_else(|| {
+            format!(
+                "the authorization endpoint answered {} without a redirect",
+                answer.status()
+            )
+        })?;
     OAuthCallback::from_url(location)
 }
 

@@ -13,8 +13,8 @@ use axum::http::{HeaderMap, Method, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use serde_json::{Value, json};
-use toolkit::mcp::{HttpOptions, HttpServerHandle, McpServer};
 use toolkit::ToolDefinition;
+use toolkit::mcp::{HttpOptions, HttpServerHandle, McpServer};
 use toolkit::prelude::*;
 
 /// How the peer behaves.
@@ -86,8 +86,14 @@ impl Peer {
         });
         let app = Router::new()
             .route("/mcp", post(resource).get(no_stream).delete(no_stream))
-            .route("/.well-known/oauth-protected-resource/mcp", get(resource_metadata))
-            .route("/.well-known/oauth-authorization-server", get(server_metadata))
+            .route(
+                "/.well-known/oauth-protected-resource/mcp",
+                get(resource_metadata),
+            )
+            .route(
+                "/.well-known/oauth-authorization-server",
+                get(server_metadata),
+            )
             .route("/register", post(register))
             .route("/authorize", get(authorize))
             .route("/token", post(token))
@@ -137,7 +143,12 @@ impl Peer {
 }
 
 fn json_answer(status: StatusCode, body: Value) -> Response {
-    (status, [(header::CONTENT_TYPE, "application/json")], body.to_string()).into_response()
+    (
+        status,
+        [(header::CONTENT_TYPE, "application/json")],
+        body.to_string(),
+    )
+        .into_response()
 }
 
 fn pairs(query: &str) -> HashMap<String, String> {
@@ -183,9 +194,16 @@ async fn register(State(peer): State<Arc<Peer>>, body: Bytes) -> Response {
 
 async fn authorize(State(peer): State<Arc<Peer>>, RawQuery(query): RawQuery) -> Response {
     let query = pairs(&query.unwrap_or_default());
-    let code = format!("code-{}", query.len() + peer.seen.lock().unwrap().authorizations.len());
+    let code = format!(
+        "code-{}",
+        query.len() + peer.seen.lock().unwrap().authorizations.len()
+    );
     let scope = peer.granted(query.get("scope").map_or("", String::as_str));
-    peer.tokens.lock().unwrap().codes.insert(code.clone(), scope);
+    peer.tokens
+        .lock()
+        .unwrap()
+        .codes
+        .insert(code.clone(), scope);
     let mut to = reqwest::Url::parse(&query["redirect_uri"]).unwrap();
     to.query_pairs_mut()
         .append_pair("code", &code)
@@ -253,10 +271,19 @@ async fn resource(State(peer): State<Arc<Peer>>, headers: HeaderMap, body: Bytes
             r#"Bearer error="insufficient_scope", scope="{needed}", resource_metadata="{}/.well-known/oauth-protected-resource/mcp""#,
             peer.base
         );
-        return (StatusCode::FORBIDDEN, [(header::WWW_AUTHENTICATE, challenge)]).into_response();
+        return (
+            StatusCode::FORBIDDEN,
+            [(header::WWW_AUTHENTICATE, challenge)],
+        )
+            .into_response();
     }
     let mut forward = peer.http.request(Method::POST, peer.mcp.url()).body(body);
-    for name in ["content-type", "accept", "mcp-protocol-version", "mcp-session-id"] {
+    for name in [
+        "content-type",
+        "accept",
+        "mcp-protocol-version",
+        "mcp-session-id",
+    ] {
         if let Some(value) = headers.get(name) {
             forward = forward.header(name, value);
         }
@@ -267,7 +294,9 @@ async fn resource(State(peer): State<Arc<Peer>>, headers: HeaderMap, body: Bytes
     let body = answer.bytes().await.unwrap_or_default();
     let mut response = (status, body).into_response();
     if let Some(content_type) = content_type {
-        response.headers_mut().insert(header::CONTENT_TYPE, content_type);
+        response
+            .headers_mut()
+            .insert(header::CONTENT_TYPE, content_type);
     }
     response
 }

@@ -269,7 +269,7 @@ impl McpClientBuilder {
     pub async fn connect(self) -> Result<McpClient, McpError> {
         #[cfg(feature = "oauth")]
         let oauth = (self.options.oauth.clone())
-            .map(|config| Authorizer::new(&self.transport.address(), config));
+            .map(|config| Authorizer::new(self.transport.address(), config));
         #[cfg(not(feature = "oauth"))]
         let oauth = None;
         let (session, changes) = Session::open(

@@ -17,6 +17,7 @@ use rmcp::{ClientHandler, RoleClient};
 use serde_json::{Map, Value};
 use tokio::sync::{Mutex, RwLock, watch};
 
+use super::Authorizer;
 use super::call;
 use super::handlers::{self, Handlers};
 use super::listing::{ListingError, ListingLimits, MAX_TOOL_PAGES, Tally};
@@ -24,7 +25,6 @@ use super::notices::{self, Routes};
 use super::oversize::answer_too_large;
 use super::stdio::ChildGroup;
 use super::transport::{McpTransport, Opened, open};
-use super::Authorizer;
 use crate::context::ToolContext;
 use crate::mcp::McpError;
 

@@ -13,9 +13,9 @@ use rmcp::{ClientHandler, RoleClient, ServiceExt};
 
 use crate::url_credentials::hide_userinfo;
 
+use super::Authorizer;
 use super::notices::{Routes, tap};
 use super::sse::SseTransport;
-use super::Authorizer;
 use super::stdio::{self, ChildGroup};
 use crate::mcp::McpError;
 
@@ -293,21 +293,9 @@ pub(super) async fn open<H: ClientHandler>(
             headers,
         } => {
             let config = http_config(url, bearer_token.as_deref(), headers, max_message_bytes)?;
-            let service = match oauth {
-                None => {
-                    let http = StreamableHttpClientTransport::from_config(config);
-                    handler.serve(tap(http, routes)).await
-                }
-                #[cfg(feature = "oauth")]
-                Some(auth) => {
-                    let client = super::oauth::OAuthHttp::new(Arc::clone(auth));
-                    let http = StreamableHttpClientTransport::with_client(client, config);
-                    handler.serve(tap(http, routes)).await
-                }
-                #[cfg(not(feature = "oauth"))]
-                Some(auth) => match **auth {},
-            }
-            .map_err(initialize)?;
+            let service = serve_http(handler, config, routes, oauth)
+                .await
+                .map_err(initialize)?;
             Ok(Opened {
                 service,
                 child: None,
@@ -331,6 +319,29 @@ pub(super) async fn open<H: ClientHandler>(
                 child: None,
             })
         }
+    }
+}
+
+/// Serves `handler` over Streamable HTTP, through OAuth when there is an authorization.
+async fn serve_http<H: ClientHandler>(
+    handler: H,
+    config: StreamableHttpClientTransportConfig,
+    routes: &Arc<Routes>,
+    oauth: Option<&Arc<Authorizer>>,
+) -> Result<RunningService<RoleClient, H>, ClientInitializeError> {
+    match oauth {
+        None => {
+            let http = StreamableHttpClientTransport::from_config(config);
+            handler.serve(tap(http, routes)).await
+        }
+        #[cfg(feature = "oauth")]
+        Some(auth) => {
+            let client = super::oauth::OAuthHttp::new(Arc::clone(auth));
+            let http = StreamableHttpClientTransport::with_client(client, config);
+            handler.serve(tap(http, routes)).await
+        }
+        #[cfg(not(feature = "oauth"))]
+        Some(auth) => match **auth {},
     }
 }
 

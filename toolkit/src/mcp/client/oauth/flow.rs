@@ -5,8 +5,8 @@
 use std::sync::Arc;
 
 use rmcp::transport::auth::{
-    AuthError, AuthorizationManager, AuthorizationRequest,
-    AuthorizationSession, ClientCredentialsConfig, ScopeUpgradeConfig, WWWAuthenticateParams,
+    AuthError, AuthorizationManager, AuthorizationRequest, AuthorizationSession,
+    ClientCredentialsConfig, ScopeUpgradeConfig, WWWAuthenticateParams,
 };
 use tokio::sync::Mutex;
 
@@ -100,12 +100,13 @@ impl Authorizer {
         }
         let required = match required {
             Some(scope) => scope.to_owned(),
-            None => self.challenge_scope(challenge).ok_or_else(|| {
-                AuthError::InsufficientScope {
-                    required_scope: String::new(),
-                    upgrade_url: None,
-                }
-            })?,
+            None => {
+                self.challenge_scope(challenge)
+                    .ok_or_else(|| AuthError::InsufficientScope {
+                        required_scope: String::new(),
+                        upgrade_url: None,
+                    })?
+            }
         };
         let held = match manager.as_ref() {
             Some(current) => current.get_current_scopes().await,
@@ -205,7 +206,11 @@ impl Authorizer {
         }
     }
 
-    fn authorization_request(&self, redirect_uri: &str, scopes: Vec<String>) -> AuthorizationRequest {
+    fn authorization_request(
+        &self,
+        redirect_uri: &str,
+        scopes: Vec<String>,
+    ) -> AuthorizationRequest {
         let config = &self.config;
         let mut request = AuthorizationRequest::new(redirect_uri)
             .with_client_name(config.client_name.clone())

@@ -82,23 +82,24 @@ impl OAuthHttp {
 impl StreamableHttpClient for OAuthHttp {
     type Error = reqwest::Error;
 
+    // The transport sends through the bounded methods below; these keep rmcp's defaults.
     async fn post_message(
         &self,
         uri: Arc<str>,
         message: ClientJsonRpcMessage,
         session_id: Option<Arc<str>>,
-        _auth_header: Option<String>,
+        auth_header: Option<String>,
         custom_headers: HashMap<HeaderName, HeaderValue>,
     ) -> Result<StreamableHttpPostResponse, HttpError> {
-        self.authorized(|token| {
-            self.http.post_message(
-                uri.clone(),
-                message.clone(),
-                session_id.clone(),
-                token,
-                custom_headers.clone(),
-            )
-        })
+        let limits = StreamableHttpResponseLimits::default();
+        (self.post_message_with_response_limits(
+            uri,
+            message,
+            session_id,
+            auth_header,
+            custom_headers,
+            limits,
+        ))
         .await
     }
 
@@ -118,7 +119,7 @@ impl StreamableHttpClient for OAuthHttp {
                 session_id.clone(),
                 token,
                 custom_headers.clone(),
-                limits.clone(),
+                limits,
             )
         })
         .await
@@ -132,8 +133,12 @@ impl StreamableHttpClient for OAuthHttp {
         custom_headers: HashMap<HeaderName, HeaderValue>,
     ) -> Result<(), HttpError> {
         self.authorized(|token| {
-            self.http
-                .delete_session(uri.clone(), session_id.clone(), token, custom_headers.clone())
+            self.http.delete_session(
+                uri.clone(),
+                session_id.clone(),
+                token,
+                custom_headers.clone(),
+            )
         })
         .await
     }
@@ -143,18 +148,18 @@ impl StreamableHttpClient for OAuthHttp {
         uri: Arc<str>,
         session_id: Option<Arc<str>>,
         last_event_id: Option<String>,
-        _auth_header: Option<String>,
+        auth_header: Option<String>,
         custom_headers: HashMap<HeaderName, HeaderValue>,
     ) -> Result<BoxedSseResponse, HttpError> {
-        self.authorized(|token| {
-            self.http.get_stream(
-                uri.clone(),
-                session_id.clone(),
-                last_event_id.clone(),
-                token,
-                custom_headers.clone(),
-            )
-        })
+        let limit = StreamableHttpResponseLimits::default().max_sse_event_size;
+        (self.get_stream_with_max_sse_event_size(
+            uri,
+            session_id,
+            last_event_id,
+            auth_header,
+            custom_headers,
+            limit,
+        ))
         .await
     }
 

@@ -55,9 +55,11 @@ impl OAuthCallback {
         };
         if let Some(error) = param("error") {
             let description = param("error_description").unwrap_or_default();
-            return Err(format!("the authorization server refused: {error} {description}")
-                .trim_end()
-                .to_owned());
+            return Err(
+                format!("the authorization server refused: {error} {description}")
+                    .trim_end()
+                    .to_owned(),
+            );
         }
         let missing = |name: &str| format!("the authorization callback has no `{name}`");
         Ok(OAuthCallback {
@@ -182,7 +184,11 @@ impl LocalhostCallback {
             let target = line.split(' ').nth(1).unwrap_or_default();
             // Favicons and other requests the browser makes on its own are not the callback.
             if !target.starts_with("/callback") {
-                let _ = stream.write_all(b"HTTP/1.1 404 Not Found\r\ncontent-length: 0\r\nconnection: close\r\n\r\n").await;
+                let _ = stream
+                    .write_all(
+                        b"HTTP/1.1 404 Not Found\r\ncontent-length: 0\r\nconnection: close\r\n\r\n",
+                    )
+                    .await;
                 continue;
             }
             let callback = OAuthCallback::from_url(&format!("http://127.0.0.1{target}"));

@@ -143,7 +143,9 @@ fn store_error(message: String) -> AuthError {
 
 // rmcp declares the trait with `async_trait`; these are the signatures it expands to.
 impl CredentialStore for Bridge {
-    fn load<'life0, 'async_trait>(&'life0 self) -> AuthFuture<'async_trait, Option<StoredCredentials>>
+    fn load<'life0, 'async_trait>(
+        &'life0 self,
+    ) -> AuthFuture<'async_trait, Option<StoredCredentials>>
     where
         'life0: 'async_trait,
         Self: 'async_trait,
