@@ -278,3 +278,18 @@ async fn no_token_is_ever_logged() {
     assert!(!logged.is_empty(), "the flow logs something");
     assert!(!logged.contains("-secret"), "a token was logged: {logged}");
 }
+
+#[tokio::test]
+async fn oauth_over_another_transport_than_streamable_http_is_refused() {
+    let transport = McpTransport::stdio("never-started");
+    let err = McpClient::builder(transport)
+        .oauth(code_flow())
+        .connect()
+        .await
+        .unwrap_err();
+    assert!(
+        err.to_string()
+            .contains("OAuth is for Streamable HTTP servers only"),
+        "{err}"
+    );
+}

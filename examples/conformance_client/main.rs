@@ -5,7 +5,7 @@ mod auth;
 
 #[tokio::main]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
-    let server_url = std::env::args().last().ok_or("no server URL")?;
+    let server_url = std::env::args().next_back().ok_or("no server URL")?;
     let scenario = std::env::var("MCP_CONFORMANCE_SCENARIO").unwrap_or_default();
     let context = std::env::var("MCP_CONFORMANCE_CONTEXT")
         .ok()
