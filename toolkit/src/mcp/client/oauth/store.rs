@@ -58,8 +58,11 @@ impl std::fmt::Debug for OAuthTokens {
 /// An error is a message, reported as the request's error.
 ///
 /// ```
+/// use std::future::Future;
+/// use std::pin::Pin;
 /// use toolkit::mcp::{InMemoryTokenStore, OAuthTokens, TokenStore};
-/// use toolkit::BoxFuture;
+///
+/// type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
 ///
 /// /// Keeps tokens in memory, and says when they change.
 /// #[derive(Default)]
