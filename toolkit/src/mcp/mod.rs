@@ -39,6 +39,11 @@ pub use server::JwtVerifier;
 pub use server::{ProtectedResource, StaticTokens, TokenRejection, TokenVerifier};
 /// The boxed future [`TokenVerifier::verify`] returns.
 pub use toolkit_runtime::BoxFuture;
+#[cfg(feature = "oauth")]
+pub use client::{
+    DEFAULT_MAX_STEP_UPS, InMemoryTokenStore, JwtSigningAlgorithm, LocalhostCallback,
+    OAuthCallback, OAuthConfig, OAuthTokens, RedirectHandler, TokenStore,
+};
 
 /// rmcp, re-exported for callers that need its protocol types.
 pub use rmcp;

@@ -14,6 +14,8 @@ mod listing;
 mod model_sampler;
 mod notices;
 mod offered;
+#[cfg(feature = "oauth")]
+mod oauth;
 mod oversize;
 mod remote_tool;
 mod session;
@@ -38,6 +40,13 @@ pub use handlers::{ElicitationHandler, SamplingHandler};
 use listing::ListingLimits;
 pub use listing::{DEFAULT_MAX_LISTING_BYTES, DEFAULT_MAX_SCHEMA_BYTES, DEFAULT_MAX_TOOLS};
 pub use offered::CompletionRef;
+#[cfg(feature = "oauth")]
+use oauth::Authorizer;
+#[cfg(feature = "oauth")]
+pub use oauth::{
+    DEFAULT_MAX_STEP_UPS, InMemoryTokenStore, JwtSigningAlgorithm, LocalhostCallback,
+    OAuthCallback, OAuthConfig, OAuthTokens, RedirectHandler, TokenStore,
+};
 use remote_tool::remote_tool;
 use session::{Reconnect, Session, ToolListChanges};
 #[cfg(feature = "__test_hooks")]
@@ -45,6 +54,11 @@ use session::{Reconnect, Session, ToolListChanges};
 pub use sse::{EventStreamRead as __EventStreamRead, read_event_stream as __read_event_stream};
 pub use transport::{DEFAULT_MAX_MESSAGE_BYTES, McpTransport};
 pub use url_elicitation::{UrlElicitation, UrlElicitationHandler};
+
+/// Without the `oauth` feature there is no authorization: the session's `Option` of it is
+/// always `None`.
+#[cfg(not(feature = "oauth"))]
+enum Authorizer {}
 
 /// How remote tools are named, filtered and called.
 #[derive(Debug, Clone)]
@@ -58,6 +72,8 @@ struct Options {
     max_output_bytes: usize,
     listing: ListingLimits,
     handlers: Handlers,
+    #[cfg(feature = "oauth")]
+    oauth: Option<OAuthConfig>,
 }
 
 impl Default for Options {
@@ -72,6 +88,8 @@ impl Default for Options {
             max_output_bytes: DEFAULT_MAX_OUTPUT_BYTES,
             listing: ListingLimits::default(),
             handlers: Handlers::default(),
+            #[cfg(feature = "oauth")]
+            oauth: None,
         }
     }
 }
@@ -248,13 +266,31 @@ impl McpClientBuilder {
         self
     }
 
+    /// Authorizes requests to a Streamable HTTP server with OAuth 2.1, as `config` says (see
+    /// [`OAuthConfig`]). The authorization, and the tokens, last as long as the client and its
+    /// tools, across reconnections. An interactive login happens within the request that met
+    /// the server's 401 (usually `initialize`): give [`connect_timeout`](Self::connect_timeout)
+    /// (and [`timeout`](Self::timeout)) time for the user.
+    #[cfg(feature = "oauth")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "oauth")))]
+    pub fn oauth(mut self, config: OAuthConfig) -> Self {
+        self.options.oauth = Some(config);
+        self
+    }
+
     /// Connects, initializes the session and lists the server's tools.
     pub async fn connect(self) -> Result<McpClient, McpError> {
+        #[cfg(feature = "oauth")]
+        let oauth = (self.options.oauth.clone())
+            .map(|config| Authorizer::new(self.transport.address(), config));
+        #[cfg(not(feature = "oauth"))]
+        let oauth = None;
         let (session, changes) = Session::open(
             self.transport,
             self.options.reconnect,
             self.options.max_message_bytes,
             self.options.handlers.clone(),
+            oauth,
         )
         .await?;
         let catalog = Arc::new(Catalog {

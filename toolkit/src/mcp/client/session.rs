@@ -17,6 +17,7 @@ use rmcp::{ClientHandler, RoleClient};
 use serde_json::{Map, Value};
 use tokio::sync::{Mutex, RwLock, watch};
 
+use super::Authorizer;
 use super::call;
 use super::handlers::{self, Handlers, not_declared};
 use super::listing::{ListingError, ListingLimits, MAX_TOOL_PAGES, Tally};
@@ -63,6 +64,8 @@ pub(super) struct Session {
     reconnect: Reconnect,
     /// The longest message read from the server.
     max_message_bytes: usize,
+    /// The server's OAuth authorization, kept across reconnections.
+    oauth: Option<Arc<Authorizer>>,
     /// Told when the server's tool list may have changed.
     changed: Arc<watch::Sender<()>>,
     /// What the client answers when the server asks (each new connection gets them).
@@ -97,6 +100,7 @@ impl Session {
         reconnect: Reconnect,
         max_message_bytes: usize,
         handlers: Handlers,
+        oauth: Option<Arc<Authorizer>>,
     ) -> Result<(Arc<Session>, ToolListChanges), McpError> {
         let (changed, changes) = watch::channel(());
         let changed = Arc::new(changed);
@@ -111,12 +115,14 @@ impl Session {
             &routes,
             reconnect.connect_timeout,
             max_message_bytes,
+            oauth.as_ref(),
         )
         .await?;
         let session = Arc::new(Session {
             transport,
             reconnect,
             max_message_bytes,
+            oauth,
             changed,
             handlers,
             connection: RwLock::new(Connection {
@@ -303,6 +309,7 @@ impl Session {
                 &routes,
                 self.reconnect.connect_timeout,
                 self.max_message_bytes,
+                self.oauth.as_ref(),
             );
             match opening.await {
                 Ok(opened) => {
@@ -368,10 +375,11 @@ async fn open_within(
     routes: &Arc<Routes>,
     timeout: Duration,
     max_message_bytes: usize,
+    oauth: Option<&Arc<Authorizer>>,
 ) -> Result<Opened<Listener>, McpError> {
     let log_level = listener.handlers.log_level;
     let opening = async {
-        let opened = open(transport, listener, routes, max_message_bytes).await?;
+        let opened = open(transport, listener, routes, max_message_bytes, oauth).await?;
         spoken_version(&opened.service, transport)?;
         // Asked again of every new session: a level is the session's.
         if let Some(level) = log_level {

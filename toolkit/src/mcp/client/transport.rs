@@ -13,6 +13,7 @@ use rmcp::{ClientHandler, RoleClient, ServiceExt};
 
 use crate::url_credentials::hide_userinfo;
 
+use super::Authorizer;
 use super::notices::{Routes, tap};
 use super::sse::SseTransport;
 use super::stdio::{self, ChildGroup};
@@ -148,6 +149,15 @@ impl McpTransport {
         self
     }
 
+    /// The URL of an HTTP server, or the command of a child process, as configured.
+    #[cfg(feature = "oauth")]
+    pub(super) fn address(&self) -> &str {
+        match self {
+            McpTransport::Stdio { command, .. } => command,
+            McpTransport::StreamableHttp { url, .. } | McpTransport::Sse { url, .. } => url,
+        }
+    }
+
     /// Whether a dropped connection can be opened again with the same settings: true over
     /// HTTP, where the server outlives the connection; false for a child process.
     pub(super) fn reconnects(&self) -> bool {
@@ -234,18 +244,26 @@ pub const DEFAULT_MAX_MESSAGE_BYTES: usize = 16 << 20;
 
 /// Opens a session with `handler` on our side: connect, `initialize`,
 /// `notifications/initialized`. No message from the server may be longer than
-/// `max_message_bytes`.
+/// `max_message_bytes`. With `oauth`, Streamable HTTP requests are authorized through it (the
+/// other transports refuse it).
 pub(super) async fn open<H: ClientHandler>(
     transport: &McpTransport,
     handler: H,
     routes: &Arc<Routes>,
     max_message_bytes: usize,
+    oauth: Option<&Arc<Authorizer>>,
 ) -> Result<Opened<H>, McpError> {
     let server = transport.to_string();
     let initialize = |err: ClientInitializeError| McpError::Connect {
         server: server.clone(),
         message: err.to_string(),
     };
+    if oauth.is_some() && !matches!(transport, McpTransport::StreamableHttp { .. }) {
+        return Err(McpError::Connect {
+            server,
+            message: "OAuth is for Streamable HTTP servers only".to_owned(),
+        });
+    }
     match transport {
         McpTransport::Stdio {
             command,
@@ -274,8 +292,10 @@ pub(super) async fn open<H: ClientHandler>(
             bearer_token,
             headers,
         } => {
-            let http = streamable_http(url, bearer_token.as_deref(), headers, max_message_bytes)?;
-            let service = handler.serve(tap(http, routes)).await.map_err(initialize)?;
+            let config = http_config(url, bearer_token.as_deref(), headers, max_message_bytes)?;
+            let service = serve_http(handler, config, routes, oauth)
+                .await
+                .map_err(initialize)?;
             Ok(Opened {
                 service,
                 child: None,
@@ -302,12 +322,35 @@ pub(super) async fn open<H: ClientHandler>(
     }
 }
 
-fn streamable_http(
+/// Serves `handler` over Streamable HTTP, through OAuth when there is an authorization.
+async fn serve_http<H: ClientHandler>(
+    handler: H,
+    config: StreamableHttpClientTransportConfig,
+    routes: &Arc<Routes>,
+    oauth: Option<&Arc<Authorizer>>,
+) -> Result<RunningService<RoleClient, H>, ClientInitializeError> {
+    match oauth {
+        None => {
+            let http = StreamableHttpClientTransport::from_config(config);
+            handler.serve(tap(http, routes)).await
+        }
+        #[cfg(feature = "oauth")]
+        Some(auth) => {
+            let client = super::oauth::OAuthHttp::new(Arc::clone(auth));
+            let http = StreamableHttpClientTransport::with_client(client, config);
+            handler.serve(tap(http, routes)).await
+        }
+        #[cfg(not(feature = "oauth"))]
+        Some(auth) => match **auth {},
+    }
+}
+
+fn http_config(
     url: &str,
     bearer_token: Option<&str>,
     headers: &BTreeMap<String, String>,
     max_message_bytes: usize,
-) -> Result<StreamableHttpClientTransport<reqwest::Client>, McpError> {
+) -> Result<StreamableHttpClientTransportConfig, McpError> {
     let mut config = StreamableHttpClientTransportConfig::with_uri(url)
         .custom_headers(header_pairs(headers)?.into_iter().collect());
     config.max_sse_event_size = max_message_bytes;
@@ -316,7 +359,7 @@ fn streamable_http(
     if let Some(token) = bearer_token {
         config = config.auth_header(token.to_owned());
     }
-    Ok(StreamableHttpClientTransport::from_config(config))
+    Ok(config)
 }
 
 /// How a cut SSE stream is resumed (`GET` with `Last-Event-ID`): at once, then once more after
