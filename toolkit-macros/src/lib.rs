@@ -43,7 +43,8 @@ pub fn toolset(args: TokenStream, input: TokenStream) -> TokenStream {
 /// says where toolkit is when the dependency is renamed (a method takes it from its toolset).
 ///
 /// Keys: `name`, `description`, `strict`, `blocking`, `inline` (a sync body that returns at
-/// once: servers run it on their async workers), `read_only`, `destructive`, `idempotent`,
+/// once: servers run it on their async workers), `needs_approval` (an agent runs each call
+/// only once a person approves it), `read_only`, `destructive`, `idempotent`,
 /// `open_world`, `timeout_ms`, `max_input_bytes`, `max_output_bytes`, `max_depth` (how deeply
 /// arrays and objects may nest in the arguments). Parameters take
 /// `#[arg(description = "...", default, default = expr, required)]`.
