@@ -49,7 +49,9 @@ fn script() -> Vec<model_server::Reply> {
             ("call_2", "files_delete", json!({"path": "thesis.txt"})),
             ("call_3", "files_read", json!({"path": "notes.txt"})),
         ]),
-        openai_text("I deleted draft.txt and kept thesis.txt, as you asked; notes.txt has 3 pages."),
+        openai_text(
+            "I deleted draft.txt and kept thesis.txt, as you asked; notes.txt has 3 pages.",
+        ),
     ]
 }
 
@@ -87,15 +89,15 @@ async fn first(token_file: &Path) -> Result<(), Box<dyn std::error::Error>> {
         println!("[1]   {} {}", call.name, arguments(call));
     }
     std::fs::write(token_file, serde_json::to_vec(&token)?)?;
-    println!("[1] saved the token ({} messages) to a file", token.history().len());
+    println!(
+        "[1] saved the token ({} messages) to a file",
+        token.history().len()
+    );
     let exe = std::env::current_exe()?;
-    let args = [
-        "resume".to_owned(),
-        token_file.display().to_string(),
-        url,
-    ];
+    let args = ["resume".to_owned(), token_file.display().to_string(), url];
     // The server keeps answering on this process's runtime while the second one runs.
-    let output = tokio::task::spawn_blocking(move || Command::new(exe).args(args).output()).await??;
+    let output =
+        tokio::task::spawn_blocking(move || Command::new(exe).args(args).output()).await??;
     print!("{}", String::from_utf8_lossy(&output.stdout));
     if !output.status.success() {
         return Err(String::from_utf8_lossy(&output.stderr).into_owned().into());
@@ -115,7 +117,12 @@ async fn second(token_file: &str, url: &str) -> Result<(), Box<dyn std::error::E
         })
         .collect();
     for decision in &decisions {
-        println!("[2] {} {}: {:?}", decision.call.name, arguments(&decision.call), decision.verdict);
+        println!(
+            "[2] {} {}: {:?}",
+            decision.call.name,
+            arguments(&decision.call),
+            decision.verdict
+        );
     }
     let run = agent(url)?.resume(token, decisions).await?;
     for record in run.tool_calls() {
@@ -131,7 +138,8 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     match args.as_slice() {
         [_, command, file, url] if command == "resume" => second(file, url).await,
         _ => {
-            let file = std::env::temp_dir().join(format!("toolkit-approval-{}.json", std::process::id()));
+            let file =
+                std::env::temp_dir().join(format!("toolkit-approval-{}.json", std::process::id()));
             let outcome = first(&file).await;
             let _ = std::fs::remove_file(&file);
             outcome

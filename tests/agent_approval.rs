@@ -96,7 +96,13 @@ fn results_sent(server: &ModelServer) -> Vec<String> {
     messages
         .iter()
         .filter(|m| m["role"] == "tool")
-        .map(|m| format!("{}: {}", m["tool_call_id"].as_str().unwrap(), m["content"].as_str().unwrap()))
+        .map(|m| {
+            format!(
+                "{}: {}",
+                m["tool_call_id"].as_str().unwrap(),
+                m["content"].as_str().unwrap()
+            )
+        })
         .collect()
 }
 
@@ -146,7 +152,9 @@ async fn one_call_at_a_time_passes_the_same_gate() {
 
 /// Pauses on the three calls; nothing of the step has run.
 async fn paused(server: &ModelServer, files: &Files) -> ResumeToken {
-    let agent = Agent::builder(model(server)).toolbox(files.toolbox()).build();
+    let agent = Agent::builder(model(server))
+        .toolbox(files.toolbox())
+        .build();
     let error = agent.run("tidy up").await.unwrap_err();
     let AgentError::Paused(token) = error else {
         panic!("{error}")
@@ -166,7 +174,9 @@ async fn without_a_handler_the_run_pauses_and_resumes_with_the_decisions() {
         Decision::approve(&token.pending()[0]),
         Decision::deny(&token.pending()[1], "keep b"),
     ];
-    let agent = Agent::builder(model(&server)).toolbox(files.toolbox()).build();
+    let agent = Agent::builder(model(&server))
+        .toolbox(files.toolbox())
+        .build();
     let run = agent.resume(token, decisions).await.unwrap();
     assert_eq!(run.answer, "done");
     let mut done = files.done();
@@ -187,7 +197,9 @@ async fn a_resume_with_a_decision_missing_runs_nothing() {
     let (server, files) = (three_calls().await, Files::default());
     let token = paused(&server, &files).await;
     let decisions = [Decision::approve(&token.pending()[0])];
-    let agent = Agent::builder(model(&server)).toolbox(files.toolbox()).build();
+    let agent = Agent::builder(model(&server))
+        .toolbox(files.toolbox())
+        .build();
     let error = agent.resume(token, decisions).await.unwrap_err();
     assert_eq!(
         error.to_string(),
@@ -208,7 +220,9 @@ async fn a_forged_token_does_not_run_what_the_decisions_did_not_approve() {
         .unwrap()
         .replace(r#""name":"files_read""#, r#""name":"files_delete""#);
     let forged: ResumeToken = serde_json::from_str(&forged).unwrap();
-    let agent = Agent::builder(model(&server)).toolbox(files.toolbox()).build();
+    let agent = Agent::builder(model(&server))
+        .toolbox(files.toolbox())
+        .build();
     let error = agent.resume(forged, decisions.clone()).await.unwrap_err();
     assert_eq!(
         error.to_string(),
@@ -236,7 +250,9 @@ async fn the_destructive_policy_holds_annotated_tools_too() {
     assert!(matches!(error, AgentError::Paused(_)), "{error}");
     assert!(files.done().is_empty());
     // Under the default policy only marked tools wait.
-    let agent = Agent::builder(model(&server)).toolbox(files.toolbox()).build();
+    let agent = Agent::builder(model(&server))
+        .toolbox(files.toolbox())
+        .build();
     agent.run("empty it").await.unwrap();
     assert_eq!(files.done(), ["empty_trash"]);
 }
@@ -264,7 +280,10 @@ async fn react_pauses_before_its_call_and_runs_it_once_approved() {
     ])
     .await;
     let files = Files::default();
-    let agent = Agent::builder(model(&server)).toolbox(files.toolbox()).react().build();
+    let agent = Agent::builder(model(&server))
+        .toolbox(files.toolbox())
+        .react()
+        .build();
     let AgentError::Paused(token) = agent.run("delete a.txt").await.unwrap_err() else {
         panic!("the run did not pause")
     };
@@ -275,4 +294,46 @@ async fn react_pauses_before_its_call_and_runs_it_once_approved() {
     assert_eq!(files.done(), ["delete a.txt"]);
     let last = server.received()[1].body["messages"][3]["content"].clone();
     assert_eq!(last, "Observation: deleted a.txt");
+}
+
+#[tokio::test]
+async fn calls_through_state_pass_the_same_gate() {
+    let (server, files) = (three_calls().await, Files::default());
+    let agent = Agent::builder(model(&server))
+        .toolbox(files.toolbox())
+        .on_approval(|_| async { Verdict::Deny("no".into()) })
+        .build();
+    let state = toolkit::state::DynamicState::new(toolkit::state::StateSchema::new());
+    agent
+        .run_with_state("tidy up", Box::new(state))
+        .await
+        .unwrap();
+    assert_eq!(files.done(), ["read c.txt"]);
+}
+
+#[tokio::test]
+async fn a_typed_answer_never_waits_for_approval() {
+    #[derive(serde::Deserialize, schemars::JsonSchema)]
+    struct Done {
+        deleted: bool,
+    }
+    // Anthropic's wire has no native output, so the answer comes as a `final_result` call.
+    let server = ModelServer::start(vec![common::wire::anthropic_calls(&[(
+        "toolu_1",
+        "final_result",
+        json!({"deleted": false}),
+    )])])
+    .await;
+    let model = toolkit::models::AnthropicClient::builder("claude-3-5-sonnet-20240620")
+        .base_url(server.base_url())
+        .api_key("sk-ant-test")
+        .retry(RetryPolicy::none())
+        .build()
+        .unwrap();
+    let agent = Agent::builder(model)
+        .approval_policy(ApprovalPolicy::when(|_| true))
+        .output::<Done>()
+        .build();
+    let run = agent.run("done?").await.unwrap();
+    assert!(!run.answer.deleted);
 }

@@ -52,7 +52,11 @@ fn roles(body: &Value) -> Vec<String> {
 
 #[tokio::test]
 async fn a_conversation_carries_the_history_across_runs_and_a_save() {
-    let server = ModelServer::start(vec![openai_text("Hello, Ana."), openai_text("You are Ana.")]).await;
+    let server = ModelServer::start(vec![
+        openai_text("Hello, Ana."),
+        openai_text("You are Ana."),
+    ])
+    .await;
     let agent = Agent::builder(openai(&server))
         .system_prompt("Be brief.")
         .build();
@@ -78,9 +82,15 @@ async fn a_conversation_carries_the_history_across_runs_and_a_save() {
 #[tokio::test]
 async fn the_agents_system_prompt_replaces_the_conversations() {
     let server = ModelServer::start(vec![openai_text("ok")]).await;
-    let agent = Agent::builder(openai(&server)).system_prompt("New rules.").build();
+    let agent = Agent::builder(openai(&server))
+        .system_prompt("New rules.")
+        .build();
     let mut conversation = Conversation::new();
-    conversation.messages = vec![Message::system("Old rules."), Message::user("hi"), Message::assistant("hello")];
+    conversation.messages = vec![
+        Message::system("Old rules."),
+        Message::user("hi"),
+        Message::assistant("hello"),
+    ];
     agent.run_in(&mut conversation, "again").await.unwrap();
     let body = &server.received()[0].body;
     assert_eq!(roles(body), ["system", "user", "assistant", "user"]);
@@ -103,7 +113,11 @@ async fn a_failed_run_leaves_the_conversation_as_it_was() {
 async fn long_conversation(turns: usize) -> Conversation {
     let mut script = Vec::new();
     for turn in 0..turns {
-        script.push(openai_calls(&[(&format!("call_{turn}"), "notes", json!({"topic": "x"}))]));
+        script.push(openai_calls(&[(
+            &format!("call_{turn}"),
+            "notes",
+            json!({"topic": "x"}),
+        )]));
         script.push(openai_text(&format!("answer {turn}")));
     }
     let server = ModelServer::start(script).await;
@@ -113,7 +127,10 @@ async fn long_conversation(turns: usize) -> Conversation {
         .build();
     let mut conversation = Conversation::new();
     for turn in 0..turns {
-        agent.run_in(&mut conversation, format!("question {turn}")).await.unwrap();
+        agent
+            .run_in(&mut conversation, format!("question {turn}"))
+            .await
+            .unwrap();
     }
     conversation
 }
@@ -128,13 +145,26 @@ async fn the_budget_drops_the_oldest_turns_whole_and_keeps_the_system_prompt() {
         .toolbox(notes())
         .context_budget(700)
         .build();
-    agent.run_in(&mut conversation, "last question").await.unwrap();
+    agent
+        .run_in(&mut conversation, "last question")
+        .await
+        .unwrap();
     let body = &server.received()[0].body;
     // Two turns of four messages (about 300 tokens each) and the new question fit in 700.
     assert_eq!(
         roles(body),
-        ["system", "user", "assistant", "tool", "assistant", "user", "assistant", "tool",
-            "assistant", "user"]
+        [
+            "system",
+            "user",
+            "assistant",
+            "tool",
+            "assistant",
+            "user",
+            "assistant",
+            "tool",
+            "assistant",
+            "user"
+        ]
     );
     assert_eq!(body["messages"][0]["content"], "Be brief.");
     assert_eq!(body["messages"][1]["content"], "question 2");
@@ -150,14 +180,24 @@ async fn the_providers_count_of_the_prompt_drives_the_budget_mid_run() {
         "message": {"role": "assistant", "content": null, "tool_calls": [{"id": "c9",
             "type": "function", "function": {"name": "notes", "arguments": "{}"}}]}}],
         "usage": {"prompt_tokens": 5000, "completion_tokens": 10, "total_tokens": 5010}});
-    let server = ModelServer::start(vec![Reply::json(200, &calls.to_string()), openai_text("ok")]).await;
+    let server = ModelServer::start(vec![
+        Reply::json(200, &calls.to_string()),
+        openai_text("ok"),
+    ])
+    .await;
     let agent = Agent::builder(openai(&server))
         .toolbox(notes())
         .context_budget(4000)
         .build();
     let mut conversation = Conversation::new();
-    conversation.messages = vec![Message::user("old question"), Message::assistant("old answer")];
-    agent.run_in(&mut conversation, "new question").await.unwrap();
+    conversation.messages = vec![
+        Message::user("old question"),
+        Message::assistant("old answer"),
+    ];
+    agent
+        .run_in(&mut conversation, "new question")
+        .await
+        .unwrap();
     let first = &server.received()[0].body;
     assert_eq!(roles(first), ["user", "assistant", "user"]);
     let second = &server.received()[1].body;

@@ -50,7 +50,10 @@ fn lisbon() -> City {
 
 #[tokio::test]
 async fn openai_is_sent_a_strict_json_schema_response_format_and_its_text_is_read_as_t() {
-    let server = ModelServer::start(vec![openai_text(r#"{"name":"Lisbon","population":545000}"#)]).await;
+    let server = ModelServer::start(vec![openai_text(
+        r#"{"name":"Lisbon","population":545000}"#,
+    )])
+    .await;
     let agent = Agent::builder(openai(&server)).output::<City>().build();
     let run = agent.run("The capital of Portugal?").await.unwrap();
     assert_eq!(run.answer, lisbon());
@@ -112,7 +115,11 @@ async fn anthropic_gets_a_final_result_tool_and_its_call_is_the_answer() {
 async fn a_text_reply_is_no_answer_when_the_final_result_tool_is_expected() {
     let server = ModelServer::start(vec![
         anthropic_text("Lisbon, about half a million people."),
-        anthropic_calls(&[("toolu_1", "final_result", json!({"name": "Lisbon", "population": 545000}))]),
+        anthropic_calls(&[(
+            "toolu_1",
+            "final_result",
+            json!({"name": "Lisbon", "population": 545000}),
+        )]),
     ])
     .await;
     let agent = Agent::builder(anthropic(&server)).output::<City>().build();
@@ -211,5 +218,8 @@ async fn the_untyped_agent_underneath_answers_the_json() {
     let agent = Agent::builder(openai(&server)).output::<City>().build();
     let run = agent.agent().run("The capital of Portugal?").await.unwrap();
     assert_eq!(run.answer, r#"{"name":"Lisbon","population":545000}"#);
-    assert!(matches!(run.history.last(), Some(Message::Assistant { .. })));
+    assert!(matches!(
+        run.history.last(),
+        Some(Message::Assistant { .. })
+    ));
 }

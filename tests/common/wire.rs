@@ -1,7 +1,6 @@
 //! Model replies in the providers' real wire formats, for the scripted model server: OpenAI
 //! Chat Completions responses and Anthropic Messages responses, shaped as their docs show.
 
-
 // Each test file uses the formats it needs.
 #![allow(dead_code)]
 use serde_json::{Value, json};
@@ -56,7 +55,9 @@ pub fn anthropic_text(text: &str) -> Reply {
 pub fn anthropic_calls(calls: &[(&str, &str, Value)]) -> Reply {
     let blocks: Vec<Value> = calls
         .iter()
-        .map(|(id, name, input)| json!({"type": "tool_use", "id": id, "name": name, "input": input}))
+        .map(
+            |(id, name, input)| json!({"type": "tool_use", "id": id, "name": name, "input": input}),
+        )
         .collect();
     anthropic(Value::Array(blocks), "tool_use")
 }

@@ -10,6 +10,7 @@ use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
+use super::output::FINAL_RESULT;
 use super::plan::Planned;
 use super::react::{self, ReactReply};
 use super::step::{Runner, Stop};
@@ -209,6 +210,11 @@ impl Agent {
             // An unknown tool never runs: its call is answered with an error.
             return false;
         };
+        let answers_by_tool = self.output.as_ref().is_some_and(|o| !o.native) && !self.react;
+        if answers_by_tool && call.name == FINAL_RESULT {
+            // The typed answer's own tool (it replaced any other of its name): it only checks.
+            return false;
+        }
         let options = tool.options();
         options.needs_approval
             || match &self.approval.policy {
@@ -292,10 +298,15 @@ impl Runner<'_> {
             history: token.history.clone(),
         };
         if token.version != ResumeToken::VERSION {
-            return Err(fail(format!("the token's version {} is unknown", token.version)));
+            return Err(fail(format!(
+                "the token's version {} is unknown",
+                token.version
+            )));
         }
         if token.react != self.agent.react {
-            return Err(fail("the token is of a run in another mode (ReAct or not)".into()));
+            return Err(fail(
+                "the token is of a run in another mode (ReAct or not)".into(),
+            ));
         }
         let (thought, calls) = self.step_calls(&token).map_err(fail)?;
         let mut planned = Vec::with_capacity(calls.len());

@@ -69,7 +69,9 @@ impl<A> AgentBuilder<A> {
 
 /// About how many tokens a message takes: a token per 4 bytes of its JSON.
 fn estimate(message: &Message) -> usize {
-    serde_json::to_vec(message).map_or(0, |bytes| bytes.len()).div_ceil(4)
+    serde_json::to_vec(message)
+        .map_or(0, |bytes| bytes.len())
+        .div_ceil(4)
 }
 
 /// What the provider counted: the history's first `sent` messages (and the reply after them)
@@ -156,7 +158,10 @@ mod tests {
     fn the_providers_count_is_trusted_for_what_it_covered() {
         let mut history: Vec<Message> = (1..=2).flat_map(turn).collect();
         // The provider counted 10 tokens for the first three messages and the reply after.
-        let counted = Some(Counted { sent: 2, tokens: 10 });
+        let counted = Some(Counted {
+            sent: 2,
+            tokens: 10,
+        });
         let after: usize = history[3..].iter().map(estimate).sum();
         assert_eq!(trim(&mut history, 10 + after, counted), 0);
         assert_eq!(trim(&mut history, 10 + after - 1, counted), 4);

@@ -196,9 +196,7 @@ impl Agent {
         decisions: impl IntoIterator<Item = Decision>,
     ) -> Result<AgentRun, AgentError> {
         let decisions = decisions.into_iter().collect();
-        step::Runner::new(self, None)
-            .resume(token, decisions)
-            .await
+        step::Runner::new(self, None).resume(token, decisions).await
     }
 
     /// The toolbox the agent calls.

@@ -9,8 +9,8 @@ use schemars::JsonSchema;
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value, json};
 
-use super::{Agent, AgentBuilder, AgentError, AgentRun, Conversation, Decision, ExitCondition};
 use super::ResumeToken;
+use super::{Agent, AgentBuilder, AgentError, AgentRun, Conversation, Decision, ExitCondition};
 use crate::models::OutputSchema;
 use crate::providers::repair_arguments;
 use crate::state::AgentState;
@@ -56,7 +56,11 @@ impl Output {
         let builder = ToolBuilder::new(FINAL_RESULT)
             .description("Give the final answer: call this once you have it.");
         // A derived schema always compiles; were one not to, serde still checks every answer.
-        let tool = match builder.clone().parameters(parameters.clone()).build(check.clone()) {
+        let tool = match builder
+            .clone()
+            .parameters(parameters.clone())
+            .build(check.clone())
+        {
             Ok(tool) => tool,
             Err(_) => builder
                 .parameters(json!({"type": "object"}))
@@ -200,15 +204,10 @@ impl<A: Built> AgentBuilder<A> {
 
 /// Settles how the typed answer is asked for, once the model and toolbox are known.
 pub(super) fn settle(agent: &mut Agent) {
-    let Some(output) = agent.output.take() else {
+    // Set by `output` on a builder nothing else holds, so not shared yet.
+    let Some(output) = agent.output.as_mut().and_then(Arc::get_mut) else {
         return;
     };
-    let mut output = Arc::try_unwrap(output).unwrap_or_else(|shared| Output {
-        schema: shared.schema.clone(),
-        tool: shared.tool.clone(),
-        native: shared.native,
-        wrapped: shared.wrapped,
-    });
     output.native = !agent.react && agent.model.native_output();
     if output.native {
         agent.options.output = Some(output.schema.clone());
@@ -224,7 +223,6 @@ pub(super) fn settle(agent: &mut Agent) {
         };
         agent.exits = vec![ExitCondition::Tool(FINAL_RESULT.into())];
     }
-    agent.output = Some(Arc::new(output));
 }
 
 /// An agent whose runs answer a `T`: made by [`AgentBuilder::output`]. Its runs are an
@@ -275,7 +273,9 @@ impl<T: DeserializeOwned> TypedAgent<T> {
 
 /// A run's answer read as a `T`. The answer passed `T`'s own deserialization already, so this
 /// fails only if `T`'s `Deserialize` reads the same JSON differently twice.
-fn typed<T: DeserializeOwned>(run: Result<AgentRun, AgentError>) -> Result<AgentRun<T>, AgentError> {
+fn typed<T: DeserializeOwned>(
+    run: Result<AgentRun, AgentError>,
+) -> Result<AgentRun<T>, AgentError> {
     let run = run?;
     match serde_json::from_str::<T>(&run.answer) {
         Ok(answer) => Ok(run.with_answer(answer)),

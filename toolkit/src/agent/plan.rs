@@ -5,8 +5,8 @@
 
 use std::collections::{HashMap, HashSet};
 
-use crate::{ToolCall, ToolCallResult, ToolError};
 use crate::models::RefusedCall;
+use crate::{ToolCall, ToolCallResult, ToolError};
 
 /// One call of a reply, as the step will treat it.
 pub(super) enum Planned {

@@ -106,7 +106,9 @@ impl<'a> Runner<'a> {
         let _cancel_tools = self.cancellation.clone().drop_guard();
         let outcome = match self.agent.deadline {
             None => Some(self.drive(resumed).await),
-            Some(deadline) => tokio::time::timeout(deadline, self.drive(resumed)).await.ok(),
+            Some(deadline) => tokio::time::timeout(deadline, self.drive(resumed))
+                .await
+                .ok(),
         };
         if outcome.is_none() {
             self.cancellation.cancel();
@@ -218,7 +220,11 @@ impl<'a> Runner<'a> {
     }
 
     /// A native tool-calling step: the answer, or `None` to go on.
-    async fn native_step(&mut self, step: usize, reply: ModelReply) -> Result<Option<String>, Stop> {
+    async fn native_step(
+        &mut self,
+        step: usize,
+        reply: ModelReply,
+    ) -> Result<Option<String>, Stop> {
         let ModelReply {
             text,
             tool_calls,
