@@ -10,10 +10,8 @@ use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
-use super::output::FINAL_RESULT;
 use super::plan::Planned;
 use super::react::{self, ReactReply};
-use super::step::{Runner, Stop};
 use super::{Agent, AgentBuilder, AgentError};
 use crate::ToolCall;
 use crate::models::{BoxFuture, Message, RefusedCall, Usage};
@@ -149,11 +147,14 @@ pub(super) struct Pending {
     pending: Vec<ToolCall>,
 }
 
-/// A resumed step's calls, decided, ready to finish.
+/// A resumed step's calls, decided, ready to finish, and the run's place.
 pub(super) struct Resumed {
     pub(super) step: usize,
     pub(super) thought: Option<String>,
     pub(super) planned: Vec<Planned>,
+    pub(super) history: Vec<Message>,
+    pub(super) usage: Option<Usage>,
+    pub(super) output_failures: usize,
 }
 
 impl<A> AgentBuilder<A> {
@@ -210,8 +211,7 @@ impl Agent {
             // An unknown tool never runs: its call is answered with an error.
             return false;
         };
-        let answers_by_tool = self.output.as_ref().is_some_and(|o| !o.native) && !self.react;
-        if answers_by_tool && call.name == FINAL_RESULT {
+        if (self.output.as_ref()).is_some_and(|o| o.is_answer_tool(self.react, &call.name)) {
             // The typed answer's own tool (it replaced any other of its name): it only checks.
             return false;
         }
@@ -225,15 +225,14 @@ impl Agent {
     }
 }
 
-impl Runner<'_> {
-    /// A step's planned calls once approved: each call that needs approval is asked about, and
-    /// denied ones are answered with their reason; without a handler the run pauses.
-    pub(super) async fn approve(
-        &mut self,
-        step: usize,
-        planned: Vec<Planned>,
-    ) -> Result<Vec<Planned>, Stop> {
-        let agent = self.agent;
+/// A step's planned calls once approved: each call that needs approval is asked about, and
+/// denied ones are answered with their reason; without a handler the run pauses.
+pub(super) async fn approve(
+    agent: &Agent,
+    step: usize,
+    planned: Vec<Planned>,
+) -> Result<Vec<Planned>, Pending> {
+    {
         let waits = |p: &Planned| matches!(p, Planned::Run(call) if agent.needs_approval(call));
         if !planned.iter().any(waits) {
             return Ok(planned);
@@ -251,7 +250,7 @@ impl Runner<'_> {
                     Planned::Run(_) | Planned::Deny(..) => {}
                 }
             }
-            return Err(Stop::Paused(pause));
+            return Err(pause);
         };
         let mut approved = Vec::with_capacity(planned.len());
         for planned in planned {
@@ -271,28 +270,39 @@ impl Runner<'_> {
         }
         Ok(approved)
     }
+}
 
-    /// The token of a run paused at `pending`.
-    pub(super) fn token(&self, history: Vec<Message>, pending: Pending) -> ResumeToken {
+impl Pending {
+    /// The token of a run paused here, with the run's history, usage and retry count.
+    pub(super) fn token(
+        self,
+        agent: &Agent,
+        history: Vec<Message>,
+        usage: Option<Usage>,
+        output_failures: usize,
+    ) -> ResumeToken {
         ResumeToken {
             version: ResumeToken::VERSION,
             history,
-            step: pending.step,
-            react: self.agent.react,
-            usage: self.usage,
-            output_failures: self.output_failures,
-            refused: pending.refused,
-            pending: pending.pending,
+            step: self.step,
+            react: agent.react,
+            usage,
+            output_failures,
+            refused: self.refused,
+            pending: self.pending,
         }
     }
+}
 
-    /// Takes a paused run's place, and decides its step's calls: each call that needs approval
-    /// (asked of the policy again) must have a decision with its id, tool and arguments.
+impl ResumeToken {
+    /// Decides the paused step's calls: each call that needs approval (asked of the policy
+    /// again) must have a decision with its id, tool and arguments.
     pub(super) fn reopen(
-        &mut self,
-        token: ResumeToken,
+        self,
+        agent: &Agent,
         decisions: Vec<Decision>,
     ) -> Result<Resumed, AgentError> {
+        let token = self;
         let fail = |message: String| AgentError::Resume {
             message,
             history: token.history.clone(),
@@ -303,12 +313,12 @@ impl Runner<'_> {
                 token.version
             )));
         }
-        if token.react != self.agent.react {
+        if token.react != agent.react {
             return Err(fail(
                 "the token is of a run in another mode (ReAct or not)".into(),
             ));
         }
-        let (thought, calls) = self.step_calls(&token).map_err(fail)?;
+        let (thought, calls) = token.step_calls().map_err(fail)?;
         let mut planned = Vec::with_capacity(calls.len());
         let mut used = vec![false; decisions.len()];
         for call in calls {
@@ -316,7 +326,7 @@ impl Runner<'_> {
                 planned.push(Planned::Refuse(refused.clone()));
                 continue;
             }
-            if !self.agent.needs_approval(&call) {
+            if !agent.needs_approval(&call) {
                 planned.push(Planned::Run(call));
                 continue;
             }
@@ -343,18 +353,19 @@ impl Runner<'_> {
                 call.name
             )));
         }
-        self.history = token.history;
-        self.usage = token.usage;
-        self.output_failures = token.output_failures;
         Ok(Resumed {
             step: token.step,
             thought,
             planned,
+            history: token.history,
+            usage: token.usage,
+            output_failures: token.output_failures,
         })
     }
 
     /// The calls of the paused step, read from the history's last reply.
-    fn step_calls(&self, token: &ResumeToken) -> Result<(Option<String>, Vec<ToolCall>), String> {
+    fn step_calls(&self) -> Result<(Option<String>, Vec<ToolCall>), String> {
+        let token = self;
         let Some(Message::Assistant {
             content,
             tool_calls,

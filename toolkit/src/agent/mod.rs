@@ -21,6 +21,7 @@
 #![doc = include_str!("../../docs/agent.md")]
 
 mod approval;
+mod calls;
 mod conversation;
 mod events;
 mod host;

@@ -9,9 +9,11 @@ use schemars::JsonSchema;
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value, json};
 
-use super::ResumeToken;
+use super::react;
+use super::step::{Runner, Stop};
 use super::{Agent, AgentBuilder, AgentError, AgentRun, Conversation, Decision, ExitCondition};
-use crate::models::OutputSchema;
+use super::{ResumeToken, ToolCallRecord};
+use crate::models::{Message, OutputSchema};
 use crate::providers::repair_arguments;
 use crate::state::AgentState;
 use crate::{ToolBuilder, ToolProxy, Toolbox};
@@ -56,11 +58,7 @@ impl Output {
         let builder = ToolBuilder::new(FINAL_RESULT)
             .description("Give the final answer: call this once you have it.");
         // A derived schema always compiles; were one not to, serde still checks every answer.
-        let tool = match builder
-            .clone()
-            .parameters(parameters.clone())
-            .build(check.clone())
-        {
+        let tool = match builder.clone().parameters(parameters.clone()).build(check) {
             Ok(tool) => tool,
             Err(_) => builder
                 .parameters(json!({"type": "object"}))
@@ -93,6 +91,11 @@ impl Output {
             Ok(value) => Ok(value.to_string()),
             Err(e) => Err(e.to_string()),
         }
+    }
+
+    /// Whether `name` is this answer's own tool, in an agent whose model answers by tool.
+    pub(super) fn is_answer_tool(&self, react: bool, name: &str) -> bool {
+        !self.native && !react && name == FINAL_RESULT
     }
 
     /// What the model is told when its answer does not fit.
@@ -284,5 +287,59 @@ fn typed<T: DeserializeOwned>(
             message: e.to_string(),
             history: run.history,
         }),
+    }
+}
+
+impl Runner<'_> {
+    /// The answer among a step's call records (an exit tool's result; the typed answer's JSON),
+    /// and why the typed answer's call failed, if it did.
+    pub(super) fn answer_of(&self, records: &[ToolCallRecord]) -> (Option<String>, Option<String>) {
+        let typed = self.agent.output.is_some();
+        let answer = records.iter().find_map(|record| {
+            let exits = ExitCondition::Tool(record.call.name.clone());
+            let answer = match typed && record.call.name == FINAL_RESULT {
+                true => record.result.value.to_string(),
+                false => record.result.text(),
+            };
+            (!record.is_error() && self.agent.exits.contains(&exits)).then_some(answer)
+        });
+        let failed = records
+            .iter()
+            .find(|r| typed && r.is_error() && r.call.name == FINAL_RESULT)
+            .map(|record| record.result.text());
+        (answer, failed)
+    }
+
+    /// A typed answer given as text, checked: its JSON, or `None` to go on after telling the
+    /// model what does not fit. Untyped, the text is the answer.
+    pub(super) fn typed_answer(
+        &mut self,
+        answer: String,
+        react: bool,
+    ) -> Result<Option<String>, Stop> {
+        let Some(output) = self.agent.output.as_deref() else {
+            return Ok(Some(answer));
+        };
+        match output.check_text(&answer, react) {
+            Ok(json) => Ok(Some(json)),
+            Err(problem) => {
+                let feedback = output.feedback(&problem);
+                self.output_failed(problem)?;
+                self.history.push(Message::user(match react {
+                    true => react::observation(&feedback),
+                    false => feedback,
+                }));
+                Ok(None)
+            }
+        }
+    }
+
+    /// Counts a typed answer that did not fit; past the retries the run stops.
+    pub(super) fn output_failed(&mut self, problem: String) -> Result<(), Stop> {
+        self.output_failures += 1;
+        match self.output_failures > self.agent.max_output_retries {
+            true => Err(Stop::Output(problem)),
+            false => Ok(()),
+        }
     }
 }

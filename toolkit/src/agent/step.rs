@@ -1,25 +1,25 @@
 //! The loop: ask the model, run the calls it asked for, feed the results back, until an exit.
 
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use tracing::Instrument;
 
-use super::approval::{Pending, Resumed};
+use super::approval::{Pending, Resumed, approve};
+use super::calls::{acall, run_all, timed, tool_finished};
 use super::conversation::{Counted, trim};
 use super::host::AgentHost;
-use super::output::FINAL_RESULT;
 use super::plan::{Planned, plan};
 use super::react::{self, ReactReply};
 use super::{
-    Agent, AgentError, AgentEvent, AgentRun, Decision, EventFn, ExitCondition, ResumeToken,
-    StepRecord, ToolCallRecord,
+    Agent, AgentError, AgentEvent, AgentRun, Decision, ExitCondition, ResumeToken, StepRecord,
+    ToolCallRecord,
 };
+use crate::ToolCall;
 use crate::context::{CallScope, Cancellation};
 use crate::models::{ChatRequest, Message, ModelError, ModelReply, Usage};
 use crate::providers::ToolDefinitions;
 use crate::state::AgentState;
-use crate::{ToolCall, ToolCallResult, Toolbox};
 
 /// One run's progress; kept outside the deadline's future so a timed-out run keeps its history.
 pub(super) struct Runner<'a> {
@@ -96,7 +96,9 @@ impl<'a> Runner<'a> {
         token: ResumeToken,
         decisions: Vec<Decision>,
     ) -> Result<AgentRun, AgentError> {
-        let resumed = self.reopen(token, decisions)?;
+        let mut resumed = token.reopen(self.agent, decisions)?;
+        self.history = std::mem::take(&mut resumed.history);
+        (self.usage, self.output_failures) = (resumed.usage, resumed.output_failures);
         self.go(Some(resumed)).await
     }
 
@@ -137,7 +139,8 @@ impl<'a> Runner<'a> {
                 history,
             }),
             Some(Err(Stop::Paused(pending))) => {
-                Err(AgentError::Paused(Box::new(self.token(history, pending))))
+                let token = pending.token(self.agent, history, self.usage, self.output_failures);
+                Err(AgentError::Paused(Box::new(token)))
             }
             None => Err(AgentError::Deadline {
                 deadline: self.agent.deadline.unwrap_or_default(),
@@ -160,6 +163,7 @@ impl<'a> Runner<'a> {
                 step,
                 thought,
                 planned,
+                ..
             } = resumed;
             let answer = match self.agent.react {
                 true => self.finish_react(step, thought, planned).await,
@@ -245,7 +249,9 @@ impl<'a> Runner<'a> {
             self.record(step, text, Vec::new());
             return Ok(None);
         }
-        let planned = self.approve(step, planned).await?;
+        let planned = approve(self.agent, step, planned)
+            .await
+            .map_err(Stop::Paused)?;
         self.finish_calls(step, text, planned).await
     }
 
@@ -262,52 +268,11 @@ impl<'a> Runner<'a> {
             .extend(records.iter().map(|record| Message::Tool {
                 result: record.result.clone(),
             }));
-        let typed = self.agent.output.is_some();
-        let answer = records.iter().find_map(|record| {
-            let exits = ExitCondition::Tool(record.call.name.clone());
-            let answer = match typed && record.call.name == FINAL_RESULT {
-                true => record.result.value.to_string(),
-                false => record.result.text(),
-            };
-            (!record.is_error() && self.agent.exits.contains(&exits)).then_some(answer)
-        });
-        let failed = records
-            .iter()
-            .find(|r| typed && r.is_error() && r.call.name == FINAL_RESULT)
-            .map(|record| record.result.text());
+        let (answer, failed) = self.answer_of(&records);
         self.record(step, text, records);
         match (answer, failed) {
             (None, Some(problem)) => self.output_failed(problem).map(|()| None),
             (answer, _) => Ok(answer),
-        }
-    }
-
-    /// A typed answer given as text, checked: its JSON, or `None` to go on after telling the
-    /// model what does not fit. Untyped, the text is the answer.
-    fn typed_answer(&mut self, answer: String, react: bool) -> Result<Option<String>, Stop> {
-        let Some(output) = self.agent.output.as_deref() else {
-            return Ok(Some(answer));
-        };
-        match output.check_text(&answer, react) {
-            Ok(json) => Ok(Some(json)),
-            Err(problem) => {
-                let feedback = output.feedback(&problem);
-                self.output_failed(problem)?;
-                self.history.push(Message::user(match react {
-                    true => react::observation(&feedback),
-                    false => feedback,
-                }));
-                Ok(None)
-            }
-        }
-    }
-
-    /// Counts a typed answer that did not fit; past the retries the run stops.
-    fn output_failed(&mut self, problem: String) -> Result<(), Stop> {
-        self.output_failures += 1;
-        match self.output_failures > self.agent.max_output_retries {
-            true => Err(Stop::Output(problem)),
-            false => Ok(()),
         }
     }
 
@@ -352,7 +317,10 @@ impl<'a> Runner<'a> {
             }
             ReactReply::Act { thought, call } => {
                 let call = call.with_id(format!("react_{step}"));
-                let planned = self.approve(step, vec![Planned::Run(call)]).await?;
+                let planned = vec![Planned::Run(call)];
+                let planned = approve(self.agent, step, planned)
+                    .await
+                    .map_err(Stop::Paused)?;
                 Ok(self.finish_react(step, thought, planned).await)
             }
             ReactReply::Malformed(problem) => {
@@ -485,92 +453,8 @@ impl<'a> Runner<'a> {
     }
 }
 
-/// Reports a finished call; also called from the toolbox's workers, which hold no `Agent`.
-fn tool_finished(on_event: Option<&EventFn>, step: usize, record: &ToolCallRecord) {
-    if let Some(callback) = on_event {
-        callback(&AgentEvent::ToolFinished { step, record });
-    }
-}
-
 fn emit(agent: &Agent, event: AgentEvent<'_>) {
     if let Some(callback) = &agent.on_event {
         callback(&event);
-    }
-}
-
-/// What is left of the run's time, as the timeout of a call that starts now: without one, a
-/// sync body would run on the task's own thread, where the run's deadline cannot stop waiting
-/// for it. The call's limit ends a little after the run's, so the run's deadline is what stops
-/// the run, with its own error, rather than the model being asked once more about a call that
-/// timed out.
-fn time_left(deadline: Option<Instant>) -> Option<Duration> {
-    const GRACE: Duration = Duration::from_millis(100);
-    deadline.map(|at| at.saturating_duration_since(Instant::now()) + GRACE)
-}
-
-/// One call, with what is left of the run's time as its timeout.
-async fn acall(toolbox: &Toolbox, call: &ToolCall, deadline: Option<Instant>) -> ToolCallResult {
-    match time_left(deadline) {
-        Some(left) => toolbox.acall_within(call, left).await,
-        None => toolbox.acall(call).await,
-    }
-}
-
-/// A reply's calls through [`Toolbox::call_all_within`]: in the reply's order, at most the
-/// toolbox's concurrency at a time, each with what is left of the run's time, each reported
-/// `ToolFinished` as it ends, with the time the toolbox measured.
-async fn run_all(
-    agent: &Agent,
-    step: usize,
-    calls: Vec<ToolCall>,
-    deadline: Option<Instant>,
-) -> Vec<ToolCallRecord> {
-    let asked = Arc::new(calls.clone());
-    let took = Arc::new(Mutex::new(vec![None; calls.len()]));
-    let finished = {
-        let (asked, took, on_event) = (
-            Arc::clone(&asked),
-            Arc::clone(&took),
-            agent.on_event.clone(),
-        );
-        move |position: usize, result: &ToolCallResult, duration: Duration| {
-            took.lock().unwrap_or_else(PoisonError::into_inner)[position] = Some(duration);
-            if on_event.is_some() {
-                let record = ToolCallRecord {
-                    call: asked[position].clone(),
-                    result: result.clone(),
-                    duration,
-                };
-                tool_finished(on_event.as_deref(), step, &record);
-            }
-        }
-    };
-    let results = (agent.toolbox)
-        .call_all_within(calls, time_left(deadline), finished)
-        .await;
-    let took = std::mem::take(&mut *took.lock().unwrap_or_else(PoisonError::into_inner));
-    let asked = Arc::try_unwrap(asked).unwrap_or_else(|shared| (*shared).clone());
-    let records = asked.into_iter().zip(results).zip(took);
-    records
-        .map(|((call, result), took)| {
-            let record = ToolCallRecord {
-                call,
-                result,
-                duration: took.unwrap_or_default(),
-            };
-            // A call no worker answered (the runtime shut down under it) is reported here.
-            if took.is_none() {
-                tool_finished(agent.on_event.as_deref(), step, &record);
-            }
-            record
-        })
-        .collect()
-}
-
-fn timed(call: ToolCall, result: ToolCallResult, started: Instant) -> ToolCallRecord {
-    ToolCallRecord {
-        call,
-        result,
-        duration: started.elapsed(),
     }
 }
