@@ -223,3 +223,26 @@ async fn the_untyped_agent_underneath_answers_the_json() {
         Some(Message::Assistant { .. })
     ));
 }
+
+#[test]
+fn a_schema_strict_mode_cannot_express_is_sent_as_it_is_and_not_strict() {
+    use toolkit::models::{ChatOptions, ChatRequest, OutputSchema};
+    use toolkit::providers::{ToolDefinitions, openai};
+    let schema = json!({"type": "object", "properties": {"n": {"not": {"type": "string"}}}});
+    let options = ChatOptions {
+        output: Some(OutputSchema {
+            name: "final_result".into(),
+            schema: schema.clone(),
+            strict: true,
+        }),
+        ..ChatOptions::default()
+    };
+    let messages = [Message::user("hi")];
+    let request = ChatRequest::new(&messages, ToolDefinitions::none(), &options);
+    let body = openai::request_body(&request, "gpt-4o", false, false).unwrap();
+    assert_eq!(
+        body["response_format"],
+        json!({"type": "json_schema",
+            "json_schema": {"name": "final_result", "strict": false, "schema": schema}})
+    );
+}
