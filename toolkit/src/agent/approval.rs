@@ -175,9 +175,9 @@ impl<A> AgentBuilder<A> {
     ///
     /// let drop_table = ToolBuilder::new("drop_table")
     ///     .description("Drop a table")
-    ///     .options(ToolOptions { needs_approval: true, ..ToolOptions::default() })
     ///     .build(|_| Ok::<_, String>("dropped"))
-    ///     .unwrap();
+    ///     .unwrap()
+    ///     .with_options(|options| options.needs_approval = true);
     /// let model = ScriptedModel::new([
     ///     ModelReply::calls([ToolCall::new("drop_table", json!({}))]),
     ///     ModelReply::text("I was not allowed to."),
