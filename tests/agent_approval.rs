@@ -337,3 +337,34 @@ async fn a_typed_answer_never_waits_for_approval() {
     let run = agent.run("done?").await.unwrap();
     assert!(!run.answer.deleted);
 }
+
+#[tokio::test]
+async fn a_paused_run_with_state_carries_the_state_to_its_resume() {
+    use toolkit::state::{AgentState, DynamicState, StateSchema};
+    let state = || DynamicState::new(StateSchema::new().key("note", json!({"type": "string"})));
+    let (server, files) = (three_calls().await, Files::default());
+    let agent = Agent::builder(model(&server))
+        .toolbox(files.toolbox())
+        .build();
+    let mut before = state();
+    before.merge("note", json!("keep b")).unwrap();
+    let AgentError::Paused(token) = agent
+        .run_with_state("tidy up", Box::new(before))
+        .await
+        .unwrap_err()
+    else {
+        panic!("the run did not pause")
+    };
+    assert_eq!(token.state(), Some(&json!({"note": "keep b"})));
+    let mut after = state();
+    for (key, value) in token.state().unwrap().as_object().unwrap() {
+        after.merge(key, value.clone()).unwrap();
+    }
+    let decisions: Vec<Decision> = token.pending().iter().map(Decision::approve).collect();
+    let run = agent
+        .resume_with_state(*token, decisions, Box::new(after))
+        .await
+        .unwrap();
+    assert_eq!(run.state.unwrap().to_json(), json!({"note": "keep b"}));
+    assert_eq!(files.done().len(), 3);
+}

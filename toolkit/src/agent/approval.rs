@@ -119,6 +119,9 @@ pub struct ResumeToken {
     /// Calls of the step answered without running (over the step's limit, unreadable).
     refused: Vec<RefusedCall>,
     pending: Vec<ToolCall>,
+    /// The state's JSON when the run had one (`AgentState::to_json`).
+    #[serde(default)]
+    state: Option<serde_json::Value>,
 }
 
 impl ResumeToken {
@@ -132,6 +135,12 @@ impl ResumeToken {
     /// The messages up to the reply whose calls wait.
     pub fn history(&self) -> &[Message] {
         &self.history
+    }
+
+    /// The run's state as JSON when it ran with one: rebuild the state from it for
+    /// [`Agent::resume_with_state`](super::Agent::resume_with_state).
+    pub fn state(&self) -> Option<&serde_json::Value> {
+        self.state.as_ref()
     }
 
     /// The step the calls belong to.
@@ -280,6 +289,7 @@ impl Pending {
         history: Vec<Message>,
         usage: Option<Usage>,
         output_failures: usize,
+        state: Option<serde_json::Value>,
     ) -> ResumeToken {
         ResumeToken {
             version: ResumeToken::VERSION,
@@ -290,6 +300,7 @@ impl Pending {
             output_failures,
             refused: self.refused,
             pending: self.pending,
+            state,
         }
     }
 }

@@ -200,6 +200,20 @@ impl Agent {
         step::Runner::new(self, None).resume(token, decisions).await
     }
 
+    /// Resumes a paused run that ran with state (see [`resume`](Self::resume)): `state` is
+    /// rebuilt by the caller, from [`ResumeToken::state`] or its own store.
+    pub async fn resume_with_state(
+        &self,
+        token: ResumeToken,
+        decisions: impl IntoIterator<Item = Decision>,
+        state: Box<dyn AgentState>,
+    ) -> Result<AgentRun, AgentError> {
+        let decisions = decisions.into_iter().collect();
+        step::Runner::new(self, Some(state))
+            .resume(token, decisions)
+            .await
+    }
+
     /// The toolbox the agent calls.
     pub fn toolbox(&self) -> &Toolbox {
         &self.toolbox

@@ -139,7 +139,9 @@ impl<'a> Runner<'a> {
                 history,
             }),
             Some(Err(Stop::Paused(pending))) => {
-                let token = pending.token(self.agent, history, self.usage, self.output_failures);
+                let state = self.state.as_ref().map(|state| state.to_json());
+                let failures = self.output_failures;
+                let token = pending.token(self.agent, history, self.usage, failures, state);
                 Err(AgentError::Paused(Box::new(token)))
             }
             None => Err(AgentError::Deadline {
