@@ -6,12 +6,10 @@
 mod common;
 
 use std::sync::{Arc, Mutex};
-use std::time::Duration;
 
 use common::model_server::ModelServer;
-use common::wire::{openai_calls, openai_text};
+use common::wire::{openai_calls, openai_client, openai_text};
 use toolkit::agent::{Agent, AgentError, ApprovalPolicy, Decision, ResumeToken, Verdict};
-use toolkit::models::{OpenAiClient, RetryPolicy};
 use toolkit::prelude::*;
 
 /// What the tools did, in order.
@@ -66,16 +64,6 @@ fn path(call: &ToolCall) -> String {
     args["path"].as_str().unwrap_or_default().to_owned()
 }
 
-fn model(server: &ModelServer) -> OpenAiClient {
-    OpenAiClient::builder("gpt-4o-mini")
-        .base_url(server.base_url())
-        .api_key("sk-test")
-        .retry(RetryPolicy::none())
-        .timeout(Duration::from_secs(5))
-        .build()
-        .unwrap()
-}
-
 /// A reply deleting `a.txt` and `b.txt` and reading `c.txt`, then a text answer.
 async fn three_calls() -> ModelServer {
     ModelServer::start(vec![
@@ -87,6 +75,21 @@ async fn three_calls() -> ModelServer {
         openai_text("done"),
     ])
     .await
+}
+
+/// `a.txt` deleted and `c.txt` read, `b.txt` denied, and the model told so.
+fn a_deleted_and_b_kept(server: &ModelServer, files: &Files) {
+    let mut done = files.done();
+    done.sort();
+    assert_eq!(done, ["delete a.txt", "read c.txt"]);
+    assert_eq!(
+        results_sent(server),
+        [
+            "c1: deleted a.txt",
+            "c3: contents of c.txt",
+            "c2: Error: the call to files_delete was refused: a person denied it: keep b",
+        ]
+    );
 }
 
 /// The tool results the model was sent in its second request.
@@ -111,7 +114,7 @@ async fn the_handler_decides_each_marked_call_of_a_parallel_reply() {
     let (server, files) = (three_calls().await, Files::default());
     let asked = Arc::new(Mutex::new(Vec::new()));
     let log = Arc::clone(&asked);
-    let agent = Agent::builder(model(&server))
+    let agent = Agent::builder(openai_client(&server))
         .toolbox(files.toolbox())
         .on_approval(move |request| {
             log.lock().unwrap().push(path(&request.call));
@@ -125,23 +128,13 @@ async fn the_handler_decides_each_marked_call_of_a_parallel_reply() {
     let run = agent.run("tidy up").await.unwrap();
     assert_eq!(run.answer, "done");
     assert_eq!(*asked.lock().unwrap(), ["a.txt", "b.txt"]);
-    let mut done = files.done();
-    done.sort();
-    assert_eq!(done, ["delete a.txt", "read c.txt"]);
-    assert_eq!(
-        results_sent(&server),
-        [
-            "c1: deleted a.txt",
-            "c3: contents of c.txt",
-            "c2: Error: the call to files_delete was refused: a person denied it: keep b",
-        ]
-    );
+    a_deleted_and_b_kept(&server, &files);
 }
 
 #[tokio::test]
 async fn one_call_at_a_time_passes_the_same_gate() {
     let (server, files) = (three_calls().await, Files::default());
-    let agent = Agent::builder(model(&server))
+    let agent = Agent::builder(openai_client(&server))
         .toolbox(files.toolbox())
         .parallel_tool_calls(false)
         .on_approval(|_| async { Verdict::Deny("no".into()) })
@@ -152,7 +145,7 @@ async fn one_call_at_a_time_passes_the_same_gate() {
 
 /// Pauses on the three calls; nothing of the step has run.
 async fn paused(server: &ModelServer, files: &Files) -> ResumeToken {
-    let agent = Agent::builder(model(server))
+    let agent = Agent::builder(openai_client(server))
         .toolbox(files.toolbox())
         .build();
     let error = agent.run("tidy up").await.unwrap_err();
@@ -174,22 +167,12 @@ async fn without_a_handler_the_run_pauses_and_resumes_with_the_decisions() {
         Decision::approve(&token.pending()[0]),
         Decision::deny(&token.pending()[1], "keep b"),
     ];
-    let agent = Agent::builder(model(&server))
+    let agent = Agent::builder(openai_client(&server))
         .toolbox(files.toolbox())
         .build();
     let run = agent.resume(token, decisions).await.unwrap();
     assert_eq!(run.answer, "done");
-    let mut done = files.done();
-    done.sort();
-    assert_eq!(done, ["delete a.txt", "read c.txt"]);
-    assert_eq!(
-        results_sent(&server),
-        [
-            "c1: deleted a.txt",
-            "c3: contents of c.txt",
-            "c2: Error: the call to files_delete was refused: a person denied it: keep b",
-        ]
-    );
+    a_deleted_and_b_kept(&server, &files);
 }
 
 #[tokio::test]
@@ -197,7 +180,7 @@ async fn a_resume_with_a_decision_missing_runs_nothing() {
     let (server, files) = (three_calls().await, Files::default());
     let token = paused(&server, &files).await;
     let decisions = [Decision::approve(&token.pending()[0])];
-    let agent = Agent::builder(model(&server))
+    let agent = Agent::builder(openai_client(&server))
         .toolbox(files.toolbox())
         .build();
     let error = agent.resume(token, decisions).await.unwrap_err();
@@ -220,7 +203,7 @@ async fn a_forged_token_does_not_run_what_the_decisions_did_not_approve() {
         .unwrap()
         .replace(r#""name":"files_read""#, r#""name":"files_delete""#);
     let forged: ResumeToken = serde_json::from_str(&forged).unwrap();
-    let agent = Agent::builder(model(&server))
+    let agent = Agent::builder(openai_client(&server))
         .toolbox(files.toolbox())
         .build();
     let error = agent.resume(forged, decisions.clone()).await.unwrap_err();
@@ -242,7 +225,7 @@ async fn the_destructive_policy_holds_annotated_tools_too() {
     let reply = || openai_calls(&[("c1", "files_empty_trash", json!({}))]);
     let server = ModelServer::start(vec![reply(), reply(), openai_text("done")]).await;
     let files = Files::default();
-    let agent = Agent::builder(model(&server))
+    let agent = Agent::builder(openai_client(&server))
         .toolbox(files.toolbox())
         .approval_policy(ApprovalPolicy::Destructive)
         .build();
@@ -250,7 +233,7 @@ async fn the_destructive_policy_holds_annotated_tools_too() {
     assert!(matches!(error, AgentError::Paused(_)), "{error}");
     assert!(files.done().is_empty());
     // Under the default policy only marked tools wait.
-    let agent = Agent::builder(model(&server))
+    let agent = Agent::builder(openai_client(&server))
         .toolbox(files.toolbox())
         .build();
     agent.run("empty it").await.unwrap();
@@ -261,7 +244,7 @@ async fn the_destructive_policy_holds_annotated_tools_too() {
 async fn a_closure_policy_holds_the_calls_it_names() {
     let server = three_calls().await;
     let files = Files::default();
-    let agent = Agent::builder(model(&server))
+    let agent = Agent::builder(openai_client(&server))
         .toolbox(files.toolbox())
         .approval_policy(ApprovalPolicy::when(|call| call.name == "files_read"))
         .build();
@@ -280,7 +263,7 @@ async fn react_pauses_before_its_call_and_runs_it_once_approved() {
     ])
     .await;
     let files = Files::default();
-    let agent = Agent::builder(model(&server))
+    let agent = Agent::builder(openai_client(&server))
         .toolbox(files.toolbox())
         .react()
         .build();
@@ -299,7 +282,7 @@ async fn react_pauses_before_its_call_and_runs_it_once_approved() {
 #[tokio::test]
 async fn calls_through_state_pass_the_same_gate() {
     let (server, files) = (three_calls().await, Files::default());
-    let agent = Agent::builder(model(&server))
+    let agent = Agent::builder(openai_client(&server))
         .toolbox(files.toolbox())
         .on_approval(|_| async { Verdict::Deny("no".into()) })
         .build();
@@ -324,12 +307,7 @@ async fn a_typed_answer_never_waits_for_approval() {
         json!({"deleted": false}),
     )])])
     .await;
-    let model = toolkit::models::AnthropicClient::builder("claude-3-5-sonnet-20240620")
-        .base_url(server.base_url())
-        .api_key("sk-ant-test")
-        .retry(RetryPolicy::none())
-        .build()
-        .unwrap();
+    let model = common::wire::anthropic_client(&server);
     let agent = Agent::builder(model)
         .approval_policy(ApprovalPolicy::when(|_| true))
         .output::<Done>()
@@ -343,7 +321,7 @@ async fn a_paused_run_with_state_carries_the_state_to_its_resume() {
     use toolkit::state::{AgentState, DynamicState, StateSchema};
     let state = || DynamicState::new(StateSchema::new().key("note", json!({"type": "string"})));
     let (server, files) = (three_calls().await, Files::default());
-    let agent = Agent::builder(model(&server))
+    let agent = Agent::builder(openai_client(&server))
         .toolbox(files.toolbox())
         .build();
     let mut before = state();

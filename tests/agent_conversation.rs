@@ -4,34 +4,14 @@
 
 mod common;
 
-use std::time::Duration;
-
 use common::model_server::{ModelServer, Reply};
-use common::wire::{anthropic_calls, anthropic_text, openai_calls, openai_text};
+use common::wire::{
+    anthropic_calls, anthropic_client, anthropic_text, openai_calls, openai_client, openai_text,
+};
 use toolkit::ToolDefinition;
 use toolkit::agent::{Agent, Conversation};
-use toolkit::models::{AnthropicClient, Message, OpenAiClient, RetryPolicy, Usage};
+use toolkit::models::{Message, Usage};
 use toolkit::prelude::*;
-
-fn openai(server: &ModelServer) -> OpenAiClient {
-    OpenAiClient::builder("gpt-4o-mini")
-        .base_url(server.base_url())
-        .api_key("sk-test")
-        .retry(RetryPolicy::none())
-        .timeout(Duration::from_secs(5))
-        .build()
-        .unwrap()
-}
-
-fn anthropic(server: &ModelServer) -> AnthropicClient {
-    AnthropicClient::builder("claude-3-5-sonnet-20240620")
-        .base_url(server.base_url())
-        .api_key("sk-ant-test")
-        .retry(RetryPolicy::none())
-        .timeout(Duration::from_secs(5))
-        .build()
-        .unwrap()
-}
 
 /// A tool whose result is long: a turn that calls it weighs about 250 tokens.
 fn notes() -> Toolbox {
@@ -57,7 +37,7 @@ async fn a_conversation_carries_the_history_across_runs_and_a_save() {
         openai_text("You are Ana."),
     ])
     .await;
-    let agent = Agent::builder(openai(&server))
+    let agent = Agent::builder(openai_client(&server))
         .system_prompt("Be brief.")
         .build();
     let mut conversation = Conversation::new();
@@ -82,7 +62,7 @@ async fn a_conversation_carries_the_history_across_runs_and_a_save() {
 #[tokio::test]
 async fn the_agents_system_prompt_replaces_the_conversations() {
     let server = ModelServer::start(vec![openai_text("ok")]).await;
-    let agent = Agent::builder(openai(&server))
+    let agent = Agent::builder(openai_client(&server))
         .system_prompt("New rules.")
         .build();
     let mut conversation = Conversation::new();
@@ -101,7 +81,7 @@ async fn the_agents_system_prompt_replaces_the_conversations() {
 async fn a_failed_run_leaves_the_conversation_as_it_was() {
     // The server has no reply: the model call fails with 500.
     let server = ModelServer::start(vec![]).await;
-    let agent = Agent::builder(openai(&server)).build();
+    let agent = Agent::builder(openai_client(&server)).build();
     let mut conversation = Conversation::new();
     conversation.messages = vec![Message::user("hi"), Message::assistant("hello")];
     let before = conversation.clone();
@@ -121,7 +101,7 @@ async fn long_conversation(turns: usize) -> Conversation {
         script.push(openai_text(&format!("answer {turn}")));
     }
     let server = ModelServer::start(script).await;
-    let agent = Agent::builder(openai(&server))
+    let agent = Agent::builder(openai_client(&server))
         .system_prompt("Be brief.")
         .toolbox(notes())
         .build();
@@ -140,7 +120,7 @@ async fn the_budget_drops_the_oldest_turns_whole_and_keeps_the_system_prompt() {
     let mut conversation = long_conversation(4).await;
     assert_eq!(conversation.messages.len(), 17);
     let server = ModelServer::start(vec![openai_text("fine")]).await;
-    let agent = Agent::builder(openai(&server))
+    let agent = Agent::builder(openai_client(&server))
         .system_prompt("Be brief.")
         .toolbox(notes())
         .context_budget(700)
@@ -185,7 +165,7 @@ async fn the_providers_count_of_the_prompt_drives_the_budget_mid_run() {
         openai_text("ok"),
     ])
     .await;
-    let agent = Agent::builder(openai(&server))
+    let agent = Agent::builder(openai_client(&server))
         .toolbox(notes())
         .context_budget(4000)
         .build();
@@ -214,7 +194,7 @@ async fn anthropic_is_sent_tool_use_and_tool_result_together_after_a_cut() {
         anthropic_text("second"),
     ])
     .await;
-    let agent = Agent::builder(anthropic(&server))
+    let agent = Agent::builder(anthropic_client(&server))
         .toolbox(notes())
         .context_budget(300)
         .build();

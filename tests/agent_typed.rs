@@ -5,14 +5,12 @@
 
 mod common;
 
-use std::time::Duration;
-
 use common::model_server::{ModelServer, Reply};
-use common::wire::{anthropic_calls, anthropic_text, openai_text};
+use common::wire::{anthropic_calls, anthropic_client, anthropic_text, openai_client, openai_text};
 use schemars::JsonSchema;
 use serde::Deserialize;
 use toolkit::agent::{Agent, AgentError};
-use toolkit::models::{AnthropicClient, Message, OpenAiClient, RetryPolicy};
+use toolkit::models::Message;
 use toolkit::prelude::*;
 
 #[derive(Debug, PartialEq, Deserialize, JsonSchema)]
@@ -21,24 +19,13 @@ struct City {
     population: u64,
 }
 
-fn openai(server: &ModelServer) -> OpenAiClient {
-    OpenAiClient::builder("gpt-4o-mini")
-        .base_url(server.base_url())
-        .api_key("sk-test")
-        .retry(RetryPolicy::none())
-        .timeout(Duration::from_secs(5))
-        .build()
-        .unwrap()
-}
-
-fn anthropic(server: &ModelServer) -> AnthropicClient {
-    AnthropicClient::builder("claude-3-5-sonnet-20240620")
-        .base_url(server.base_url())
-        .api_key("sk-ant-test")
-        .retry(RetryPolicy::none())
-        .timeout(Duration::from_secs(5))
-        .build()
-        .unwrap()
+/// Anthropic's reply calling `final_result` with Lisbon.
+fn lisbon_called() -> Reply {
+    anthropic_calls(&[(
+        "toolu_1",
+        "final_result",
+        json!({"name": "Lisbon", "population": 545000}),
+    )])
 }
 
 fn lisbon() -> City {
@@ -54,7 +41,9 @@ async fn openai_is_sent_a_strict_json_schema_response_format_and_its_text_is_rea
         r#"{"name":"Lisbon","population":545000}"#,
     )])
     .await;
-    let agent = Agent::builder(openai(&server)).output::<City>().build();
+    let agent = Agent::builder(openai_client(&server))
+        .output::<City>()
+        .build();
     let run = agent.run("The capital of Portugal?").await.unwrap();
     assert_eq!(run.answer, lisbon());
     let body = &server.received()[0].body;
@@ -77,7 +66,9 @@ async fn an_answer_that_does_not_fit_goes_back_to_the_model_with_the_reason() {
         openai_text(r#"{"name":"Lisbon","population":"545000"}"#),
     ])
     .await;
-    let agent = Agent::builder(openai(&server)).output::<City>().build();
+    let agent = Agent::builder(openai_client(&server))
+        .output::<City>()
+        .build();
     let run = agent.run("The capital of Portugal?").await.unwrap();
     // The second answer's string is coerced to the integer, as a tool argument would be.
     assert_eq!(run.answer, lisbon());
@@ -94,13 +85,10 @@ async fn an_answer_that_does_not_fit_goes_back_to_the_model_with_the_reason() {
 
 #[tokio::test]
 async fn anthropic_gets_a_final_result_tool_and_its_call_is_the_answer() {
-    let server = ModelServer::start(vec![anthropic_calls(&[(
-        "toolu_1",
-        "final_result",
-        json!({"name": "Lisbon", "population": 545000}),
-    )])])
-    .await;
-    let agent = Agent::builder(anthropic(&server)).output::<City>().build();
+    let server = ModelServer::start(vec![lisbon_called()]).await;
+    let agent = Agent::builder(anthropic_client(&server))
+        .output::<City>()
+        .build();
     let run = agent.run("The capital of Portugal?").await.unwrap();
     assert_eq!(run.answer, lisbon());
     let tools = &server.received()[0].body["tools"];
@@ -115,14 +103,12 @@ async fn anthropic_gets_a_final_result_tool_and_its_call_is_the_answer() {
 async fn a_text_reply_is_no_answer_when_the_final_result_tool_is_expected() {
     let server = ModelServer::start(vec![
         anthropic_text("Lisbon, about half a million people."),
-        anthropic_calls(&[(
-            "toolu_1",
-            "final_result",
-            json!({"name": "Lisbon", "population": 545000}),
-        )]),
+        lisbon_called(),
     ])
     .await;
-    let agent = Agent::builder(anthropic(&server)).output::<City>().build();
+    let agent = Agent::builder(anthropic_client(&server))
+        .output::<City>()
+        .build();
     let run = agent.run("The capital of Portugal?").await.unwrap();
     assert_eq!(run.answer, lisbon());
     let second = &server.received()[1].body["messages"];
@@ -136,7 +122,7 @@ async fn a_text_reply_is_no_answer_when_the_final_result_tool_is_expected() {
 async fn answers_that_never_fit_end_in_a_typed_error_that_keeps_the_history() {
     let bad = |id| anthropic_calls(&[(id, "final_result", json!({"name": "Lisbon"}))]);
     let server = ModelServer::start(vec![bad("toolu_1"), bad("toolu_2"), bad("toolu_3")]).await;
-    let agent = Agent::builder(anthropic(&server))
+    let agent = Agent::builder(anthropic_client(&server))
         .output::<City>()
         .max_output_retries(1)
         .build();
@@ -167,7 +153,7 @@ async fn an_answer_that_is_not_an_object_is_wrapped_for_the_provider() {
         json!({"response": ["Lisbon", "Porto"]}),
     )])])
     .await;
-    let agent = Agent::builder(anthropic(&server))
+    let agent = Agent::builder(anthropic_client(&server))
         .output::<Vec<String>>()
         .build();
     let run = agent.run("Two cities of Portugal?").await.unwrap();
@@ -185,7 +171,7 @@ async fn react_reads_its_final_answer_as_t() {
         ),
     ])
     .await;
-    let agent = Agent::builder(openai(&server))
+    let agent = Agent::builder(openai_client(&server))
         .react()
         .output::<City>()
         .build();
@@ -215,7 +201,9 @@ async fn the_untyped_agent_underneath_answers_the_json() {
         .to_string(),
     )])
     .await;
-    let agent = Agent::builder(openai(&server)).output::<City>().build();
+    let agent = Agent::builder(openai_client(&server))
+        .output::<City>()
+        .build();
     let run = agent.agent().run("The capital of Portugal?").await.unwrap();
     assert_eq!(run.answer, r#"{"name":"Lisbon","population":545000}"#);
     assert!(matches!(

@@ -3,9 +3,34 @@
 
 // Each test file uses the formats it needs.
 #![allow(dead_code)]
-use serde_json::{Value, json};
+use std::time::Duration;
 
-use super::model_server::Reply;
+use serde_json::{Value, json};
+use toolkit::models::{AnthropicClient, OpenAiClient, RetryPolicy};
+
+use super::model_server::{ModelServer, Reply};
+
+/// An OpenAI client of `server`, without retries.
+pub fn openai_client(server: &ModelServer) -> OpenAiClient {
+    OpenAiClient::builder("gpt-4o-mini")
+        .base_url(server.base_url())
+        .api_key("sk-test")
+        .retry(RetryPolicy::none())
+        .timeout(Duration::from_secs(5))
+        .build()
+        .expect("the client builds")
+}
+
+/// An Anthropic client of `server`, without retries.
+pub fn anthropic_client(server: &ModelServer) -> AnthropicClient {
+    AnthropicClient::builder("claude-3-5-sonnet-20240620")
+        .base_url(server.base_url())
+        .api_key("sk-ant-test")
+        .retry(RetryPolicy::none())
+        .timeout(Duration::from_secs(5))
+        .build()
+        .expect("the client builds")
+}
 
 /// A Chat Completions response with `message` and its finish reason.
 pub fn openai(message: Value, finish: &str) -> Reply {

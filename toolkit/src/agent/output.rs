@@ -268,6 +268,16 @@ impl<T: DeserializeOwned> TypedAgent<T> {
         typed(self.agent.resume(token, decisions).await)
     }
 
+    /// Resumes a paused run that ran with state (see [`Agent::resume_with_state`]).
+    pub async fn resume_with_state(
+        &self,
+        token: ResumeToken,
+        decisions: impl IntoIterator<Item = Decision>,
+        state: Box<dyn AgentState>,
+    ) -> Result<AgentRun<T>, AgentError> {
+        typed(self.agent.resume_with_state(token, decisions, state).await)
+    }
+
     /// The agent underneath, whose runs answer the typed answer's JSON as text.
     pub fn agent(&self) -> &Agent {
         &self.agent
