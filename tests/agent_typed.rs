@@ -10,13 +10,20 @@ use common::wire::{anthropic_calls, anthropic_client, anthropic_text, openai_cli
 use schemars::JsonSchema;
 use serde::Deserialize;
 use toolkit::agent::{Agent, AgentError};
-use toolkit::models::Message;
+use toolkit::models::{ChatModel, Message};
 use toolkit::prelude::*;
 
 #[derive(Debug, PartialEq, Deserialize, JsonSchema)]
 struct City {
     name: String,
     population: u64,
+}
+
+/// A typed agent over `model` asked for the capital answers Lisbon.
+async fn answers_lisbon(model: impl ChatModel + 'static) {
+    let agent = Agent::builder(model).output::<City>().build();
+    let run = agent.run("The capital of Portugal?").await.unwrap();
+    assert_eq!(run.answer, lisbon());
 }
 
 /// Anthropic's reply calling `final_result` with Lisbon.
@@ -41,11 +48,7 @@ async fn openai_is_sent_a_strict_json_schema_response_format_and_its_text_is_rea
         r#"{"name":"Lisbon","population":545000}"#,
     )])
     .await;
-    let agent = Agent::builder(openai_client(&server))
-        .output::<City>()
-        .build();
-    let run = agent.run("The capital of Portugal?").await.unwrap();
-    assert_eq!(run.answer, lisbon());
+    answers_lisbon(openai_client(&server)).await;
     let body = &server.received()[0].body;
     assert_eq!(
         body["response_format"],
@@ -66,12 +69,8 @@ async fn an_answer_that_does_not_fit_goes_back_to_the_model_with_the_reason() {
         openai_text(r#"{"name":"Lisbon","population":"545000"}"#),
     ])
     .await;
-    let agent = Agent::builder(openai_client(&server))
-        .output::<City>()
-        .build();
-    let run = agent.run("The capital of Portugal?").await.unwrap();
     // The second answer's string is coerced to the integer, as a tool argument would be.
-    assert_eq!(run.answer, lisbon());
+    answers_lisbon(openai_client(&server)).await;
     let second = &server.received()[1].body["messages"];
     let feedback = second[2]["content"].as_str().unwrap();
     assert!(
@@ -86,11 +85,7 @@ async fn an_answer_that_does_not_fit_goes_back_to_the_model_with_the_reason() {
 #[tokio::test]
 async fn anthropic_gets_a_final_result_tool_and_its_call_is_the_answer() {
     let server = ModelServer::start(vec![lisbon_called()]).await;
-    let agent = Agent::builder(anthropic_client(&server))
-        .output::<City>()
-        .build();
-    let run = agent.run("The capital of Portugal?").await.unwrap();
-    assert_eq!(run.answer, lisbon());
+    answers_lisbon(anthropic_client(&server)).await;
     let tools = &server.received()[0].body["tools"];
     assert_eq!(tools[0]["name"], "final_result");
     assert_eq!(
@@ -106,11 +101,7 @@ async fn a_text_reply_is_no_answer_when_the_final_result_tool_is_expected() {
         lisbon_called(),
     ])
     .await;
-    let agent = Agent::builder(anthropic_client(&server))
-        .output::<City>()
-        .build();
-    let run = agent.run("The capital of Portugal?").await.unwrap();
-    assert_eq!(run.answer, lisbon());
+    answers_lisbon(anthropic_client(&server)).await;
     let second = &server.received()[1].body["messages"];
     assert_eq!(
         second[2]["content"][0]["text"],
