@@ -5,7 +5,12 @@
 //!   conditions, tool choice, parallel calls, deadline and event callback;
 //! - [`AgentRun`]: the answer, history, trajectory ([`StepRecord`]s), usage and final state;
 //! - [`AgentError`]: the step limit, the deadline or a model failure, with the history so far;
-//! - [`AgentEvent`]: live progress, the tools' own progress and logs included.
+//! - [`AgentEvent`]: live progress, the tools' own progress and logs included;
+//! - [`TypedAgent`]: answers of a type, from [`AgentBuilder::output`];
+//! - [`Conversation`]: a history carried across runs ([`Agent::run_in`]), within
+//!   [`AgentBuilder::context_budget`];
+//! - human approval: [`ApprovalPolicy`], [`AgentBuilder::on_approval`], and a paused run's
+//!   [`ResumeToken`] resumed with [`Agent::resume`].
 //!
 //! A tool that takes a [`ToolContext`](crate::ToolContext) runs in the agent's scope: its
 //! `progress` and `log` become [`AgentEvent::ToolProgress`] and [`AgentEvent::ToolLog`], its
