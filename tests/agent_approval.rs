@@ -191,6 +191,13 @@ async fn a_resume_with_a_decision_missing_runs_nothing() {
     );
     assert!(files.done().is_empty());
     assert_eq!(server.received().len(), 1);
+    // The token comes back, to decide again.
+    let AgentError::Resume { token, .. } = error else {
+        panic!("{error}")
+    };
+    let decisions: Vec<Decision> = token.pending().iter().map(Decision::approve).collect();
+    agent.resume(*token, decisions).await.unwrap();
+    assert_eq!(files.done().len(), 3);
 }
 
 #[tokio::test]

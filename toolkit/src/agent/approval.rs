@@ -316,7 +316,7 @@ impl ResumeToken {
         let token = self;
         let fail = |message: String| AgentError::Resume {
             message,
-            history: token.history.clone(),
+            token: Box::new(token.clone()),
         };
         if token.version != ResumeToken::VERSION {
             return Err(fail(format!(

@@ -194,7 +194,8 @@ impl Agent {
     /// Resumes a run paused for approval ([`AgentError::Paused`]) with a [`Decision`] for
     /// each pending call: the approved calls run, the denied ones reach the model as an error
     /// result, and the run goes on. A call that needs approval and has no decision matching it
-    /// exactly (id, tool and arguments) stops the resume with [`AgentError::Resume`]: it
+    /// exactly (id, tool and arguments) stops the resume with [`AgentError::Resume`], which
+    /// gives the token back: the call
     /// never runs.
     pub async fn resume(
         &self,

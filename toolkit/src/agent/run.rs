@@ -173,8 +173,8 @@ pub enum AgentError {
     Resume {
         /// What is wrong.
         message: String,
-        /// The token's messages.
-        history: Vec<Message>,
+        /// The token, given back to resume again with other decisions.
+        token: Box<ResumeToken>,
     },
 }
 
@@ -185,9 +185,8 @@ impl AgentError {
             AgentError::MaxSteps { history, .. }
             | AgentError::Deadline { history, .. }
             | AgentError::Model { history, .. }
-            | AgentError::Output { history, .. }
-            | AgentError::Resume { history, .. } => history,
-            AgentError::Paused(token) => token.history(),
+            | AgentError::Output { history, .. } => history,
+            AgentError::Paused(token) | AgentError::Resume { token, .. } => token.history(),
         }
     }
 }
