@@ -1,6 +1,8 @@
 //! An agent plans a trip: it asks for the weather and an exchange rate in one step (two tool
 //! calls, run concurrently), converts money with the rate kept in agent state, checks a packing
-//! list with a slow tool that reports its progress as it goes, then answers.
+//! list with a slow tool that reports its progress as it goes, then answers. A second agent then
+//! reads the answer back as a typed value (`output::<Essentials>()`): OpenAI is held to its
+//! JSON Schema by `response_format`.
 //!
 //! `cargo run --example agent` runs offline: it starts a small scripted OpenAI-compatible server
 //! on 127.0.0.1 and talks to it over real HTTP. With `OPENAI_BASE_URL` set (and
@@ -149,7 +151,26 @@ fn script() -> Vec<Reply> {
             "stop",
             (378, 41),
         ),
+        // The typed answer, under a strict `json_schema` response format.
+        completion(
+            json!({"role": "assistant", "content": "{\"city\":\"Lisbon\",\"pack\":[\"light \
+                jacket\",\"umbrella\"],\"euros\":184.0}"}),
+            "stop",
+            (120, 24),
+        ),
     ]
+}
+
+/// The trip's essentials, as the typed agent answers them.
+#[derive(Debug, serde::Deserialize, schemars::JsonSchema)]
+#[allow(dead_code)] // Read through `Debug`.
+struct Essentials {
+    /// Where to.
+    city: String,
+    /// What to pack.
+    pack: Vec<String>,
+    /// How many euros the money buys.
+    euros: f64,
 }
 
 fn print_event(event: &AgentEvent<'_>) {
@@ -193,6 +214,18 @@ fn print_event(event: &AgentEvent<'_>) {
     }
 }
 
+fn client(base_url: &str) -> Result<OpenAiClient, toolkit::models::ModelError> {
+    let mut client = OpenAiClient::builder(
+        std::env::var("TOOLKIT_MODEL").unwrap_or_else(|_| "gpt-4o-mini".into()),
+    )
+    .base_url(base_url)
+    .timeout(Duration::from_secs(60));
+    if let Ok(key) = std::env::var("OPENAI_API_KEY") {
+        client = client.api_key(key);
+    }
+    client.build()
+}
+
 #[tokio::main]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let (server, base_url) = match std::env::var("OPENAI_BASE_URL") {
@@ -204,15 +237,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
             (Some(server), url)
         }
     };
-    let mut client = OpenAiClient::builder(
-        std::env::var("TOOLKIT_MODEL").unwrap_or_else(|_| "gpt-4o-mini".into()),
-    )
-    .base_url(base_url)
-    .timeout(Duration::from_secs(60));
-    if let Ok(key) = std::env::var("OPENAI_API_KEY") {
-        client = client.api_key(key);
-    }
-    let agent = Agent::builder(client.build()?)
+    let agent = Agent::builder(client(&base_url)?)
         .toolbox(toolbox())
         .system_prompt("You help travellers. Use the tools; answer in two sentences.")
         .max_steps(8)
@@ -231,6 +256,13 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
             run.steps.len()
         );
     }
+    let typed = Agent::builder(client(&base_url)?)
+        .output::<Essentials>()
+        .build();
+    let essentials = typed
+        .run(format!("The essentials of: {}", run.answer))
+        .await?;
+    println!("typed: {:?}", essentials.answer);
     drop(server);
     Ok(())
 }

@@ -9,3 +9,4 @@ pub mod golden;
 pub mod mcp;
 pub mod model_server;
 pub mod raw_mcp;
+pub mod wire;

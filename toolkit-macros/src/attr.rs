@@ -57,6 +57,7 @@ pub(crate) struct ToolAttrs {
     pub strict: bool,
     pub blocking: Option<Span>,
     pub inline: Option<Span>,
+    pub needs_approval: bool,
     pub read_only: Option<bool>,
     pub destructive: Option<bool>,
     pub idempotent: Option<bool>,
@@ -162,6 +163,8 @@ fn parse_tool_key(attrs: &mut ToolAttrs, meta: &ParseNestedMeta) -> syn::Result<
         attrs.blocking = flag(meta)?.then(|| path.segments[0].ident.span());
     } else if path == INLINE {
         attrs.inline = flag(meta)?.then(|| path.segments[0].ident.span());
+    } else if path == NEEDS_APPROVAL {
+        attrs.needs_approval = flag(meta)?;
     } else if path == READ_ONLY {
         attrs.read_only = Some(flag(meta)?);
     } else if path == DESTRUCTIVE {

@@ -415,6 +415,9 @@ fn options(p: &TokenStream, tool: &ToolFn) -> TokenStream {
     if attrs.inline.is_some() {
         settings.push((quote!(inline), quote!(true)));
     }
+    if attrs.needs_approval {
+        settings.push((quote!(needs_approval), quote!(true)));
+    }
     let annotations = [
         (quote!(read_only), attrs.read_only),
         (quote!(destructive), attrs.destructive),

@@ -48,8 +48,10 @@ pub fn toolset(args: TokenStream, input: TokenStream) -> TokenStream {
 /// Keys: `name`, `title` (the name a client shows people), `description`, `icon = "https://..."`
 /// (repeated, or a list; `https:` or `data:` URIs), `scopes = ["repo:write", ...]` (the OAuth
 /// scopes an MCP caller must hold to see and call it), `task` (MCP clients must run it as a
-/// task they poll; `task = "optional"` lets them choose), `strict`, `blocking`, `inline` (a sync body that returns at
-/// once: servers run it on their async workers), `read_only`, `destructive`, `idempotent`,
+/// task they poll; `task = "optional"` lets them choose), `strict`, `blocking`, `inline` (a
+/// sync body that returns at once: servers run it on their async workers), `needs_approval`
+/// (an agent runs each call only once a person approves it), `read_only`, `destructive`,
+/// `idempotent`,
 /// `open_world`, `timeout_ms`, `max_input_bytes`, `max_output_bytes`, `max_depth` (how deeply
 /// arrays and objects may nest in the arguments). Parameters take
 /// `#[arg(description = "...", default, default = expr, required)]`.

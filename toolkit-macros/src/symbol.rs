@@ -30,6 +30,7 @@ pub(crate) const DESCRIPTION: Symbol = Symbol("description");
 pub(crate) const STRICT: Symbol = Symbol("strict");
 pub(crate) const BLOCKING: Symbol = Symbol("blocking");
 pub(crate) const INLINE: Symbol = Symbol("inline");
+pub(crate) const NEEDS_APPROVAL: Symbol = Symbol("needs_approval");
 pub(crate) const READ_ONLY: Symbol = Symbol("read_only");
 pub(crate) const DESTRUCTIVE: Symbol = Symbol("destructive");
 pub(crate) const IDEMPOTENT: Symbol = Symbol("idempotent");
@@ -66,6 +67,7 @@ pub(crate) const TOOL_KEYS: &[Symbol] = &[
     STRICT,
     BLOCKING,
     INLINE,
+    NEEDS_APPROVAL,
     READ_ONLY,
     DESTRUCTIVE,
     IDEMPOTENT,

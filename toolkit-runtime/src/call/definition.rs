@@ -61,6 +61,10 @@ pub struct ToolOptions {
     /// Whether an MCP client may, or must, run the tool as a task it polls
     /// (`#[tool(task)]`; MCP 2025-11-25 `execution.taskSupport`).
     pub task: TaskSupport,
+    /// A person must approve each call before it runs (`#[tool(needs_approval)]`): an agent
+    /// asks its approval handler, or pauses the run with the call pending
+    /// (see `toolkit::agent::ApprovalPolicy`). Only agents read it; a direct call runs.
+    pub needs_approval: bool,
 }
 
 /// Whether a tool runs as an MCP task (`execution.taskSupport` in MCP 2025-11-25): a call the

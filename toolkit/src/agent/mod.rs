@@ -5,7 +5,12 @@
 //!   conditions, tool choice, parallel calls, deadline and event callback;
 //! - [`AgentRun`]: the answer, history, trajectory ([`StepRecord`]s), usage and final state;
 //! - [`AgentError`]: the step limit, the deadline or a model failure, with the history so far;
-//! - [`AgentEvent`]: live progress, the tools' own progress and logs included.
+//! - [`AgentEvent`]: live progress, the tools' own progress and logs included;
+//! - [`TypedAgent`]: answers of a type, from [`AgentBuilder::output`];
+//! - [`Conversation`]: a history carried across runs ([`Agent::run_in`]), within
+//!   [`AgentBuilder::context_budget`];
+//! - human approval: [`ApprovalPolicy`], [`AgentBuilder::on_approval`], and a paused run's
+//!   [`ResumeToken`] resumed with [`Agent::resume`].
 //!
 //! A tool that takes a [`ToolContext`](crate::ToolContext) runs in the agent's scope: its
 //! `progress` and `log` become [`AgentEvent::ToolProgress`] and [`AgentEvent::ToolLog`], its
@@ -20,17 +25,25 @@
 //!
 #![doc = include_str!("../../docs/agent.md")]
 
+mod approval;
+mod calls;
+mod conversation;
 mod events;
 mod host;
+mod output;
 mod plan;
 mod react;
 mod run;
 mod step;
 
+use std::marker::PhantomData;
 use std::sync::Arc;
 use std::time::Duration;
 
+pub use approval::{ApprovalPolicy, ApprovalRequest, Decision, ResumeToken, Verdict};
+pub use conversation::Conversation;
 pub use events::AgentEvent;
+pub use output::TypedAgent;
 pub use run::{AgentError, AgentRun, StepRecord, ToolCallRecord};
 
 use crate::Toolbox;
@@ -97,6 +110,12 @@ pub struct Agent {
     sampling_model: Option<Arc<dyn ChatModel>>,
     on_elicit: Option<Arc<ElicitFn>>,
     data: Data,
+    /// The typed answer's shape and checker, when built with `output::<T>()`.
+    output: Option<Arc<output::Output>>,
+    max_output_retries: usize,
+    /// The most tokens the history sent to the model may hold (see `context_budget`).
+    context_budget: Option<usize>,
+    approval: approval::Approval,
 }
 
 impl Agent {
@@ -108,9 +127,14 @@ impl Agent {
     /// wide fan-out while one reply can no longer start thousands of calls.
     pub const DEFAULT_MAX_TOOL_CALLS_PER_STEP: usize = 64;
 
+    /// How many invalid typed answers the model may give before the run fails, unless told
+    /// otherwise (Pydantic AI's default retry count).
+    pub const DEFAULT_MAX_OUTPUT_RETRIES: usize = 1;
+
     /// A builder for an agent over `model`, with no tools yet.
     pub fn builder(model: impl ChatModel + 'static) -> AgentBuilder {
         AgentBuilder {
+            answer: PhantomData,
             agent: Agent {
                 model: Arc::new(model),
                 toolbox: Toolbox::default(),
@@ -125,6 +149,10 @@ impl Agent {
                 sampling_model: None,
                 on_elicit: None,
                 data: Data::new(),
+                output: None,
+                max_output_retries: Self::DEFAULT_MAX_OUTPUT_RETRIES,
+                context_budget: None,
+                approval: approval::Approval::default(),
             },
         }
     }
@@ -148,18 +176,64 @@ impl Agent {
         step::Runner::new(self, Some(state)).run(input.into()).await
     }
 
+    /// Runs the agent on `input` after the messages of `conversation`, and on success leaves
+    /// the run's history and usage in it for the next run (see [`Conversation`]). A run that
+    /// fails or pauses leaves the conversation as it was.
+    pub async fn run_in(
+        &self,
+        conversation: &mut Conversation,
+        input: impl Into<String>,
+    ) -> Result<AgentRun, AgentError> {
+        let run = step::Runner::new(self, None)
+            .run_after(conversation.messages.clone(), input.into())
+            .await?;
+        conversation.record(&run);
+        Ok(run)
+    }
+
+    /// Resumes a run paused for approval ([`AgentError::Paused`]) with a [`Decision`] for
+    /// each pending call: the approved calls run, the denied ones reach the model as an error
+    /// result, and the run goes on. A call that needs approval and has no decision matching it
+    /// exactly (id, tool and arguments) stops the resume with [`AgentError::Resume`], which
+    /// gives the token back: the call
+    /// never runs.
+    pub async fn resume(
+        &self,
+        token: ResumeToken,
+        decisions: impl IntoIterator<Item = Decision>,
+    ) -> Result<AgentRun, AgentError> {
+        let decisions = decisions.into_iter().collect();
+        step::Runner::new(self, None).resume(token, decisions).await
+    }
+
+    /// Resumes a paused run that ran with state (see [`resume`](Self::resume)): `state` is
+    /// rebuilt by the caller, from [`ResumeToken::state`] or its own store.
+    pub async fn resume_with_state(
+        &self,
+        token: ResumeToken,
+        decisions: impl IntoIterator<Item = Decision>,
+        state: Box<dyn AgentState>,
+    ) -> Result<AgentRun, AgentError> {
+        let decisions = decisions.into_iter().collect();
+        step::Runner::new(self, Some(state))
+            .resume(token, decisions)
+            .await
+    }
+
     /// The toolbox the agent calls.
     pub fn toolbox(&self) -> &Toolbox {
         &self.toolbox
     }
 }
 
-/// Configures an [`Agent`]; made by [`Agent::builder`].
-pub struct AgentBuilder {
+/// Configures an [`Agent`]; made by [`Agent::builder`]. `A` is what [`build`](Self::build)
+/// gives: an [`Agent`], or a [`TypedAgent`] after [`output`](Self::output).
+pub struct AgentBuilder<A = Agent> {
     agent: Agent,
+    answer: PhantomData<fn() -> A>,
 }
 
-impl AgentBuilder {
+impl<A: output::Built> AgentBuilder<A> {
     /// The tools the model may call.
     pub fn toolbox(mut self, toolbox: Toolbox) -> Self {
         self.agent.toolbox = toolbox;
@@ -354,8 +428,10 @@ impl AgentBuilder {
         self
     }
 
-    /// The agent.
-    pub fn build(self) -> Agent {
-        self.agent
+    /// The agent: an [`Agent`], or a [`TypedAgent`] after [`output`](Self::output).
+    pub fn build(self) -> A {
+        let mut agent = self.agent;
+        output::settle(&mut agent);
+        A::from_agent(agent)
     }
 }

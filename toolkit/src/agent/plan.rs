@@ -5,8 +5,8 @@
 
 use std::collections::{HashMap, HashSet};
 
-use crate::ToolCall;
 use crate::models::RefusedCall;
+use crate::{ToolCall, ToolCallResult, ToolError};
 
 /// One call of a reply, as the step will treat it.
 pub(super) enum Planned {
@@ -14,6 +14,8 @@ pub(super) enum Planned {
     Run(ToolCall),
     /// Does not run; its error result answers it.
     Refuse(RefusedCall),
+    /// Does not run: a person denied it, for this reason.
+    Deny(ToolCall, String),
 }
 
 impl Planned {
@@ -22,6 +24,22 @@ impl Planned {
         match self {
             Planned::Run(call) => call,
             Planned::Refuse(refused) => &refused.call,
+            Planned::Deny(call, _) => call,
+        }
+    }
+
+    /// The error result of a call that does not run.
+    pub(super) fn answer(&self) -> Option<ToolCallResult> {
+        match self {
+            Planned::Run(_) => None,
+            Planned::Refuse(refused) => Some(refused.answer()),
+            Planned::Deny(call, reason) => {
+                let error = ToolError::Rejected {
+                    tool: call.name.clone(),
+                    reason: format!("a person denied it: {reason}"),
+                };
+                Some(ToolCallResult::from_outcome(call, Err(error)))
+            }
         }
     }
 }

@@ -4,6 +4,7 @@ use std::any::Any;
 use std::fmt;
 use std::time::Duration;
 
+use super::ResumeToken;
 use crate::models::{Message, ModelError, Usage};
 use crate::state::AgentState;
 use crate::{ToolCall, ToolCallResult};
@@ -39,9 +40,11 @@ pub struct StepRecord {
 }
 
 /// A finished run: the answer, the provider-neutral history, the trajectory, usage and state.
-pub struct AgentRun {
-    /// The answer: the model's final text, or the exit tool's result as text.
-    pub answer: String,
+/// `O` is the answer's type: text, or the `T` of a [`TypedAgent`](super::TypedAgent).
+pub struct AgentRun<O = String> {
+    /// The answer: the model's final text, or the exit tool's result as text; a `T` for a
+    /// [`TypedAgent`](super::TypedAgent) (its JSON for the untyped agent underneath).
+    pub answer: O,
     /// Every message, from the system prompt to the last reply.
     pub history: Vec<Message>,
     /// Every step, in order.
@@ -53,7 +56,18 @@ pub struct AgentRun {
     pub state: Option<Box<dyn AgentState>>,
 }
 
-impl AgentRun {
+impl<O> AgentRun<O> {
+    /// The same run with another answer.
+    pub(super) fn with_answer<T>(self, answer: T) -> AgentRun<T> {
+        AgentRun {
+            answer,
+            history: self.history,
+            steps: self.steps,
+            usage: self.usage,
+            state: self.state,
+        }
+    }
+
     /// The state after the run as the type it was given as: `None` when the run had no state
     /// or one of another type.
     ///
@@ -95,7 +109,7 @@ impl AgentRun {
     }
 }
 
-impl fmt::Debug for AgentRun {
+impl<O: fmt::Debug> fmt::Debug for AgentRun<O> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("AgentRun")
             .field("answer", &self.answer)
@@ -137,6 +151,31 @@ pub enum AgentError {
         /// The messages so far.
         history: Vec<Message>,
     },
+    /// The model's typed answer did not fit its type, again after every retry.
+    #[error("the model's answer did not fit the output type after {attempts} attempts: {message}")]
+    Output {
+        /// How many answers the model gave.
+        attempts: usize,
+        /// Why the last one did not fit.
+        message: String,
+        /// The messages so far, the failed answers and the feedback on them included.
+        history: Vec<Message>,
+    },
+    /// The run stopped to wait for a person's approval of some tool calls: save the token,
+    /// ask, and go on with [`Agent::resume`](super::Agent::resume). Only a run without an
+    /// approval handler pauses.
+    #[error("the run paused: {} tool calls wait for approval", .0.pending().len())]
+    Paused(Box<ResumeToken>),
+    /// A resume could not go on: a call that needs approval had no decision matching it, a
+    /// decision matched no pending call, or the token does not end at a pending step. Nothing
+    /// of the step ran.
+    #[error("the run cannot resume: {message}")]
+    Resume {
+        /// What is wrong.
+        message: String,
+        /// The token, given back to resume again with other decisions.
+        token: Box<ResumeToken>,
+    },
 }
 
 impl AgentError {
@@ -145,7 +184,9 @@ impl AgentError {
         match self {
             AgentError::MaxSteps { history, .. }
             | AgentError::Deadline { history, .. }
-            | AgentError::Model { history, .. } => history,
+            | AgentError::Model { history, .. }
+            | AgentError::Output { history, .. } => history,
+            AgentError::Paused(token) | AgentError::Resume { token, .. } => token.history(),
         }
     }
 }

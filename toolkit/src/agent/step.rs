@@ -1,29 +1,37 @@
 //! The loop: ask the model, run the calls it asked for, feed the results back, until an exit.
 
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use tracing::Instrument;
 
+use super::approval::{Pending, Resumed, approve};
+use super::calls::{acall, run_all, timed, tool_finished};
+use super::conversation::{Counted, trim};
 use super::host::AgentHost;
 use super::plan::{Planned, plan};
 use super::react::{self, ReactReply};
 use super::{
-    Agent, AgentError, AgentEvent, AgentRun, EventFn, ExitCondition, StepRecord, ToolCallRecord,
+    Agent, AgentError, AgentEvent, AgentRun, Decision, ExitCondition, ResumeToken, StepRecord,
+    ToolCallRecord,
 };
+use crate::ToolCall;
 use crate::context::{CallScope, Cancellation};
 use crate::models::{ChatRequest, Message, ModelError, ModelReply, Usage};
 use crate::providers::ToolDefinitions;
 use crate::state::AgentState;
-use crate::{ToolCall, ToolCallResult, Toolbox};
 
 /// One run's progress; kept outside the deadline's future so a timed-out run keeps its history.
 pub(super) struct Runner<'a> {
-    agent: &'a Agent,
+    pub(super) agent: &'a Agent,
     state: Option<Box<dyn AgentState>>,
-    history: Vec<Message>,
+    pub(super) history: Vec<Message>,
     steps: Vec<StepRecord>,
-    usage: Option<Usage>,
+    pub(super) usage: Option<Usage>,
+    /// Typed answers that did not fit so far.
+    pub(super) output_failures: usize,
+    /// What the provider last counted of the history, for the context budget.
+    counted: Option<Counted>,
     /// When the run's deadline passes, if it has one.
     deadline: Option<Instant>,
     /// The parent of every tool call's context: cancelled at the deadline, and when the run
@@ -32,9 +40,12 @@ pub(super) struct Runner<'a> {
 }
 
 /// How a run ended early, before the history is attached.
-enum Stop {
+pub(super) enum Stop {
     MaxSteps,
     Model(usize, ModelError),
+    /// The typed answer did not fit, once too often.
+    Output(String),
+    Paused(Pending),
 }
 
 impl<'a> Runner<'a> {
@@ -45,29 +56,66 @@ impl<'a> Runner<'a> {
             history: Vec::new(),
             steps: Vec::new(),
             usage: None,
+            output_failures: 0,
+            counted: None,
             deadline: agent.deadline.map(|deadline| Instant::now() + deadline),
             cancellation: Cancellation::new(),
         }
     }
 
-    pub(super) async fn run(mut self, input: String) -> Result<AgentRun, AgentError> {
-        let system = match (self.agent.react, &self.agent.system_prompt) {
-            (true, prompt) => Some(react::system_prompt(prompt.as_deref(), &self.agent.toolbox)),
+    pub(super) async fn run(self, input: String) -> Result<AgentRun, AgentError> {
+        self.run_after(Vec::new(), input).await
+    }
+
+    /// Runs on `input` after `earlier` messages (a conversation's; its system prompt is
+    /// replaced by the agent's).
+    pub(super) async fn run_after(
+        mut self,
+        earlier: Vec<Message>,
+        input: String,
+    ) -> Result<AgentRun, AgentError> {
+        let agent = self.agent;
+        let system = match (agent.react, &agent.system_prompt) {
+            (true, prompt) => {
+                let mut prompt = react::system_prompt(prompt.as_deref(), &agent.toolbox);
+                prompt.extend(agent.output.as_ref().map(|output| output.react_note()));
+                Some(prompt)
+            }
             (false, prompt) => prompt.clone(),
         };
         self.history.extend(system.map(Message::system));
+        let earlier = earlier.into_iter();
+        (self.history).extend(earlier.filter(|m| !matches!(m, Message::System { .. })));
         self.history.push(Message::user(input));
+        self.go(None).await
+    }
+
+    /// Finishes a paused run's step with `decisions`, then goes on.
+    pub(super) async fn resume(
+        mut self,
+        token: ResumeToken,
+        decisions: Vec<Decision>,
+    ) -> Result<AgentRun, AgentError> {
+        let mut resumed = token.reopen(self.agent, decisions)?;
+        self.history = std::mem::take(&mut resumed.history);
+        (self.usage, self.output_failures) = (resumed.usage, resumed.output_failures);
+        self.go(Some(resumed)).await
+    }
+
+    async fn go(mut self, resumed: Option<Resumed>) -> Result<AgentRun, AgentError> {
         // Dropped with this future, or when the run ends: a sync tool still running on the
         // blocking pool then sees `is_cancelled()`.
         let _cancel_tools = self.cancellation.clone().drop_guard();
         let outcome = match self.agent.deadline {
-            None => Some(self.drive().await),
-            Some(deadline) => tokio::time::timeout(deadline, self.drive()).await.ok(),
+            None => Some(self.drive(resumed).await),
+            Some(deadline) => tokio::time::timeout(deadline, self.drive(resumed))
+                .await
+                .ok(),
         };
         if outcome.is_none() {
             self.cancellation.cancel();
         }
-        let history = self.history;
+        let history = std::mem::take(&mut self.history);
         match outcome {
             Some(Ok(answer)) => Ok(AgentRun {
                 answer,
@@ -85,6 +133,17 @@ impl<'a> Runner<'a> {
                 error,
                 history,
             }),
+            Some(Err(Stop::Output(message))) => Err(AgentError::Output {
+                attempts: self.output_failures,
+                message,
+                history,
+            }),
+            Some(Err(Stop::Paused(pending))) => {
+                let state = self.state.as_ref().map(|state| state.to_json());
+                let failures = self.output_failures;
+                let token = pending.token(self.agent, history, self.usage, failures, state);
+                Err(AgentError::Paused(Box::new(token)))
+            }
             None => Err(AgentError::Deadline {
                 deadline: self.agent.deadline.unwrap_or_default(),
                 history,
@@ -92,22 +151,44 @@ impl<'a> Runner<'a> {
         }
     }
 
-    async fn drive(&mut self) -> Result<String, Stop> {
-        for step in 1..=self.agent.max_steps {
+    async fn drive(&mut self, resumed: Option<Resumed>) -> Result<String, Stop> {
+        let answer = self.steps_from(resumed).await?;
+        self.emit(AgentEvent::Answer { answer: &answer });
+        Ok(answer)
+    }
+
+    async fn steps_from(&mut self, resumed: Option<Resumed>) -> Result<String, Stop> {
+        let mut first = 1;
+        if let Some(resumed) = resumed {
+            first = resumed.step + 1;
+            let Resumed {
+                step,
+                thought,
+                planned,
+                ..
+            } = resumed;
+            let answer = match self.agent.react {
+                true => self.finish_react(step, thought, planned).await,
+                false => self.finish_calls(step, thought, planned).await?,
+            };
+            if let Some(answer) = answer {
+                return Ok(answer);
+            }
+        }
+        for step in first..=self.agent.max_steps {
             let span = tracing::info_span!("agent.step", step);
             let answer = async {
                 self.emit(AgentEvent::StepStarted { step });
                 let reply = self.ask(step).await.map_err(|e| Stop::Model(step, e))?;
                 if self.agent.react {
-                    Ok(self.react_step(step, reply).await)
+                    self.react_step(step, reply).await
                 } else {
-                    Ok(self.native_step(step, reply).await)
+                    self.native_step(step, reply).await
                 }
             }
             .instrument(span)
             .await?;
             if let Some(answer) = answer {
-                self.emit(AgentEvent::Answer { answer: &answer });
                 return Ok(answer);
             }
         }
@@ -121,6 +202,12 @@ impl<'a> Runner<'a> {
         } else {
             agent.toolbox.offered()
         };
+        if let Some(budget) = agent.context_budget
+            && trim(&mut self.history, budget, self.counted) > 0
+        {
+            self.counted = None;
+        }
+        let sent = self.history.len();
         let request = ChatRequest::new(&self.history, tools, &agent.options);
         let span = tracing::info_span!("agent.model_call", step, model = agent.model.name());
         let reply = agent.model.chat(request).instrument(span).await?;
@@ -128,6 +215,8 @@ impl<'a> Runner<'a> {
         let reply = reply.capped_by(&agent.options);
         if let Some(usage) = reply.usage {
             *self.usage.get_or_insert_with(Usage::default) += usage;
+            let tokens = usage.total();
+            self.counted = Some(Counted { sent, tokens });
         }
         self.emit(AgentEvent::ModelReplied {
             step,
@@ -137,7 +226,11 @@ impl<'a> Runner<'a> {
     }
 
     /// A native tool-calling step: the answer, or `None` to go on.
-    async fn native_step(&mut self, step: usize, reply: ModelReply) -> Option<String> {
+    async fn native_step(
+        &mut self,
+        step: usize,
+        reply: ModelReply,
+    ) -> Result<Option<String>, Stop> {
         let ModelReply {
             text,
             tool_calls,
@@ -152,23 +245,37 @@ impl<'a> Runner<'a> {
         if planned.is_empty() {
             if self.agent.exits.contains(&ExitCondition::Text) {
                 self.record(step, text.clone(), Vec::new());
-                return Some(text.unwrap_or_default());
+                return self.typed_answer(text.unwrap_or_default(), false);
             }
             self.history.push(Message::user(self.exit_reminder()));
             self.record(step, text, Vec::new());
-            return None;
+            return Ok(None);
         }
+        let planned = approve(self.agent, step, planned)
+            .await
+            .map_err(Stop::Paused)?;
+        self.finish_calls(step, text, planned).await
+    }
+
+    /// Runs a reply's approved calls and feeds their results back: the answer, or `None` to
+    /// go on.
+    async fn finish_calls(
+        &mut self,
+        step: usize,
+        text: Option<String>,
+        planned: Vec<Planned>,
+    ) -> Result<Option<String>, Stop> {
         let records = self.run_planned(step, planned).await;
         self.history
             .extend(records.iter().map(|record| Message::Tool {
                 result: record.result.clone(),
             }));
-        let answer = records.iter().find_map(|record| {
-            let exits = ExitCondition::Tool(record.call.name.clone());
-            (!record.is_error() && self.agent.exits.contains(&exits)).then(|| record.result.text())
-        });
+        let (answer, failed) = self.answer_of(&records);
         self.record(step, text, records);
-        answer
+        match (answer, failed) {
+            (None, Some(problem)) => self.output_failed(problem).map(|()| None),
+            (answer, _) => Ok(answer),
+        }
     }
 
     /// Runs the calls that run, answers the others with their error, and returns every record
@@ -177,16 +284,19 @@ impl<'a> Runner<'a> {
         let mut runs = Vec::with_capacity(planned.len());
         let mut refused = Vec::new();
         for planned in planned {
-            match planned {
-                Planned::Run(call) => runs.push(call),
-                Planned::Refuse(call) => refused.push(call),
+            match planned.answer() {
+                None => runs.extend(match planned {
+                    Planned::Run(call) => Some(call),
+                    _ => None,
+                }),
+                Some(result) => refused.push((planned.call().clone(), result)),
             }
         }
         let mut records = self.run_calls(step, runs).await;
-        for refused in refused {
+        for (call, result) in refused {
             let record = ToolCallRecord {
-                result: refused.answer(),
-                call: refused.call,
+                result,
+                call,
                 duration: Duration::ZERO,
             };
             self.emit(AgentEvent::ToolFinished {
@@ -199,29 +309,43 @@ impl<'a> Runner<'a> {
     }
 
     /// A text ReAct step: the answer, or `None` to go on.
-    async fn react_step(&mut self, step: usize, reply: ModelReply) -> Option<String> {
+    async fn react_step(&mut self, step: usize, reply: ModelReply) -> Result<Option<String>, Stop> {
         let text = reply.text.unwrap_or_default();
         self.history.push(Message::assistant(text.clone()));
         match react::parse(&text) {
             ReactReply::Finish { thought, answer } => {
                 self.record(step, thought, Vec::new());
-                Some(answer)
+                self.typed_answer(answer, true)
             }
             ReactReply::Act { thought, call } => {
                 let call = call.with_id(format!("react_{step}"));
-                let records = self.run_calls(step, vec![call]).await;
-                let observation = records.iter().map(|r| r.result.text()).collect::<String>();
-                self.history
-                    .push(Message::user(react::observation(&observation)));
-                self.record(step, thought, records);
-                None
+                let planned = vec![Planned::Run(call)];
+                let planned = approve(self.agent, step, planned)
+                    .await
+                    .map_err(Stop::Paused)?;
+                Ok(self.finish_react(step, thought, planned).await)
             }
             ReactReply::Malformed(problem) => {
                 self.history.push(Message::user(react::malformed(&problem)));
                 self.record(step, Some(text), Vec::new());
-                None
+                Ok(None)
             }
         }
+    }
+
+    /// Runs a ReAct step's approved call and feeds back its observation; never an answer.
+    async fn finish_react(
+        &mut self,
+        step: usize,
+        thought: Option<String>,
+        planned: Vec<Planned>,
+    ) -> Option<String> {
+        let records = self.run_planned(step, planned).await;
+        let observation = records.iter().map(|r| r.result.text()).collect::<String>();
+        self.history
+            .push(Message::user(react::observation(&observation)));
+        self.record(step, thought, records);
+        None
     }
 
     /// Runs a step's calls in the step's scope (see [`scope`](Self::scope)), so the tools that
@@ -331,92 +455,8 @@ impl<'a> Runner<'a> {
     }
 }
 
-/// Reports a finished call; also called from the toolbox's workers, which hold no `Agent`.
-fn tool_finished(on_event: Option<&EventFn>, step: usize, record: &ToolCallRecord) {
-    if let Some(callback) = on_event {
-        callback(&AgentEvent::ToolFinished { step, record });
-    }
-}
-
 fn emit(agent: &Agent, event: AgentEvent<'_>) {
     if let Some(callback) = &agent.on_event {
         callback(&event);
-    }
-}
-
-/// What is left of the run's time, as the timeout of a call that starts now: without one, a
-/// sync body would run on the task's own thread, where the run's deadline cannot stop waiting
-/// for it. The call's limit ends a little after the run's, so the run's deadline is what stops
-/// the run, with its own error, rather than the model being asked once more about a call that
-/// timed out.
-fn time_left(deadline: Option<Instant>) -> Option<Duration> {
-    const GRACE: Duration = Duration::from_millis(100);
-    deadline.map(|at| at.saturating_duration_since(Instant::now()) + GRACE)
-}
-
-/// One call, with what is left of the run's time as its timeout.
-async fn acall(toolbox: &Toolbox, call: &ToolCall, deadline: Option<Instant>) -> ToolCallResult {
-    match time_left(deadline) {
-        Some(left) => toolbox.acall_within(call, left).await,
-        None => toolbox.acall(call).await,
-    }
-}
-
-/// A reply's calls through [`Toolbox::call_all_within`]: in the reply's order, at most the
-/// toolbox's concurrency at a time, each with what is left of the run's time, each reported
-/// `ToolFinished` as it ends, with the time the toolbox measured.
-async fn run_all(
-    agent: &Agent,
-    step: usize,
-    calls: Vec<ToolCall>,
-    deadline: Option<Instant>,
-) -> Vec<ToolCallRecord> {
-    let asked = Arc::new(calls.clone());
-    let took = Arc::new(Mutex::new(vec![None; calls.len()]));
-    let finished = {
-        let (asked, took, on_event) = (
-            Arc::clone(&asked),
-            Arc::clone(&took),
-            agent.on_event.clone(),
-        );
-        move |position: usize, result: &ToolCallResult, duration: Duration| {
-            took.lock().unwrap_or_else(PoisonError::into_inner)[position] = Some(duration);
-            if on_event.is_some() {
-                let record = ToolCallRecord {
-                    call: asked[position].clone(),
-                    result: result.clone(),
-                    duration,
-                };
-                tool_finished(on_event.as_deref(), step, &record);
-            }
-        }
-    };
-    let results = (agent.toolbox)
-        .call_all_within(calls, time_left(deadline), finished)
-        .await;
-    let took = std::mem::take(&mut *took.lock().unwrap_or_else(PoisonError::into_inner));
-    let asked = Arc::try_unwrap(asked).unwrap_or_else(|shared| (*shared).clone());
-    let records = asked.into_iter().zip(results).zip(took);
-    records
-        .map(|((call, result), took)| {
-            let record = ToolCallRecord {
-                call,
-                result,
-                duration: took.unwrap_or_default(),
-            };
-            // A call no worker answered (the runtime shut down under it) is reported here.
-            if took.is_none() {
-                tool_finished(agent.on_event.as_deref(), step, &record);
-            }
-            record
-        })
-        .collect()
-}
-
-fn timed(call: ToolCall, result: ToolCallResult, started: Instant) -> ToolCallRecord {
-    ToolCallRecord {
-        call,
-        result,
-        duration: started.elapsed(),
     }
 }

@@ -30,6 +30,9 @@ pub trait WireApi: Send + Sync + 'static + sealed::Sealed {
     const DEFAULT_BASE_URL: &'static str;
     /// The path of the endpoint under the base URL.
     const PATH: &'static str;
+    /// Whether the API holds an answer to a JSON Schema itself (see
+    /// [`ChatModel::native_output`]).
+    const NATIVE_OUTPUT: bool = false;
     /// The assembler of a streamed reply.
     #[doc(hidden)]
     type Stream: StreamAssembler;
@@ -267,6 +270,10 @@ impl<A: WireApi> ChatModel for ModelClient<A> {
 
     fn name(&self) -> &str {
         &self.config.model
+    }
+
+    fn native_output(&self) -> bool {
+        A::NATIVE_OUTPUT
     }
 }
 

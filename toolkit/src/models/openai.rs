@@ -39,6 +39,7 @@ impl WireApi for OpenAi {
     const NAME: &'static str = openai::API;
     const DEFAULT_BASE_URL: &'static str = "https://api.openai.com/v1";
     const PATH: &'static str = "/chat/completions";
+    const NATIVE_OUTPUT: bool = true;
     type Stream = openai::OpenAiStream;
 
     fn headers(key: Option<&ApiKey>) -> Vec<(&'static str, String)> {

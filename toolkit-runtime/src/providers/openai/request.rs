@@ -3,7 +3,7 @@
 use serde_json::{Map, Value, json};
 
 use super::API;
-use crate::chat::{ChatRequest, Message, ModelError, ToolChoice};
+use crate::chat::{ChatRequest, Message, ModelError, OutputSchema, ToolChoice};
 use crate::providers::Format;
 use crate::providers::content::chat_images;
 use crate::{ToolCall, ToolCallResult};
@@ -61,6 +61,9 @@ pub fn request_body(
     }
     if let Some(max_tokens) = options.max_tokens {
         body.insert("max_tokens".into(), json!(max_tokens));
+    }
+    if let Some(output) = &options.output {
+        body.insert("response_format".into(), response_format(output));
     }
     if stream {
         body.insert("stream".into(), json!(true));
@@ -176,4 +179,18 @@ fn tool_choice(choice: &ToolChoice) -> Value {
         ToolChoice::Required => json!("required"),
         ToolChoice::Tool(name) => json!({"type": "function", "function": {"name": name}}),
     }
+}
+
+/// OpenAI's structured output: the answer's schema as a `json_schema` response format, in
+/// strict mode's subset when asked for strict and the schema has one; else as it is, not strict.
+fn response_format(output: &OutputSchema) -> Value {
+    let strict = match output.strict {
+        true => super::super::strict::strict_schema(&output.schema).ok(),
+        false => None,
+    };
+    json!({"type": "json_schema", "json_schema": {
+        "name": output.name,
+        "strict": strict.is_some(),
+        "schema": strict.unwrap_or_else(|| output.schema.clone()),
+    }})
 }

@@ -1,0 +1,96 @@
+//! How a step's calls run against the run's deadline: one at a time or all at once through the
+//! toolbox, each reported `ToolFinished` as it ends.
+
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::{Duration, Instant};
+
+use super::{Agent, AgentEvent, EventFn, ToolCallRecord};
+use crate::{ToolCall, ToolCallResult, Toolbox};
+
+/// Reports a finished call; also called from the toolbox's workers, which hold no `Agent`.
+pub(super) fn tool_finished(on_event: Option<&EventFn>, step: usize, record: &ToolCallRecord) {
+    if let Some(callback) = on_event {
+        callback(&AgentEvent::ToolFinished { step, record });
+    }
+}
+
+/// What is left of the run's time, as the timeout of a call that starts now: without one, a
+/// sync body would run on the task's own thread, where the run's deadline cannot stop waiting
+/// for it. The call's limit ends a little after the run's, so the run's deadline is what stops
+/// the run, with its own error, rather than the model being asked once more about a call that
+/// timed out.
+fn time_left(deadline: Option<Instant>) -> Option<Duration> {
+    const GRACE: Duration = Duration::from_millis(100);
+    deadline.map(|at| at.saturating_duration_since(Instant::now()) + GRACE)
+}
+
+/// One call, with what is left of the run's time as its timeout.
+pub(super) async fn acall(
+    toolbox: &Toolbox,
+    call: &ToolCall,
+    deadline: Option<Instant>,
+) -> ToolCallResult {
+    match time_left(deadline) {
+        Some(left) => toolbox.acall_within(call, left).await,
+        None => toolbox.acall(call).await,
+    }
+}
+
+/// A reply's calls through [`Toolbox::call_all_within`]: in the reply's order, at most the
+/// toolbox's concurrency at a time, each with what is left of the run's time, each reported
+/// `ToolFinished` as it ends, with the time the toolbox measured.
+pub(super) async fn run_all(
+    agent: &Agent,
+    step: usize,
+    calls: Vec<ToolCall>,
+    deadline: Option<Instant>,
+) -> Vec<ToolCallRecord> {
+    let asked = Arc::new(calls.clone());
+    let took = Arc::new(Mutex::new(vec![None; calls.len()]));
+    let finished = {
+        let (asked, took, on_event) = (
+            Arc::clone(&asked),
+            Arc::clone(&took),
+            agent.on_event.clone(),
+        );
+        move |position: usize, result: &ToolCallResult, duration: Duration| {
+            took.lock().unwrap_or_else(PoisonError::into_inner)[position] = Some(duration);
+            if on_event.is_some() {
+                let record = ToolCallRecord {
+                    call: asked[position].clone(),
+                    result: result.clone(),
+                    duration,
+                };
+                tool_finished(on_event.as_deref(), step, &record);
+            }
+        }
+    };
+    let results = (agent.toolbox)
+        .call_all_within(calls, time_left(deadline), finished)
+        .await;
+    let took = std::mem::take(&mut *took.lock().unwrap_or_else(PoisonError::into_inner));
+    let asked = Arc::try_unwrap(asked).unwrap_or_else(|shared| (*shared).clone());
+    let records = asked.into_iter().zip(results).zip(took);
+    records
+        .map(|((call, result), took)| {
+            let record = ToolCallRecord {
+                call,
+                result,
+                duration: took.unwrap_or_default(),
+            };
+            // A call no worker answered (the runtime shut down under it) is reported here.
+            if took.is_none() {
+                tool_finished(agent.on_event.as_deref(), step, &record);
+            }
+            record
+        })
+        .collect()
+}
+
+pub(super) fn timed(call: ToolCall, result: ToolCallResult, started: Instant) -> ToolCallRecord {
+    ToolCallRecord {
+        call,
+        result,
+        duration: started.elapsed(),
+    }
+}
