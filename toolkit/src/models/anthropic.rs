@@ -54,13 +54,12 @@ impl WireApi for Anthropic {
         headers
     }
 
-    fn body(config: &ClientConfig, request: &ChatRequest<'_>) -> Result<Value, ModelError> {
-        anthropic::request_body(
-            request,
-            &config.model,
-            config.default_max_tokens,
-            config.stream,
-        )
+    fn body(
+        config: &ClientConfig,
+        request: &ChatRequest<'_>,
+        stream: bool,
+    ) -> Result<Value, ModelError> {
+        anthropic::request_body(request, &config.model, config.default_max_tokens, stream)
     }
 
     fn reply(body: &Value) -> Result<ModelReply, ModelError> {

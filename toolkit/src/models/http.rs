@@ -16,20 +16,35 @@ use serde_json::Value;
 use super::api_key::Secrets;
 use super::body::{self, BodyLimits, source_chain};
 use super::{
-    ApiKey, BoxFuture, ChatModel, ChatOptions, ChatRequest, ModelError, ModelReply, RetryPolicy,
+    ApiKey, BoxFuture, ChatModel, ChatOptions, ChatRequest, DeltaSink, ModelError, ModelReply,
+    RetryPolicy,
 };
 use crate::sse::{SseError, SseParser};
 use toolkit_runtime::chat::StreamAssembler;
 
 /// A model API spoken over HTTP: how to address it, build its body and read its replies.
-/// Implemented by [`OpenAi`](super::OpenAi) and [`Anthropic`](super::Anthropic) only.
+/// Implemented by the crate's own APIs only ([`OpenAi`](super::OpenAi),
+/// [`Anthropic`](super::Anthropic), and the Responses and Gemini APIs).
 pub trait WireApi: Send + Sync + 'static + sealed::Sealed {
     /// The API's name in errors.
     const NAME: &'static str;
     /// The base URL used unless told otherwise.
     const DEFAULT_BASE_URL: &'static str;
-    /// The path of the endpoint under the base URL.
+    /// The path of the endpoint under the base URL (Gemini's names the model, see
+    /// [`path`](Self::path)).
     const PATH: &'static str;
+    /// The path of the endpoint for `config`'s model, streamed or not; an error when the model
+    /// cannot be named in a path.
+    #[doc(hidden)]
+    fn path(_config: &ClientConfig, _stream: bool) -> Result<String, ModelError> {
+        Ok(Self::PATH.to_owned())
+    }
+    /// Whether the API holds an answer to a JSON Schema itself (see
+    /// [`ChatModel::native_output`]).
+    #[doc(hidden)]
+    fn native_output() -> bool {
+        false
+    }
     /// The assembler of a streamed reply.
     #[doc(hidden)]
     type Stream: StreamAssembler;
@@ -38,7 +53,11 @@ pub trait WireApi: Send + Sync + 'static + sealed::Sealed {
     fn headers(key: Option<&ApiKey>) -> Vec<(&'static str, String)>;
     /// The request body.
     #[doc(hidden)]
-    fn body(config: &ClientConfig, request: &ChatRequest<'_>) -> Result<Value, ModelError>;
+    fn body(
+        config: &ClientConfig,
+        request: &ChatRequest<'_>,
+        stream: bool,
+    ) -> Result<Value, ModelError>;
     /// A whole (non-streamed) response body read into a reply.
     #[doc(hidden)]
     fn reply(body: &Value) -> Result<ModelReply, ModelError>;
@@ -67,6 +86,8 @@ pub struct ClientConfig {
 pub struct ModelClient<A> {
     pub(super) http: reqwest::Client,
     pub(super) url: String,
+    /// The endpoint of a streamed reply (the same as `url` but for Gemini).
+    pub(super) stream_url: String,
     pub(super) key: Option<ApiKey>,
     pub(super) secrets: Secrets,
     pub(super) config: ClientConfig,
@@ -101,8 +122,15 @@ impl<A> ModelClient<A> {
 }
 
 impl<A: WireApi> ModelClient<A> {
-    /// Sends `body`, retrying under the policy, within the call's time budget.
-    async fn send(&self, body: Vec<u8>, options: &ChatOptions) -> Result<ModelReply, ModelError> {
+    /// Sends `body`, retrying under the policy, within the call's time budget; a streamed
+    /// reply's deltas go to `deltas`.
+    async fn send(
+        &self,
+        body: Vec<u8>,
+        options: &ChatOptions,
+        stream: bool,
+        deltas: Option<&DeltaSink<'_>>,
+    ) -> Result<ModelReply, ModelError> {
         // `Duration::MAX` (no budget) must not overflow the clock: tokio's far future stands in.
         let far_future = Duration::from_secs(86_400 * 365 * 30);
         let now = tokio::time::Instant::now();
@@ -115,7 +143,8 @@ impl<A: WireApi> ModelClient<A> {
         };
         let mut attempt = 0;
         loop {
-            let outcome = tokio::time::timeout_at(deadline, self.attempt(body.clone(), options))
+            let one = self.attempt(body.clone(), options, stream, deltas);
+            let outcome = tokio::time::timeout_at(deadline, one)
                 .await
                 .map_err(|_| out_of_time(attempt + 1))?;
             let (error, retry_after) = match outcome {
@@ -151,8 +180,11 @@ impl<A: WireApi> ModelClient<A> {
         &self,
         body: Vec<u8>,
         options: &ChatOptions,
+        stream: bool,
+        deltas: Option<&DeltaSink<'_>>,
     ) -> Result<ModelReply, (ModelError, Option<Duration>)> {
-        let mut request = self.http.post(&self.url).body(body);
+        let url = if stream { &self.stream_url } else { &self.url };
+        let mut request = self.http.post(url).body(body);
         for (name, value) in A::headers(self.key.as_ref()) {
             request = request.header(name, value);
         }
@@ -178,8 +210,8 @@ impl<A: WireApi> ModelClient<A> {
             };
             return Err((error, retry_after));
         }
-        let read = if self.config.stream {
-            self.read_stream(response, options).await
+        let read = if stream {
+            self.read_stream(response, options, deltas).await
         } else {
             self.read_json(response)
                 .await
@@ -207,6 +239,7 @@ impl<A: WireApi> ModelClient<A> {
         &self,
         response: reqwest::Response,
         options: &ChatOptions,
+        deltas: Option<&DeltaSink<'_>>,
     ) -> Result<ModelReply, ModelError> {
         expect_content_type(response.headers(), "text/event-stream")?;
         let mut parser = SseParser::new(self.limits.max_bytes);
@@ -217,6 +250,10 @@ impl<A: WireApi> ModelClient<A> {
                 SseError::NotUtf8(_) => decode::<A>(e.to_string()),
             })? {
                 assembler.event(event.event.as_deref(), &event.data)?;
+                let pieces = assembler.take_deltas();
+                if let Some(sink) = deltas {
+                    pieces.into_iter().for_each(sink);
+                }
             }
             Ok(())
         })
@@ -253,20 +290,41 @@ impl<A: WireApi> ModelClient<A> {
     }
 }
 
+impl<A: WireApi> ModelClient<A> {
+    async fn call(
+        &self,
+        request: ChatRequest<'_>,
+        stream: bool,
+        deltas: Option<&DeltaSink<'_>>,
+    ) -> Result<ModelReply, ModelError> {
+        let body = A::body(&self.config, &request, stream)?;
+        let bytes = serde_json::to_vec(&body).map_err(|e| decode::<A>(e.to_string()))?;
+        self.send(bytes, request.options, stream, deltas).await
+    }
+}
+
 impl<A: WireApi> ChatModel for ModelClient<A> {
     fn chat<'a>(
         &'a self,
         request: ChatRequest<'a>,
     ) -> BoxFuture<'a, Result<ModelReply, ModelError>> {
-        Box::pin(async move {
-            let body = A::body(&self.config, &request)?;
-            let bytes = serde_json::to_vec(&body).map_err(|e| decode::<A>(e.to_string()))?;
-            self.send(bytes, request.options).await
-        })
+        Box::pin(self.call(request, self.config.stream, None))
     }
 
     fn name(&self) -> &str {
         &self.config.model
+    }
+
+    fn native_output(&self) -> bool {
+        A::native_output()
+    }
+
+    fn chat_stream<'a>(
+        &'a self,
+        request: ChatRequest<'a>,
+        deltas: &'a DeltaSink<'a>,
+    ) -> BoxFuture<'a, Result<ModelReply, ModelError>> {
+        Box::pin(self.call(request, true, Some(deltas)))
     }
 }
 

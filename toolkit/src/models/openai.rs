@@ -49,8 +49,12 @@ impl WireApi for OpenAi {
         headers
     }
 
-    fn body(config: &ClientConfig, request: &ChatRequest<'_>) -> Result<Value, ModelError> {
-        openai::request_body(request, &config.model, config.strict_tools, config.stream)
+    fn body(
+        config: &ClientConfig,
+        request: &ChatRequest<'_>,
+        stream: bool,
+    ) -> Result<Value, ModelError> {
+        openai::request_body(request, &config.model, config.strict_tools, stream)
     }
 
     fn reply(body: &Value) -> Result<ModelReply, ModelError> {
