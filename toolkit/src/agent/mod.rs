@@ -26,12 +26,14 @@ mod plan;
 mod react;
 mod run;
 mod step;
+mod stream;
 
 use std::sync::Arc;
 use std::time::Duration;
 
 pub use events::AgentEvent;
 pub use run::{AgentError, AgentRun, StepRecord, ToolCallRecord};
+pub use stream::{RunEvent, RunStream};
 
 use crate::Toolbox;
 use crate::context::{Data, ElicitationAnswer, ElicitationRequest};
@@ -136,6 +138,46 @@ impl Agent {
     /// tool's future is dropped).
     pub async fn run(&self, input: impl Into<String>) -> Result<AgentRun, AgentError> {
         step::Runner::new(self, None).run(input.into()).await
+    }
+
+    /// Runs the agent on `input` as [`run`](Self::run) does, as a stream of [`RunEvent`]s
+    /// arriving as they happen: the model's text and tool calls as it writes them (through
+    /// [`ChatModel::chat_stream`]; the HTTP clients stream whatever their `streaming`
+    /// setting), each tool call's start, progress, logs and end, each step's end, and last the
+    /// [`RunEvent::Answer`] (or the [`AgentError`]). The agent's own
+    /// [`on_event`](AgentBuilder::on_event) callback still sees every event.
+    ///
+    /// The run goes on only while the stream is polled. Dropping the stream stops the run,
+    /// and any tool calls in flight with it: their contexts are cancelled.
+    ///
+    /// ```
+    /// use futures::StreamExt;
+    /// use toolkit::agent::{Agent, RunEvent};
+    /// use toolkit::models::{ModelReply, ScriptedModel};
+    /// use toolkit::prelude::*;
+    ///
+    /// # tokio::runtime::Runtime::new().unwrap().block_on(async {
+    /// let model = ScriptedModel::new([
+    ///     ModelReply::calls([ToolCall::new("missing", json!({}))]),
+    ///     ModelReply::text("done"),
+    /// ]);
+    /// let agent = Agent::builder(model).build();
+    /// let mut stream = agent.run_stream("go");
+    /// let mut text = String::new();
+    /// while let Some(event) = stream.next().await {
+    ///     match event.unwrap() {
+    ///         RunEvent::TextDelta { text: piece, .. } => text.push_str(&piece),
+    ///         RunEvent::Answer { answer, .. } => assert_eq!(answer, json!("done")),
+    ///         _ => {}
+    ///     }
+    /// }
+    /// assert_eq!(text, "done");
+    /// # });
+    /// ```
+    pub fn run_stream(&self, input: impl Into<String>) -> RunStream<'_> {
+        let (sender, events) = tokio::sync::mpsc::unbounded_channel();
+        let runner = step::Runner::streamed(self, None, sender);
+        RunStream::new(Box::pin(runner.run(input.into())), events)
     }
 
     /// Runs the agent on `input` with `state`: tools wired to state read from and write to it

@@ -8,6 +8,7 @@ use tracing::Instrument;
 use super::host::AgentHost;
 use super::plan::{Planned, plan};
 use super::react::{self, ReactReply};
+use super::stream::{RunEvent, Sinks};
 use super::{
     Agent, AgentError, AgentEvent, AgentRun, EventFn, ExitCondition, StepRecord, ToolCallRecord,
 };
@@ -29,6 +30,9 @@ pub(super) struct Runner<'a> {
     /// The parent of every tool call's context: cancelled at the deadline, and when the run
     /// ends or its future is dropped.
     cancellation: Cancellation,
+    /// Where events go: the agent's callback, and a streamed run's channel.
+    sinks: Sinks,
+    on_event: Option<Arc<EventFn>>,
 }
 
 /// How a run ended early, before the history is attached.
@@ -39,7 +43,30 @@ enum Stop {
 
 impl<'a> Runner<'a> {
     pub(super) fn new(agent: &'a Agent, state: Option<Box<dyn AgentState>>) -> Self {
+        let sinks = Sinks {
+            on_event: agent.on_event.clone(),
+            stream: None,
+        };
+        Self::with_sinks(agent, state, sinks)
+    }
+
+    /// A run whose events also go to `stream`, the model's reply as it arrives included.
+    pub(super) fn streamed(
+        agent: &'a Agent,
+        state: Option<Box<dyn AgentState>>,
+        stream: tokio::sync::mpsc::UnboundedSender<RunEvent>,
+    ) -> Self {
+        let sinks = Sinks {
+            on_event: agent.on_event.clone(),
+            stream: Some(stream),
+        };
+        Self::with_sinks(agent, state, sinks)
+    }
+
+    fn with_sinks(agent: &'a Agent, state: Option<Box<dyn AgentState>>, sinks: Sinks) -> Self {
         Runner {
+            on_event: sinks.callback(),
+            sinks,
             agent,
             state,
             history: Vec::new(),
@@ -123,7 +150,15 @@ impl<'a> Runner<'a> {
         };
         let request = ChatRequest::new(&self.history, tools, &agent.options);
         let span = tracing::info_span!("agent.model_call", step, model = agent.model.name());
-        let reply = agent.model.chat(request).instrument(span).await?;
+        let reply = match self.sinks.stream.is_some() {
+            false => agent.model.chat(request).instrument(span).await?,
+            true => {
+                let sinks = &self.sinks;
+                let deltas = |delta| sinks.delta(step, delta);
+                let asked = agent.model.chat_stream(request, &deltas);
+                asked.instrument(span).await?
+            }
+        };
         // Any model's reply, not only a client's stream, is held to the caps.
         let reply = reply.capped_by(&agent.options);
         if let Some(usage) = reply.usage {
@@ -240,8 +275,9 @@ impl<'a> Runner<'a> {
         let agent = self.agent;
         let toolbox = &agent.toolbox;
         let deadline = self.deadline;
+        let on_event = self.on_event.clone();
         let finished = |record: ToolCallRecord| {
-            tool_finished(agent.on_event.as_deref(), step, &record);
+            tool_finished(on_event.as_deref(), step, &record);
             record
         };
         match (&mut self.state, agent.options.parallel_tool_calls) {
@@ -271,7 +307,7 @@ impl<'a> Runner<'a> {
                 }
                 records
             }
-            (None, true) => run_all(agent, step, calls, deadline).await,
+            (None, true) => run_all(agent, on_event.clone(), step, calls, deadline).await,
             (None, false) => {
                 let mut records = Vec::with_capacity(calls.len());
                 for call in calls {
@@ -289,7 +325,7 @@ impl<'a> Runner<'a> {
         let agent = self.agent;
         let host = AgentHost {
             step,
-            on_event: agent.on_event.clone(),
+            on_event: self.on_event.clone(),
             model: agent
                 .sampling_model
                 .clone()
@@ -303,11 +339,13 @@ impl<'a> Runner<'a> {
     }
 
     fn record(&mut self, step: usize, thought: Option<String>, calls: Vec<ToolCallRecord>) {
-        self.steps.push(StepRecord {
+        let record = StepRecord {
             step,
             thought,
             calls,
-        });
+        };
+        self.emit(AgentEvent::StepFinished { record: &record });
+        self.steps.push(record);
     }
 
     fn exit_reminder(&self) -> String {
@@ -327,7 +365,9 @@ impl<'a> Runner<'a> {
     }
 
     fn emit(&self, event: AgentEvent<'_>) {
-        emit(self.agent, event);
+        if let Some(callback) = &self.on_event {
+            callback(&event);
+        }
     }
 }
 
@@ -335,12 +375,6 @@ impl<'a> Runner<'a> {
 fn tool_finished(on_event: Option<&EventFn>, step: usize, record: &ToolCallRecord) {
     if let Some(callback) = on_event {
         callback(&AgentEvent::ToolFinished { step, record });
-    }
-}
-
-fn emit(agent: &Agent, event: AgentEvent<'_>) {
-    if let Some(callback) = &agent.on_event {
-        callback(&event);
     }
 }
 
@@ -367,6 +401,7 @@ async fn acall(toolbox: &Toolbox, call: &ToolCall, deadline: Option<Instant>) ->
 /// `ToolFinished` as it ends, with the time the toolbox measured.
 async fn run_all(
     agent: &Agent,
+    on_event: Option<Arc<EventFn>>,
     step: usize,
     calls: Vec<ToolCall>,
     deadline: Option<Instant>,
@@ -374,11 +409,7 @@ async fn run_all(
     let asked = Arc::new(calls.clone());
     let took = Arc::new(Mutex::new(vec![None; calls.len()]));
     let finished = {
-        let (asked, took, on_event) = (
-            Arc::clone(&asked),
-            Arc::clone(&took),
-            agent.on_event.clone(),
-        );
+        let (asked, took, on_event) = (Arc::clone(&asked), Arc::clone(&took), on_event.clone());
         move |position: usize, result: &ToolCallResult, duration: Duration| {
             took.lock().unwrap_or_else(PoisonError::into_inner)[position] = Some(duration);
             if on_event.is_some() {
@@ -406,7 +437,7 @@ async fn run_all(
             };
             // A call no worker answered (the runtime shut down under it) is reported here.
             if took.is_none() {
-                tool_finished(agent.on_event.as_deref(), step, &record);
+                tool_finished(on_event.as_deref(), step, &record);
             }
             record
         })
