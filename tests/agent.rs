@@ -407,6 +407,7 @@ async fn events_report_each_step_as_it_happens() {
                 AgentEvent::ToolFinished { record, .. } => {
                     format!("result {}", record.result.value)
                 }
+                AgentEvent::StepFinished { record } => format!("step {} done", record.step),
                 AgentEvent::Answer { answer } => format!("answer {answer}"),
                 _ => "other".into(),
             };
@@ -423,8 +424,10 @@ async fn events_report_each_step_as_it_happens() {
             "model: 1 calls",
             "call desk_add",
             "result 2",
+            "step 1 done",
             "step 2",
             "model: 0 calls",
+            "step 2 done",
             "answer 2"
         ]
     );
