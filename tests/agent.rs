@@ -599,9 +599,10 @@ async fn each_step_and_each_model_call_has_a_span() {
     assert_eq!(
         agent_spans,
         [
-            ("agent.step", "1", None),
+            ("agent.run", "", None),
+            ("agent.step", "1", Some("agent.run")),
             ("agent.model_call", "1", Some("agent.step")),
-            ("agent.step", "2", None),
+            ("agent.step", "2", Some("agent.run")),
             ("agent.model_call", "2", Some("agent.step")),
         ]
     );

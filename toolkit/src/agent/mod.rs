@@ -27,6 +27,7 @@ mod react;
 mod run;
 mod step;
 mod stream;
+mod telemetry;
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -99,6 +100,8 @@ pub struct Agent {
     sampling_model: Option<Arc<dyn ChatModel>>,
     on_elicit: Option<Arc<ElicitFn>>,
     data: Data,
+    /// Whether spans carry message content (`gen_ai.input.messages`, ...).
+    trace_content: bool,
 }
 
 impl Agent {
@@ -127,6 +130,7 @@ impl Agent {
                 sampling_model: None,
                 on_elicit: None,
                 data: Data::new(),
+                trace_content: false,
             },
         }
     }
@@ -302,6 +306,27 @@ impl AgentBuilder {
     /// Called with every [`AgentEvent`] as it happens.
     pub fn on_event(mut self, callback: impl Fn(&AgentEvent<'_>) + Send + Sync + 'static) -> Self {
         self.agent.on_event = Some(Arc::new(callback));
+        self
+    }
+
+    /// Whether the run's spans carry message content (default: no): the messages sent to the
+    /// model (`gen_ai.input.messages`) and its reply (`gen_ai.output.messages`), in the shape
+    /// of OpenTelemetry's GenAI conventions. They hold what users, tools and the model said,
+    /// so they are only recorded when the application asks. Every other attribute
+    /// (`gen_ai.operation.name`, `gen_ai.request.model`, `gen_ai.provider.name`,
+    /// `gen_ai.usage.*`, `gen_ai.tool.name`, `gen_ai.tool.call.id`, ...) is always recorded.
+    ///
+    /// ```
+    /// use toolkit::agent::Agent;
+    /// use toolkit::models::{ModelReply, ScriptedModel};
+    ///
+    /// let agent = Agent::builder(ScriptedModel::new([ModelReply::text("hi")]))
+    ///     .trace_content(true)
+    ///     .build();
+    /// # let _ = agent;
+    /// ```
+    pub fn trace_content(mut self, content: bool) -> Self {
+        self.agent.trace_content = content;
         self
     }
 

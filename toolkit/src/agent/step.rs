@@ -9,6 +9,7 @@ use super::host::AgentHost;
 use super::plan::{Planned, plan};
 use super::react::{self, ReactReply};
 use super::stream::{RunEvent, Sinks};
+use super::telemetry;
 use super::{
     Agent, AgentError, AgentEvent, AgentRun, EventFn, ExitCondition, StepRecord, ToolCallRecord,
 };
@@ -87,10 +88,15 @@ impl<'a> Runner<'a> {
         // Dropped with this future, or when the run ends: a sync tool still running on the
         // blocking pool then sees `is_cancelled()`.
         let _cancel_tools = self.cancellation.clone().drop_guard();
+        let span = telemetry::agent_span(&*self.agent.model);
         let outcome = match self.agent.deadline {
-            None => Some(self.drive().await),
-            Some(deadline) => tokio::time::timeout(deadline, self.drive()).await.ok(),
+            None => Some(self.drive().instrument(span.clone()).await),
+            Some(deadline) => tokio::time::timeout(deadline, self.drive())
+                .instrument(span.clone())
+                .await
+                .ok(),
         };
+        telemetry::record_usage(&span, self.usage);
         if outcome.is_none() {
             self.cancellation.cancel();
         }
@@ -149,16 +155,18 @@ impl<'a> Runner<'a> {
             agent.toolbox.offered()
         };
         let request = ChatRequest::new(&self.history, tools, &agent.options);
-        let span = tracing::info_span!("agent.model_call", step, model = agent.model.name());
+        let span = telemetry::chat_span(step, &*agent.model, &agent.options);
+        telemetry::record_input(&span, &self.history, agent.trace_content);
         let reply = match self.sinks.stream.is_some() {
-            false => agent.model.chat(request).instrument(span).await?,
+            false => agent.model.chat(request).instrument(span.clone()).await?,
             true => {
                 let sinks = &self.sinks;
                 let deltas = |delta| sinks.delta(step, delta);
                 let asked = agent.model.chat_stream(request, &deltas);
-                asked.instrument(span).await?
+                asked.instrument(span.clone()).await?
             }
         };
+        telemetry::record_reply(&span, &reply, agent.trace_content);
         // Any model's reply, not only a client's stream, is held to the caps.
         let reply = reply.capped_by(&agent.options);
         if let Some(usage) = reply.usage {

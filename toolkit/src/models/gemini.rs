@@ -52,6 +52,7 @@ impl sealed::Sealed for Gemini {}
 
 impl WireApi for Gemini {
     const NAME: &'static str = gemini::API;
+    const PROVIDER: &'static str = "gcp.gemini";
     const DEFAULT_BASE_URL: &'static str = "https://generativelanguage.googleapis.com/v1beta";
     const PATH: &'static str = "/models/{model}:generateContent";
     type Stream = gemini::GeminiStream;

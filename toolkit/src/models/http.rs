@@ -28,6 +28,8 @@ use toolkit_runtime::chat::StreamAssembler;
 pub trait WireApi: Send + Sync + 'static + sealed::Sealed {
     /// The API's name in errors.
     const NAME: &'static str;
+    /// The provider's name in OpenTelemetry's GenAI conventions (`gen_ai.provider.name`).
+    const PROVIDER: &'static str;
     /// The base URL used unless told otherwise.
     const DEFAULT_BASE_URL: &'static str;
     /// The path of the endpoint under the base URL (Gemini's names the model, see
@@ -317,6 +319,10 @@ impl<A: WireApi> ChatModel for ModelClient<A> {
 
     fn native_output(&self) -> bool {
         A::native_output()
+    }
+
+    fn provider_name(&self) -> Option<&str> {
+        Some(A::PROVIDER)
     }
 
     fn chat_stream<'a>(

@@ -117,6 +117,12 @@ pub trait ChatModel: Send + Sync {
         false
     }
 
+    /// The provider, as OpenTelemetry's GenAI conventions name it for `gen_ai.provider.name`
+    /// (`openai`, `anthropic`, `gcp.gemini`); `None` when it is none of theirs.
+    fn provider_name(&self) -> Option<&str> {
+        None
+    }
+
     /// Asks the model for its next reply as [`chat`](Self::chat) does, passing each piece of
     /// it to `deltas` as it arrives: text and tool-call fragments ([`StreamDelta`]), for an
     /// agent's `run_stream`. The HTTP clients stream (whatever their `streaming` setting)
@@ -194,6 +200,10 @@ impl<M: ChatModel + ?Sized> ChatModel for std::sync::Arc<M> {
 
     fn native_output(&self) -> bool {
         (**self).native_output()
+    }
+
+    fn provider_name(&self) -> Option<&str> {
+        (**self).provider_name()
     }
 
     fn chat_stream<'a>(

@@ -37,6 +37,7 @@ impl sealed::Sealed for OpenAi {}
 
 impl WireApi for OpenAi {
     const NAME: &'static str = openai::API;
+    const PROVIDER: &'static str = "openai";
     const DEFAULT_BASE_URL: &'static str = "https://api.openai.com/v1";
     const PATH: &'static str = "/chat/completions";
     type Stream = openai::OpenAiStream;

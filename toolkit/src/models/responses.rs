@@ -40,6 +40,7 @@ impl sealed::Sealed for OpenAiResponses {}
 
 impl WireApi for OpenAiResponses {
     const NAME: &'static str = responses::API;
+    const PROVIDER: &'static str = "openai";
     const DEFAULT_BASE_URL: &'static str = "https://api.openai.com/v1";
     const PATH: &'static str = "/responses";
     type Stream = responses::ResponsesStream;
