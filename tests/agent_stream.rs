@@ -95,10 +95,8 @@ async fn a_streamed_run_over_chat_completions_yields_deltas_then_tools_then_the_
     let (lines, answer) = trace(&agent).await;
     assert_eq!(answer, json!("Sunny, 28 °C"));
     let at = |line: &str| {
-        lines
-            .iter()
-            .position(|l| l == line)
-            .expect(&format!("{line} in {lines:#?}"))
+        let found = lines.iter().position(|l| l == line);
+        found.unwrap_or_else(|| panic!("{line} in {lines:#?}"))
     };
     assert_eq!(lines[0], "step 1");
     assert_eq!(lines[1], "text \"Checking the caf\u{e9} \u{2615} \"");

@@ -110,8 +110,8 @@ async fn spans_of_a_run(content: bool) -> Vec<Captured> {
         .build();
     let run = agent.run("Weather in Oslo?").await.unwrap();
     assert_eq!(run.answer, "Snowing in Oslo.");
-    let spans = capture.spans.lock().unwrap().clone();
-    spans
+    let spans = capture.spans.lock().unwrap();
+    spans.clone()
 }
 
 fn field<'a>(span: &'a Captured, name: &str) -> Option<&'a str> {

@@ -55,12 +55,13 @@ impl WireApi for Anthropic {
         headers
     }
 
-    fn body(
-        config: &ClientConfig,
-        request: &ChatRequest<'_>,
-        stream: bool,
-    ) -> Result<Value, ModelError> {
-        anthropic::request_body(request, &config.model, config.default_max_tokens, stream)
+    fn body(config: &ClientConfig, request: &ChatRequest<'_>) -> Result<Value, ModelError> {
+        anthropic::request_body(
+            request,
+            &config.model,
+            config.default_max_tokens,
+            config.stream,
+        )
     }
 
     fn reply(body: &Value) -> Result<ModelReply, ModelError> {

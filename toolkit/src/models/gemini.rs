@@ -93,11 +93,8 @@ impl WireApi for Gemini {
         headers
     }
 
-    fn body(
-        _config: &ClientConfig,
-        request: &ChatRequest<'_>,
-        _stream: bool,
-    ) -> Result<Value, ModelError> {
+    /// The stream is chosen by the path; the body is the same.
+    fn body(_config: &ClientConfig, request: &ChatRequest<'_>) -> Result<Value, ModelError> {
         gemini::request_body(request)
     }
 

@@ -10,11 +10,12 @@ use std::fmt;
 use std::marker::PhantomData;
 use std::time::Duration;
 
-use reqwest::header::{CONTENT_TYPE, HeaderMap, LOCATION, RETRY_AFTER};
+use reqwest::header::{CONTENT_TYPE, HeaderMap, LOCATION};
 use serde_json::Value;
 
 use super::api_key::Secrets;
 use super::body::{self, BodyLimits, source_chain};
+use super::retry::retry_after;
 use super::{
     ApiKey, BoxFuture, ChatModel, ChatOptions, ChatRequest, DeltaSink, ModelError, ModelReply,
     RetryPolicy,
@@ -55,11 +56,7 @@ pub trait WireApi: Send + Sync + 'static + sealed::Sealed {
     fn headers(key: Option<&ApiKey>) -> Vec<(&'static str, String)>;
     /// The request body.
     #[doc(hidden)]
-    fn body(
-        config: &ClientConfig,
-        request: &ChatRequest<'_>,
-        stream: bool,
-    ) -> Result<Value, ModelError>;
+    fn body(config: &ClientConfig, request: &ChatRequest<'_>) -> Result<Value, ModelError>;
     /// A whole (non-streamed) response body read into a reply.
     #[doc(hidden)]
     fn reply(body: &Value) -> Result<ModelReply, ModelError>;
@@ -75,7 +72,7 @@ pub(crate) mod sealed {
 pub struct ClientConfig {
     /// The model id.
     pub model: String,
-    /// Whether replies are streamed.
+    /// Whether replies are streamed (for one call: whether this one is).
     pub stream: bool,
     /// Whether tools are sent as strict definitions (OpenAI).
     pub strict_tools: bool,
@@ -299,7 +296,17 @@ impl<A: WireApi> ModelClient<A> {
         stream: bool,
         deltas: Option<&DeltaSink<'_>>,
     ) -> Result<ModelReply, ModelError> {
-        let body = A::body(&self.config, &request, stream)?;
+        // A streamed run streams whatever the client was built with.
+        let body = match stream == self.config.stream {
+            true => A::body(&self.config, &request)?,
+            false => A::body(
+                &ClientConfig {
+                    stream,
+                    ..self.config.clone()
+                },
+                &request,
+            )?,
+        };
         let bytes = serde_json::to_vec(&body).map_err(|e| decode::<A>(e.to_string()))?;
         self.send(bytes, request.options, stream, deltas).await
     }
@@ -362,26 +369,6 @@ fn expect_content_type(headers: &HeaderMap, expected: &'static str) -> Result<()
     }
 }
 
-/// `Retry-After` in seconds (the form model APIs send; an HTTP date is ignored), at most a
-/// day, so that any number converts (`Duration::from_secs_f64` panics past `u64::MAX`
-/// seconds); a value longer than any sensible number is ignored unread.
-fn retry_after(headers: &HeaderMap) -> Option<Duration> {
-    const LONGEST_VALUE: usize = 32;
-    const MOST_SECONDS: f64 = 86_400.0;
-    let value = headers.get(RETRY_AFTER)?;
-    if value.len() > LONGEST_VALUE {
-        return None;
-    }
-    value
-        .to_str()
-        .ok()?
-        .trim()
-        .parse::<f64>()
-        .ok()
-        .filter(|s| s.is_finite() && *s >= 0.0)
-        .map(|s| Duration::from_secs_f64(s.min(MOST_SECONDS)))
-}
-
 /// The start of an error body: enough to read the provider's message, never a whole page.
 fn excerpt(body: &str) -> String {
     const LIMIT: usize = 500;
@@ -414,37 +401,6 @@ fn assemble_every_split<S: StreamAssembler>(stream: &str) -> super::ModelReply {
         assert_eq!(assemble(split), whole, "split at byte {split}");
     }
     whole
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use reqwest::header::HeaderValue;
-
-    fn after(value: &str) -> Option<Duration> {
-        let mut headers = HeaderMap::new();
-        headers.insert(RETRY_AFTER, HeaderValue::from_str(value).unwrap());
-        retry_after(&headers)
-    }
-
-    #[test]
-    fn any_retry_after_converts_without_a_panic_and_huge_ones_are_clamped_to_a_day() {
-        let day = Some(Duration::from_secs(86_400));
-        assert_eq!(after("1e20"), day);
-        assert_eq!(after("18446744073709551616"), day);
-        assert_eq!(after("2.5"), Some(Duration::from_millis(2500)));
-        for ignored in [
-            "inf",
-            "NaN",
-            "-1",
-            "-0.5",
-            "soon",
-            "Wed, 21 Oct 2015 07:28:00 GMT",
-        ] {
-            assert_eq!(after(ignored), None, "{ignored}");
-        }
-        assert_eq!(after(&"9".repeat(10 * 1024)), None);
-    }
 }
 
 /// Every chunking of a recorded stream, through the event-stream parser and each API's

@@ -50,12 +50,8 @@ impl WireApi for OpenAi {
         headers
     }
 
-    fn body(
-        config: &ClientConfig,
-        request: &ChatRequest<'_>,
-        stream: bool,
-    ) -> Result<Value, ModelError> {
-        openai::request_body(request, &config.model, config.strict_tools, stream)
+    fn body(config: &ClientConfig, request: &ChatRequest<'_>) -> Result<Value, ModelError> {
+        openai::request_body(request, &config.model, config.strict_tools, config.stream)
     }
 
     fn reply(body: &Value) -> Result<ModelReply, ModelError> {

@@ -53,12 +53,8 @@ impl WireApi for OpenAiResponses {
         super::openai::OpenAi::headers(key)
     }
 
-    fn body(
-        config: &ClientConfig,
-        request: &ChatRequest<'_>,
-        stream: bool,
-    ) -> Result<Value, ModelError> {
-        responses::request_body(request, &config.model, stream)
+    fn body(config: &ClientConfig, request: &ChatRequest<'_>) -> Result<Value, ModelError> {
+        responses::request_body(request, &config.model, config.stream)
     }
 
     fn reply(body: &Value) -> Result<ModelReply, ModelError> {

@@ -52,6 +52,10 @@ impl StreamAssembler for OpenAiStream {
         }
     }
 
+    fn take_deltas(&mut self) -> Vec<StreamDelta> {
+        std::mem::take(&mut self.deltas)
+    }
+
     fn event(&mut self, _event: Option<&str>, data: &str) -> Result<(), ModelError> {
         let data = data.trim();
         if data == "[DONE]" {
@@ -122,10 +126,6 @@ impl StreamAssembler for OpenAiStream {
             usage: self.usage,
             refused_calls,
         })
-    }
-
-    fn take_deltas(&mut self) -> Vec<StreamDelta> {
-        std::mem::take(&mut self.deltas)
     }
 }
 

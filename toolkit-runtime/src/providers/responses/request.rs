@@ -52,19 +52,20 @@ pub fn request_body(
                     api: API,
                     message: format!("the tools cannot be sent: {e}"),
                 })?;
-        body.insert("tools".into(), tools.clone());
-        body.insert("tool_choice".into(), tool_choice(&options.tool_choice));
-        body.insert(
-            "parallel_tool_calls".into(),
-            json!(options.parallel_tool_calls),
-        );
+        body.extend([
+            ("tools".to_owned(), tools.clone()),
+            ("tool_choice".to_owned(), tool_choice(&options.tool_choice)),
+            (
+                "parallel_tool_calls".to_owned(),
+                json!(options.parallel_tool_calls),
+            ),
+        ]);
     }
-    if let Some(temperature) = options.temperature {
-        body.insert("temperature".into(), json!(temperature));
-    }
-    if let Some(max_tokens) = options.max_tokens {
-        body.insert("max_output_tokens".into(), json!(max_tokens));
-    }
+    let temperature = options
+        .temperature
+        .map(|t| ("temperature".to_owned(), json!(t)));
+    let max_tokens = (options.max_tokens).map(|n| ("max_output_tokens".to_owned(), json!(n)));
+    body.extend(temperature.into_iter().chain(max_tokens));
     if let Some(output) = &options.output {
         body.insert("text".into(), json!({"format": text_format(output)}));
     }

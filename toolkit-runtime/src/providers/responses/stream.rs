@@ -36,15 +36,16 @@ use crate::providers::arguments::call_arguments;
 /// ```
 #[derive(Debug, Default)]
 pub struct ResponsesStream {
+    /// Whether the terminal event came.
+    done: bool,
+    deltas: Vec<StreamDelta>,
     caps: ReplyCaps,
+    usage: Option<Usage>,
+    finish: Option<FinishReason>,
     text: Option<CappedText>,
     calls: Vec<PartialCall>,
     /// Where each output item's call is in `calls`.
     slots: HashMap<u64, usize>,
-    finish: Option<FinishReason>,
-    usage: Option<Usage>,
-    done: bool,
-    deltas: Vec<StreamDelta>,
 }
 
 #[derive(Debug, Default)]
@@ -65,7 +66,7 @@ impl StreamAssembler for ResponsesStream {
     }
 
     fn event(&mut self, _event: Option<&str>, data: &str) -> Result<(), ModelError> {
-        let data: Value = serde_json::from_str(data).map_err(|e| ModelError::Decode {
+        let data = serde_json::from_str::<Value>(data).map_err(|e| ModelError::Decode {
             api: API,
             message: format!("a stream event is not JSON: {e}"),
         })?;
@@ -120,6 +121,10 @@ impl StreamAssembler for ResponsesStream {
         Ok(())
     }
 
+    fn take_deltas(&mut self) -> Vec<StreamDelta> {
+        std::mem::take(&mut self.deltas)
+    }
+
     fn finish(self) -> Result<ModelReply, ModelError> {
         if !self.done {
             return Err(ModelError::Truncated(
@@ -141,16 +146,12 @@ impl StreamAssembler for ResponsesStream {
             }
         }
         Ok(ModelReply {
+            usage: self.usage,
+            finish: self.finish.unwrap_or(FinishReason::Stop),
             text: self.text.map(|text| text.into_text(caps.text)),
             tool_calls,
-            finish: self.finish.unwrap_or(FinishReason::Stop),
-            usage: self.usage,
             refused_calls,
         })
-    }
-
-    fn take_deltas(&mut self) -> Vec<StreamDelta> {
-        std::mem::take(&mut self.deltas)
     }
 }
 
