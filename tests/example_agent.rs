@@ -42,6 +42,11 @@ fn the_agent_example_prints_its_trajectory_and_answer() {
              jacket and an umbrella. 200 USD is about 184.00 EUR at today's rate of 0.92.",
             "state: {\"rate\":0.92}",
             "tokens: 1221 in, 128 out over 4 steps",
+            "streamed question: And for Oslo, in one sentence?",
+            "  calls  trip_weather",
+            "  -> trip_weather = \"-3 °C, clear\"",
+            "Oslo tomorrow: -3 °C and clear, so pack a coat.",
+            "(2 steps)",
         ]
     );
 }
