@@ -89,7 +89,8 @@ pub enum RunEvent {
     },
     /// The run's answer; the last event of a run that succeeded.
     Answer {
-        /// The answer as JSON: a string for a text answer (see [`answer_json`]).
+        /// The answer as JSON: a string for a text answer; the typed answer's JSON when the
+        /// agent has a typed output.
         answer: Value,
         /// The whole run: answer, history, trajectory, usage and state.
         run: Box<AgentRun>,
