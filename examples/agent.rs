@@ -2,7 +2,8 @@
 //! calls, run concurrently), converts money with the rate kept in agent state, checks a packing
 //! list with a slow tool that reports its progress as it goes, then answers. A second agent then
 //! reads the answer back as a typed value (`output::<Essentials>()`): OpenAI is held to its
-//! JSON Schema by `response_format`.
+//! JSON Schema by `response_format`. Last, a third question is streamed
+//! (`Agent::run_stream`): the answer's text is printed as it arrives.
 //!
 //! `cargo run --example agent` runs offline: it starts a small scripted OpenAI-compatible server
 //! on 127.0.0.1 and talks to it over real HTTP. With `OPENAI_BASE_URL` set (and
@@ -14,8 +15,9 @@ mod model_server;
 
 use std::time::Duration;
 
+use futures::StreamExt;
 use model_server::{ModelServer, Reply};
-use toolkit::agent::{Agent, AgentEvent};
+use toolkit::agent::{Agent, AgentEvent, RunEvent};
 use toolkit::models::OpenAiClient;
 use toolkit::prelude::*;
 use toolkit::state::{DynamicState, StateSchema, StateWiring};
@@ -158,7 +160,56 @@ fn script() -> Vec<Reply> {
             "stop",
             (120, 24),
         ),
+        // The streamed question: a call, then the answer in pieces, as Chat Completions
+        // streams them.
+        chunks(&[
+            json!({"tool_calls": [{"index": 0, "id": "call_5", "type": "function",
+                "function": {"name": "trip_weather", "arguments": ""}}]}),
+            json!({"tool_calls": [{"index": 0, "function": {"arguments": "{\"city\":"}}]}),
+            json!({"tool_calls": [{"index": 0, "function": {"arguments": "\"Oslo\"}"}}]}),
+        ]),
+        chunks(&[
+            json!({"content": "Oslo tomorrow: "}),
+            json!({"content": "-3 °C and clear, "}),
+            json!({"content": "so pack a coat."}),
+        ]),
     ]
+}
+
+/// A streamed Chat Completion: one chunk per delta, then `[DONE]`, each sent on its own.
+fn chunks(deltas: &[Value]) -> Reply {
+    let mut events: Vec<Vec<u8>> = deltas
+        .iter()
+        .map(|delta| {
+            let chunk = json!({"id": "chatcmpl-example", "object": "chat.completion.chunk",
+                "model": "scripted", "choices": [{"index": 0, "delta": delta}]});
+            format!("data: {chunk}\n\n").into_bytes()
+        })
+        .collect();
+    events.push(b"data: [DONE]\n\n".to_vec());
+    Reply::event_stream(events)
+}
+
+/// Asks `question` as a stream, printing the answer's text as it arrives.
+async fn stream(agent: &Agent, question: &str) -> Result<(), Box<dyn std::error::Error>> {
+    use std::io::Write;
+    println!("streamed question: {question}");
+    let mut events = agent.run_stream(question);
+    while let Some(event) = events.next().await {
+        match event? {
+            RunEvent::ToolStarted { call, .. } => println!("  calls  {}", call.name),
+            RunEvent::ToolFinished { record, .. } => {
+                println!("  -> {} = {}", record.call.name, record.result.value)
+            }
+            RunEvent::TextDelta { text, .. } => {
+                print!("{text}");
+                std::io::stdout().flush()?;
+            }
+            RunEvent::Answer { run, .. } => println!("\n({} steps)", run.steps.len()),
+            _ => {}
+        }
+    }
+    Ok(())
 }
 
 /// The trip's essentials, as the typed agent answers them.
@@ -263,6 +314,11 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         .run(format!("The essentials of: {}", run.answer))
         .await?;
     println!("typed: {:?}", essentials.answer);
+    let streamed = Agent::builder(client(&base_url)?)
+        .toolbox(toolbox())
+        .max_steps(4)
+        .build();
+    stream(&streamed, "And for Oslo, in one sentence?").await?;
     drop(server);
     Ok(())
 }

@@ -407,6 +407,7 @@ async fn events_report_each_step_as_it_happens() {
                 AgentEvent::ToolFinished { record, .. } => {
                     format!("result {}", record.result.value)
                 }
+                AgentEvent::StepFinished { record } => format!("step {} done", record.step),
                 AgentEvent::Answer { answer } => format!("answer {answer}"),
                 _ => "other".into(),
             };
@@ -423,8 +424,10 @@ async fn events_report_each_step_as_it_happens() {
             "model: 1 calls",
             "call desk_add",
             "result 2",
+            "step 1 done",
             "step 2",
             "model: 0 calls",
+            "step 2 done",
             "answer 2"
         ]
     );
@@ -596,9 +599,10 @@ async fn each_step_and_each_model_call_has_a_span() {
     assert_eq!(
         agent_spans,
         [
-            ("agent.step", "1", None),
+            ("agent.run", "", None),
+            ("agent.step", "1", Some("agent.run")),
             ("agent.model_call", "1", Some("agent.step")),
-            ("agent.step", "2", None),
+            ("agent.step", "2", Some("agent.run")),
             ("agent.model_call", "2", Some("agent.step")),
         ]
     );

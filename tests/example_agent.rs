@@ -44,6 +44,11 @@ fn the_agent_example_prints_its_trajectory_and_answer() {
             "tokens: 1221 in, 128 out over 4 steps",
             "typed: Essentials { city: \"Lisbon\", pack: [\"light jacket\", \"umbrella\"], \
              euros: 184.0 }",
+            "streamed question: And for Oslo, in one sentence?",
+            "  calls  trip_weather",
+            "  -> trip_weather = \"-3 °C, clear\"",
+            "Oslo tomorrow: -3 °C and clear, so pack a coat.",
+            "(2 steps)",
         ]
     );
 }

@@ -99,10 +99,20 @@ pub mod state {
 #[cfg(feature = "mcp")]
 #[cfg_attr(docsrs, doc(cfg(feature = "mcp")))]
 pub mod mcp;
-#[cfg(any(feature = "openai", feature = "anthropic", feature = "mcp"))]
+#[cfg(any(
+    feature = "openai",
+    feature = "anthropic",
+    feature = "gemini",
+    feature = "mcp"
+))]
 mod sse;
 // The model clients' key redaction and the MCP client's transport names.
-#[cfg(any(feature = "openai", feature = "anthropic", feature = "mcp"))]
+#[cfg(any(
+    feature = "openai",
+    feature = "anthropic",
+    feature = "gemini",
+    feature = "mcp"
+))]
 mod url_credentials;
 
 #[cfg(feature = "agent")]

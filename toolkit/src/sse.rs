@@ -105,7 +105,10 @@ impl SseParser {
     }
 
     /// Takes the next chunk; returns the events it completed.
-    #[cfg_attr(not(any(feature = "openai", feature = "anthropic")), allow(dead_code))]
+    #[cfg_attr(
+        not(any(feature = "openai", feature = "anthropic", feature = "gemini")),
+        allow(dead_code)
+    )]
     pub(crate) fn feed(&mut self, chunk: &[u8]) -> Result<Vec<SseEvent>, SseError> {
         let mut events = Vec::new();
         self.feed_into(chunk, &mut events)?;

@@ -2,7 +2,9 @@
 //!
 //! One span per call, named `tool_call`, with the fields `tool`, `call_id` (when the call came
 //! through a [`Toolbox`](crate::Toolbox) with a provider id), and, recorded when the call ends,
-//! `outcome` (`ok`, or the kind of error such as `timed_out`) and `duration_us`.
+//! `outcome` (`ok`, or the kind of error such as `timed_out`) and `duration_us`; and the
+//! attributes of OpenTelemetry's GenAI `execute_tool` span: `gen_ai.operation.name`,
+//! `gen_ai.tool.name`, `gen_ai.tool.call.id` and `gen_ai.tool.type`.
 
 use std::time::Instant;
 
@@ -21,14 +23,23 @@ pub(crate) struct CallSpan {
 
 impl CallSpan {
     pub(crate) fn new(tool: &str, call_id: Option<&str>) -> Self {
+        // The GenAI conventions' `execute_tool` attributes, next to the older `tool`/`call_id`.
         let span = tracing::info_span!(
             "tool_call",
             tool,
             call_id,
             outcome = Empty,
-            duration_us = Empty
+            duration_us = Empty,
+            otel.name = Empty,
+            gen_ai.operation.name = "execute_tool",
+            gen_ai.tool.name = tool,
+            gen_ai.tool.call.id = call_id,
+            gen_ai.tool.type = "function",
         );
-        let started = (!span.is_disabled()).then(Instant::now);
+        let started = (!span.is_disabled()).then(|| {
+            span.record("otel.name", format!("execute_tool {tool}"));
+            Instant::now()
+        });
         CallSpan { span, started }
     }
 

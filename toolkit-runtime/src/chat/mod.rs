@@ -26,4 +26,4 @@ pub use message::{
     ChatOptions, ChatRequest, FinishReason, Message, ModelReply, OutputSchema, RefusedCall,
     ToolChoice, Usage,
 };
-pub use stream::StreamAssembler;
+pub use stream::{StreamAssembler, StreamDelta};

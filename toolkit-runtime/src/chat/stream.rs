@@ -25,4 +25,40 @@ pub trait StreamAssembler: Send {
     fn event(&mut self, event: Option<&str>, data: &str) -> Result<(), ModelError>;
     /// The reply, or why the stream was incomplete.
     fn finish(self) -> Result<ModelReply, ModelError>;
+    /// The pieces of the reply the events fed since the last call brought, for a caller that
+    /// shows the reply as it arrives (an agent's `run_stream`). An assembler that keeps none
+    /// returns none: the whole reply still comes from [`finish`](Self::finish).
+    fn take_deltas(&mut self) -> Vec<StreamDelta> {
+        Vec::new()
+    }
+}
+
+/// A piece of a reply as it streams in: the events a UI shows before the reply is whole.
+///
+/// ```
+/// use toolkit_runtime::chat::{ChatOptions, StreamAssembler, StreamDelta};
+/// use toolkit_runtime::providers::openai::OpenAiStream;
+///
+/// let mut stream = OpenAiStream::new(&ChatOptions::default());
+/// stream.event(None, r#"{"choices":[{"index":0,"delta":{"content":"Hi"}}]}"#).unwrap();
+/// assert_eq!(stream.take_deltas(), [StreamDelta::Text("Hi".into())]);
+/// assert_eq!(stream.take_deltas(), []);
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum StreamDelta {
+    /// More of the reply's text.
+    Text(String),
+    /// More of one tool call: its id and name when this fragment names them, and the next
+    /// piece of its arguments' JSON text.
+    ToolCall {
+        /// The call's position in the reply, from 0.
+        index: usize,
+        /// The provider's id for the call, when this fragment carries it.
+        id: Option<String>,
+        /// The tool, when this fragment names it.
+        name: Option<String>,
+        /// The next piece of the arguments (may be empty).
+        arguments: String,
+    },
 }

@@ -31,13 +31,14 @@
 pub mod anthropic;
 mod arguments;
 mod content;
-mod gemini;
+pub mod gemini;
 mod mcp;
 mod notes;
 pub mod openai;
 pub(crate) mod parse;
 mod render;
 mod repair;
+pub mod responses;
 mod strict;
 
 pub use crate::definitions::ToolDefinitions;

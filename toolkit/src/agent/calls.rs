@@ -41,6 +41,7 @@ pub(super) async fn acall(
 /// `ToolFinished` as it ends, with the time the toolbox measured.
 pub(super) async fn run_all(
     agent: &Agent,
+    on_event: Option<Arc<EventFn>>,
     step: usize,
     calls: Vec<ToolCall>,
     deadline: Option<Instant>,
@@ -48,11 +49,7 @@ pub(super) async fn run_all(
     let asked = Arc::new(calls.clone());
     let took = Arc::new(Mutex::new(vec![None; calls.len()]));
     let finished = {
-        let (asked, took, on_event) = (
-            Arc::clone(&asked),
-            Arc::clone(&took),
-            agent.on_event.clone(),
-        );
+        let (asked, took, on_event) = (Arc::clone(&asked), Arc::clone(&took), on_event.clone());
         move |position: usize, result: &ToolCallResult, duration: Duration| {
             took.lock().unwrap_or_else(PoisonError::into_inner)[position] = Some(duration);
             if on_event.is_some() {
@@ -80,7 +77,7 @@ pub(super) async fn run_all(
             };
             // A call no worker answered (the runtime shut down under it) is reported here.
             if took.is_none() {
-                tool_finished(agent.on_event.as_deref(), step, &record);
+                tool_finished(on_event.as_deref(), step, &record);
             }
             record
         })

@@ -1,6 +1,6 @@
 //! Live progress of a run, for a terminal or UI.
 
-use super::ToolCallRecord;
+use super::{StepRecord, ToolCallRecord};
 use crate::ToolCall;
 use crate::context::{LogLevel, Progress};
 use crate::models::ModelReply;
@@ -61,6 +61,11 @@ pub enum AgentEvent<'a> {
         step: usize,
         /// The call, its result and duration.
         record: &'a ToolCallRecord,
+    },
+    /// A step finished: its thought and its calls (the trajectory's entry).
+    StepFinished {
+        /// The step's record.
+        record: &'a StepRecord,
     },
     /// The run has its answer.
     Answer {

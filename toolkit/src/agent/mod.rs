@@ -35,6 +35,8 @@ mod plan;
 mod react;
 mod run;
 mod step;
+mod stream;
+mod telemetry;
 
 use std::marker::PhantomData;
 use std::sync::Arc;
@@ -45,6 +47,7 @@ pub use conversation::Conversation;
 pub use events::AgentEvent;
 pub use output::TypedAgent;
 pub use run::{AgentError, AgentRun, StepRecord, ToolCallRecord};
+pub use stream::{RunEvent, RunStream};
 
 use crate::Toolbox;
 use crate::context::{Data, ElicitationAnswer, ElicitationRequest};
@@ -116,6 +119,8 @@ pub struct Agent {
     /// The most tokens the history sent to the model may hold (see `context_budget`).
     context_budget: Option<usize>,
     approval: approval::Approval,
+    /// Whether spans carry message content (`gen_ai.input.messages`, ...).
+    trace_content: bool,
 }
 
 impl Agent {
@@ -153,6 +158,7 @@ impl Agent {
                 max_output_retries: Self::DEFAULT_MAX_OUTPUT_RETRIES,
                 context_budget: None,
                 approval: approval::Approval::default(),
+                trace_content: false,
             },
         }
     }
@@ -164,6 +170,46 @@ impl Agent {
     /// tool's future is dropped).
     pub async fn run(&self, input: impl Into<String>) -> Result<AgentRun, AgentError> {
         step::Runner::new(self, None).run(input.into()).await
+    }
+
+    /// Runs the agent on `input` as [`run`](Self::run) does, as a stream of [`RunEvent`]s
+    /// arriving as they happen: the model's text and tool calls as it writes them (through
+    /// [`ChatModel::chat_stream`]; the HTTP clients stream whatever their `streaming`
+    /// setting), each tool call's start, progress, logs and end, each step's end, and last the
+    /// [`RunEvent::Answer`] (or the [`AgentError`]). The agent's own
+    /// [`on_event`](AgentBuilder::on_event) callback still sees every event.
+    ///
+    /// The run goes on only while the stream is polled. Dropping the stream stops the run,
+    /// and any tool calls in flight with it: their contexts are cancelled.
+    ///
+    /// ```
+    /// use futures::StreamExt;
+    /// use toolkit::agent::{Agent, RunEvent};
+    /// use toolkit::models::{ModelReply, ScriptedModel};
+    /// use toolkit::prelude::*;
+    ///
+    /// # tokio::runtime::Runtime::new().unwrap().block_on(async {
+    /// let model = ScriptedModel::new([
+    ///     ModelReply::calls([ToolCall::new("missing", json!({}))]),
+    ///     ModelReply::text("done"),
+    /// ]);
+    /// let agent = Agent::builder(model).build();
+    /// let mut stream = agent.run_stream("go");
+    /// let mut text = String::new();
+    /// while let Some(event) = stream.next().await {
+    ///     match event.unwrap() {
+    ///         RunEvent::TextDelta { text: piece, .. } => text.push_str(&piece),
+    ///         RunEvent::Answer { answer, .. } => assert_eq!(answer, json!("done")),
+    ///         _ => {}
+    ///     }
+    /// }
+    /// assert_eq!(text, "done");
+    /// # });
+    /// ```
+    pub fn run_stream(&self, input: impl Into<String>) -> RunStream<'_> {
+        let (sender, events) = tokio::sync::mpsc::unbounded_channel();
+        let runner = step::Runner::streamed(self, None, sender);
+        RunStream::new(Box::pin(runner.run(input.into())), events)
     }
 
     /// Runs the agent on `input` with `state`: tools wired to state read from and write to it
@@ -334,6 +380,27 @@ impl<A: output::Built> AgentBuilder<A> {
     /// Called with every [`AgentEvent`] as it happens.
     pub fn on_event(mut self, callback: impl Fn(&AgentEvent<'_>) + Send + Sync + 'static) -> Self {
         self.agent.on_event = Some(Arc::new(callback));
+        self
+    }
+
+    /// Whether the run's spans carry message content (default: no): the messages sent to the
+    /// model (`gen_ai.input.messages`) and its reply (`gen_ai.output.messages`), in the shape
+    /// of OpenTelemetry's GenAI conventions. They hold what users, tools and the model said,
+    /// so they are only recorded when the application asks. Every other attribute
+    /// (`gen_ai.operation.name`, `gen_ai.request.model`, `gen_ai.provider.name`,
+    /// `gen_ai.usage.*`, `gen_ai.tool.name`, `gen_ai.tool.call.id`, ...) is always recorded.
+    ///
+    /// ```
+    /// use toolkit::agent::Agent;
+    /// use toolkit::models::{ModelReply, ScriptedModel};
+    ///
+    /// let agent = Agent::builder(ScriptedModel::new([ModelReply::text("hi")]))
+    ///     .trace_content(true)
+    ///     .build();
+    /// # let _ = agent;
+    /// ```
+    pub fn trace_content(mut self, content: bool) -> Self {
+        self.agent.trace_content = content;
         self
     }
 

@@ -11,9 +11,11 @@ use super::conversation::{Counted, trim};
 use super::host::AgentHost;
 use super::plan::{Planned, plan};
 use super::react::{self, ReactReply};
+use super::stream::{RunEvent, Sinks};
+use super::telemetry;
 use super::{
-    Agent, AgentError, AgentEvent, AgentRun, Decision, ExitCondition, ResumeToken, StepRecord,
-    ToolCallRecord,
+    Agent, AgentError, AgentEvent, AgentRun, Decision, EventFn, ExitCondition, ResumeToken,
+    StepRecord, ToolCallRecord,
 };
 use crate::ToolCall;
 use crate::context::{CallScope, Cancellation};
@@ -37,6 +39,9 @@ pub(super) struct Runner<'a> {
     /// The parent of every tool call's context: cancelled at the deadline, and when the run
     /// ends or its future is dropped.
     cancellation: Cancellation,
+    /// Where events go: the agent's callback, and a streamed run's channel.
+    sinks: Sinks,
+    on_event: Option<Arc<EventFn>>,
 }
 
 /// How a run ended early, before the history is attached.
@@ -50,7 +55,30 @@ pub(super) enum Stop {
 
 impl<'a> Runner<'a> {
     pub(super) fn new(agent: &'a Agent, state: Option<Box<dyn AgentState>>) -> Self {
+        let sinks = Sinks {
+            on_event: agent.on_event.clone(),
+            stream: None,
+        };
+        Self::with_sinks(agent, state, sinks)
+    }
+
+    /// A run whose events also go to `stream`, the model's reply as it arrives included.
+    pub(super) fn streamed(
+        agent: &'a Agent,
+        state: Option<Box<dyn AgentState>>,
+        stream: tokio::sync::mpsc::UnboundedSender<RunEvent>,
+    ) -> Self {
+        let sinks = Sinks {
+            on_event: agent.on_event.clone(),
+            stream: Some(stream),
+        };
+        Self::with_sinks(agent, state, sinks)
+    }
+
+    fn with_sinks(agent: &'a Agent, state: Option<Box<dyn AgentState>>, sinks: Sinks) -> Self {
         Runner {
+            on_event: sinks.callback(),
+            sinks,
             agent,
             state,
             history: Vec::new(),
@@ -106,12 +134,15 @@ impl<'a> Runner<'a> {
         // Dropped with this future, or when the run ends: a sync tool still running on the
         // blocking pool then sees `is_cancelled()`.
         let _cancel_tools = self.cancellation.clone().drop_guard();
+        let span = telemetry::agent_span(&*self.agent.model);
         let outcome = match self.agent.deadline {
-            None => Some(self.drive(resumed).await),
+            None => Some(self.drive(resumed).instrument(span.clone()).await),
             Some(deadline) => tokio::time::timeout(deadline, self.drive(resumed))
+                .instrument(span.clone())
                 .await
                 .ok(),
         };
+        telemetry::record_usage(&span, self.usage);
         if outcome.is_none() {
             self.cancellation.cancel();
         }
@@ -209,8 +240,18 @@ impl<'a> Runner<'a> {
         }
         let sent = self.history.len();
         let request = ChatRequest::new(&self.history, tools, &agent.options);
-        let span = tracing::info_span!("agent.model_call", step, model = agent.model.name());
-        let reply = agent.model.chat(request).instrument(span).await?;
+        let span = telemetry::chat_span(step, &*agent.model, &agent.options);
+        telemetry::record_input(&span, &self.history, agent.trace_content);
+        let reply = match self.sinks.stream.is_some() {
+            false => agent.model.chat(request).instrument(span.clone()).await?,
+            true => {
+                let sinks = &self.sinks;
+                let deltas = |delta| sinks.delta(step, delta);
+                let asked = agent.model.chat_stream(request, &deltas);
+                asked.instrument(span.clone()).await?
+            }
+        };
+        telemetry::record_reply(&span, &reply, agent.trace_content);
         // Any model's reply, not only a client's stream, is held to the caps.
         let reply = reply.capped_by(&agent.options);
         if let Some(usage) = reply.usage {
@@ -364,8 +405,9 @@ impl<'a> Runner<'a> {
         let agent = self.agent;
         let toolbox = &agent.toolbox;
         let deadline = self.deadline;
+        let on_event = self.on_event.clone();
         let finished = |record: ToolCallRecord| {
-            tool_finished(agent.on_event.as_deref(), step, &record);
+            tool_finished(on_event.as_deref(), step, &record);
             record
         };
         match (&mut self.state, agent.options.parallel_tool_calls) {
@@ -395,7 +437,7 @@ impl<'a> Runner<'a> {
                 }
                 records
             }
-            (None, true) => run_all(agent, step, calls, deadline).await,
+            (None, true) => run_all(agent, on_event.clone(), step, calls, deadline).await,
             (None, false) => {
                 let mut records = Vec::with_capacity(calls.len());
                 for call in calls {
@@ -413,7 +455,7 @@ impl<'a> Runner<'a> {
         let agent = self.agent;
         let host = AgentHost {
             step,
-            on_event: agent.on_event.clone(),
+            on_event: self.on_event.clone(),
             model: agent
                 .sampling_model
                 .clone()
@@ -427,11 +469,13 @@ impl<'a> Runner<'a> {
     }
 
     fn record(&mut self, step: usize, thought: Option<String>, calls: Vec<ToolCallRecord>) {
-        self.steps.push(StepRecord {
+        let record = StepRecord {
             step,
             thought,
             calls,
-        });
+        };
+        self.emit(AgentEvent::StepFinished { record: &record });
+        self.steps.push(record);
     }
 
     fn exit_reminder(&self) -> String {
@@ -451,12 +495,8 @@ impl<'a> Runner<'a> {
     }
 
     fn emit(&self, event: AgentEvent<'_>) {
-        emit(self.agent, event);
-    }
-}
-
-fn emit(agent: &Agent, event: AgentEvent<'_>) {
-    if let Some(callback) = &agent.on_event {
-        callback(&event);
+        if let Some(callback) = &self.on_event {
+            callback(&event);
+        }
     }
 }

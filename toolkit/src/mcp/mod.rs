@@ -31,19 +31,19 @@ pub use client::{
     McpClient, McpClientBuilder, McpTransport, SamplingHandler, UrlElicitation,
     UrlElicitationHandler,
 };
-pub use server::{
-    DEFAULT_MAX_BODY_BYTES, HttpOptions, HttpServerHandle, McpServer, ServerNotifier,
-};
-#[cfg(feature = "oauth")]
-pub use server::JwtVerifier;
-pub use server::{ProtectedResource, StaticTokens, TokenRejection, TokenVerifier};
-/// The boxed future [`TokenVerifier::verify`] returns.
-pub use toolkit_runtime::BoxFuture;
 #[cfg(feature = "oauth")]
 pub use client::{
     DEFAULT_MAX_STEP_UPS, InMemoryTokenStore, JwtSigningAlgorithm, LocalhostCallback,
     OAuthCallback, OAuthConfig, OAuthTokens, RedirectHandler, TokenStore,
 };
+#[cfg(feature = "oauth")]
+pub use server::JwtVerifier;
+pub use server::{
+    DEFAULT_MAX_BODY_BYTES, HttpOptions, HttpServerHandle, McpServer, ServerNotifier,
+};
+pub use server::{ProtectedResource, StaticTokens, TokenRejection, TokenVerifier};
+/// The boxed future [`TokenVerifier::verify`] returns.
+pub use toolkit_runtime::BoxFuture;
 
 /// rmcp, re-exported for callers that need its protocol types.
 pub use rmcp;

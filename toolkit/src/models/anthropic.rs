@@ -39,6 +39,7 @@ impl sealed::Sealed for Anthropic {}
 
 impl WireApi for Anthropic {
     const NAME: &'static str = anthropic::API;
+    const PROVIDER: &'static str = "anthropic";
     const DEFAULT_BASE_URL: &'static str = "https://api.anthropic.com/v1";
     const PATH: &'static str = "/messages";
     type Stream = anthropic::AnthropicStream;

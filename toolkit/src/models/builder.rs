@@ -163,7 +163,8 @@ impl<A: WireApi> ModelClientBuilder<A> {
         self
     }
 
-    /// The client; fails only when the TLS stack cannot start.
+    /// The client; fails when the TLS stack cannot start, or when the API names the model in
+    /// its path (Gemini) and the model's name cannot be written there.
     pub fn build(self) -> Result<ModelClient<A>, ModelError> {
         let secrets = Secrets::new(self.key.as_ref(), &self.base_url);
         // No redirects at all, rather than rmcp's same-origin ones: a model API never
@@ -181,9 +182,11 @@ impl<A: WireApi> ModelClientBuilder<A> {
                     source_chain(&e)
                 )),
             })?;
+        let base = self.base_url.trim_end_matches('/');
         Ok(ModelClient {
             http,
-            url: format!("{}{}", self.base_url.trim_end_matches('/'), A::PATH),
+            url: format!("{base}{}", A::path(&self.config, false)?),
+            stream_url: format!("{base}{}", A::path(&self.config, true)?),
             key: self.key,
             secrets,
             config: self.config,

@@ -10,29 +10,44 @@ use std::fmt;
 use std::marker::PhantomData;
 use std::time::Duration;
 
-use reqwest::header::{CONTENT_TYPE, HeaderMap, LOCATION, RETRY_AFTER};
+use reqwest::header::{CONTENT_TYPE, HeaderMap, LOCATION};
 use serde_json::Value;
 
 use super::api_key::Secrets;
 use super::body::{self, BodyLimits, source_chain};
+use super::retry::retry_after;
 use super::{
-    ApiKey, BoxFuture, ChatModel, ChatOptions, ChatRequest, ModelError, ModelReply, RetryPolicy,
+    ApiKey, BoxFuture, ChatModel, ChatOptions, ChatRequest, DeltaSink, ModelError, ModelReply,
+    RetryPolicy,
 };
 use crate::sse::{SseError, SseParser};
 use toolkit_runtime::chat::StreamAssembler;
 
 /// A model API spoken over HTTP: how to address it, build its body and read its replies.
-/// Implemented by [`OpenAi`](super::OpenAi) and [`Anthropic`](super::Anthropic) only.
+/// Implemented by the crate's own APIs only ([`OpenAi`](super::OpenAi),
+/// [`Anthropic`](super::Anthropic), and the Responses and Gemini APIs).
 pub trait WireApi: Send + Sync + 'static + sealed::Sealed {
     /// The API's name in errors.
     const NAME: &'static str;
+    /// The provider's name in OpenTelemetry's GenAI conventions (`gen_ai.provider.name`).
+    const PROVIDER: &'static str;
     /// The base URL used unless told otherwise.
     const DEFAULT_BASE_URL: &'static str;
-    /// The path of the endpoint under the base URL.
+    /// The path of the endpoint under the base URL (Gemini's names the model, see
+    /// [`path`](Self::path)).
     const PATH: &'static str;
+    /// The path of the endpoint for `config`'s model, streamed or not; an error when the model
+    /// cannot be named in a path.
+    #[doc(hidden)]
+    fn path(_config: &ClientConfig, _stream: bool) -> Result<String, ModelError> {
+        Ok(Self::PATH.to_owned())
+    }
     /// Whether the API holds an answer to a JSON Schema itself (see
     /// [`ChatModel::native_output`]).
-    const NATIVE_OUTPUT: bool = false;
+    #[doc(hidden)]
+    fn native_output() -> bool {
+        false
+    }
     /// The assembler of a streamed reply.
     #[doc(hidden)]
     type Stream: StreamAssembler;
@@ -57,7 +72,7 @@ pub(crate) mod sealed {
 pub struct ClientConfig {
     /// The model id.
     pub model: String,
-    /// Whether replies are streamed.
+    /// Whether replies are streamed (for one call: whether this one is).
     pub stream: bool,
     /// Whether tools are sent as strict definitions (OpenAI).
     pub strict_tools: bool,
@@ -70,6 +85,8 @@ pub struct ClientConfig {
 pub struct ModelClient<A> {
     pub(super) http: reqwest::Client,
     pub(super) url: String,
+    /// The endpoint of a streamed reply (the same as `url` but for Gemini).
+    pub(super) stream_url: String,
     pub(super) key: Option<ApiKey>,
     pub(super) secrets: Secrets,
     pub(super) config: ClientConfig,
@@ -104,8 +121,15 @@ impl<A> ModelClient<A> {
 }
 
 impl<A: WireApi> ModelClient<A> {
-    /// Sends `body`, retrying under the policy, within the call's time budget.
-    async fn send(&self, body: Vec<u8>, options: &ChatOptions) -> Result<ModelReply, ModelError> {
+    /// Sends `body`, retrying under the policy, within the call's time budget; a streamed
+    /// reply's deltas go to `deltas`.
+    async fn send(
+        &self,
+        body: Vec<u8>,
+        options: &ChatOptions,
+        stream: bool,
+        deltas: Option<&DeltaSink<'_>>,
+    ) -> Result<ModelReply, ModelError> {
         // `Duration::MAX` (no budget) must not overflow the clock: tokio's far future stands in.
         let far_future = Duration::from_secs(86_400 * 365 * 30);
         let now = tokio::time::Instant::now();
@@ -118,7 +142,8 @@ impl<A: WireApi> ModelClient<A> {
         };
         let mut attempt = 0;
         loop {
-            let outcome = tokio::time::timeout_at(deadline, self.attempt(body.clone(), options))
+            let one = self.attempt(body.clone(), options, stream, deltas);
+            let outcome = tokio::time::timeout_at(deadline, one)
                 .await
                 .map_err(|_| out_of_time(attempt + 1))?;
             let (error, retry_after) = match outcome {
@@ -154,8 +179,11 @@ impl<A: WireApi> ModelClient<A> {
         &self,
         body: Vec<u8>,
         options: &ChatOptions,
+        stream: bool,
+        deltas: Option<&DeltaSink<'_>>,
     ) -> Result<ModelReply, (ModelError, Option<Duration>)> {
-        let mut request = self.http.post(&self.url).body(body);
+        let url = if stream { &self.stream_url } else { &self.url };
+        let mut request = self.http.post(url).body(body);
         for (name, value) in A::headers(self.key.as_ref()) {
             request = request.header(name, value);
         }
@@ -181,8 +209,8 @@ impl<A: WireApi> ModelClient<A> {
             };
             return Err((error, retry_after));
         }
-        let read = if self.config.stream {
-            self.read_stream(response, options).await
+        let read = if stream {
+            self.read_stream(response, options, deltas).await
         } else {
             self.read_json(response)
                 .await
@@ -210,6 +238,7 @@ impl<A: WireApi> ModelClient<A> {
         &self,
         response: reqwest::Response,
         options: &ChatOptions,
+        deltas: Option<&DeltaSink<'_>>,
     ) -> Result<ModelReply, ModelError> {
         expect_content_type(response.headers(), "text/event-stream")?;
         let mut parser = SseParser::new(self.limits.max_bytes);
@@ -220,6 +249,10 @@ impl<A: WireApi> ModelClient<A> {
                 SseError::NotUtf8(_) => decode::<A>(e.to_string()),
             })? {
                 assembler.event(event.event.as_deref(), &event.data)?;
+                let pieces = assembler.take_deltas();
+                if let Some(sink) = deltas {
+                    pieces.into_iter().for_each(sink);
+                }
             }
             Ok(())
         })
@@ -256,16 +289,35 @@ impl<A: WireApi> ModelClient<A> {
     }
 }
 
+impl<A: WireApi> ModelClient<A> {
+    async fn call(
+        &self,
+        request: ChatRequest<'_>,
+        stream: bool,
+        deltas: Option<&DeltaSink<'_>>,
+    ) -> Result<ModelReply, ModelError> {
+        // A streamed run streams whatever the client was built with.
+        let body = match stream == self.config.stream {
+            true => A::body(&self.config, &request)?,
+            false => A::body(
+                &ClientConfig {
+                    stream,
+                    ..self.config.clone()
+                },
+                &request,
+            )?,
+        };
+        let bytes = serde_json::to_vec(&body).map_err(|e| decode::<A>(e.to_string()))?;
+        self.send(bytes, request.options, stream, deltas).await
+    }
+}
+
 impl<A: WireApi> ChatModel for ModelClient<A> {
     fn chat<'a>(
         &'a self,
         request: ChatRequest<'a>,
     ) -> BoxFuture<'a, Result<ModelReply, ModelError>> {
-        Box::pin(async move {
-            let body = A::body(&self.config, &request)?;
-            let bytes = serde_json::to_vec(&body).map_err(|e| decode::<A>(e.to_string()))?;
-            self.send(bytes, request.options).await
-        })
+        Box::pin(self.call(request, self.config.stream, None))
     }
 
     fn name(&self) -> &str {
@@ -273,7 +325,19 @@ impl<A: WireApi> ChatModel for ModelClient<A> {
     }
 
     fn native_output(&self) -> bool {
-        A::NATIVE_OUTPUT
+        A::native_output()
+    }
+
+    fn provider_name(&self) -> Option<&str> {
+        Some(A::PROVIDER)
+    }
+
+    fn chat_stream<'a>(
+        &'a self,
+        request: ChatRequest<'a>,
+        deltas: &'a DeltaSink<'a>,
+    ) -> BoxFuture<'a, Result<ModelReply, ModelError>> {
+        Box::pin(self.call(request, true, Some(deltas)))
     }
 }
 
@@ -303,26 +367,6 @@ fn expect_content_type(headers: &HeaderMap, expected: &'static str) -> Result<()
             got: got.to_owned(),
         })
     }
-}
-
-/// `Retry-After` in seconds (the form model APIs send; an HTTP date is ignored), at most a
-/// day, so that any number converts (`Duration::from_secs_f64` panics past `u64::MAX`
-/// seconds); a value longer than any sensible number is ignored unread.
-fn retry_after(headers: &HeaderMap) -> Option<Duration> {
-    const LONGEST_VALUE: usize = 32;
-    const MOST_SECONDS: f64 = 86_400.0;
-    let value = headers.get(RETRY_AFTER)?;
-    if value.len() > LONGEST_VALUE {
-        return None;
-    }
-    value
-        .to_str()
-        .ok()?
-        .trim()
-        .parse::<f64>()
-        .ok()
-        .filter(|s| s.is_finite() && *s >= 0.0)
-        .map(|s| Duration::from_secs_f64(s.min(MOST_SECONDS)))
 }
 
 /// The start of an error body: enough to read the provider's message, never a whole page.
@@ -357,37 +401,6 @@ fn assemble_every_split<S: StreamAssembler>(stream: &str) -> super::ModelReply {
         assert_eq!(assemble(split), whole, "split at byte {split}");
     }
     whole
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use reqwest::header::HeaderValue;
-
-    fn after(value: &str) -> Option<Duration> {
-        let mut headers = HeaderMap::new();
-        headers.insert(RETRY_AFTER, HeaderValue::from_str(value).unwrap());
-        retry_after(&headers)
-    }
-
-    #[test]
-    fn any_retry_after_converts_without_a_panic_and_huge_ones_are_clamped_to_a_day() {
-        let day = Some(Duration::from_secs(86_400));
-        assert_eq!(after("1e20"), day);
-        assert_eq!(after("18446744073709551616"), day);
-        assert_eq!(after("2.5"), Some(Duration::from_millis(2500)));
-        for ignored in [
-            "inf",
-            "NaN",
-            "-1",
-            "-0.5",
-            "soon",
-            "Wed, 21 Oct 2015 07:28:00 GMT",
-        ] {
-            assert_eq!(after(ignored), None, "{ignored}");
-        }
-        assert_eq!(after(&"9".repeat(10 * 1024)), None);
-    }
 }
 
 /// Every chunking of a recorded stream, through the event-stream parser and each API's

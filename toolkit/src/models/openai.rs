@@ -37,10 +37,15 @@ impl sealed::Sealed for OpenAi {}
 
 impl WireApi for OpenAi {
     const NAME: &'static str = openai::API;
+    const PROVIDER: &'static str = "openai";
     const DEFAULT_BASE_URL: &'static str = "https://api.openai.com/v1";
     const PATH: &'static str = "/chat/completions";
-    const NATIVE_OUTPUT: bool = true;
     type Stream = openai::OpenAiStream;
+
+    /// Chat Completions' `response_format` with a strict `json_schema`.
+    fn native_output() -> bool {
+        true
+    }
 
     fn headers(key: Option<&ApiKey>) -> Vec<(&'static str, String)> {
         let mut headers = vec![("content-type", "application/json".to_owned())];

@@ -12,7 +12,8 @@ use crate::ToolCall;
 use crate::chat::caps::{CappedText, ReplyCaps};
 use crate::chat::decode::At;
 use crate::chat::{
-    ChatOptions, FinishReason, ModelError, ModelReply, RefusedCall, StreamAssembler, Usage,
+    ChatOptions, FinishReason, ModelError, ModelReply, RefusedCall, StreamAssembler, StreamDelta,
+    Usage,
 };
 use crate::providers::arguments::call_arguments;
 
@@ -30,6 +31,9 @@ pub struct AnthropicStream {
     finish: Option<FinishReason>,
     usage: Option<Usage>,
     stopped: bool,
+    deltas: Vec<StreamDelta>,
+    /// How many `tool_use` blocks have started: a call's index in the deltas.
+    calls: usize,
 }
 
 /// A content block still arriving.
@@ -40,6 +44,8 @@ enum Block {
         id: String,
         name: String,
         json: CappedText,
+        /// Its position among the reply's calls, for the deltas.
+        call: usize,
     },
     /// A `tool_use` block whose start could not be read; its deltas are dropped.
     Refused(RefusedCall),
@@ -100,7 +106,7 @@ impl StreamAssembler for AnthropicStream {
                 Block::Text(part) => text
                     .get_or_insert_with(CappedText::default)
                     .extend(part, caps.text),
-                Block::ToolUse { id, name, json } => match json.within(caps.arguments) {
+                Block::ToolUse { id, name, json, .. } => match json.within(caps.arguments) {
                     Ok(json) => {
                         let input = call_arguments(&json);
                         tool_calls.push(ToolCall::new(name, input).with_id(id));
@@ -123,6 +129,10 @@ impl StreamAssembler for AnthropicStream {
             refused_calls,
         })
     }
+
+    fn take_deltas(&mut self) -> Vec<StreamDelta> {
+        std::mem::take(&mut self.deltas)
+    }
 }
 
 impl AnthropicStream {
@@ -132,20 +142,31 @@ impl AnthropicStream {
         let started = match block.get("type").str()? {
             "text" => {
                 let mut text = CappedText::default();
-                text.push(
-                    block.get("text").opt_str()?.unwrap_or_default(),
-                    self.caps.text,
-                );
+                let start = block.get("text").opt_str()?.unwrap_or_default();
+                if !start.is_empty() {
+                    self.deltas.push(StreamDelta::Text(start.to_owned()));
+                }
+                text.push(start, self.caps.text);
                 Block::Text(text)
             }
             "tool_use" => {
                 let tool_use = tool_use_block(&block);
                 match tool_use_start(&tool_use) {
-                    Ok((id, name)) => Block::ToolUse {
-                        id: id.to_owned(),
-                        name: name.to_owned(),
-                        json: CappedText::default(),
-                    },
+                    Ok((id, name)) => {
+                        self.deltas.push(StreamDelta::ToolCall {
+                            index: self.calls,
+                            id: Some(id.to_owned()),
+                            name: Some(name.to_owned()),
+                            arguments: String::new(),
+                        });
+                        self.calls += 1;
+                        Block::ToolUse {
+                            id: id.to_owned(),
+                            name: name.to_owned(),
+                            json: CappedText::default(),
+                            call: self.calls - 1,
+                        }
+                    }
                     Err(error) => Block::Refused(tool_use.refuse(error)),
                 }
             }
@@ -167,10 +188,19 @@ impl AnthropicStream {
         })?;
         match (&mut self.blocks[position], delta.get("type").str()?) {
             (Block::Text(text), "text_delta") => {
-                text.push(delta.get("text").str()?, self.caps.text)
+                let piece = delta.get("text").str()?;
+                self.deltas.push(StreamDelta::Text(piece.to_owned()));
+                text.push(piece, self.caps.text)
             }
-            (Block::ToolUse { json, .. }, "input_json_delta") => {
-                json.push(delta.get("partial_json").str()?, self.caps.arguments)
+            (Block::ToolUse { json, call, .. }, "input_json_delta") => {
+                let piece = delta.get("partial_json").str()?;
+                self.deltas.push(StreamDelta::ToolCall {
+                    index: *call,
+                    id: None,
+                    name: None,
+                    arguments: piece.to_owned(),
+                });
+                json.push(piece, self.caps.arguments)
             }
             _ => {}
         }

@@ -11,7 +11,8 @@ use crate::ToolCall;
 use crate::chat::caps::{self, CappedText, ReplyCaps};
 use crate::chat::decode::At;
 use crate::chat::{
-    ChatOptions, FinishReason, ModelError, ModelReply, RefusedCall, StreamAssembler, Usage,
+    ChatOptions, FinishReason, ModelError, ModelReply, RefusedCall, StreamAssembler, StreamDelta,
+    Usage,
 };
 use crate::providers::arguments::call_arguments;
 
@@ -29,6 +30,7 @@ pub struct OpenAiStream {
     finish: Option<FinishReason>,
     usage: Option<Usage>,
     done: bool,
+    deltas: Vec<StreamDelta>,
 }
 
 /// A tool call whose fragments are still arriving.
@@ -48,6 +50,10 @@ impl StreamAssembler for OpenAiStream {
             caps: ReplyCaps::of(options),
             ..OpenAiStream::default()
         }
+    }
+
+    fn take_deltas(&mut self) -> Vec<StreamDelta> {
+        std::mem::take(&mut self.deltas)
     }
 
     fn event(&mut self, _event: Option<&str>, data: &str) -> Result<(), ModelError> {
@@ -127,6 +133,7 @@ impl OpenAiStream {
     fn delta(&mut self, delta: &At<'_>) -> Result<(), ModelError> {
         if let Some(text) = delta.get("content").opt_str()? {
             let cap = self.caps.text;
+            self.deltas.push(StreamDelta::Text(text.to_owned()));
             self.text
                 .get_or_insert_with(Default::default)
                 .push(text, cap);
@@ -139,16 +146,25 @@ impl OpenAiStream {
                 calls.len() - 1
             });
             let call = &mut calls[position];
-            if let Some(id) = fragment.get("id").opt_str()? {
+            let id = fragment.get("id").opt_str()?;
+            if let Some(id) = id {
                 call.id = Some(id.to_owned());
             }
             let function = fragment.get("function");
-            if let Some(name) = function.get("name").opt_str()? {
+            let name = function.get("name").opt_str()?;
+            if let Some(name) = name {
                 call.name.push(name, MAX_NAME_BYTES);
             }
-            if let Some(arguments) = function.get("arguments").opt_str()? {
+            let arguments = function.get("arguments").opt_str()?;
+            if let Some(arguments) = arguments {
                 call.arguments.push(arguments, self.caps.arguments);
             }
+            self.deltas.push(StreamDelta::ToolCall {
+                index: position,
+                id: id.map(str::to_owned),
+                name: name.map(str::to_owned),
+                arguments: arguments.unwrap_or_default().to_owned(),
+            });
         }
         Ok(())
     }

@@ -13,9 +13,9 @@ mod listing;
 #[cfg(feature = "agent")]
 mod model_sampler;
 mod notices;
-mod offered;
 #[cfg(feature = "oauth")]
 mod oauth;
+mod offered;
 mod oversize;
 mod remote_tool;
 mod session;
@@ -39,7 +39,6 @@ use handlers::Handlers;
 pub use handlers::{ElicitationHandler, SamplingHandler};
 use listing::ListingLimits;
 pub use listing::{DEFAULT_MAX_LISTING_BYTES, DEFAULT_MAX_SCHEMA_BYTES, DEFAULT_MAX_TOOLS};
-pub use offered::CompletionRef;
 #[cfg(feature = "oauth")]
 use oauth::Authorizer;
 #[cfg(feature = "oauth")]
@@ -47,6 +46,7 @@ pub use oauth::{
     DEFAULT_MAX_STEP_UPS, InMemoryTokenStore, JwtSigningAlgorithm, LocalhostCallback,
     OAuthCallback, OAuthConfig, OAuthTokens, RedirectHandler, TokenStore,
 };
+pub use offered::CompletionRef;
 use remote_tool::remote_tool;
 use session::{Reconnect, Session, ToolListChanges};
 #[cfg(feature = "__test_hooks")]

@@ -7,9 +7,9 @@
 //! never holds the async workers that answer every other request; those marked `inline`
 //! (`#[tool(inline)]`: they return at once) run on the workers, without the hop.
 
-mod catalog;
 mod auth;
 mod bearer;
+mod catalog;
 mod connections;
 mod guard;
 mod host;
@@ -22,9 +22,9 @@ mod options;
 mod rmcp_fixes;
 mod sessions;
 mod stdio;
-mod tools;
 mod task_calls;
 mod tasks;
+mod tools;
 mod write_deadline;
 
 use std::sync::Arc;
@@ -49,13 +49,13 @@ use crate::{TaskSupport, ToolCall, ToolError, ToolProxy, Toolbox};
 
 use super::McpError;
 use super::passthrough;
-use catalog::Offerings;
-pub use http::HttpServerHandle;
-pub use notifier::ServerNotifier;
 pub use auth::{ProtectedResource, StaticTokens, TokenRejection, TokenVerifier};
 use auth::{caller_of, may_use};
+use catalog::Offerings;
+pub use http::HttpServerHandle;
 #[cfg(feature = "oauth")]
 pub use jwt::JwtVerifier;
+pub use notifier::ServerNotifier;
 pub use options::{DEFAULT_MAX_BODY_BYTES, HttpOptions};
 use tools::{content_blocks, for_serving, mcp_tool};
 

@@ -1,6 +1,31 @@
-//! Gemini: function declarations in its OpenAPI 3.0 schema subset, and `functionResponse` parts.
+//! Gemini: function declarations in its OpenAPI 3.0 schema subset, `functionResponse` parts,
+//! and the `generateContent` / `streamGenerateContent` wire format.
+//!
+//! The shapes are those of the Gemini API reference: "Generating content"
+//! (<https://ai.google.dev/api/generate-content>: `contents`, `systemInstruction`, `tools`,
+//! `toolConfig`, `generationConfig`, `candidates`, `usageMetadata`, `finishReason`), "Caching"
+//! for `Content`/`Part`, and the function-calling guide
+//! (<https://ai.google.dev/gemini-api/docs/function-calling>).
+//!
+//! | concept | where |
+//! | --- | --- |
+//! | tool definitions, `functionResponse` parts | here ([`Format::Gemini`](super::Format::Gemini)) |
+//! | the request body | [`request_body`] |
+//! | a whole reply | [`read_reply`] |
+//! | a streamed reply (`alt=sse`) | [`GeminiStream`] |
+
+mod reply;
+mod request;
+mod stream;
 
 use serde_json::{Map, Value, json};
+
+pub use reply::read_reply;
+pub use request::request_body;
+pub use stream::GeminiStream;
+
+/// The API's name in errors: "Gemini".
+pub const API: &str = "Gemini";
 
 use super::content::gemini_parts;
 use super::notes::{append_description, constraint_note};
