@@ -5,8 +5,8 @@
 
 use std::collections::{HashMap, HashSet};
 
-use crate::ToolCall;
 use crate::models::RefusedCall;
+use crate::{ToolCall, ToolCallResult};
 
 /// One call of a reply, as the step will treat it.
 pub(super) enum Planned {
@@ -14,6 +14,8 @@ pub(super) enum Planned {
     Run(ToolCall),
     /// Does not run; its error result answers it.
     Refuse(RefusedCall),
+    /// Does not run, though it was read whole; this result answers it.
+    Reject(ToolCall, ToolCallResult),
 }
 
 impl Planned {
@@ -22,6 +24,7 @@ impl Planned {
         match self {
             Planned::Run(call) => call,
             Planned::Refuse(refused) => &refused.call,
+            Planned::Reject(call, _) => call,
         }
     }
 }

@@ -6,12 +6,12 @@ use std::time::{Duration, Instant};
 use tracing::Instrument;
 
 use super::host::AgentHost;
+use super::link::{LinkData, RunLink};
 use super::plan::{Planned, plan};
+use super::prepare::Offered;
 use super::react::{self, ReactReply};
-use super::{
-    Agent, AgentError, AgentEvent, AgentRun, EventFn, ExitCondition, StepRecord, ToolCallRecord,
-};
-use crate::context::{CallScope, Cancellation};
+use super::{Agent, AgentError, AgentEvent, AgentRun, ExitCondition, StepRecord, ToolCallRecord};
+use crate::context::{CallScope, Cancellation, Data};
 use crate::models::{ChatRequest, Message, ModelError, ModelReply, Usage};
 use crate::providers::ToolDefinitions;
 use crate::state::AgentState;
@@ -29,6 +29,12 @@ pub(super) struct Runner<'a> {
     /// The parent of every tool call's context: cancelled at the deadline, and when the run
     /// ends or its future is dropped.
     cancellation: Cancellation,
+    /// Where the run's events go, and what ties it to the run that called it as a tool.
+    link: Arc<RunLink>,
+    /// The agent's data with the link, which the tools' contexts carry.
+    data: Data,
+    /// The tools offered at this step, when the agent prepares them.
+    offered: Option<Offered>,
 }
 
 /// How a run ended early, before the history is attached.
@@ -39,6 +45,15 @@ enum Stop {
 
 impl<'a> Runner<'a> {
     pub(super) fn new(agent: &'a Agent, state: Option<Box<dyn AgentState>>) -> Self {
+        Self::linked(agent, state, RunLink::root(agent.on_event.clone()))
+    }
+
+    /// A run tied to `link`: one that an agent's tool call started.
+    pub(super) fn linked(
+        agent: &'a Agent,
+        state: Option<Box<dyn AgentState>>,
+        link: Arc<RunLink>,
+    ) -> Self {
         Runner {
             agent,
             state,
@@ -47,6 +62,9 @@ impl<'a> Runner<'a> {
             usage: None,
             deadline: agent.deadline.map(|deadline| Instant::now() + deadline),
             cancellation: Cancellation::new(),
+            data: agent.data.clone().with(LinkData(Arc::clone(&link))),
+            link,
+            offered: None,
         }
     }
 
@@ -66,6 +84,9 @@ impl<'a> Runner<'a> {
         };
         if outcome.is_none() {
             self.cancellation.cancel();
+        }
+        if let Some(nested) = self.link.take_nested_usage() {
+            *self.usage.get_or_insert_with(Usage::default) += nested;
         }
         let history = self.history;
         match outcome {
@@ -116,10 +137,11 @@ impl<'a> Runner<'a> {
 
     async fn ask(&mut self, step: usize) -> Result<ModelReply, ModelError> {
         let agent = self.agent;
-        let tools = if agent.react {
-            ToolDefinitions::none()
-        } else {
-            agent.toolbox.offered()
+        self.offered = Offered::prepare(agent, step, &self.history, self.state.as_deref());
+        let tools = match (&self.offered, agent.react) {
+            (_, true) => ToolDefinitions::none(),
+            (Some(offered), false) => offered.definitions(),
+            (None, false) => agent.toolbox.offered(),
         };
         let request = ChatRequest::new(&self.history, tools, &agent.options);
         let span = tracing::info_span!("agent.model_call", step, model = agent.model.name());
@@ -128,6 +150,7 @@ impl<'a> Runner<'a> {
         let reply = reply.capped_by(&agent.options);
         if let Some(usage) = reply.usage {
             *self.usage.get_or_insert_with(Usage::default) += usage;
+            self.link.roll_up(usage);
         }
         self.emit(AgentEvent::ModelReplied {
             step,
@@ -145,7 +168,10 @@ impl<'a> Runner<'a> {
             ..
         } = reply;
         let limit = self.agent.max_tool_calls_per_step;
-        let planned = plan(step, tool_calls, refused_calls, limit);
+        let mut planned = plan(step, tool_calls, refused_calls, limit);
+        if let Some(offered) = &self.offered {
+            offered.refuse_others(step, &mut planned);
+        }
         let calls: Vec<ToolCall> = planned.iter().map(|p| p.call().clone()).collect();
         self.history
             .push(Message::assistant_calls(text.clone(), calls));
@@ -179,14 +205,15 @@ impl<'a> Runner<'a> {
         for planned in planned {
             match planned {
                 Planned::Run(call) => runs.push(call),
-                Planned::Refuse(call) => refused.push(call),
+                Planned::Refuse(call) => refused.push((call.answer(), call.call)),
+                Planned::Reject(call, result) => refused.push((result, call)),
             }
         }
         let mut records = self.run_calls(step, runs).await;
-        for refused in refused {
+        for (result, call) in refused {
             let record = ToolCallRecord {
-                result: refused.answer(),
-                call: refused.call,
+                result,
+                call,
                 duration: Duration::ZERO,
             };
             self.emit(AgentEvent::ToolFinished {
@@ -240,8 +267,9 @@ impl<'a> Runner<'a> {
         let agent = self.agent;
         let toolbox = &agent.toolbox;
         let deadline = self.deadline;
+        let link = &*self.link;
         let finished = |record: ToolCallRecord| {
-            tool_finished(agent.on_event.as_deref(), step, &record);
+            tool_finished(link, step, &record);
             record
         };
         match (&mut self.state, agent.options.parallel_tool_calls) {
@@ -271,7 +299,7 @@ impl<'a> Runner<'a> {
                 }
                 records
             }
-            (None, true) => run_all(agent, step, calls, deadline).await,
+            (None, true) => run_all(agent, &self.link, step, calls, deadline).await,
             (None, false) => {
                 let mut records = Vec::with_capacity(calls.len());
                 for call in calls {
@@ -289,7 +317,7 @@ impl<'a> Runner<'a> {
         let agent = self.agent;
         let host = AgentHost {
             step,
-            on_event: agent.on_event.clone(),
+            link: Arc::clone(&self.link),
             model: agent
                 .sampling_model
                 .clone()
@@ -298,7 +326,7 @@ impl<'a> Runner<'a> {
         };
         CallScope::new()
             .host(Arc::new(host))
-            .data(agent.data.clone())
+            .data(self.data.clone())
             .cancellation(self.cancellation.clone())
     }
 
@@ -327,21 +355,13 @@ impl<'a> Runner<'a> {
     }
 
     fn emit(&self, event: AgentEvent<'_>) {
-        emit(self.agent, event);
+        self.link.emit(&event);
     }
 }
 
-/// Reports a finished call; also called from the toolbox's workers, which hold no `Agent`.
-fn tool_finished(on_event: Option<&EventFn>, step: usize, record: &ToolCallRecord) {
-    if let Some(callback) = on_event {
-        callback(&AgentEvent::ToolFinished { step, record });
-    }
-}
-
-fn emit(agent: &Agent, event: AgentEvent<'_>) {
-    if let Some(callback) = &agent.on_event {
-        callback(&event);
-    }
+/// Reports a finished call; also called from the toolbox's workers, which hold no `Runner`.
+fn tool_finished(link: &RunLink, step: usize, record: &ToolCallRecord) {
+    link.emit(&AgentEvent::ToolFinished { step, record });
 }
 
 /// What is left of the run's time, as the timeout of a call that starts now: without one, a
@@ -367,6 +387,7 @@ async fn acall(toolbox: &Toolbox, call: &ToolCall, deadline: Option<Instant>) ->
 /// `ToolFinished` as it ends, with the time the toolbox measured.
 async fn run_all(
     agent: &Agent,
+    link: &Arc<RunLink>,
     step: usize,
     calls: Vec<ToolCall>,
     deadline: Option<Instant>,
@@ -374,20 +395,16 @@ async fn run_all(
     let asked = Arc::new(calls.clone());
     let took = Arc::new(Mutex::new(vec![None; calls.len()]));
     let finished = {
-        let (asked, took, on_event) = (
-            Arc::clone(&asked),
-            Arc::clone(&took),
-            agent.on_event.clone(),
-        );
+        let (asked, took, link) = (Arc::clone(&asked), Arc::clone(&took), Arc::clone(link));
         move |position: usize, result: &ToolCallResult, duration: Duration| {
             took.lock().unwrap_or_else(PoisonError::into_inner)[position] = Some(duration);
-            if on_event.is_some() {
+            if link.listens() {
                 let record = ToolCallRecord {
                     call: asked[position].clone(),
                     result: result.clone(),
                     duration,
                 };
-                tool_finished(on_event.as_deref(), step, &record);
+                tool_finished(&link, step, &record);
             }
         }
     };
@@ -406,7 +423,7 @@ async fn run_all(
             };
             // A call no worker answered (the runtime shut down under it) is reported here.
             if took.is_none() {
-                tool_finished(agent.on_event.as_deref(), step, &record);
+                tool_finished(link, step, &record);
             }
             record
         })
