@@ -28,6 +28,14 @@ pub struct PrepareContext<'a> {
     pub data: &'a Data,
 }
 
+impl<'a> PrepareContext<'a> {
+    /// The run's state as the type it was given as: `None` without state or for another type.
+    pub fn state_as<S: AgentState>(&self) -> Option<&'a S> {
+        let state: &dyn std::any::Any = self.state?;
+        state.downcast_ref()
+    }
+}
+
 impl std::fmt::Debug for PrepareContext<'_> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("PrepareContext")
