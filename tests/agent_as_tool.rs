@@ -170,7 +170,8 @@ async fn an_inner_run_that_fails_is_an_error_result_naming_why() {
     assert!(record.is_error());
     assert_eq!(
         record.result.text(),
-        "Error: the agent \"adder\" failed: the agent reached its limit of 2 steps without an answer"
+        "Error: the agent \"adder\" failed: the agent reached its limit of 2 steps without an \
+         answer"
     );
 }
 

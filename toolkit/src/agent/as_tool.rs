@@ -16,13 +16,14 @@ impl Agent {
     /// The most agents deep a run of this agent as a tool may be, unless told otherwise: an
     /// agent called by an agent called by an agent (`1` is an agent called by a run no agent
     /// called).
-    pub const DEFAULT_MAX_DEPTH: usize = 4;
+    pub const DEFAULT_MAX_AGENT_DEPTH: usize = 4;
 
     /// This agent as a tool named `name`, whose input is a task (`{"task": "..."}`) and whose
     /// result is the agent's answer. Put it in another agent's toolbox, or serve it over MCP.
     ///
     /// Called by an agent's run, the inner run reports to it: each of its events reaches the
-    /// caller's [`on_event`](super::AgentBuilder::on_event) as [`AgentEvent::Nested`](super::AgentEvent::Nested),
+    /// caller's [`on_event`](super::AgentBuilder::on_event) as
+    /// [`AgentEvent::Nested`](super::AgentEvent::Nested),
     /// each step is the call's progress (over MCP, a progress notification), and its tokens
     /// add to the caller's [`AgentRun::usage`](super::AgentRun::usage). The inner run stops
     /// when the call is cancelled (the outer run's deadline, or its future dropped). A run past
@@ -59,7 +60,7 @@ impl Agent {
             "type": "object",
             "properties": {"task": {
                 "type": "string",
-                "description": "The task, in full: the agent sees nothing else of this conversation",
+                "description": "The whole task: the agent sees nothing else of this conversation",
             }},
             "required": ["task"],
         });

@@ -67,8 +67,9 @@ pub enum AgentEvent<'a> {
         /// The answer.
         answer: &'a str,
     },
-    /// An event of an agent this run called as a tool ([`Agent::into_tool`](super::Agent::into_tool)),
-    /// as it happens. An agent's run called from that one arrives nested once more.
+    /// An event of an agent this run called as a tool
+    /// ([`Agent::into_tool`](super::Agent::into_tool)), as it happens. An agent's run called
+    /// from that one arrives nested once more.
     Nested {
         /// The name the inner agent was called by (its tool's name).
         agent: &'a str,

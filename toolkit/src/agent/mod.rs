@@ -132,7 +132,7 @@ impl Agent {
                 sampling_model: None,
                 on_elicit: None,
                 data: Data::new(),
-                max_depth: Self::DEFAULT_MAX_DEPTH,
+                max_depth: Self::DEFAULT_MAX_AGENT_DEPTH,
                 prepare: None,
             },
         }
@@ -364,9 +364,9 @@ impl AgentBuilder {
     }
 
     /// How many agents deep a run of this agent may be when it is called as a tool
-    /// ([`Agent::into_tool`]; default [`Agent::DEFAULT_MAX_DEPTH`]). A call that would start it
-    /// deeper is answered with an error result instead, which is what stops an agent that
-    /// calls itself, directly or through others.
+    /// ([`Agent::into_tool`]; default [`Agent::DEFAULT_MAX_AGENT_DEPTH`]). A call that would
+    /// start it deeper is answered with an error result instead, which is what stops an agent
+    /// that calls itself, directly or through others.
     pub fn max_depth(mut self, depth: usize) -> Self {
         self.agent.max_depth = depth;
         self
@@ -411,10 +411,10 @@ impl AgentBuilder {
     /// );
     /// # });
     /// ```
-    pub fn prepare(
-        mut self,
-        hook: impl Fn(&PrepareContext<'_>, Vec<ToolProxy>) -> Vec<ToolProxy> + Send + Sync + 'static,
-    ) -> Self {
+    pub fn prepare<F>(mut self, hook: F) -> Self
+    where
+        F: Fn(&PrepareContext<'_>, Vec<ToolProxy>) -> Vec<ToolProxy> + Send + Sync + 'static,
+    {
         self.agent.prepare = Some(Arc::new(hook));
         self
     }
