@@ -5,7 +5,11 @@
 //!   conditions, tool choice, parallel calls, deadline and event callback;
 //! - [`AgentRun`]: the answer, history, trajectory ([`StepRecord`]s), usage and final state;
 //! - [`AgentError`]: the step limit, the deadline or a model failure, with the history so far;
-//! - [`AgentEvent`]: live progress, the tools' own progress and logs included.
+//! - [`AgentEvent`]: live progress, the tools' own progress and logs included;
+//! - [`Agent::into_tool`]: the agent as a tool of another agent or an MCP server, its events,
+//!   steps and tokens rolling up to the caller, bounded by [`AgentBuilder::max_depth`];
+//! - [`AgentBuilder::prepare`]: the tools each model call offers, chosen per step
+//!   ([`PrepareContext`]).
 //!
 //! A tool that takes a [`ToolContext`](crate::ToolContext) runs in the agent's scope: its
 //! `progress` and `log` become [`AgentEvent::ToolProgress`] and [`AgentEvent::ToolLog`], its
