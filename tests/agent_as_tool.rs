@@ -307,3 +307,24 @@ async fn an_agent_served_over_mcp_answers_and_reports_its_steps_as_progress() {
     );
     server.shutdown().await.expect("shut down");
 }
+
+#[test]
+fn a_bad_name_or_an_input_that_is_no_object_is_a_clear_error() {
+    let bad_name = adder().into_tool("add numbers", "Adds").unwrap_err();
+    assert!(
+        bad_name.to_string().starts_with(
+            "tool add numbers cannot be built: the name must be 1 to 64 letters, digits"
+        ),
+        "{bad_name}"
+    );
+    let no_description = adder().into_tool("adder", " ").unwrap_err();
+    assert!(no_description.to_string().contains("it has no description"));
+    let not_an_object = adder()
+        .into_tool_with::<String>("adder", "Adds")
+        .unwrap_err();
+    assert_eq!(
+        not_an_object.to_string(),
+        "tool adder cannot be built: the parameters schema must describe an object of named \
+         arguments, not \"string\""
+    );
+}
