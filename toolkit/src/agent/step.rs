@@ -62,7 +62,8 @@ impl<'a> Runner<'a> {
             usage: None,
             deadline: agent.deadline.map(|deadline| Instant::now() + deadline),
             cancellation: Cancellation::new(),
-            data: agent.data.clone().with(LinkData(Arc::clone(&link))),
+            // Over the toolbox's data once here, so no call copies the two into one.
+            data: (agent.data.clone().or(agent.toolbox.data())).with(LinkData(Arc::clone(&link))),
             link,
             offered: None,
         }
