@@ -384,8 +384,69 @@ impl ToolProxy {
     /// assert_eq!(long, json!("aaa... [output truncated: showing 3 of 100 bytes]"));
     /// ```
     pub fn with_options(self, change: impl FnOnce(&mut ToolOptions)) -> ToolProxy {
+        self.with_definition(|definition| change(&mut definition.options))
+    }
+
+    /// The same tool under another name: what the model calls it by, and what its errors
+    /// name. The name must be one providers accept (`^[a-zA-Z0-9_-]{1,64}$`).
+    ///
+    /// ```
+    /// use toolkit::prelude::*;
+    ///
+    /// /// Add two numbers
+    /// #[tool]
+    /// fn add(a: i64, b: i64) -> i64 {
+    ///     a + b
+    /// }
+    ///
+    /// let plus = add_tool().renamed("plus").unwrap();
+    /// assert_eq!(plus.name(), "plus");
+    /// assert_eq!(plus.dynamic_call(json!({"a": 1, "b": 2})), json!(3));
+    /// assert_eq!(
+    ///     add_tool().renamed("a b").unwrap_err().to_string(),
+    ///     "tool a b cannot be built: the name must be 1 to 64 letters, digits, `_` or `-` \
+    ///      (^[a-zA-Z0-9_-]{1,64}$), as model providers require"
+    /// );
+    /// ```
+    pub fn renamed(&self, name: impl Into<String>) -> Result<ToolProxy, ToolError> {
+        let name = name.into();
+        if !crate::is_valid_tool_name(&name) {
+            return Err(ToolError::InvalidDefinition {
+                tool: name,
+                message: "the name must be 1 to 64 letters, digits, `_` or `-` \
+                          (^[a-zA-Z0-9_-]{1,64}$), as model providers require"
+                    .into(),
+            });
+        }
+        Ok(self
+            .clone()
+            .with_definition(|definition| definition.name = name))
+    }
+
+    /// The same tool with another description: what the model reads to decide when to call
+    /// it (an agent's `prepare` hook adapts it to the step).
+    ///
+    /// ```
+    /// use toolkit::prelude::*;
+    ///
+    /// /// Add two numbers
+    /// #[tool]
+    /// fn add(a: i64, b: i64) -> i64 {
+    ///     a + b
+    /// }
+    ///
+    /// let add = add_tool().with_description("Add two numbers; the last step, use it once");
+    /// assert_eq!(add.description(), "Add two numbers; the last step, use it once");
+    /// ```
+    pub fn with_description(self, description: impl Into<String>) -> ToolProxy {
+        let description = description.into();
+        self.with_definition(|definition| definition.description = description)
+    }
+
+    /// A proxy over the same body with its definition changed (its renderings made afresh).
+    fn with_definition(self, change: impl FnOnce(&mut ToolDefinition)) -> ToolProxy {
         let mut definition = self.inner.definition.clone();
-        change(&mut definition.options);
+        change(&mut definition);
         let (handler, typed) = (self.inner.handler.clone(), self.inner.typed.clone());
         let (state, traits) = (self.inner.state.clone(), self.inner.traits);
         ToolProxy::build(definition, handler, typed, state, traits)

@@ -127,6 +127,13 @@ impl Data {
         let Some(others) = other.values.as_ref().filter(|values| !values.is_empty()) else {
             return self;
         };
+        // Nor when this already holds every type `other` has (an agent's run data, made once
+        // over its toolbox's).
+        if let Some(values) = &self.values
+            && others.keys().all(|type_id| values.contains_key(type_id))
+        {
+            return self;
+        }
         let values = Arc::make_mut(self.values.get_or_insert_with(Default::default));
         for (type_id, value) in others.iter() {
             values.entry(*type_id).or_insert_with(|| Arc::clone(value));

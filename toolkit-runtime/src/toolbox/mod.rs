@@ -10,6 +10,7 @@ mod builder;
 mod dispatch;
 mod formats;
 mod hooks;
+mod narrow;
 mod with_state;
 
 use std::collections::HashMap;
@@ -151,6 +152,14 @@ pub enum ToolboxError {
         /// The names the toolbox does hold.
         available: Vec<String>,
     },
+    /// [`Toolbox::renamed`] or [`Toolbox::prefixed`] made a name providers refuse.
+    #[error("cannot name a tool \"{name}\": {message}")]
+    InvalidName {
+        /// The name made.
+        name: String,
+        /// What is wrong with it.
+        message: String,
+    },
 }
 
 fn quoted(names: &[String]) -> String {
@@ -278,8 +287,9 @@ impl Toolbox {
         Ok(self)
     }
 
-    /// A toolbox of just the named tools, in this toolbox's order, with its limits and hooks:
-    /// to offer an agent a subset. Naming a tool it does not hold is an error.
+    /// A toolbox of just the named tools, in this toolbox's order, with its limits, hooks and
+    /// data: to offer an agent a subset. Naming a tool it does not hold is an error (for a
+    /// subset by rule, see [`filtered`](Self::filtered)).
     pub fn select<I>(&self, names: I) -> Result<Toolbox, ToolboxError>
     where
         I: IntoIterator,
@@ -294,15 +304,10 @@ impl Toolbox {
             }
         }
         if !missing.is_empty() {
-            return Err(ToolboxError::UnknownTools {
-                missing,
-                available: self.names().map(str::to_owned).collect(),
-            });
+            return Err(self.lacks(missing));
         }
-        let mut subset = Toolbox::empty(self.limits, self.concurrency, Arc::clone(&self.hooks));
         let chosen = self.entries().zip(wanted).filter(|(_, keep)| *keep);
-        subset.extend(chosen.map(|(entry, _)| entry).collect())?;
-        Ok(subset)
+        self.rebuilt(chosen.map(|(entry, _)| entry).collect())
     }
 
     /// Adds `entries`, or leaves the toolbox as it was and fails at the first name taken (the

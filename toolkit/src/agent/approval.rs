@@ -256,6 +256,12 @@ pub(super) async fn approve(
                 match planned {
                     Planned::Run(call) if agent.needs_approval(&call) => pause.pending.push(call),
                     Planned::Refuse(refused) => pause.refused.push(refused),
+                    // Kept as refused, so a resumed run answers it the same and never runs it.
+                    Planned::Reject(call, result) => {
+                        let text = result.text();
+                        let reason = text.strip_prefix("Error: ").unwrap_or(&text);
+                        pause.refused.push(RefusedCall::new(call, reason));
+                    }
                     Planned::Run(_) | Planned::Deny(..) => {}
                 }
             }

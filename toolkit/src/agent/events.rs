@@ -72,4 +72,17 @@ pub enum AgentEvent<'a> {
         /// The answer.
         answer: &'a str,
     },
+    /// An event of an agent this run called as a tool
+    /// ([`Agent::into_tool`](super::Agent::into_tool)), as it happens. An agent's run called
+    /// from that one arrives nested once more.
+    Nested {
+        /// The name the inner agent was called by (its tool's name).
+        agent: &'a str,
+        /// The id of the call that runs it.
+        call_id: &'a str,
+        /// How deep the inner run is: 1 for an agent this run called.
+        depth: usize,
+        /// The inner run's event.
+        event: &'a AgentEvent<'a>,
+    },
 }

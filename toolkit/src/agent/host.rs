@@ -5,7 +5,8 @@ use std::sync::Arc;
 
 use tracing::Instrument;
 
-use super::{AgentEvent, ElicitFn, EventFn};
+use super::link::RunLink;
+use super::{AgentEvent, ElicitFn};
 use crate::context::{
     ContextError, ElicitationAnswer, ElicitationRequest, LogLevel, Progress, Role, SamplingMessage,
     SamplingReply, SamplingRequest, ToolHost,
@@ -18,33 +19,29 @@ use crate::{Content, ToolContext};
 /// step; what it holds is shared with the agent.
 pub(super) struct AgentHost {
     pub(super) step: usize,
-    pub(super) on_event: Option<Arc<EventFn>>,
+    pub(super) link: Arc<RunLink>,
     pub(super) model: Arc<dyn ChatModel>,
     pub(super) on_elicit: Option<Arc<ElicitFn>>,
 }
 
 impl ToolHost for AgentHost {
     fn progress(&self, ctx: &ToolContext, progress: Progress) {
-        if let Some(callback) = &self.on_event {
-            callback(&AgentEvent::ToolProgress {
-                step: self.step,
-                call_id: ctx.call_id().unwrap_or_default(),
-                tool: ctx.tool_name(),
-                progress: &progress,
-            });
-        }
+        self.link.emit(&AgentEvent::ToolProgress {
+            step: self.step,
+            call_id: ctx.call_id().unwrap_or_default(),
+            tool: ctx.tool_name(),
+            progress: &progress,
+        });
     }
 
     fn log(&self, ctx: &ToolContext, level: LogLevel, message: &str) {
-        if let Some(callback) = &self.on_event {
-            callback(&AgentEvent::ToolLog {
-                step: self.step,
-                call_id: ctx.call_id().unwrap_or_default(),
-                tool: ctx.tool_name(),
-                level,
-                message,
-            });
-        }
+        self.link.emit(&AgentEvent::ToolLog {
+            step: self.step,
+            call_id: ctx.call_id().unwrap_or_default(),
+            tool: ctx.tool_name(),
+            level,
+            message,
+        });
     }
 
     fn sample<'a>(

@@ -11,6 +11,10 @@
 //!   [`AgentBuilder::context_budget`];
 //! - human approval: [`ApprovalPolicy`], [`AgentBuilder::on_approval`], and a paused run's
 //!   [`ResumeToken`] resumed with [`Agent::resume`].
+//! - [`Agent::into_tool`]: the agent as a tool of another agent or an MCP server, its events,
+//!   steps and tokens rolling up to the caller, bounded by [`AgentBuilder::max_depth`];
+//! - [`AgentBuilder::prepare`]: the tools each model call offers, chosen per step
+//!   ([`PrepareContext`]).
 //!
 //! A tool that takes a [`ToolContext`](crate::ToolContext) runs in the agent's scope: its
 //! `progress` and `log` become [`AgentEvent::ToolProgress`] and [`AgentEvent::ToolLog`], its
@@ -26,12 +30,15 @@
 #![doc = include_str!("../../docs/agent.md")]
 
 mod approval;
+mod as_tool;
 mod calls;
 mod conversation;
 mod events;
 mod host;
+mod link;
 mod output;
 mod plan;
+mod prepare;
 mod react;
 mod run;
 mod step;
@@ -46,13 +53,14 @@ pub use approval::{ApprovalPolicy, ApprovalRequest, Decision, ResumeToken, Verdi
 pub use conversation::Conversation;
 pub use events::AgentEvent;
 pub use output::TypedAgent;
+pub use prepare::PrepareContext;
 pub use run::{AgentError, AgentRun, StepRecord, ToolCallRecord};
 pub use stream::{RunEvent, RunStream};
 
-use crate::Toolbox;
 use crate::context::{Data, ElicitationAnswer, ElicitationRequest};
 use crate::models::{BoxFuture, ChatModel, ChatOptions, ToolChoice};
 use crate::state::AgentState;
+use crate::{ToolProxy, Toolbox};
 
 type EventFn = dyn Fn(&AgentEvent<'_>) + Send + Sync;
 type ElicitFn = dyn Fn(ElicitationRequest) -> BoxFuture<'static, ElicitationAnswer> + Send + Sync;
@@ -121,6 +129,9 @@ pub struct Agent {
     approval: approval::Approval,
     /// Whether spans carry message content (`gen_ai.input.messages`, ...).
     trace_content: bool,
+    /// How many agents deep a run of this agent as a tool may be.
+    max_depth: usize,
+    prepare: Option<Arc<prepare::PrepareFn>>,
 }
 
 impl Agent {
@@ -159,6 +170,8 @@ impl Agent {
                 context_budget: None,
                 approval: approval::Approval::default(),
                 trace_content: false,
+                max_depth: Self::DEFAULT_MAX_AGENT_DEPTH,
+                prepare: None,
             },
         }
     }
@@ -492,6 +505,62 @@ impl<A: output::Built> AgentBuilder<A> {
         Fut: Future<Output = ElicitationAnswer> + Send + 'static,
     {
         self.agent.on_elicit = Some(Arc::new(move |request| Box::pin(handler(request))));
+        self
+    }
+
+    /// How many agents deep a run of this agent may be when it is called as a tool
+    /// ([`Agent::into_tool`]; default [`Agent::DEFAULT_MAX_AGENT_DEPTH`]). A call that would
+    /// start it deeper is answered with an error result instead, which is what stops an agent
+    /// that calls itself, directly or through others.
+    pub fn max_depth(mut self, depth: usize) -> Self {
+        self.agent.max_depth = depth;
+        self
+    }
+
+    /// Chooses or edits the tools offered before each model call (Pydantic AI's prepared
+    /// toolsets): `hook` gets the step, the messages, the state and the data, and the
+    /// toolbox's tools, and returns the tools this step offers. Dropping a tool hides it for
+    /// the step, and a call to a tool not offered is answered with an error result naming the
+    /// tools that are. Edit a tool's description with [`ToolProxy::with_description`]; rename
+    /// tools on the toolbox ([`Toolbox::renamed`]), where calls are dispatched by name.
+    ///
+    /// ```
+    /// use toolkit::agent::Agent;
+    /// use toolkit::models::{ModelReply, ScriptedModel};
+    /// use toolkit::prelude::*;
+    ///
+    /// /// Delete everything
+    /// #[tool]
+    /// fn wipe() -> &'static str {
+    ///     "wiped"
+    /// }
+    ///
+    /// # tokio::runtime::Runtime::new().unwrap().block_on(async {
+    /// let model = ScriptedModel::new([
+    ///     ModelReply::calls([ToolCall::new("wipe", json!({}))]),
+    ///     ModelReply::text("I may not."),
+    /// ]);
+    /// let agent = Agent::builder(model)
+    ///     .toolbox(Toolbox::builder().tool(wipe_tool()).build().unwrap())
+    ///     // Nothing destructive before the user has said a second thing.
+    ///     .prepare(|ctx, tools| match ctx.messages.len() < 4 {
+    ///         true => tools.into_iter().filter(|t| t.name() != "wipe").collect(),
+    ///         false => tools,
+    ///     })
+    ///     .build();
+    /// let run = agent.run("wipe it").await.unwrap();
+    /// assert_eq!(
+    ///     run.tool_calls().next().unwrap().result.text(),
+    ///     "Error: the call to wipe was refused: it is not offered at step 1; \
+    ///      the tools offered are: none"
+    /// );
+    /// # });
+    /// ```
+    pub fn prepare<F>(mut self, hook: F) -> Self
+    where
+        F: Fn(&PrepareContext<'_>, Vec<ToolProxy>) -> Vec<ToolProxy> + Send + Sync + 'static,
+    {
+        self.agent.prepare = Some(Arc::new(hook));
         self
     }
 

@@ -16,6 +16,8 @@ pub(super) enum Planned {
     Refuse(RefusedCall),
     /// Does not run: a person denied it, for this reason.
     Deny(ToolCall, String),
+    /// Does not run, though it was read whole; this result answers it.
+    Reject(ToolCall, ToolCallResult),
 }
 
 impl Planned {
@@ -25,6 +27,7 @@ impl Planned {
             Planned::Run(call) => call,
             Planned::Refuse(refused) => &refused.call,
             Planned::Deny(call, _) => call,
+            Planned::Reject(call, _) => call,
         }
     }
 
@@ -40,6 +43,7 @@ impl Planned {
                 };
                 Some(ToolCallResult::from_outcome(call, Err(error)))
             }
+            Planned::Reject(_, result) => Some(result.clone()),
         }
     }
 }

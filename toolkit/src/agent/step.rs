@@ -9,7 +9,9 @@ use super::approval::{Pending, Resumed, approve};
 use super::calls::{acall, run_all, timed, tool_finished};
 use super::conversation::{Counted, trim};
 use super::host::AgentHost;
+use super::link::{LinkData, RunLink};
 use super::plan::{Planned, plan};
+use super::prepare::Offered;
 use super::react::{self, ReactReply};
 use super::stream::{RunEvent, Sinks};
 use super::telemetry;
@@ -18,7 +20,7 @@ use super::{
     StepRecord, ToolCallRecord,
 };
 use crate::ToolCall;
-use crate::context::{CallScope, Cancellation};
+use crate::context::{CallScope, Cancellation, Data};
 use crate::models::{ChatRequest, Message, ModelError, ModelReply, Usage};
 use crate::providers::ToolDefinitions;
 use crate::state::AgentState;
@@ -41,7 +43,15 @@ pub(super) struct Runner<'a> {
     cancellation: Cancellation,
     /// Where events go: the agent's callback, and a streamed run's channel.
     sinks: Sinks,
+    /// The callback events go through: the link's, which reports to the agent's callback, a
+    /// stream's channel, and the run that called this one as a tool.
     on_event: Option<Arc<EventFn>>,
+    /// Where the run's events go, and what ties it to the run that called it as a tool.
+    link: Arc<RunLink>,
+    /// The agent's data with the link, which the tools' contexts carry.
+    data: Data,
+    /// The tools offered at this step, when the agent prepares them.
+    offered: Option<Offered>,
 }
 
 /// How a run ended early, before the history is attached.
@@ -59,7 +69,7 @@ impl<'a> Runner<'a> {
             on_event: agent.on_event.clone(),
             stream: None,
         };
-        Self::with_sinks(agent, state, sinks)
+        Self::with_sinks(agent, state, sinks, None)
     }
 
     /// A run whose events also go to `stream`, the model's reply as it arrives included.
@@ -72,12 +82,37 @@ impl<'a> Runner<'a> {
             on_event: agent.on_event.clone(),
             stream: Some(stream),
         };
-        Self::with_sinks(agent, state, sinks)
+        Self::with_sinks(agent, state, sinks, None)
     }
 
-    fn with_sinks(agent: &'a Agent, state: Option<Box<dyn AgentState>>, sinks: Sinks) -> Self {
+    /// A run tied to `link`: one that an agent's tool call started.
+    pub(super) fn linked(
+        agent: &'a Agent,
+        state: Option<Box<dyn AgentState>>,
+        link: Arc<RunLink>,
+    ) -> Self {
+        let sinks = Sinks {
+            on_event: None,
+            stream: None,
+        };
+        Self::with_sinks(agent, state, sinks, Some(link))
+    }
+
+    /// `link`: the run's tie to its caller; `None` for a run of its own, whose events go to
+    /// `sinks`.
+    fn with_sinks(
+        agent: &'a Agent,
+        state: Option<Box<dyn AgentState>>,
+        sinks: Sinks,
+        link: Option<Arc<RunLink>>,
+    ) -> Self {
+        let link = link.unwrap_or_else(|| RunLink::root(sinks.callback()));
+        let on_event = link.listens().then(|| {
+            let link = Arc::clone(&link);
+            Arc::new(move |event: &AgentEvent<'_>| link.emit(event)) as Arc<EventFn>
+        });
         Runner {
-            on_event: sinks.callback(),
+            on_event,
             sinks,
             agent,
             state,
@@ -88,6 +123,10 @@ impl<'a> Runner<'a> {
             counted: None,
             deadline: agent.deadline.map(|deadline| Instant::now() + deadline),
             cancellation: Cancellation::new(),
+            // Over the toolbox's data once here, so no call copies the two into one.
+            data: (agent.data.clone().or(agent.toolbox.data())).with(LinkData(Arc::clone(&link))),
+            link,
+            offered: None,
         }
     }
 
@@ -145,6 +184,9 @@ impl<'a> Runner<'a> {
         telemetry::record_usage(&span, self.usage);
         if outcome.is_none() {
             self.cancellation.cancel();
+        }
+        if let Some(nested) = self.link.take_nested_usage() {
+            *self.usage.get_or_insert_with(Usage::default) += nested;
         }
         let history = std::mem::take(&mut self.history);
         match outcome {
@@ -228,10 +270,11 @@ impl<'a> Runner<'a> {
 
     async fn ask(&mut self, step: usize) -> Result<ModelReply, ModelError> {
         let agent = self.agent;
-        let tools = if agent.react {
-            ToolDefinitions::none()
-        } else {
-            agent.toolbox.offered()
+        self.offered = Offered::prepare(agent, step, &self.history, self.state.as_deref());
+        let tools = match (&self.offered, agent.react) {
+            (_, true) => ToolDefinitions::none(),
+            (Some(offered), false) => offered.definitions(),
+            (None, false) => agent.toolbox.offered(),
         };
         if let Some(budget) = agent.context_budget
             && trim(&mut self.history, budget, self.counted) > 0
@@ -258,6 +301,7 @@ impl<'a> Runner<'a> {
             *self.usage.get_or_insert_with(Usage::default) += usage;
             let tokens = usage.total();
             self.counted = Some(Counted { sent, tokens });
+            self.link.roll_up(usage);
         }
         self.emit(AgentEvent::ModelReplied {
             step,
@@ -279,7 +323,10 @@ impl<'a> Runner<'a> {
             ..
         } = reply;
         let limit = self.agent.max_tool_calls_per_step;
-        let planned = plan(step, tool_calls, refused_calls, limit);
+        let mut planned = plan(step, tool_calls, refused_calls, limit);
+        if let Some(offered) = &self.offered {
+            offered.refuse_others(step, &mut planned);
+        }
         let calls: Vec<ToolCall> = planned.iter().map(|p| p.call().clone()).collect();
         self.history
             .push(Message::assistant_calls(text.clone(), calls));
@@ -455,7 +502,7 @@ impl<'a> Runner<'a> {
         let agent = self.agent;
         let host = AgentHost {
             step,
-            on_event: self.on_event.clone(),
+            link: Arc::clone(&self.link),
             model: agent
                 .sampling_model
                 .clone()
@@ -464,7 +511,7 @@ impl<'a> Runner<'a> {
         };
         CallScope::new()
             .host(Arc::new(host))
-            .data(agent.data.clone())
+            .data(self.data.clone())
             .cancellation(self.cancellation.clone())
     }
 

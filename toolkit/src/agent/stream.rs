@@ -144,7 +144,10 @@ impl RunEvent {
             AgentEvent::StepFinished { record } => RunEvent::StepFinished {
                 record: record.clone(),
             },
-            AgentEvent::ModelReplied { .. } | AgentEvent::Answer { .. } => return None,
+            // A nested agent's events reach the stream as its tool's progress.
+            AgentEvent::ModelReplied { .. }
+            | AgentEvent::Answer { .. }
+            | AgentEvent::Nested { .. } => return None,
         })
     }
 

@@ -1,0 +1,128 @@
+//! What ties a run to the run that called it as a tool: its events go up to the caller's
+//! callback, its tokens to the caller's usage, and its depth bounds recursion.
+
+use std::sync::{Arc, Mutex, PoisonError};
+
+use super::{AgentEvent, EventFn};
+use crate::ToolContext;
+use crate::models::Usage;
+
+/// One run's link: its own callback, the run that called it (if any), and the usage its own
+/// inner runs reported. Reached by the tools of the run through their scope's data, so an
+/// agent called as a tool finds the run that called it.
+pub(super) struct RunLink {
+    on_event: Option<Arc<EventFn>>,
+    /// The call that started this run, when it runs as a tool.
+    called: Option<Called>,
+    /// The run that made that call, when an agent did (not an MCP client).
+    parent: Option<Arc<RunLink>>,
+    depth: usize,
+    /// Tokens of the inner runs, added as their models replied and taken when this run ends.
+    nested_usage: Mutex<Option<Usage>>,
+}
+
+/// The call that runs an agent as a tool.
+struct Called {
+    /// The inner agent's tool name.
+    agent: Arc<str>,
+    call_id: String,
+    /// The call's context, which reports the inner run's steps as the call's progress.
+    ctx: ToolContext,
+    max_steps: usize,
+}
+
+/// The link as a value of the run's [`Data`](crate::context::Data): a type of this module's
+/// own, which no tool can name.
+#[derive(Clone)]
+pub(super) struct LinkData(pub(super) Arc<RunLink>);
+
+impl RunLink {
+    /// The link of a run no agent called.
+    pub(super) fn root(on_event: Option<Arc<EventFn>>) -> Arc<RunLink> {
+        Arc::new(RunLink {
+            on_event,
+            called: None,
+            parent: None,
+            depth: 0,
+            nested_usage: Mutex::new(None),
+        })
+    }
+
+    /// The link of a run that `ctx`'s call starts as tool `agent`, under `parent` (none when
+    /// the caller is no agent, e.g. an MCP client).
+    pub(super) fn child(
+        parent: Option<Arc<RunLink>>,
+        on_event: Option<Arc<EventFn>>,
+        agent: Arc<str>,
+        ctx: ToolContext,
+        max_steps: usize,
+    ) -> Arc<RunLink> {
+        let depth = parent.as_ref().map_or(0, |parent| parent.depth) + 1;
+        let call_id = ctx.call_id().unwrap_or_default().to_owned();
+        Arc::new(RunLink {
+            on_event,
+            called: Some(Called {
+                agent,
+                call_id,
+                ctx,
+                max_steps,
+            }),
+            parent,
+            depth,
+            nested_usage: Mutex::new(None),
+        })
+    }
+
+    /// How deep this run is: 0 for a run no agent called.
+    pub(super) fn depth(&self) -> usize {
+        self.depth
+    }
+
+    /// Whether anyone listens to this run's events.
+    pub(super) fn listens(&self) -> bool {
+        self.on_event.is_some() || self.called.is_some()
+    }
+
+    /// Passes `event` to this run's callback, then, when the run is a tool call, its steps to
+    /// the call's progress and the event up to the calling run's callback, nested.
+    pub(super) fn emit(&self, event: &AgentEvent<'_>) {
+        if let Some(callback) = &self.on_event {
+            callback(event);
+        }
+        let Some(called) = &self.called else { return };
+        if let AgentEvent::StepStarted { step } = event {
+            let (done, total) = (*step as f64, Some(called.max_steps as f64));
+            let message = format!("{}: step {step}", called.agent);
+            called.ctx.progress(done, total, message);
+        }
+        if let Some(parent) = &self.parent {
+            parent.emit(&AgentEvent::Nested {
+                agent: &called.agent,
+                call_id: &called.call_id,
+                depth: self.depth,
+                event,
+            });
+        }
+    }
+
+    /// Adds a model call's tokens to every run above this one.
+    pub(super) fn roll_up(&self, usage: Usage) {
+        let mut above = self.parent.as_ref();
+        while let Some(parent) = above {
+            let mut nested = parent
+                .nested_usage
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner);
+            *nested.get_or_insert_with(Usage::default) += usage;
+            drop(nested);
+            above = parent.parent.as_ref();
+        }
+    }
+
+    /// The tokens the runs below this one used, taken.
+    pub(super) fn take_nested_usage(&self) -> Option<Usage> {
+        (self.nested_usage.lock())
+            .unwrap_or_else(PoisonError::into_inner)
+            .take()
+    }
+}
