@@ -57,6 +57,7 @@ fn line(event: &AgentEvent<'_>) -> String {
         AgentEvent::ToolFinished { record, .. } => format!("finished {}", record.call.name),
         AgentEvent::Answer { answer } => format!("answer {answer}"),
         AgentEvent::ModelReplied { .. } => "replied".into(),
+        AgentEvent::StepFinished { record } => format!("step {} done", record.step),
         other => format!("{other:?}"),
     }
 }
@@ -106,13 +107,17 @@ async fn the_inner_answer_is_the_result_and_its_events_and_tokens_reach_the_call
         format!("{nested} replied"),
         format!("{nested} call add"),
         format!("{nested} finished add"),
+        format!("{nested} step 1 done"),
         "progress adder 2/20 adder: step 2".into(),
         format!("{nested} step 2"),
         format!("{nested} replied"),
+        format!("{nested} step 2 done"),
         format!("{nested} answer 5"),
         "finished adder".into(),
+        "step 1 done".into(),
         "step 2".into(),
         "replied".into(),
+        "step 2 done".into(),
         "answer The sum is 5.".into(),
     ];
     assert_eq!(*lines.lock().unwrap(), expected);
