@@ -430,7 +430,7 @@ fn hs256() -> String {
     jsonwebtoken::encode(
         &header,
         &claims,
-        &EncodingKey::from_secret(JWKS.as_bytes()).unwrap(),
+        &EncodingKey::from_secret(JWKS.as_bytes()),
     )
     .unwrap()
 }

@@ -383,11 +383,10 @@ impl TokenVerifier for JwtVerifier {
 }
 
 /// jsonwebtoken panics on its first check when both of its crypto backends are on (another crate
-/// may turn on `rust_crypto`) and none was chosen; this one is chosen first, once.
+/// may turn on `rust_crypto`) and none was chosen; this one is chosen first. Installing fails
+/// harmlessly once a provider is in place.
 fn choose_crypto() {
-    if jsonwebtoken::crypto::CryptoProvider::try_get_default().is_none() {
-        let _ = jsonwebtoken::crypto::aws_lc::DEFAULT_PROVIDER.install_default();
-    }
+    let _ = jsonwebtoken::crypto::aws_lc::DEFAULT_PROVIDER.install_default();
 }
 
 #[cfg(test)]
