@@ -17,6 +17,10 @@
 //! McpServer::new(remote.tools()).serve_stdio().await
 //! # }
 //! ```
+//!
+//! The guide below is docs/mcp.md, whose examples are compiled as this module's doctests.
+//!
+#![doc = include_str!("../../docs/mcp.md")]
 
 mod client;
 mod passthrough;
