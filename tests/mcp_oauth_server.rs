@@ -427,12 +427,7 @@ fn hs256() -> String {
     let mut header = Header::new(Algorithm::HS256);
     header.kid = Some("ec-1".to_owned());
     let claims = json!({"sub": "mallory", "exp": now() + 600});
-    jsonwebtoken::encode(
-        &header,
-        &claims,
-        &EncodingKey::from_secret(JWKS.as_bytes()),
-    )
-    .unwrap()
+    jsonwebtoken::encode(&header, &claims, &EncodingKey::from_secret(JWKS.as_bytes())).unwrap()
 }
 
 #[tokio::test]
