@@ -4,30 +4,23 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use rmcp::ErrorData;
-// Sampling is deprecated in rmcp (SEP-2577), a revision later than the servers speak; see
-// `handlers`.
-#[allow(deprecated)]
-use rmcp::model::{
-    CallToolRequestParams, CallToolResult, ClientConfig, CreateMessageRequestParams,
-    CreateMessageResult, ElicitRequestParams, ElicitResult, Implementation, PaginatedRequestParams,
-};
-use rmcp::service::{NotificationContext, RequestContext, RunningService, ServiceError};
-use rmcp::{ClientHandler, RoleClient};
+use rmcp::RoleClient;
+use rmcp::model::{CallToolRequestParams, CallToolResult, Implementation, PaginatedRequestParams};
+use rmcp::service::{RunningService, ServiceError};
 use serde_json::{Map, Value};
 use tokio::sync::{Mutex, RwLock, watch};
 
 use super::Authorizer;
 use super::call;
-use super::handlers::{self, Handlers, not_declared};
+use super::handlers::Handlers;
+use super::listener::Listener;
 use super::listing::{ListingError, ListingLimits, MAX_TOOL_PAGES, Tally};
 use super::notices::{self, Routes};
 use super::oversize::{answer_too_large, is_too_large};
 use super::stdio::ChildGroup;
 use super::task_call::{self, TaskTools};
 use super::transport::{McpTransport, Opened, open};
-use super::url_elicitation;
-use super::version::{self, spoken_version};
+use super::version::spoken_version;
 use crate::context::ToolContext;
 use crate::mcp::McpError;
 
@@ -429,73 +422,4 @@ pub(super) struct Current {
     routes: Arc<Routes>,
     pub(super) generation: u64,
     pub(super) closed: bool,
-}
-
-/// The client side of the session: says who we are and what we can answer, hears
-/// `tools/list_changed`, and answers the server's sampling and elicitation requests. (Progress
-/// and log notifications are read off the transport: `notices`.)
-struct Listener {
-    changed: Arc<watch::Sender<()>>,
-    handlers: Handlers,
-}
-
-// Sampling's types are deprecated in rmcp: see `handlers`.
-#[allow(deprecated)]
-impl ClientHandler for Listener {
-    async fn on_tool_list_changed(&self, _context: NotificationContext<RoleClient>) {
-        self.changed.send_replace(());
-    }
-
-    async fn create_message(
-        &self,
-        params: CreateMessageRequestParams,
-        context: RequestContext<RoleClient>,
-    ) -> Result<CreateMessageResult, ErrorData> {
-        let Some(handler) = &self.handlers.sampling else {
-            return Err(not_declared("sampling"));
-        };
-        let request = handlers::sampling_request(&params);
-        let reply = tokio::select! {
-            reply = handler.sample(request) => reply,
-            () = context.ct.cancelled() => Err("the server cancelled the request".to_owned()),
-        };
-        reply
-            .and_then(handlers::create_message_result)
-            .map_err(|message| ErrorData::internal_error(message, None))
-    }
-
-    async fn create_elicitation(
-        &self,
-        params: ElicitRequestParams,
-        context: RequestContext<RoleClient>,
-    ) -> Result<ElicitResult, ErrorData> {
-        if let Some(request) = url_elicitation::url_request(&params) {
-            let handler = self.handlers.url_elicitation.as_deref();
-            return url_elicitation::answer(handler, request, &context.ct).await;
-        }
-        let Some(handler) = &self.handlers.elicitation else {
-            return Err(not_declared("elicitation"));
-        };
-        let Some(request) = handlers::elicitation_request(params) else {
-            return Err(ErrorData::invalid_params(
-                "this client answers form elicitation only",
-                None,
-            ));
-        };
-        let schema = request.requested_schema.clone();
-        let answer = tokio::select! {
-            answer = handler.elicit(request) => answer,
-            () = context.ct.cancelled() => crate::context::ElicitationAnswer::Cancel,
-        };
-        Ok(handlers::elicit_result(answer, &schema))
-    }
-
-    fn get_info(&self) -> ClientConfig {
-        ClientConfig::new(
-            self.handlers.capabilities(),
-            Implementation::new("toolkit", env!("CARGO_PKG_VERSION")),
-        )
-        // rmcp's default list_roots answers the roots declared in `handlers`: none.
-        .with_protocol_version(version::OFFERED)
-    }
 }

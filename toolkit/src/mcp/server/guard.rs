@@ -20,7 +20,8 @@ use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 use super::bearer::Bearer;
 use super::rmcp_fixes;
 use super::rmcp_fixes::envelope::{Kind, Screened, jsonrpc_error};
-use super::sessions::{SESSION_ID, SessionCap};
+use super::sessions::{Place, SESSION_ID, SessionCap};
+use crate::context::Caller;
 
 pub(super) struct Guard {
     /// The token check, when the server asks for one: the caller it verifies is what the
@@ -61,42 +62,21 @@ pub(super) async fn guard_request(
     if let Some(renamed) = rmcp_fixes::tasks::rename(&bytes, guard.tasks) {
         as_sent = Some(std::mem::replace(&mut bytes, Bytes::from(renamed)));
     }
-    let mut initialize = false;
-    let mut place = None;
-    let mut call = None;
-    let mut id = Value::Null;
-    if parts.method == Method::POST && is_json(&parts.headers) {
-        let message = match Screened::read(&bytes) {
-            Ok(message) => message,
-            Err(refusal) => return refusal.into_response(),
-        };
-        id = message.id.clone();
-        let sent = as_sent.as_deref().unwrap_or(&bytes);
-        let tool_call = message.kind == Kind::ToolCall
-            || (as_sent.is_some() && Screened::read(sent).is_ok_and(|m| m.kind == Kind::ToolCall));
-        if let (true, Some(bearer), Some(caller)) = (tool_call, &guard.bearer, &caller)
-            && let Some(refused) = bearer.authorize_call(caller, sent, &id, &parts.headers)
-        {
-            return refused;
+    let screening = if parts.method == Method::POST && is_json(&parts.headers) {
+        let screened = guard.screen(&parts, &bytes, as_sent.as_deref(), caller.as_ref());
+        match screened.await {
+            Ok(screening) => screening,
+            Err(refused) => return refused,
         }
-        initialize = message.kind == Kind::Initialize;
-        if message.kind == Kind::ToolCall {
-            match Arc::clone(&guard.calls).try_acquire_owned() {
-                Ok(permit) => call = Some(CallPlace::new(permit)),
-                Err(_) => return busy(&message, guard.max_calls),
-            }
-        }
-        if let Some(cap) = &guard.sessions
-            && message.kind == Kind::Initialize
-            && !parts.headers.contains_key(SESSION_ID)
-        {
-            let principal = caller.as_ref().map(|caller| caller.principal.as_str());
-            match cap.place(&message, &parts.extensions, principal).await {
-                Ok(held) => place = Some(held),
-                Err(full) => return full,
-            }
-        }
-    }
+    } else {
+        Screening::default()
+    };
+    let Screening {
+        id,
+        initialize,
+        call,
+        place,
+    } = screening;
     if let Some(cap) = &guard.sessions {
         let principal = caller.as_ref().map(|caller| caller.principal.as_str());
         if !cap.touch(&parts.headers, principal) {
@@ -131,6 +111,69 @@ pub(super) async fn guard_request(
     match call {
         Some(place) => hold_until_sent(response, place),
         None => response,
+    }
+}
+
+/// What a JSON-RPC POST's message decided, for the rest of [`guard_request`] to act on.
+#[derive(Default)]
+struct Screening<'a> {
+    /// The request's id, for an answer rmcp's 403 needs rewritten (`null` when none).
+    id: Value,
+    /// Whether it is `initialize`, whose answer declares tasks when the server runs them.
+    initialize: bool,
+    /// A `tools/call`'s place under [`Guard::calls`].
+    call: Option<CallPlace>,
+    /// A new session's place under the session cap, held until rmcp has answered.
+    place: Option<Place<'a>>,
+}
+
+impl Guard {
+    /// Reads the JSON-RPC message of a POST (`bytes`, as rmcp will see it; `as_sent`, the
+    /// frame the client sent when it was renamed, a task call) and takes what it needs: the
+    /// tool's scopes for a `tools/call`, a call place, a session place for an `initialize`.
+    /// Kept apart from [`guard_request`] so that the message-level checks read as one step;
+    /// `Err` is the answer refusing the request.
+    async fn screen(
+        &self,
+        parts: &Parts,
+        bytes: &[u8],
+        as_sent: Option<&[u8]>,
+        caller: Option<&Caller>,
+    ) -> Result<Screening<'_>, Response> {
+        let message = match Screened::read(bytes) {
+            Ok(message) => message,
+            Err(refusal) => return Err(refusal.into_response()),
+        };
+        let id = message.id.clone();
+        let sent = as_sent.unwrap_or(bytes);
+        let tool_call = message.kind == Kind::ToolCall
+            || (as_sent.is_some() && Screened::read(sent).is_ok_and(|m| m.kind == Kind::ToolCall));
+        if let (true, Some(bearer), Some(caller)) = (tool_call, &self.bearer, caller)
+            && let Some(refused) = bearer.authorize_call(caller, sent, &id, &parts.headers)
+        {
+            return Err(refused);
+        }
+        let mut call = None;
+        if message.kind == Kind::ToolCall {
+            match Arc::clone(&self.calls).try_acquire_owned() {
+                Ok(permit) => call = Some(CallPlace::new(permit)),
+                Err(_) => return Err(busy(&message, self.max_calls)),
+            }
+        }
+        let mut place = None;
+        if let Some(cap) = &self.sessions
+            && message.kind == Kind::Initialize
+            && !parts.headers.contains_key(SESSION_ID)
+        {
+            let principal = caller.map(|caller| caller.principal.as_str());
+            place = Some(cap.place(&message, &parts.extensions, principal).await?);
+        }
+        Ok(Screening {
+            id,
+            initialize: message.kind == Kind::Initialize,
+            call,
+            place,
+        })
     }
 }
 

@@ -1,0 +1,90 @@
+//! [`Listener`], the client side of a session: the rmcp `ClientHandler` each connection is
+//! opened with. Kept apart from the session (`session`), which owns connections and the
+//! requests sent through them, because this is what the server asks of us.
+
+use std::sync::Arc;
+
+use rmcp::ErrorData;
+// Sampling is deprecated in rmcp (SEP-2577), a revision later than the servers speak; see
+// `handlers`.
+#[allow(deprecated)]
+use rmcp::model::{
+    ClientConfig, CreateMessageRequestParams, CreateMessageResult, ElicitRequestParams,
+    ElicitResult, Implementation,
+};
+use rmcp::service::{NotificationContext, RequestContext};
+use rmcp::{ClientHandler, RoleClient};
+use tokio::sync::watch;
+
+use super::handlers::{self, Handlers, not_declared};
+use super::url_elicitation;
+use super::version;
+
+/// The client side of the session: says who we are and what we can answer, hears
+/// `tools/list_changed`, and answers the server's sampling and elicitation requests. (Progress
+/// and log notifications are read off the transport: `notices`.)
+pub(super) struct Listener {
+    pub(super) changed: Arc<watch::Sender<()>>,
+    pub(super) handlers: Handlers,
+}
+
+// Sampling's types are deprecated in rmcp: see `handlers`.
+#[allow(deprecated)]
+impl ClientHandler for Listener {
+    async fn on_tool_list_changed(&self, _context: NotificationContext<RoleClient>) {
+        self.changed.send_replace(());
+    }
+
+    async fn create_message(
+        &self,
+        params: CreateMessageRequestParams,
+        context: RequestContext<RoleClient>,
+    ) -> Result<CreateMessageResult, ErrorData> {
+        let Some(handler) = &self.handlers.sampling else {
+            return Err(not_declared("sampling"));
+        };
+        let request = handlers::sampling_request(&params);
+        let reply = tokio::select! {
+            reply = handler.sample(request) => reply,
+            () = context.ct.cancelled() => Err("the server cancelled the request".to_owned()),
+        };
+        reply
+            .and_then(handlers::create_message_result)
+            .map_err(|message| ErrorData::internal_error(message, None))
+    }
+
+    async fn create_elicitation(
+        &self,
+        params: ElicitRequestParams,
+        context: RequestContext<RoleClient>,
+    ) -> Result<ElicitResult, ErrorData> {
+        if let Some(request) = url_elicitation::url_request(&params) {
+            let handler = self.handlers.url_elicitation.as_deref();
+            return url_elicitation::answer(handler, request, &context.ct).await;
+        }
+        let Some(handler) = &self.handlers.elicitation else {
+            return Err(not_declared("elicitation"));
+        };
+        let Some(request) = handlers::elicitation_request(params) else {
+            return Err(ErrorData::invalid_params(
+                "this client answers form elicitation only",
+                None,
+            ));
+        };
+        let schema = request.requested_schema.clone();
+        let answer = tokio::select! {
+            answer = handler.elicit(request) => answer,
+            () = context.ct.cancelled() => crate::context::ElicitationAnswer::Cancel,
+        };
+        Ok(handlers::elicit_result(answer, &schema))
+    }
+
+    fn get_info(&self) -> ClientConfig {
+        ClientConfig::new(
+            self.handlers.capabilities(),
+            Implementation::new("toolkit", env!("CARGO_PKG_VERSION")),
+        )
+        // rmcp's default list_roots answers the roots declared in `handlers`: none.
+        .with_protocol_version(version::OFFERED)
+    }
+}
