@@ -272,11 +272,7 @@ impl ToolBuilder {
             message,
         };
         if !is_valid_tool_name(&name) {
-            return Err(fail(
-                "the name must be 1 to 64 letters, digits, `_` or `-` (^[a-zA-Z0-9_-]{1,64}$), \
-                 as model providers require"
-                    .into(),
-            ));
+            return Err(fail(crate::call::TOOL_NAME_RULE.into()));
         }
         if self.description.trim().is_empty() {
             return Err(fail(

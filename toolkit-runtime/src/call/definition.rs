@@ -163,6 +163,10 @@ impl ToolDefinition {
     }
 }
 
+/// Why a name fails [`is_valid_tool_name`], as the errors of the builders that check it say.
+pub(crate) const TOOL_NAME_RULE: &str = "the name must be 1 to 64 letters, digits, `_` or `-` \
+     (^[a-zA-Z0-9_-]{1,64}$), as model providers require";
+
 /// Whether model providers accept `name` as a tool name: 1 to 64 ASCII letters, digits, `_` or
 /// `-` (`^[a-zA-Z0-9_-]{1,64}$`, the rule OpenAI, Anthropic and Gemini share).
 ///

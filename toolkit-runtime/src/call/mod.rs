@@ -55,6 +55,7 @@ pub use arguments::Arguments;
 pub use async_bridge::{allow_async_to_sync, async_to_sync_allowed};
 pub use deadline::within;
 pub(crate) use definition::DefinitionCache;
+pub(crate) use definition::TOOL_NAME_RULE;
 pub use definition::{
     Icon, TaskSupport, ToolAnnotations, ToolDefinition, ToolOptions, is_valid_tool_name,
 };

@@ -413,9 +413,7 @@ impl ToolProxy {
         if !crate::is_valid_tool_name(&name) {
             return Err(ToolError::InvalidDefinition {
                 tool: name,
-                message: "the name must be 1 to 64 letters, digits, `_` or `-` \
-                          (^[a-zA-Z0-9_-]{1,64}$), as model providers require"
-                    .into(),
+                message: super::definition::TOOL_NAME_RULE.into(),
             });
         }
         Ok(self
