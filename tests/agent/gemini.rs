@@ -4,7 +4,7 @@
 //! `functionResponse` parts, `toolConfig`, `systemInstruction`, `responseSchema`, the
 //! `alt=sse` stream, errors and retries, and the key kept out of the URL.
 
-mod common;
+use crate::common;
 
 use std::sync::Mutex;
 use std::time::Duration;
@@ -20,9 +20,9 @@ use toolkit::prelude::*;
 use toolkit::providers::{Format, gemini_schema};
 use toolkit::{Image, ToolOutput};
 
-const CALL: &str = include_str!("fixtures/models/gemini_function_call.json");
-const TEXT: &str = include_str!("fixtures/models/gemini_text.json");
-const STREAM: &str = include_str!("fixtures/models/gemini_stream.sse");
+const CALL: &str = include_str!("../fixtures/models/gemini_function_call.json");
+const TEXT: &str = include_str!("../fixtures/models/gemini_text.json");
+const STREAM: &str = include_str!("../fixtures/models/gemini_stream.sse");
 
 fn weather() -> Toolbox {
     let schema = json!({"type": "object", "properties": {"location": {"type": "string"}},

@@ -16,11 +16,11 @@ use serde_json::{Value, json};
 use toolkit::mcp::{HttpOptions, HttpServerHandle, JwtVerifier, McpServer, ProtectedResource};
 use toolkit::prelude::*;
 
-const ISSUER_KEY: &str = include_str!("fixtures/oauth/issuer.pem");
-const ISSUER_RSA_KEY: &str = include_str!("fixtures/oauth/issuer-rsa.pem");
-const ROGUE_KEY: &str = include_str!("fixtures/oauth/rogue.pem");
-const JWKS: &str = include_str!("fixtures/oauth/jwks.json");
-const ROGUE_JWKS: &str = include_str!("fixtures/oauth/rogue-jwks.json");
+const ISSUER_KEY: &str = include_str!("../fixtures/oauth/issuer.pem");
+const ISSUER_RSA_KEY: &str = include_str!("../fixtures/oauth/issuer-rsa.pem");
+const ROGUE_KEY: &str = include_str!("../fixtures/oauth/rogue.pem");
+const JWKS: &str = include_str!("../fixtures/oauth/jwks.json");
+const ROGUE_JWKS: &str = include_str!("../fixtures/oauth/rogue-jwks.json");
 const AUDIENCE: &str = "https://mcp.example.com/mcp";
 const METADATA: &str = "https://mcp.example.com/.well-known/oauth-protected-resource/mcp";
 

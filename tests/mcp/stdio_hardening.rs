@@ -1,7 +1,7 @@
 //! The MCP server over stdio (`McpServer::serve_io`) fed frames rmcp alone would drop without an
 //! answer: every request gets exactly one reply, and a valid frame passes through untouched.
 
-mod common;
+use crate::common;
 
 use common::raw_mcp::{INITIALIZE, INITIALIZED, echo_server};
 use std::time::Duration;

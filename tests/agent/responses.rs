@@ -3,7 +3,7 @@
 //! "The response object", "Streaming events") and its function-calling guide: `function_call`
 //! items, `function_call_output` with images, semantic stream events, errors and retries.
 
-mod common;
+use crate::common;
 
 use std::sync::Mutex;
 use std::time::Duration;
@@ -19,9 +19,9 @@ use toolkit::prelude::*;
 use toolkit::providers::Format;
 use toolkit::{Image, ToolOutput};
 
-const CALL: &str = include_str!("fixtures/models/responses_function_call.json");
-const TEXT: &str = include_str!("fixtures/models/responses_text.json");
-const STREAM: &str = include_str!("fixtures/models/responses_stream.sse");
+const CALL: &str = include_str!("../fixtures/models/responses_function_call.json");
+const TEXT: &str = include_str!("../fixtures/models/responses_text.json");
+const STREAM: &str = include_str!("../fixtures/models/responses_stream.sse");
 
 fn weather() -> Toolbox {
     let schema = json!({"type": "object", "properties": {"location": {"type": "string"}},

@@ -2,7 +2,7 @@
 //! reference server `@modelcontextprotocol/server-everything`, and against toolkit's own
 //! server.
 
-mod common;
+use crate::common;
 
 use std::time::{Duration, Instant};
 

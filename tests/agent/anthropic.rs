@@ -2,7 +2,7 @@
 //! from Anthropic's documented examples: `tool_use`, `tool_result`, and streamed
 //! `input_json_delta` fragments.
 
-mod common;
+use crate::common;
 
 use std::time::Duration;
 
@@ -16,9 +16,9 @@ use toolkit::models::{
 use toolkit::prelude::*;
 use toolkit::providers::Format;
 
-const TOOL_USE: &str = include_str!("fixtures/models/anthropic_tool_use.json");
-const TEXT: &str = include_str!("fixtures/models/anthropic_text.json");
-const STREAM: &str = include_str!("fixtures/models/anthropic_stream.sse");
+const TOOL_USE: &str = include_str!("../fixtures/models/anthropic_tool_use.json");
+const TEXT: &str = include_str!("../fixtures/models/anthropic_text.json");
+const STREAM: &str = include_str!("../fixtures/models/anthropic_stream.sse");
 
 /// The documented example calls `get_weather(location, unit)`.
 fn weather() -> Toolbox {

@@ -4,7 +4,6 @@
 //! elicitation requests (declaring each capability only when it can), and every content kind
 //! of a remote result comes back as the runtime's content types, bytes intact.
 
-#[path = "mcp_client_context/remote.rs"]
 mod remote;
 
 use std::sync::{Arc, Mutex};

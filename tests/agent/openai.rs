@@ -2,7 +2,7 @@
 //! from OpenAI's documented examples: tool calls, streaming, retries, broken bodies, secrets,
 //! and a recorded run replayed offline.
 
-mod common;
+use crate::common;
 
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -17,9 +17,9 @@ use toolkit::models::{
 use toolkit::prelude::*;
 use toolkit::providers::Format;
 
-const TOOL_CALLS: &str = include_str!("fixtures/models/openai_tool_calls.json");
-const TEXT: &str = include_str!("fixtures/models/openai_text.json");
-const STREAM: &str = include_str!("fixtures/models/openai_stream.sse");
+const TOOL_CALLS: &str = include_str!("../fixtures/models/openai_tool_calls.json");
+const TEXT: &str = include_str!("../fixtures/models/openai_text.json");
+const STREAM: &str = include_str!("../fixtures/models/openai_stream.sse");
 
 /// The documented example calls `get_current_weather(location)`.
 fn weather() -> Toolbox {

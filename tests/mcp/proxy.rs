@@ -2,7 +2,7 @@
 //! server does. The remote server is made with the official Python SDK
 //! (`tests/mcp/python_proxy_server.py`); an rmcp client calls it directly and through the proxy.
 
-mod common;
+use crate::common;
 
 use std::process::{Command, Stdio};
 

@@ -2,7 +2,7 @@
 //! local server speaking each wire format: a malformed call, repeated call ids, more calls than
 //! a step runs, arguments and text over their caps; and a sync tool slower than the deadline.
 
-mod common;
+use crate::common;
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};

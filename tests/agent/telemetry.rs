@@ -3,7 +3,7 @@
 //! `chat` and `execute_tool`, with the model, provider, usage and tool attributes, and message
 //! content only when the application opts in. A capturing `tracing` subscriber reads them.
 
-mod common;
+use crate::common;
 
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};

@@ -3,7 +3,7 @@
 //! answers coerced and validated as tool arguments are, and the model told when one does not
 //! fit, until the retries run out.
 
-mod common;
+use crate::common;
 
 use common::model_server::{ModelServer, Reply};
 use common::wire::{anthropic_calls, anthropic_client, anthropic_text, openai_client, openai_text};

@@ -2,7 +2,7 @@
 //! (Chat Completions and Anthropic event streams) and from any model's whole reply; dropping the
 //! stream cancels the run's tool calls.
 
-mod common;
+use crate::common;
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -14,8 +14,8 @@ use toolkit::agent::{Agent, RunEvent};
 use toolkit::models::{AnthropicClient, ModelReply, OpenAiClient, RetryPolicy, ScriptedModel};
 use toolkit::prelude::*;
 
-const OPENAI_STREAM: &str = include_str!("fixtures/models/openai_stream.sse");
-const ANTHROPIC_STREAM: &str = include_str!("fixtures/models/anthropic_stream.sse");
+const OPENAI_STREAM: &str = include_str!("../fixtures/models/openai_stream.sse");
+const ANTHROPIC_STREAM: &str = include_str!("../fixtures/models/anthropic_stream.sse");
 
 const OPENAI_TEXT: &str = "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"Sunny, \"}}]}\n\n\
     data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"28 °C\"},\"finish_reason\":\"stop\"}]}\n\n\

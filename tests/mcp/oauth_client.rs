@@ -3,7 +3,6 @@
 //! flow with PKCE, client credentials, refresh, scope step-up, the token store, and what is
 //! refused (a bad state, a mismatched issuer). No token is ever logged.
 
-#[path = "mcp_oauth_client/peer.rs"]
 mod peer;
 
 use std::fmt::Write as _;

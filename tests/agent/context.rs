@@ -3,7 +3,7 @@
 //! the run's deadline and on drop, and images of a content result sent to a Chat Completions
 //! model in a user message after the tool messages.
 
-mod common;
+use crate::common;
 
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};

@@ -3,7 +3,7 @@
 //! stdio pipe for the subscriptions, and `McpClient` against the reference server
 //! `@modelcontextprotocol/server-everything`.
 
-mod common;
+use crate::common;
 
 use std::time::Duration;
 

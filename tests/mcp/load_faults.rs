@@ -2,7 +2,7 @@
 //! trickling their headers or body, abandoned sessions, oversized bodies and headers; and the client
 //! against a scripted server that paginates forever or floods `tools/list_changed`.
 
-mod common;
+use crate::common;
 
 use common::raw_mcp::INITIALIZE;
 use std::io::{BufRead, BufReader, Read, Write};

@@ -2,7 +2,7 @@
 //! tools next to unauthenticated requests, large and malformed bodies, params of the wrong type,
 //! session ends, too many sessions, idle sessions, and stateless serving.
 
-mod common;
+use crate::common;
 
 use common::raw_mcp::INITIALIZE;
 use std::sync::{Arc, Condvar, Mutex};

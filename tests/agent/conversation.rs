@@ -2,7 +2,7 @@
 //! system prompt sent once and first, usage summed, and the token budget dropping the oldest
 //! turns whole (a tool call never without its result), by estimate or by the provider's count.
 
-mod common;
+use crate::common;
 
 use common::model_server::{ModelServer, Reply};
 use common::wire::{

@@ -1,7 +1,7 @@
 //! toolkit's MCP server, driven by the official Python SDK's client (over stdio and Streamable
 //! HTTP, against `examples/mcp_server.rs`) and by rmcp's own client (in process).
 
-mod common;
+use crate::common;
 
 use common::raw_mcp::INITIALIZE;
 use std::io::{Read, Write};

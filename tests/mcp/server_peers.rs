@@ -3,7 +3,7 @@
 //! `Origin`, one client opening session after session, a `tools/call` nested past serde_json's
 //! limit, and a client whose writes meet Nagle's algorithm.
 
-mod common;
+use crate::common;
 
 use common::raw_mcp::{INITIALIZE, INITIALIZED, echo_server};
 use std::io::{Read, Write};

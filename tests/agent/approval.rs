@@ -3,7 +3,7 @@
 //! needs approval runs without it, on any path: parallel calls, one by one, ReAct, a resume with
 //! a decision missing, and a forged token.
 
-mod common;
+use crate::common;
 
 use std::sync::{Arc, Mutex};
 

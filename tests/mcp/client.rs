@@ -1,7 +1,7 @@
 //! toolkit's MCP client bridge against a server made with the official Python SDK
 //! (`tests/mcp/python_server.py`), over stdio, Streamable HTTP and HTTP+SSE.
 
-mod common;
+use crate::common;
 
 use std::time::{Duration, Instant};
 
