@@ -1,4 +1,4 @@
-//! The remote server of `tests/mcp_client_context.rs`: written with rmcp alone, so what the
+//! The remote server of `tests/mcp/client_context.rs`: written with rmcp alone, so what the
 //! client is tested against is the protocol, not toolkit's own server. Its tools report
 //! progress and logs, wait to be cancelled, ask the client's model and user, and return every
 //! kind of content.

@@ -8,7 +8,7 @@
 //! of 20 calls of 100 notifications each saw them out of order, and up to 7 of the 2,000 came
 //! after `call_tool` returned). Read here, every notification the server sent before its answer
 //! reaches the call's context, in order, before the call returns (0 of 20 out of order:
-//! `tests/mcp_client_context.rs`).
+//! `tests/mcp/client_context.rs`).
 
 // rmcp marks MCP's logging deprecated (SEP-2577, a protocol revision after the ones servers
 // speak today); servers still send it.
