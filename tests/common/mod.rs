@@ -1,5 +1,6 @@
-//! Fixtures shared by several test files; each includes them with `mod common;`. Cargo does not
-//! build this directory as a test of its own.
+//! Fixtures shared by several test files; each includes them with `mod common;` (the binaries
+//! `tests/mcp/` and `tests/agent/` with `#[path = "../common/mod.rs"]`, and their modules with
+//! `use crate::common;`). Cargo does not build this directory as a test of its own.
 
 pub mod examples;
 #[cfg(unix)]
