@@ -122,6 +122,12 @@ pub mod agent;
 #[cfg_attr(docsrs, doc(cfg(feature = "agent")))]
 pub mod models;
 
+// docs/context.md's examples, compiled as doctests so the page cannot drift from the API.
+#[cfg(doctest)]
+#[allow(dead_code)]
+#[doc = include_str!("../docs/context.md")]
+struct ContextGuide;
+
 /// schemars, re-exported so users derive `JsonSchema` with the major version toolkit uses.
 pub use schemars;
 /// serde_json, re-exported for `json!` and `Value`.
