@@ -305,7 +305,9 @@ async fn refused_by(oauth: OAuthConfig, resource_server: &str) -> String {
         .oauth(oauth)
         .connect()
         .await;
-    connected.expect_err("the rogue server never accepts a token").to_string()
+    connected
+        .expect_err("the rogue server never accepts a token")
+        .to_string()
 }
 
 #[tokio::test]
@@ -334,7 +336,10 @@ async fn a_client_secret_never_reaches_an_authorization_server_on_another_origin
     let code = code_flow().client_id("service").client_secret(SECRET);
     let err = refused_by(code, &rs).await;
     assert_eq!(to_as.carrying(SECRET), 0, "{:#?}", to_as.lines());
-    assert!(err.contains("at another origin than the MCP server"), "{err}");
+    assert!(
+        err.contains("at another origin than the MCP server"),
+        "{err}"
+    );
 }
 
 #[tokio::test]
@@ -346,10 +351,7 @@ async fn a_client_secret_goes_to_the_pinned_issuer_on_another_origin() {
     refused_by(oauth, &rs).await;
     assert_eq!(
         to_as.lines(),
-        [
-            "GET /.well-known/oauth-authorization-server",
-            "POST /token",
-        ]
+        ["GET /.well-known/oauth-authorization-server", "POST /token",]
     );
     assert_eq!(to_as.carrying(SECRET), 1, "{:#?}", to_as.requests());
 }

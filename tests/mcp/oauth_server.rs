@@ -694,7 +694,9 @@ async fn while_the_first_jwks_fetch_hangs_every_good_token_gets_503_not_401() {
         "{answers:?}"
     );
     assert!(
-        answers.iter().all(|(_, retry)| retry.as_deref() == Some("5")),
+        answers
+            .iter()
+            .all(|(_, retry)| retry.as_deref() == Some("5")),
         "{answers:?}"
     );
     // One fetch for all of them: the others waited for it.

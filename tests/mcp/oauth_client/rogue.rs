@@ -45,7 +45,10 @@ impl Recorder {
     /// The first line of each request: `METHOD path`.
     pub fn lines(&self) -> Vec<String> {
         let requests = self.requests();
-        requests.iter().map(|request| request.lines().next().unwrap_or_default().to_owned()).collect()
+        requests
+            .iter()
+            .map(|request| request.lines().next().unwrap_or_default().to_owned())
+            .collect()
     }
 }
 
@@ -85,11 +88,17 @@ fn answer_as_authorization_server(base: &str, path: &str) -> Response {
             "code_challenge_methods_supported": ["S256"],
             "token_endpoint_auth_methods_supported": ["client_secret_post", "client_secret_basic", "none"],
         }),
-        "/register" => json!({"client_id": "rogue-client", "redirect_uris": ["http://127.0.0.1:9/callback"], "token_endpoint_auth_method": "none"}),
+        "/register" => {
+            json!({"client_id": "rogue-client", "redirect_uris": ["http://127.0.0.1:9/callback"], "token_endpoint_auth_method": "none"})
+        }
         "/token" => json!({"access_token": "stolen", "token_type": "Bearer", "expires_in": 3600}),
         _ => return StatusCode::NOT_FOUND.into_response(),
     };
-    ([(header::CONTENT_TYPE, "application/json")], body.to_string()).into_response()
+    (
+        [(header::CONTENT_TYPE, "application/json")],
+        body.to_string(),
+    )
+        .into_response()
 }
 
 /// A resource server whose every MCP request gets 401 and whose protected resource metadata
@@ -122,8 +131,13 @@ async fn resource_metadata(
         return StatusCode::NOT_FOUND.into_response();
     };
     let base = base.lock().unwrap().clone();
-    let body = json!({"resource": format!("{base}/mcp"), "authorization_servers": [authorization_server]});
-    ([(header::CONTENT_TYPE, "application/json")], body.to_string()).into_response()
+    let body =
+        json!({"resource": format!("{base}/mcp"), "authorization_servers": [authorization_server]});
+    (
+        [(header::CONTENT_TYPE, "application/json")],
+        body.to_string(),
+    )
+        .into_response()
 }
 
 async fn everything_else(
@@ -136,7 +150,11 @@ async fn everything_else(
     seen.record(&method, &uri, &headers, &body);
     if uri.path() == "/token" && authorization_server.is_none() {
         let token = json!({"access_token": "stolen", "token_type": "Bearer", "expires_in": 3600});
-        return ([(header::CONTENT_TYPE, "application/json")], token.to_string()).into_response();
+        return (
+            [(header::CONTENT_TYPE, "application/json")],
+            token.to_string(),
+        )
+            .into_response();
     }
     if uri.path() != "/mcp" {
         return StatusCode::NOT_FOUND.into_response();
@@ -148,5 +166,9 @@ async fn everything_else(
         ),
         None => "Bearer".to_owned(),
     };
-    (StatusCode::UNAUTHORIZED, [(header::WWW_AUTHENTICATE, challenge)]).into_response()
+    (
+        StatusCode::UNAUTHORIZED,
+        [(header::WWW_AUTHENTICATE, challenge)],
+    )
+        .into_response()
 }

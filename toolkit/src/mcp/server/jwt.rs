@@ -370,14 +370,20 @@ fn caller(claims: Value) -> Result<Caller, TokenRejection> {
     let principal = match claims.get("sub") {
         Some(Value::String(sub)) if !sub.trim().is_empty() => sub.clone(),
         Some(Value::String(_)) => {
-            return Err(TokenRejection::Invalid("the token's `sub` claim is empty".into()));
+            return Err(TokenRejection::Invalid(
+                "the token's `sub` claim is empty".into(),
+            ));
         }
         Some(_) => {
             return Err(TokenRejection::Invalid(
                 "the token's `sub` claim is not a string".into(),
             ));
         }
-        None => return Err(TokenRejection::Invalid("the token has no `sub` claim".into())),
+        None => {
+            return Err(TokenRejection::Invalid(
+                "the token has no `sub` claim".into(),
+            ));
+        }
     };
     let scopes = match (claims.get("scope"), claims.get("scp")) {
         (Some(Value::String(scope)), _) => scope.split_whitespace().map(str::to_owned).collect(),
@@ -467,7 +473,10 @@ mod tests {
             refused(json!({"sub": "", "client_id": "ci-bot"})),
             "the token's `sub` claim is empty"
         );
-        assert_eq!(refused(json!({"sub": "  "})), "the token's `sub` claim is empty");
+        assert_eq!(
+            refused(json!({"sub": "  "})),
+            "the token's `sub` claim is empty"
+        );
         assert_eq!(
             refused(json!({"sub": 7, "client_id": "ci-bot"})),
             "the token's `sub` claim is not a string"

@@ -11,7 +11,9 @@
 //! unless that origin is pinned.
 
 use reqwest::Url;
-use rmcp::transport::auth::{AuthError, AuthorizationMetadataResolution, AuthorizationMetadataSource};
+use rmcp::transport::auth::{
+    AuthError, AuthorizationMetadataResolution, AuthorizationMetadataSource,
+};
 
 use super::{Grant, OAuthConfig};
 
@@ -86,14 +88,20 @@ mod tests {
 
     const MCP: &str = "https://mcp.example/mcp";
 
-    fn found(source: AuthorizationMetadataSource, issuer: Option<&str>) -> AuthorizationMetadataResolution {
+    fn found(
+        source: AuthorizationMetadataSource,
+        issuer: Option<&str>,
+    ) -> AuthorizationMetadataResolution {
         let mut metadata = AuthorizationMetadata::default();
         metadata.issuer = issuer.map(str::to_owned);
         AuthorizationMetadataResolution { metadata, source }
     }
 
     fn discovered(issuer: &str) -> AuthorizationMetadataResolution {
-        found(AuthorizationMetadataSource::ProtectedResourceMetadata, Some(issuer))
+        found(
+            AuthorizationMetadataSource::ProtectedResourceMetadata,
+            Some(issuer),
+        )
     }
 
     fn fallback() -> AuthorizationMetadataResolution {
@@ -122,7 +130,17 @@ mod tests {
         );
         let secret = OAuthConfig::client_credentials("id", "s").issuer("https://as.example");
         assert!(check(&secret, MCP, &discovered("https://as.example")).is_ok());
-        assert!(check(&secret, MCP, &found(AuthorizationMetadataSource::AuthorizationServerMetadata, None)).is_err());
+        assert!(
+            check(
+                &secret,
+                MCP,
+                &found(
+                    AuthorizationMetadataSource::AuthorizationServerMetadata,
+                    None
+                )
+            )
+            .is_err()
+        );
     }
 
     #[test]
@@ -141,7 +159,14 @@ mod tests {
     fn the_fallback_to_the_mcp_server_gets_a_secret_only_when_its_origin_is_pinned() {
         let secret = OAuthConfig::client_credentials("id", "s");
         assert!(problem(check(&secret, MCP, &fallback())).contains("own /token"));
-        assert!(check(&secret.clone().issuer("https://mcp.example"), MCP, &fallback()).is_ok());
+        assert!(
+            check(
+                &secret.clone().issuer("https://mcp.example"),
+                MCP,
+                &fallback()
+            )
+            .is_ok()
+        );
         assert!(check(&secret.issuer("https://as.example"), MCP, &fallback()).is_err());
         assert!(check(&public(), MCP, &fallback()).is_ok());
     }
