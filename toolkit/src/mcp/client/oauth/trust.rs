@@ -24,9 +24,20 @@ pub(super) fn check(
     server: &str,
     found: &AuthorizationMetadataResolution,
 ) -> Result<(), AuthError> {
+    let fallback = found.source == AuthorizationMetadataSource::LegacyEndpointFallback;
+    allowed(config, server, fallback, found.metadata.issuer.as_deref())
+}
+
+/// [`check`] on what it reads of discovery: whether nothing was discovered (`fallback`, rmcp's
+/// endpoints on the MCP server itself), and the issuer the metadata names.
+fn allowed(
+    config: &OAuthConfig,
+    server: &str,
+    fallback: bool,
+    issuer: Option<&str>,
+) -> Result<(), AuthError> {
     let secret = sends_secret(config);
-    let issuer = found.metadata.issuer.as_deref();
-    if found.source == AuthorizationMetadataSource::LegacyEndpointFallback {
+    if fallback {
         return match config.issuer.as_deref() {
             Some(pinned) if same_origin(pinned, server) => Ok(()),
             Some(pinned) => Err(refused(format!(
@@ -82,36 +93,28 @@ fn refused(problem: String) -> AuthError {
 
 #[cfg(test)]
 mod tests {
-    use rmcp::transport::auth::AuthorizationMetadata;
-
     use super::*;
 
     const MCP: &str = "https://mcp.example/mcp";
 
-    fn found(
-        source: AuthorizationMetadataSource,
-        issuer: Option<&str>,
-    ) -> AuthorizationMetadataResolution {
-        let mut metadata = AuthorizationMetadata::default();
-        metadata.issuer = issuer.map(str::to_owned);
-        AuthorizationMetadataResolution { metadata, source }
+    /// What `allowed` says of an authorization server discovered with `issuer`.
+    fn discovered(config: &OAuthConfig, issuer: Option<&str>) -> Result<(), AuthError> {
+        allowed(config, MCP, false, issuer)
     }
 
-    fn discovered(issuer: &str) -> AuthorizationMetadataResolution {
-        found(
-            AuthorizationMetadataSource::ProtectedResourceMetadata,
-            Some(issuer),
-        )
-    }
-
-    fn fallback() -> AuthorizationMetadataResolution {
-        found(AuthorizationMetadataSource::LegacyEndpointFallback, None)
+    /// What `allowed` says when nothing was discovered.
+    fn fallback(config: &OAuthConfig) -> Result<(), AuthError> {
+        allowed(config, MCP, true, None)
     }
 
     fn public() -> OAuthConfig {
         OAuthConfig::authorization_code("http://127.0.0.1:9/cb", |_: String| async {
             Err::<super::super::OAuthCallback, _>("unused".to_owned())
         })
+    }
+
+    fn secret() -> OAuthConfig {
+        OAuthConfig::client_credentials("id", "s")
     }
 
     fn problem(result: Result<(), AuthError>) -> String {
@@ -121,53 +124,36 @@ mod tests {
     #[test]
     fn a_pinned_issuer_must_be_the_one_found() {
         let pinned = public().issuer("https://as.example");
-        assert!(check(&pinned, MCP, &discovered("https://as.example/")).is_ok());
+        assert!(discovered(&pinned, Some("https://as.example/")).is_ok());
         assert_eq!(
-            problem(check(&pinned, MCP, &discovered("https://evil.example"))),
+            problem(discovered(&pinned, Some("https://evil.example"))),
             "OAuth authorization failed: nothing was sent: the authorization server found for \
              https://mcp.example/mcp is https://evil.example, not the pinned issuer \
              https://as.example"
         );
-        let secret = OAuthConfig::client_credentials("id", "s").issuer("https://as.example");
-        assert!(check(&secret, MCP, &discovered("https://as.example")).is_ok());
-        assert!(
-            check(
-                &secret,
-                MCP,
-                &found(
-                    AuthorizationMetadataSource::AuthorizationServerMetadata,
-                    None
-                )
-            )
-            .is_err()
-        );
+        let pinned_secret = secret().issuer("https://as.example");
+        assert!(discovered(&pinned_secret, Some("https://as.example")).is_ok());
+        assert!(problem(discovered(&pinned_secret, None)).contains("one that names no issuer"));
     }
 
     #[test]
     fn a_secret_goes_unpinned_only_to_the_mcp_servers_own_origin() {
-        let secret = OAuthConfig::client_credentials("id", "s");
-        assert!(check(&secret, MCP, &discovered("https://mcp.example")).is_ok());
-        assert!(check(&secret, MCP, &discovered("https://mcp.example:8443")).is_err());
-        assert!(check(&secret, MCP, &discovered("https://as.example")).is_err());
+        assert!(discovered(&secret(), Some("https://mcp.example")).is_ok());
+        assert!(discovered(&secret(), Some("https://mcp.example:8443")).is_err());
+        assert!(discovered(&secret(), Some("http://mcp.example")).is_err());
+        assert!(discovered(&secret(), Some("https://as.example")).is_err());
+        assert!(discovered(&secret(), None).is_err());
         let code_with_secret = public().client_id("id").client_secret("s");
-        assert!(check(&code_with_secret, MCP, &discovered("https://as.example")).is_err());
+        assert!(discovered(&code_with_secret, Some("https://as.example")).is_err());
         // A public client sends no secret: any authorization server the resource names.
-        assert!(check(&public(), MCP, &discovered("https://as.example")).is_ok());
+        assert!(discovered(&public(), Some("https://as.example")).is_ok());
     }
 
     #[test]
     fn the_fallback_to_the_mcp_server_gets_a_secret_only_when_its_origin_is_pinned() {
-        let secret = OAuthConfig::client_credentials("id", "s");
-        assert!(problem(check(&secret, MCP, &fallback())).contains("own /token"));
-        assert!(
-            check(
-                &secret.clone().issuer("https://mcp.example"),
-                MCP,
-                &fallback()
-            )
-            .is_ok()
-        );
-        assert!(check(&secret.issuer("https://as.example"), MCP, &fallback()).is_err());
-        assert!(check(&public(), MCP, &fallback()).is_ok());
+        assert!(problem(fallback(&secret())).contains("own /token"));
+        assert!(fallback(&secret().issuer("https://mcp.example")).is_ok());
+        assert!(fallback(&secret().issuer("https://as.example")).is_err());
+        assert!(fallback(&public()).is_ok());
     }
 }
