@@ -35,14 +35,21 @@ const MAX_JWKS_BYTES: usize = 256 * 1024;
 /// Checks JWT access tokens issued by one authorization server: the signature against the keys
 /// of its JWKS, and the issuer (`iss`), the audience (`aud`, the server's own URL), the expiry
 /// (`exp`, required) and `nbf`, with [`leeway`](Self::leeway) for clocks that differ a little.
-/// The caller is the token's `sub` (required, a non-empty string, as RFC 9068 asks), its scopes the `scope` claim (space
-/// separated) or `scp` (a list), its claims the whole payload.
+/// The caller is the token's `sub` (required, a non-empty string, as RFC 9068 asks; no other
+/// claim stands in for it), its scopes the `scope` claim (space separated) or `scp` (a list),
+/// its claims the whole payload.
 ///
 /// The JWKS is fetched on the first token, kept, and fetched again when a token names a key
 /// (`kid`) it lacks, at most once per [`min_refetch_interval`](Self::min_refetch_interval): an
 /// issuer rotating its keys is followed, and a flood of tokens naming made-up keys costs one
 /// fetch per interval. The keys are also fetched again once older than
 /// [`max_key_age`](Self::max_key_age).
+///
+/// Keys that cannot be had say nothing about a token: while none was ever fetched, or while the
+/// issuer is down and a token names a key not held, the request gets 503 with `Retry-After`
+/// (never 401 `invalid_token`, which would tell the client to throw a good token away). Requests
+/// that need the keys wait for one fetch at a time, at most
+/// [`jwks_timeout`](Self::jwks_timeout).
 ///
 /// ```no_run
 /// use toolkit::mcp::{HttpOptions, JwtVerifier, McpServer, ProtectedResource};

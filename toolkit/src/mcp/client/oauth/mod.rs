@@ -279,3 +279,16 @@ impl std::fmt::Debug for OAuthConfig {
             .finish_non_exhaustive()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::JwtSigningAlgorithm;
+
+    #[test]
+    fn each_signing_algorithm_is_rmcps_of_the_same_name() {
+        use JwtSigningAlgorithm::*;
+        for ours in [RS256, RS384, RS512, ES256, ES384] {
+            assert_eq!(format!("{:?}", ours.to_rmcp()), format!("{ours:?}"));
+        }
+    }
+}
