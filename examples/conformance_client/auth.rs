@@ -17,7 +17,7 @@ type Error = Box<dyn std::error::Error>;
 pub async fn run(server_url: &str, scenario: &str, context: Option<Value>) -> Result<(), Error> {
     let context = context.unwrap_or_else(|| json!({}));
     let text = |key: &str| context.get(key).and_then(Value::as_str).map(str::to_owned);
-    let oauth = match scenario {
+    let mut oauth = match scenario {
         "auth/client-credentials-basic" => OAuthConfig::client_credentials(
             text("client_id").ok_or("the context has no client_id")?,
             text("client_secret").ok_or("the context has no client_secret")?,
@@ -40,6 +40,15 @@ pub async fn run(server_url: &str, scenario: &str, context: Option<Value>) -> Re
             oauth
         }
     };
+    // A client secret or key goes to another origin than the MCP server's only when the issuer
+    // is pinned. The suite runs its authorization server on a port of its own and tells the
+    // client only the credentials, so the harness pins the issuer the suite's metadata names,
+    // as a user pins the one they registered with.
+    let sends_secret =
+        scenario.starts_with("auth/client-credentials") || context.get("client_secret").is_some();
+    if sends_secret && let Some(issuer) = issuer_named_by(server_url).await {
+        oauth = oauth.issuer(issuer);
+    }
     let client = McpClient::builder(McpTransport::http(server_url))
         .oauth(oauth)
         .connect()
@@ -50,6 +59,32 @@ pub async fn run(server_url: &str, scenario: &str, context: Option<Value>) -> Re
         }
     }
     Ok(())
+}
+
+/// The first authorization server the protected resource metadata of `server_url` names
+/// (RFC 9728: the path-suffixed well-known URL, then the root one); `None` without one.
+async fn issuer_named_by(server_url: &str) -> Option<String> {
+    let url = reqwest::Url::parse(server_url).ok()?;
+    let path = url.path().trim_end_matches('/');
+    let origin = url.origin().ascii_serialization();
+    for candidate in [
+        format!("{origin}/.well-known/oauth-protected-resource{path}"),
+        format!("{origin}/.well-known/oauth-protected-resource"),
+    ] {
+        let Ok(answer) = reqwest::get(&candidate).await else {
+            continue;
+        };
+        let Ok(body) = answer.bytes().await else {
+            continue;
+        };
+        let Ok(document) = serde_json::from_slice::<Value>(&body) else {
+            continue;
+        };
+        if let Some(issuer) = document["authorization_servers"][0].as_str() {
+            return Some(issuer.to_owned());
+        }
+    }
+    None
 }
 
 /// The headless redirect handler: the suite's authorization server answers the authorization

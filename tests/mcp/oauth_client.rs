@@ -1,14 +1,17 @@
 //! `McpClient` with OAuth 2.1 against a loopback authorization server and a resource server
 //! in front of a real toolkit MCP server (`mcp_oauth_client/peer.rs`): the authorization code
 //! flow with PKCE, client credentials, refresh, scope step-up, the token store, and what is
-//! refused (a bad state, a mismatched issuer). No token is ever logged.
+//! refused (a bad state, a mismatched issuer, an authorization server the client secret was not
+//! meant for). No token is ever logged.
 
 mod peer;
+mod rogue;
 
 use std::fmt::Write as _;
 use std::sync::{Arc, Mutex};
 
 use peer::{Peer, Setup};
+use rogue::Recorder;
 use serde_json::json;
 use toolkit::mcp::{
     InMemoryTokenStore, LocalhostCallback, McpClient, McpTransport, OAuthCallback, OAuthConfig,
@@ -291,4 +294,106 @@ async fn oauth_over_another_transport_than_streamable_http_is_refused() {
             .contains("OAuth is for Streamable HTTP servers only"),
         "{err}"
     );
+}
+
+const SECRET: &str = "service-secret";
+
+/// Connects with `oauth` to a resource server that names `authorization_server`, or none
+/// (then discovery fails): the error, in words.
+async fn refused_by(oauth: OAuthConfig, resource_server: &str) -> String {
+    let connected = McpClient::builder(McpTransport::http(format!("{resource_server}/mcp")))
+        .oauth(oauth)
+        .connect()
+        .await;
+    connected
+        .expect_err("the rogue server never accepts a token")
+        .to_string()
+}
+
+#[tokio::test]
+async fn a_client_secret_never_reaches_an_authorization_server_on_another_origin_unpinned() {
+    let (to_as, to_rs) = (Recorder::default(), Recorder::default());
+    let evil_as = rogue::authorization_server(to_as.clone()).await;
+    let rs = rogue::resource_server(Some(evil_as.clone()), to_rs.clone()).await;
+    let err = refused_by(OAuthConfig::client_credentials("service", SECRET), &rs).await;
+    assert_eq!(to_as.carrying(SECRET), 0, "{:#?}", to_as.lines());
+    assert_eq!(to_rs.carrying(SECRET), 0, "{:#?}", to_rs.lines());
+    // Discovery read the metadata, and that is all the authorization server saw.
+    assert_eq!(
+        to_as.lines(),
+        ["GET /.well-known/oauth-authorization-server"]
+    );
+    assert!(
+        err.contains(&format!(
+            "nothing was sent: the authorization server found for {rs}/mcp is {evil_as}, at \
+             another origin than the MCP server; its client secret is sent there only when \
+             OAuthConfig::issuer pins it"
+        )),
+        "{err}"
+    );
+
+    // A code flow's pre-registered secret is kept from it the same way.
+    let code = code_flow().client_id("service").client_secret(SECRET);
+    let err = refused_by(code, &rs).await;
+    assert_eq!(to_as.carrying(SECRET), 0, "{:#?}", to_as.lines());
+    assert!(
+        err.contains("at another origin than the MCP server"),
+        "{err}"
+    );
+}
+
+#[tokio::test]
+async fn a_client_secret_goes_to_the_pinned_issuer_on_another_origin() {
+    let to_as = Recorder::default();
+    let real_as = rogue::authorization_server(to_as.clone()).await;
+    let rs = rogue::resource_server(Some(real_as.clone()), Recorder::default()).await;
+    let oauth = OAuthConfig::client_credentials("service", SECRET).issuer(&real_as);
+    refused_by(oauth, &rs).await;
+    assert_eq!(
+        to_as.lines(),
+        ["GET /.well-known/oauth-authorization-server", "POST /token",]
+    );
+    assert_eq!(to_as.carrying(SECRET), 1, "{:#?}", to_as.requests());
+}
+
+#[tokio::test]
+async fn a_pinned_issuer_that_is_not_the_one_found_gets_nothing_not_even_a_registration() {
+    let to_as = Recorder::default();
+    let other_as = rogue::authorization_server(to_as.clone()).await;
+    let rs = rogue::resource_server(Some(other_as.clone()), Recorder::default()).await;
+    let pinned = code_flow().issuer("https://as.example");
+    let err = refused_by(pinned, &rs).await;
+    assert_eq!(
+        to_as.lines(),
+        ["GET /.well-known/oauth-authorization-server"]
+    );
+    assert!(
+        err.contains(&format!(
+            "nothing was sent: the authorization server found for {rs}/mcp is {other_as}, not \
+             the pinned issuer https://as.example"
+        )),
+        "{err}"
+    );
+}
+
+#[tokio::test]
+async fn with_discovery_failed_the_secret_is_not_posted_to_the_mcp_servers_own_token_endpoint() {
+    let to_rs = Recorder::default();
+    let rs = rogue::resource_server(None, to_rs.clone()).await;
+    let err = refused_by(OAuthConfig::client_credentials("service", SECRET), &rs).await;
+    assert_eq!(to_rs.carrying(SECRET), 0, "{:#?}", to_rs.lines());
+    assert!(!to_rs.lines().contains(&"POST /token".to_owned()));
+    assert!(
+        err.contains(&format!(
+            "nothing was sent: no authorization server metadata was found for {rs}/mcp; its \
+             client secret is not sent to the MCP server's own /token unless \
+             OAuthConfig::issuer pins that origin"
+        )),
+        "{err}"
+    );
+
+    // Pinned to the MCP server's own origin, the fallback is the user's choice.
+    let pinned = OAuthConfig::client_credentials("service", SECRET).issuer(&rs);
+    refused_by(pinned, &rs).await;
+    assert_eq!(to_rs.carrying(SECRET), 1, "{:#?}", to_rs.requests());
 }

@@ -259,12 +259,12 @@ async fn a_good_token_reaches_the_tool_as_its_caller_with_its_scopes_but_not_the
         );
         let pushed = served.call(Some(&token), "push").await;
         assert_eq!(pushed.message["result"]["content"][0]["text"], "pushed");
-        // `scp` as a list, an RSA key, and a client-credentials token naming `client_id`.
+        // `scp` as a list, an RSA key, and a client-credentials token (its `sub` the client).
         let scp = issuer.token(
             Algorithm::RS256,
             ISSUER_RSA_KEY,
             "rsa-1",
-            json!({"sub": null, "client_id": "ci-bot", "scp": ["repo:read"]}),
+            json!({"sub": "ci-bot", "client_id": "ci-bot", "scp": ["repo:read"]}),
         );
         let answer = served.call(Some(&scp), "whoami").await;
         assert_eq!(
@@ -402,7 +402,7 @@ async fn refused_tokens_get_401_with_the_reason_and_the_resource_metadata() {
         ),
         (
             issuer.token(Algorithm::ES256, ISSUER_KEY, "ec-1", json!({"sub": null})),
-            "the token names no subject",
+            "the token has no `sub` claim",
         ),
         // A token MACed with the issuer's public key as an HMAC secret: HS256 is never accepted.
         (hs256(), "tokens signed with HS256 are not accepted"),
@@ -419,6 +419,45 @@ async fn refused_tokens_get_401_with_the_reason_and_the_resource_metadata() {
         missing.challenge,
         Some(format!(r#"Bearer resource_metadata="{METADATA}""#))
     );
+    assert_eq!(served.calls.load(Ordering::SeqCst), 0);
+    served.server.shutdown().await.unwrap();
+}
+
+#[tokio::test]
+async fn tokens_with_an_empty_or_non_string_subject_are_refused_not_merged_into_one_caller() {
+    let issuer = Issuer::start().await;
+    let served = serve(issuer.verifier(), true).await;
+    let cases = [
+        (json!({"sub": ""}), "the token's `sub` claim is empty"),
+        (
+            json!({"sub": "", "client_id": "other-client"}),
+            "the token's `sub` claim is empty",
+        ),
+        (
+            json!({"sub": 42, "client_id": "ci-bot"}),
+            "the token's `sub` claim is not a string",
+        ),
+        (
+            json!({"sub": true, "client_id": "ci-bot"}),
+            "the token's `sub` claim is not a string",
+        ),
+        (
+            json!({"sub": null, "client_id": "ci-bot"}),
+            "the token has no `sub` claim",
+        ),
+    ];
+    let mut accepted = Vec::new();
+    for (claims, problem) in cases {
+        let token = issuer.token(Algorithm::ES256, ISSUER_KEY, "ec-1", claims.clone());
+        let answer = served.call(Some(&token), "whoami").await;
+        if answer.status == StatusCode::OK {
+            accepted.push(format!("{claims} as {}", text(&answer)["principal"]));
+            continue;
+        }
+        assert_eq!(answer.status, StatusCode::UNAUTHORIZED, "{claims}");
+        assert_eq!(answer.challenge, Some(invalid_token(problem)), "{claims}");
+    }
+    assert_eq!(accepted, Vec::<String>::new(), "tokens accepted");
     assert_eq!(served.calls.load(Ordering::SeqCst), 0);
     served.server.shutdown().await.unwrap();
 }
@@ -582,4 +621,122 @@ async fn a_refused_token_reaches_no_tool_and_no_log() {
             "a refused token was logged:\n{logged}"
         );
     }
+}
+
+/// A JWKS endpoint that is down: it never answers (`hang`), or answers 500; it counts the
+/// requests it got.
+async fn broken_jwks(hang: bool) -> (String, Arc<AtomicUsize>) {
+    let hits = Arc::new(AtomicUsize::new(0));
+    let counted = Arc::clone(&hits);
+    let app = axum::Router::new().route(
+        "/.well-known/jwks.json",
+        axum::routing::get(move || {
+            counted.fetch_add(1, Ordering::SeqCst);
+            async move {
+                if hang {
+                    std::future::pending::<()>().await;
+                }
+                (StatusCode::INTERNAL_SERVER_ERROR, "down")
+            }
+        }),
+    );
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}", listener.local_addr().unwrap());
+    tokio::spawn(async move { axum::serve(listener, app).await });
+    (url, hits)
+}
+
+/// 20 good tokens at once while the issuer's JWKS is down: how each was answered, with
+/// `Retry-After` when it was 503.
+async fn twenty_good_tokens_against(hang: bool) -> (Vec<(StatusCode, Option<String>)>, usize) {
+    let issuer = Issuer::start().await;
+    let (jwks, hits) = broken_jwks(hang).await;
+    let verifier = JwtVerifier::new(&issuer.url, AUDIENCE)
+        .jwks_url(format!("{jwks}/.well-known/jwks.json"))
+        .jwks_timeout(Duration::from_millis(500));
+    let served = serve(verifier, true).await;
+    let calls = (0..20).map(|_| {
+        let token = issuer.good("repo:read");
+        let served = &served;
+        async move {
+            let response = (served.http)
+                .post(served.server.url())
+                .header("content-type", "application/json")
+                .header("accept", "application/json, text/event-stream")
+                .bearer_auth(token)
+                .body(json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list"}).to_string())
+                .send()
+                .await
+                .unwrap();
+            let retry_after = (response.headers().get("retry-after"))
+                .map(|value| value.to_str().unwrap().to_owned());
+            (response.status(), retry_after)
+        }
+    });
+    let answers = futures::future::join_all(calls).await;
+    served.server.shutdown().await.unwrap();
+    (answers, hits.load(Ordering::SeqCst))
+}
+
+fn count(answers: &[(StatusCode, Option<String>)], status: StatusCode) -> usize {
+    answers.iter().filter(|(got, _)| *got == status).count()
+}
+
+#[tokio::test]
+async fn while_the_first_jwks_fetch_hangs_every_good_token_gets_503_not_401() {
+    let (answers, fetches) = twenty_good_tokens_against(true).await;
+    assert_eq!(
+        (
+            count(&answers, StatusCode::UNAUTHORIZED),
+            count(&answers, StatusCode::SERVICE_UNAVAILABLE)
+        ),
+        (0, 20),
+        "{answers:?}"
+    );
+    assert!(
+        answers
+            .iter()
+            .all(|(_, retry)| retry.as_deref() == Some("5")),
+        "{answers:?}"
+    );
+    // One fetch for all of them: the others waited for it.
+    assert_eq!(fetches, 1);
+}
+
+#[tokio::test]
+async fn when_the_first_jwks_fetch_fails_every_good_token_gets_503_not_401() {
+    let (answers, fetches) = twenty_good_tokens_against(false).await;
+    assert_eq!(
+        (
+            count(&answers, StatusCode::UNAUTHORIZED),
+            count(&answers, StatusCode::SERVICE_UNAVAILABLE)
+        ),
+        (0, 20),
+        "{answers:?}"
+    );
+    assert_eq!(fetches, 1);
+}
+
+#[tokio::test]
+async fn a_token_naming_a_new_key_while_the_jwks_is_down_gets_503() {
+    let issuer = Issuer::start().await;
+    let verifier = issuer
+        .verifier()
+        .min_refetch_interval(Duration::ZERO)
+        .jwks_timeout(Duration::from_millis(500));
+    let served = serve(verifier, true).await;
+    let good = served.call(Some(&issuer.good("a")), "whoami").await;
+    assert_eq!(good.status, StatusCode::OK);
+    // The issuer rotates to a key the server has not seen, and its JWKS goes down.
+    *issuer.jwks.lock().unwrap() = "<html>down</html>".to_owned();
+    let rotated = issuer.token(Algorithm::ES256, ROGUE_KEY, "rogue-1", json!({}));
+    let answer = served.call(Some(&rotated), "whoami").await;
+    assert_eq!(
+        (answer.status, answer.challenge),
+        (StatusCode::SERVICE_UNAVAILABLE, None)
+    );
+    // The keys already held still serve the tokens they sign.
+    let again = served.call(Some(&issuer.good("a")), "whoami").await;
+    assert_eq!(again.status, StatusCode::OK);
+    served.server.shutdown().await.unwrap();
 }

@@ -35,14 +35,21 @@ const MAX_JWKS_BYTES: usize = 256 * 1024;
 /// Checks JWT access tokens issued by one authorization server: the signature against the keys
 /// of its JWKS, and the issuer (`iss`), the audience (`aud`, the server's own URL), the expiry
 /// (`exp`, required) and `nbf`, with [`leeway`](Self::leeway) for clocks that differ a little.
-/// The caller is the token's `sub` (else `client_id`), its scopes the `scope` claim (space
-/// separated) or `scp` (a list), its claims the whole payload.
+/// The caller is the token's `sub` (required, a non-empty string, as RFC 9068 asks; no other
+/// claim stands in for it), its scopes the `scope` claim (space separated) or `scp` (a list),
+/// its claims the whole payload.
 ///
 /// The JWKS is fetched on the first token, kept, and fetched again when a token names a key
 /// (`kid`) it lacks, at most once per [`min_refetch_interval`](Self::min_refetch_interval): an
 /// issuer rotating its keys is followed, and a flood of tokens naming made-up keys costs one
 /// fetch per interval. The keys are also fetched again once older than
 /// [`max_key_age`](Self::max_key_age).
+///
+/// Keys that cannot be had say nothing about a token: while none was ever fetched, or while the
+/// issuer is down and a token names a key not held, the request gets 503 with `Retry-After`
+/// (never 401 `invalid_token`, which would tell the client to throw a good token away). Requests
+/// that need the keys wait for one fetch at a time, at most
+/// [`jwks_timeout`](Self::jwks_timeout).
 ///
 /// ```no_run
 /// use toolkit::mcp::{HttpOptions, JwtVerifier, McpServer, ProtectedResource};
@@ -64,6 +71,7 @@ pub struct JwtVerifier {
     leeway: Duration,
     min_refetch_interval: Duration,
     max_key_age: Duration,
+    jwks_timeout: Duration,
     http: reqwest::Client,
     keys: RwLock<Arc<KeySet>>,
     /// Held while fetching, so that many tokens arriving together cause one fetch.
@@ -87,6 +95,8 @@ struct KeySet {
     keys: Vec<Key>,
     fetched: Option<Instant>,
     tried: Option<Instant>,
+    /// Whether the last try failed: a key not held may then exist, unseen.
+    failed: bool,
 }
 
 struct Key {
@@ -103,6 +113,8 @@ impl JwtVerifier {
     pub const DEFAULT_MIN_REFETCH_INTERVAL: Duration = Duration::from_secs(30);
     /// 1 hour before keys are fetched again anyway.
     pub const DEFAULT_MAX_KEY_AGE: Duration = Duration::from_secs(3600);
+    /// 5 s: the longest a request waits for the JWKS, fetched by it or by another request.
+    pub const DEFAULT_JWKS_TIMEOUT: Duration = Duration::from_secs(5);
 
     /// A verifier for tokens that `issuer` issues for `audience` (this server's canonical URL,
     /// as in [`ProtectedResource::resource`](super::ProtectedResource::resource)). The keys are
@@ -120,8 +132,8 @@ impl JwtVerifier {
             leeway: Self::DEFAULT_LEEWAY,
             min_refetch_interval: Self::DEFAULT_MIN_REFETCH_INTERVAL,
             max_key_age: Self::DEFAULT_MAX_KEY_AGE,
+            jwks_timeout: Self::DEFAULT_JWKS_TIMEOUT,
             http: reqwest::Client::builder()
-                .timeout(Duration::from_secs(10))
                 .redirect(reqwest::redirect::Policy::limited(3))
                 .build()
                 .unwrap_or_default(),
@@ -161,6 +173,14 @@ impl JwtVerifier {
         self
     }
 
+    /// Waits at most this long for the JWKS (default [`Self::DEFAULT_JWKS_TIMEOUT`]): a
+    /// request whose token needs keys not held yet waits for one fetch, its own or the one
+    /// already under way, then gets 503 with `Retry-After` if none came.
+    pub fn jwks_timeout(mut self, wait: Duration) -> Self {
+        self.jwks_timeout = wait;
+        self
+    }
+
     /// Fetches the JWKS again once the keys are this old (default [`Self::DEFAULT_MAX_KEY_AGE`]).
     pub fn max_key_age(mut self, age: Duration) -> Self {
         self.max_key_age = age;
@@ -181,7 +201,12 @@ impl JwtVerifier {
             .fetched
             .is_none_or(|at| at.elapsed() >= self.max_key_age);
         if stale || !keys.has(kid) {
-            keys = self.refresh(&keys).await?;
+            keys = self.refresh(&keys, kid).await?;
+        }
+        // Keys never fetched, or a key not held while the issuer cannot be asked, say nothing
+        // about the token: 503, so that its client keeps it and tries again.
+        if keys.fetched.is_none() || (keys.failed && !keys.has(kid)) {
+            return Err(unavailable());
         }
         let mut validation = Validation::new(header.alg);
         validation.set_issuer(&[&self.issuer]);
@@ -208,8 +233,22 @@ impl JwtVerifier {
     }
 
     /// The keys fetched again, unless another call just did, or the last try was too recent.
-    async fn refresh(&self, seen: &Arc<KeySet>) -> Result<Arc<KeySet>, TokenRejection> {
-        let _fetching = self.fetching.lock().await;
+    /// One fetch at a time: the others wait for it, at most [`jwks_timeout`](Self::jwks_timeout),
+    /// and then use what it got.
+    async fn refresh(
+        &self,
+        seen: &Arc<KeySet>,
+        kid: Option<&str>,
+    ) -> Result<Arc<KeySet>, TokenRejection> {
+        let Ok(_fetching) = tokio::time::timeout(self.jwks_timeout, self.fetching.lock()).await
+        else {
+            // Another request's fetch is still under way: the keys held may still do.
+            let now = self.current();
+            if now.fetched.is_some() && now.has(kid) {
+                return Ok(now);
+            }
+            return Err(unavailable());
+        };
         let now = self.current();
         if !Arc::ptr_eq(&now, seen) {
             return Ok(now);
@@ -218,12 +257,7 @@ impl JwtVerifier {
             .tried
             .is_some_and(|at| at.elapsed() < self.min_refetch_interval);
         if too_soon {
-            return match now.fetched {
-                Some(_) => Ok(now),
-                None => Err(TokenRejection::Unavailable(
-                    "the issuer's keys could not be fetched".into(),
-                )),
-            };
+            return Ok(now);
         }
         let tried = Instant::now();
         let next = match self.fetch().await {
@@ -231,15 +265,16 @@ impl JwtVerifier {
                 keys,
                 fetched: Some(tried),
                 tried: Some(tried),
+                failed: false,
             },
             Err(problem) => {
                 tracing::warn!(url = %self.jwks_url, %problem, "fetching the JWKS failed");
                 // The keys held stay in use; the next try waits the interval.
-                let keys = copy_keys(&now);
                 KeySet {
-                    keys,
+                    keys: copy_keys(&now),
                     fetched: now.fetched,
                     tried: Some(tried),
+                    failed: true,
                 }
             }
         };
@@ -248,18 +283,14 @@ impl JwtVerifier {
             .keys
             .write()
             .unwrap_or_else(std::sync::PoisonError::into_inner) = Arc::clone(&next);
-        match next.fetched {
-            Some(_) => Ok(next),
-            None => Err(TokenRejection::Unavailable(
-                "the issuer's keys could not be fetched".into(),
-            )),
-        }
+        Ok(next)
     }
 
     async fn fetch(&self) -> Result<Vec<Key>, String> {
         let mut response = self
             .http
             .get(&self.jwks_url)
+            .timeout(self.jwks_timeout)
             .send()
             .await
             .map_err(|err| err.to_string())?;
@@ -337,12 +368,30 @@ impl KeySet {
 }
 
 /// The caller a verified token's claims describe.
+///
+/// The principal is `sub`, which RFC 9068 (section 2.2) requires of a JWT access token: for a
+/// client credentials token it names the client. A token without it, with an empty one, or with
+/// one that is not a string is refused rather than given a principal from another claim:
+/// every such token would otherwise share one principal, and so one session binding.
 fn caller(claims: Value) -> Result<Caller, TokenRejection> {
-    let principal = ["sub", "client_id"]
-        .iter()
-        .find_map(|name| claims.get(name).and_then(Value::as_str))
-        .ok_or_else(|| TokenRejection::Invalid("the token names no subject".into()))?
-        .to_owned();
+    let principal = match claims.get("sub") {
+        Some(Value::String(sub)) if !sub.trim().is_empty() => sub.clone(),
+        Some(Value::String(_)) => {
+            return Err(TokenRejection::Invalid(
+                "the token's `sub` claim is empty".into(),
+            ));
+        }
+        Some(_) => {
+            return Err(TokenRejection::Invalid(
+                "the token's `sub` claim is not a string".into(),
+            ));
+        }
+        None => {
+            return Err(TokenRejection::Invalid(
+                "the token has no `sub` claim".into(),
+            ));
+        }
+    };
     let scopes = match (claims.get("scope"), claims.get("scp")) {
         (Some(Value::String(scope)), _) => scope.split_whitespace().map(str::to_owned).collect(),
         (_, Some(Value::Array(scp))) => scp
@@ -354,6 +403,11 @@ fn caller(claims: Value) -> Result<Caller, TokenRejection> {
         _ => Vec::new(),
     };
     Ok(Caller::new(principal).scopes(scopes).claims(claims))
+}
+
+/// The 503 of a token that could not be checked: the issuer's keys are not at hand.
+fn unavailable() -> TokenRejection {
+    TokenRejection::Unavailable("the issuer's keys could not be fetched".into())
 }
 
 /// What was wrong with a token, in words a client can act on; never the token.
@@ -405,8 +459,8 @@ mod tests {
     }
 
     #[test]
-    fn scp_as_a_list_or_a_string_and_client_id_without_a_subject_are_read() {
-        let listed = caller(json!({"client_id": "ci-bot", "scp": ["a", "b"]})).unwrap();
+    fn scp_as_a_list_or_a_string_is_read() {
+        let listed = caller(json!({"sub": "ci-bot", "scp": ["a", "b"]})).unwrap();
         assert_eq!(
             (listed.principal.as_str(), listed.scopes),
             ("ci-bot", vec!["a".to_owned(), "b".to_owned()])
@@ -417,10 +471,30 @@ mod tests {
     }
 
     #[test]
-    fn a_token_naming_no_subject_is_refused() {
+    fn a_token_without_a_usable_subject_is_refused_and_client_id_does_not_stand_in() {
+        let refused = |claims: Value| match caller(claims) {
+            Err(TokenRejection::Invalid(problem)) => problem,
+            other => panic!("accepted: {other:?}"),
+        };
         assert_eq!(
-            caller(json!({"scope": "a", "sub": 7})),
-            Err(TokenRejection::Invalid("the token names no subject".into()))
+            refused(json!({"sub": "", "client_id": "ci-bot"})),
+            "the token's `sub` claim is empty"
+        );
+        assert_eq!(
+            refused(json!({"sub": "  "})),
+            "the token's `sub` claim is empty"
+        );
+        assert_eq!(
+            refused(json!({"sub": 7, "client_id": "ci-bot"})),
+            "the token's `sub` claim is not a string"
+        );
+        assert_eq!(
+            refused(json!({"sub": null})),
+            "the token's `sub` claim is not a string"
+        );
+        assert_eq!(
+            refused(json!({"client_id": "ci-bot", "scope": "a"})),
+            "the token has no `sub` claim"
         );
     }
 

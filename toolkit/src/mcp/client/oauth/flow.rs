@@ -11,7 +11,7 @@ use rmcp::transport::auth::{
 use tokio::sync::Mutex;
 
 use super::store::Bridge;
-use super::{Grant, OAuthConfig};
+use super::{Grant, OAuthConfig, trust};
 
 /// The authorization of one server, shared by every connection to it.
 pub(in crate::mcp::client) struct Authorizer {
@@ -42,6 +42,7 @@ impl Authorizer {
         if manager.is_none() && self.config.store.load().await.ok().flatten().is_some() {
             // Tokens from an earlier run: discovery (for the token endpoint) and no more.
             let mut stored = self.new_manager().await?;
+            self.discover(&mut stored, None).await?;
             if stored.initialize_from_store().await? {
                 *manager = Some(stored);
             }
@@ -144,6 +145,20 @@ impl Authorizer {
         Ok(manager)
     }
 
+    /// Finds the authorization server (from `challenge`, else the well-known paths, else
+    /// rmcp's fallback to the MCP server's own endpoints) and, if this configuration may use
+    /// it (`trust`), gives it to `manager`; nothing has been sent to it yet.
+    async fn discover(
+        &self,
+        manager: &mut AuthorizationManager,
+        challenge: Option<&str>,
+    ) -> Result<(), AuthError> {
+        let found = manager.resolve_metadata_from_challenge(challenge).await?;
+        trust::check(&self.config, &self.server, &found)?;
+        manager.set_metadata(found.metadata);
+        Ok(())
+    }
+
     /// Discovers the authorization server (from `challenge`, else the well-known paths) and
     /// gets a token for `scopes` (`None`: the configured ones, else what the server says).
     async fn authorize(
@@ -152,8 +167,7 @@ impl Authorizer {
         scopes: Option<Vec<String>>,
     ) -> Result<AuthorizationManager, AuthError> {
         let mut manager = self.new_manager().await?;
-        let resolution = manager.resolve_metadata_from_challenge(challenge).await?;
-        manager.set_metadata(resolution.metadata);
+        self.discover(&mut manager, challenge).await?;
         let scopes = scopes.unwrap_or_else(|| self.config.scopes.clone());
         match &self.config.grant {
             Grant::AuthorizationCode {
@@ -187,7 +201,7 @@ impl Authorizer {
                     Some((key, algorithm)) => ClientCredentialsConfig::PrivateKeyJwt {
                         client_id,
                         signing_key: key.clone(),
-                        signing_algorithm: *algorithm,
+                        signing_algorithm: algorithm.to_rmcp(),
                         token_endpoint_audience: None,
                         scopes,
                         resource,

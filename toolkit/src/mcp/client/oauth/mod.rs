@@ -7,19 +7,20 @@
 //! - `http`: rmcp's HTTP client for Streamable HTTP, with the token added and the server's
 //!   401 and 403 answered;
 //! - `redirect`: how the user's browser comes back ([`RedirectHandler`], [`LocalhostCallback`]);
-//! - `store`: where tokens are kept ([`TokenStore`], [`InMemoryTokenStore`]).
+//! - `store`: where tokens are kept ([`TokenStore`], [`InMemoryTokenStore`]);
+//! - `trust`: which authorization server may be sent what (a pinned issuer, the secret).
 
 mod flow;
 mod http;
 mod redirect;
 mod store;
+mod trust;
 
 use std::sync::Arc;
 
 pub(super) use flow::Authorizer;
 pub(super) use http::OAuthHttp;
 pub use redirect::{LocalhostCallback, OAuthCallback, RedirectHandler};
-pub use rmcp::transport::auth::JwtSigningAlgorithm;
 pub use store::{InMemoryTokenStore, OAuthTokens, TokenStore};
 
 /// How an [`McpClient`](super::McpClient) gets an OAuth token for a server that asks for one
@@ -34,6 +35,12 @@ pub use store::{InMemoryTokenStore, OAuthTokens, TokenStore};
 /// refreshed; a 403 `insufficient_scope` asks for the union of the scopes held and the ones
 /// named ([`max_step_ups`](Self::max_step_ups) times per request at most). Tokens are kept in
 /// the [`TokenStore`] (in memory unless told otherwise) and never logged.
+///
+/// The resource server names the authorization server, so a client that holds a secret
+/// trusts it only so far: with [`issuer`](Self::issuer) set, the authorization server found
+/// must be that issuer, else nothing is sent to it; without, a client secret (or a signed
+/// client assertion) goes only to an authorization server at the MCP server's own origin, and
+/// never to the MCP server's `/token` when no authorization server was discovered at all.
 ///
 /// Authorization code with PKCE (S256), for a user:
 ///
@@ -59,7 +66,9 @@ pub use store::{InMemoryTokenStore, OAuthTokens, TokenStore};
 /// ```
 /// use toolkit::mcp::{McpClient, McpTransport, OAuthConfig};
 ///
-/// let oauth = OAuthConfig::client_credentials("reporter", "s3cret").scopes(["reports:write"]);
+/// let oauth = OAuthConfig::client_credentials("reporter", "s3cret")
+///     .issuer("https://auth.example.com")
+///     .scopes(["reports:write"]);
 /// let builder = McpClient::builder(McpTransport::http("https://mcp.example.com/mcp")).oauth(oauth);
 /// assert!(!format!("{builder:?}").contains("s3cret"));
 /// ```
@@ -68,6 +77,7 @@ pub struct OAuthConfig {
     pub(super) grant: Grant,
     pub(super) client_id: Option<String>,
     pub(super) client_secret: Option<String>,
+    pub(super) issuer: Option<String>,
     pub(super) client_name: String,
     pub(super) client_metadata_url: Option<String>,
     pub(super) scopes: Vec<String>,
@@ -90,6 +100,44 @@ pub(super) enum Grant {
     },
 }
 
+/// The algorithm of the JWT a client signs to authenticate itself (`private_key_jwt`,
+/// RFC 7523), in [`OAuthConfig::client_credentials_jwt`]: the ones rmcp can sign with.
+///
+/// ```
+/// use toolkit::mcp::{JwtSigningAlgorithm, OAuthConfig};
+///
+/// let pem = "-----BEGIN PRIVATE KEY-----\n...\n-----END PRIVATE KEY-----\n";
+/// let oauth = OAuthConfig::client_credentials_jwt("reporter", pem, JwtSigningAlgorithm::ES256);
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum JwtSigningAlgorithm {
+    /// RSASSA-PKCS1-v1_5 with SHA-256.
+    RS256,
+    /// RSASSA-PKCS1-v1_5 with SHA-384.
+    RS384,
+    /// RSASSA-PKCS1-v1_5 with SHA-512.
+    RS512,
+    /// ECDSA with P-256 and SHA-256.
+    ES256,
+    /// ECDSA with P-384 and SHA-384.
+    ES384,
+}
+
+impl JwtSigningAlgorithm {
+    /// rmcp's name for it: the one place the two meet.
+    fn to_rmcp(self) -> rmcp::transport::auth::JwtSigningAlgorithm {
+        use rmcp::transport::auth::JwtSigningAlgorithm as Rmcp;
+        match self {
+            JwtSigningAlgorithm::RS256 => Rmcp::RS256,
+            JwtSigningAlgorithm::RS384 => Rmcp::RS384,
+            JwtSigningAlgorithm::RS512 => Rmcp::RS512,
+            JwtSigningAlgorithm::ES256 => Rmcp::ES256,
+            JwtSigningAlgorithm::ES384 => Rmcp::ES384,
+        }
+    }
+}
+
 /// The most times one request re-authorizes for more scope unless told otherwise
 /// ([`OAuthConfig::max_step_ups`]): with the first authorization, three in all, as the
 /// specification's test suite expects of a client that must not loop.
@@ -101,6 +149,7 @@ impl OAuthConfig {
             grant,
             client_id: None,
             client_secret: None,
+            issuer: None,
             client_name: "toolkit MCP client".to_owned(),
             client_metadata_url: None,
             scopes: Vec::new(),
@@ -144,6 +193,24 @@ impl OAuthConfig {
         });
         config.client_id = Some(client_id.into());
         config
+    }
+
+    /// Pins the authorization server: the one discovery finds must name this `issuer` (its
+    /// metadata's `issuer`, compared as a string but for a trailing `/`), else the connection
+    /// fails with an error and nothing (no registration, no authorization request, no client
+    /// secret) is sent to it. A client secret, or a signed client assertion, goes to another
+    /// origin than the MCP server's only when it is pinned here.
+    ///
+    /// ```
+    /// use toolkit::mcp::OAuthConfig;
+    ///
+    /// let oauth = OAuthConfig::client_credentials("reporter", "s3cret")
+    ///     .issuer("https://auth.example.com");
+    /// assert!(format!("{oauth:?}").contains(r#"issuer: Some("https://auth.example.com")"#));
+    /// ```
+    pub fn issuer(mut self, issuer: impl Into<String>) -> Self {
+        self.issuer = Some(issuer.into());
+        self
     }
 
     /// A client registered with the authorization server beforehand: no registration.
@@ -206,8 +273,22 @@ impl std::fmt::Debug for OAuthConfig {
             .field("grant", &grant)
             .field("client_id", &self.client_id)
             .field("client_secret", &self.client_secret.as_ref().map(|_| "***"))
+            .field("issuer", &self.issuer)
             .field("client_metadata_url", &self.client_metadata_url)
             .field("scopes", &self.scopes)
             .finish_non_exhaustive()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::JwtSigningAlgorithm;
+
+    #[test]
+    fn each_signing_algorithm_is_rmcps_of_the_same_name() {
+        use JwtSigningAlgorithm::*;
+        for ours in [RS256, RS384, RS512, ES256, ES384] {
+            assert_eq!(format!("{:?}", ours.to_rmcp()), format!("{ours:?}"));
+        }
     }
 }
