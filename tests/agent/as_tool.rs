@@ -369,7 +369,10 @@ fn tree(levels: usize, asked: &Arc<AtomicUsize>, budget: RunBudget) -> Agent {
 async fn eight_sub_agent_calls_a_reply_at_four_levels_stop_at_the_shared_budget() {
     // Without a budget, the whole tree runs: 1 + 8 + 64 + 512 + 4096 runs of 2 model calls.
     let asked = Arc::new(AtomicUsize::new(0));
-    let run = tree(4, &asked, RunBudget::unlimited()).run("go").await.unwrap();
+    let run = tree(4, &asked, RunBudget::unlimited())
+        .run("go")
+        .await
+        .unwrap();
     assert_eq!(run.answer, "done");
     assert_eq!(asked.load(Ordering::SeqCst), 9_362);
 

@@ -248,7 +248,9 @@ async fn a_typed_agent_streams_and_its_answer_event_carries_the_answers_json() {
     // The checked answer, the population coerced to a number: not the text of it.
     assert_eq!(answer, json!({"name": "Lisbon", "population": 545000}));
     assert_eq!(run.answer, answer.to_string());
-    let started = events.iter().filter(|e| matches!(e, RunEvent::ToolStarted { .. }));
+    let started = events
+        .iter()
+        .filter(|e| matches!(e, RunEvent::ToolStarted { .. }));
     assert_eq!(started.count(), 1);
 }
 

@@ -264,8 +264,10 @@ impl Agent {
     /// each pending call: the approved calls run, the denied ones reach the model as an error
     /// result, and the run goes on. A call that needs approval and has no decision matching it
     /// exactly (id, tool and arguments) stops the resume with [`AgentError::Resume`], which
-    /// gives the token back: the call
-    /// never runs.
+    /// gives the token back: the call never runs. So does a token whose paused step repeats a
+    /// call id or has more calls to run than
+    /// [`max_tool_calls_per_step`](AgentBuilder::max_tool_calls_per_step): one decision runs
+    /// one call at most.
     pub async fn resume(
         &self,
         token: ResumeToken,

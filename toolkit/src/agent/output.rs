@@ -9,12 +9,12 @@ use schemars::JsonSchema;
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value, json};
 
+#[cfg(doc)]
+use super::RunEvent;
 use super::react;
 use super::step::{Runner, Stop};
 use super::{Agent, AgentBuilder, AgentError, AgentRun, Conversation, Decision, ExitCondition};
 use super::{ResumeToken, RunStream, ToolCallRecord};
-#[cfg(doc)]
-use super::RunEvent;
 use crate::models::{Message, OutputSchema};
 use crate::providers::repair_arguments;
 use crate::state::AgentState;

@@ -72,7 +72,10 @@ pub(super) fn plan(
     limit: usize,
 ) -> Plan {
     let asked = calls.len();
-    let (over, unread) = (asked.saturating_sub(limit), refused.len().saturating_sub(limit));
+    let (over, unread) = (
+        asked.saturating_sub(limit),
+        refused.len().saturating_sub(limit),
+    );
     let mut ids = Ids::default();
     let mut planned = Vec::with_capacity(asked.min(limit) + refused.len().min(limit));
     for (position, mut call) in calls.into_iter().take(limit).enumerate() {

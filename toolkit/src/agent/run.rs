@@ -176,8 +176,8 @@ pub enum AgentError {
         history: Vec<Message>,
     },
     /// A resume could not go on: a call that needs approval had no decision matching it, a
-    /// decision matched no pending call, or the token does not end at a pending step. Nothing
-    /// of the step ran.
+    /// decision matched no pending call, the token does not end at a pending step, or its
+    /// step's calls repeat an id or are more than one step runs. Nothing of the step ran.
     #[error("the run cannot resume: {message}")]
     Resume {
         /// What is wrong.

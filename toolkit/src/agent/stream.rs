@@ -103,7 +103,9 @@ pub enum RunEvent {
 /// The answer of a finished run as the final event carries it: a typed answer's JSON (`typed`:
 /// the run's answer is that JSON's text), or the text answer as a JSON string.
 fn answer_json(run: &AgentRun, typed: bool) -> Value {
-    let parsed = typed.then(|| serde_json::from_str(&run.answer).ok()).flatten();
+    let parsed = typed
+        .then(|| serde_json::from_str(&run.answer).ok())
+        .flatten();
     // A typed answer is always JSON text (the checked value, written out); were it not, the
     // text still reaches the caller, as a string.
     parsed.unwrap_or_else(|| Value::String(run.answer.clone()))

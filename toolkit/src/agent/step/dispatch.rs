@@ -8,12 +8,12 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use super::Runner;
-use crate::{ToolCall, ToolCallResult, ToolError};
 use crate::agent::calls::{acall, run_all, timed, tool_finished};
 use crate::agent::host::AgentHost;
 use crate::agent::plan::Planned;
 use crate::agent::{AgentEvent, ToolCallRecord};
 use crate::context::CallScope;
+use crate::{ToolCall, ToolCallResult, ToolError};
 
 impl Runner<'_> {
     /// Runs the calls that run, answers the others with their error, and returns every record
