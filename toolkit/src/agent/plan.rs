@@ -31,13 +31,13 @@ impl Planned {
         }
     }
 
-    /// The call that runs, or a call that does not with the error result that answers it.
-    pub(super) fn answered(self) -> Result<ToolCall, (ToolCall, ToolCallResult)> {
+    /// The call, and the error result that answers it when it does not run.
+    pub(super) fn into_parts(self) -> (ToolCall, Option<ToolCallResult>) {
         match self {
-            Planned::Run(call) => Ok(call),
+            Planned::Run(call) => (call, None),
             Planned::Refuse(refused) => {
                 let result = refused.answer();
-                Err((refused.call, result))
+                (refused.call, Some(result))
             }
             Planned::Deny(call, reason) => {
                 let error = ToolError::Rejected {
@@ -45,9 +45,9 @@ impl Planned {
                     reason: format!("a person denied it: {reason}"),
                 };
                 let result = ToolCallResult::from_outcome(&call, Err(error));
-                Err((call, result))
+                (call, Some(result))
             }
-            Planned::Reject(call, result) => Err((call, result)),
+            Planned::Reject(call, result) => (call, Some(result)),
         }
     }
 }
@@ -169,15 +169,15 @@ mod tests {
         let refused = (0..3)
             .map(|n| RefusedCall::new(ToolCall::new("u", json!(null)), format!("bad {n}")))
             .collect();
-        let plan = plan(2, calls, refused, 2);
+        let planned = plan(2, calls, refused, 2);
         assert_eq!(
-            ids(&plan.calls),
+            ids(&planned.calls),
             ["call_2_0", "call_2_1", "call_2_5", "call_2_6"]
         );
-        assert!(matches!(&plan.calls[1], Planned::Run(call) if call.args == json!({"n": 1})));
-        assert!(matches!(&plan.calls[3], Planned::Refuse(r) if r.reason == "bad 1"));
+        assert!(matches!(&planned.calls[1], Planned::Run(call) if call.args == json!({"n": 1})));
+        assert!(matches!(&planned.calls[3], Planned::Refuse(r) if r.reason == "bad 1"));
         assert_eq!(
-            plan.note.as_deref(),
+            planned.note.as_deref(),
             Some(
                 "Not run: your reply asked for 5 tool calls and at most 2 run in one step, so \
                  the 3 calls after the first 2 were left out; ask for the rest in your next \

@@ -27,8 +27,9 @@ impl Runner<'_> {
         let mut slots = Vec::with_capacity(planned.len());
         let mut runs = Vec::with_capacity(planned.len());
         for planned in planned {
-            let (call, result) = match planned.answered() {
-                Ok(call) => match self.link.budget().tool_call() {
+            let (call, result) = match planned.into_parts() {
+                (call, Some(result)) => (call, result),
+                (call, None) => match self.link.budget().tool_call() {
                     Ok(()) => {
                         runs.push(call);
                         slots.push(None);
@@ -36,7 +37,6 @@ impl Runner<'_> {
                     }
                     Err(spent) => over_budget(call, spent),
                 },
-                Err(answered) => answered,
             };
             slots.push(Some(ToolCallRecord {
                 result,
