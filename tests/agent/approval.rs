@@ -10,6 +10,7 @@ use std::sync::{Arc, Mutex};
 use common::model_server::ModelServer;
 use common::wire::{openai_calls, openai_client, openai_text};
 use toolkit::agent::{Agent, AgentError, ApprovalPolicy, Decision, ResumeToken, Verdict};
+use toolkit::models::Message;
 use toolkit::prelude::*;
 
 /// What the tools did, in order.
@@ -86,8 +87,8 @@ fn a_deleted_and_b_kept(server: &ModelServer, files: &Files) {
         results_sent(server),
         [
             "c1: deleted a.txt",
-            "c3: contents of c.txt",
             "c2: Error: the call to files_delete was refused: a person denied it: keep b",
+            "c3: contents of c.txt",
         ]
     );
 }
@@ -141,6 +142,99 @@ async fn one_call_at_a_time_passes_the_same_gate() {
         .build();
     agent.run("tidy up").await.unwrap();
     assert_eq!(files.done(), ["read c.txt"]);
+}
+
+#[tokio::test]
+async fn a_denied_calls_result_keeps_the_models_order_in_the_history_and_the_steps() {
+    let (server, files) = (three_calls().await, Files::default());
+    let agent = Agent::builder(openai_client(&server))
+        .toolbox(files.toolbox())
+        .on_approval(|request| {
+            let verdict = match path(&request.call) == "a.txt" {
+                true => Verdict::Deny("keep a".into()),
+                false => Verdict::Approve,
+            };
+            async move { verdict }
+        })
+        .build();
+    let run = agent.run("tidy up").await.unwrap();
+    let steps: Vec<(&str, bool)> = (run.steps[0].calls.iter())
+        .map(|record| (record.call.id.as_deref().unwrap(), record.is_error()))
+        .collect();
+    assert_eq!(steps, [("c1", true), ("c2", false), ("c3", false)]);
+    let history: Vec<&str> = (run.history.iter())
+        .filter_map(|message| match message {
+            Message::Tool { result } => result.call_id.as_deref(),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(history, ["c1", "c2", "c3"]);
+    let sent: Vec<String> = results_sent(&server);
+    assert_eq!(
+        sent,
+        [
+            "c1: Error: the call to files_delete was refused: a person denied it: keep a",
+            "c2: deleted b.txt",
+            "c3: contents of c.txt",
+        ]
+    );
+}
+
+/// `token` with its last reply's calls changed by `edit`, as a person could edit a saved one.
+fn edited(token: &ResumeToken, edit: impl FnOnce(&mut Vec<Value>)) -> ResumeToken {
+    let mut json = serde_json::to_value(token).unwrap();
+    let history = json["history"].as_array_mut().unwrap();
+    let calls = history.last_mut().unwrap()["tool_calls"]
+        .as_array_mut()
+        .unwrap();
+    edit(calls);
+    serde_json::from_value(json).unwrap()
+}
+
+#[tokio::test]
+async fn an_edited_token_that_repeats_an_approved_call_runs_nothing() {
+    let (server, files) = (three_calls().await, Files::default());
+    let token = paused(&server, &files).await;
+    let decisions: Vec<Decision> = token.pending().iter().map(Decision::approve).collect();
+    let repeated = edited(&token, |calls| {
+        let first = calls[0].clone();
+        calls.extend([first.clone(), first]);
+    });
+    let agent = Agent::builder(openai_client(&server))
+        .toolbox(files.toolbox())
+        .build();
+    let error = agent.resume(repeated, decisions).await.unwrap_err();
+    assert_eq!(
+        error.to_string(),
+        "the run cannot resume: the token's last reply has more than one call with id \"c1\""
+    );
+    assert!(files.done().is_empty());
+    assert_eq!(server.received().len(), 1);
+}
+
+#[tokio::test]
+async fn an_edited_token_with_more_calls_than_a_step_runs_runs_nothing() {
+    let (server, files) = (three_calls().await, Files::default());
+    let token = paused(&server, &files).await;
+    let decisions: Vec<Decision> = token.pending().iter().map(Decision::approve).collect();
+    let widened = edited(&token, |calls| {
+        let read = calls[2].clone();
+        calls.extend((0..198).map(|n| {
+            let mut call = read.clone();
+            call["id"] = json!(format!("r{n}"));
+            call
+        }));
+    });
+    let agent = Agent::builder(openai_client(&server))
+        .toolbox(files.toolbox())
+        .build();
+    let error = agent.resume(widened, decisions).await.unwrap_err();
+    assert_eq!(
+        error.to_string(),
+        "the run cannot resume: the token's last reply has 201 calls to run, over the limit of \
+         64 in one step"
+    );
+    assert!(files.done().is_empty());
 }
 
 /// Pauses on the three calls; nothing of the step has run.

@@ -3,10 +3,11 @@
 //! its tokens add to the caller's usage, it stops with the call, a depth limit stops an agent
 //! that calls itself, and the same tool works served over MCP and called by toolkit's client.
 
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Duration;
 
-use toolkit::agent::{Agent, AgentEvent};
+use toolkit::agent::{Agent, AgentError, AgentEvent, RunBudget};
 use toolkit::mcp::{HttpOptions, McpClient, McpServer, McpTransport};
 use toolkit::models::{Message, ModelReply, ScriptedModel};
 use toolkit::prelude::*;
@@ -331,5 +332,107 @@ fn a_bad_name_or_an_input_that_is_no_object_is_a_clear_error() {
         not_an_object.to_string(),
         "tool adder cannot be built: the parameters schema must describe an object of named \
          arguments, not \"string\""
+    );
+}
+
+/// Eight calls to `sub` when given a task, then an answer once their results are in; every
+/// model call counted in `asked`.
+fn fan_out_model(asked: &Arc<AtomicUsize>) -> ScriptedModel {
+    let asked = Arc::clone(asked);
+    ScriptedModel::from_fn(move |request| {
+        asked.fetch_add(1, Ordering::SeqCst);
+        Ok(match request.messages.last() {
+            Some(Message::User { .. }) => ModelReply::calls(
+                (0..8).map(|n| ToolCall::new("sub", json!({"task": format!("part {n}")}))),
+            ),
+            _ => ModelReply::text("done"),
+        })
+    })
+}
+
+/// An agent with `levels` levels of agents under it: each level's toolbox holds the next as
+/// the tool `sub`; the deepest has none, so its calls fail as unknown.
+fn tree(levels: usize, asked: &Arc<AtomicUsize>, budget: RunBudget) -> Agent {
+    let builder = Agent::builder(fan_out_model(asked)).run_budget(budget);
+    if levels == 0 {
+        return builder.build();
+    }
+    let sub = tree(levels - 1, asked, budget)
+        .into_tool("sub", "Does part of the task")
+        .unwrap();
+    builder
+        .toolbox(Toolbox::builder().tool(sub).build().unwrap())
+        .build()
+}
+
+#[tokio::test]
+async fn eight_sub_agent_calls_a_reply_at_four_levels_stop_at_the_shared_budget() {
+    // Without a budget, the whole tree runs: 1 + 8 + 64 + 512 + 4096 runs of 2 model calls.
+    let asked = Arc::new(AtomicUsize::new(0));
+    let run = tree(4, &asked, RunBudget::unlimited())
+        .run("go")
+        .await
+        .unwrap();
+    assert_eq!(run.answer, "done");
+    assert_eq!(asked.load(Ordering::SeqCst), 9_362);
+
+    let asked = Arc::new(AtomicUsize::new(0));
+    let budget = RunBudget::default().model_calls(50);
+    let error = tree(4, &asked, budget).run("go").await.unwrap_err();
+    assert_eq!(asked.load(Ordering::SeqCst), 50);
+    assert_eq!(
+        error.to_string(),
+        "the run stopped: the run's budget of 50 model calls, shared with the agents it calls \
+         as tools, is spent"
+    );
+    assert!(matches!(error, AgentError::Budget { .. }));
+    // The sub-agents that could not go on told the model why.
+    let told = error.history().iter().any(|message| match message {
+        Message::Tool { result } => result.text().starts_with(
+            "Error: the agent \"sub\" failed: the run stopped: the run's budget of 50 model calls",
+        ),
+        _ => false,
+    });
+    assert!(told, "{:?}", error.history());
+
+    let asked = Arc::new(AtomicUsize::new(0));
+    let error = tree(4, &asked, RunBudget::default()).run("go").await;
+    assert!(matches!(error, Err(AgentError::Budget { .. })));
+    let default = usize::try_from(RunBudget::DEFAULT_MODEL_CALLS).unwrap();
+    assert_eq!(asked.load(Ordering::SeqCst), default);
+}
+
+#[tokio::test]
+async fn tool_calls_past_the_budget_are_answered_and_do_not_run() {
+    let model = ScriptedModel::new([
+        ModelReply::calls((0..5).map(|n| ToolCall::new("add", json!({"a": n, "b": 1})))),
+        ModelReply::text("done"),
+    ]);
+    let agent = Agent::builder(model)
+        .toolbox(Toolbox::builder().tool(add_tool()).build().unwrap())
+        .run_budget(RunBudget::default().tool_calls(3))
+        .build();
+    let run = agent.run("go").await.unwrap();
+    let results: Vec<String> = run.tool_calls().map(|c| c.result.text()).collect();
+    let refused = "Error: the call to add was refused: not run: the run's budget of 3 tool \
+                   calls, shared with the agents it calls as tools, is spent";
+    assert_eq!(results, ["1", "2", "3", refused, refused]);
+}
+
+#[tokio::test]
+async fn a_run_past_its_token_budget_stops_before_its_next_model_call() {
+    let model = ScriptedModel::new([
+        ModelReply::calls([ToolCall::new("add", json!({"a": 1, "b": 1}))]).with_usage(400, 200),
+        ModelReply::text("done"),
+    ]);
+    let agent = Agent::builder(model)
+        .toolbox(Toolbox::builder().tool(add_tool()).build().unwrap())
+        .run_budget(RunBudget::default().tokens(500))
+        .build();
+    let error = agent.run("go").await.unwrap_err();
+    assert_eq!(
+        error.to_string(),
+        "the run stopped: the run's budget of 500 tokens, shared with the agents it calls as \
+         tools, is spent"
     );
 }

@@ -212,31 +212,82 @@ async fn anthropic_repeated_call_ids_are_made_unique_and_each_result_goes_back_w
     );
 }
 
-/// What the calls past the limit are answered with, for a reply of 70.
-const OVER_LIMIT: &str = "Error: could not read a tool call: not run: the reply asked for 70 \
-                          tool calls and at most 64 run in one step; ask for the rest in your \
-                          next reply";
+/// What the model is told of the calls past the limit, for a reply of 70.
+const OVER_LIMIT: &str = "Not run: your reply asked for 70 tool calls and at most 64 run in one \
+                          step, so the 6 calls after the first 64 were left out; ask for the \
+                          rest in your next reply.";
+
+/// The `role: user` messages of an OpenAI request.
+fn openai_user_texts(body: &Value) -> Vec<String> {
+    let messages = body["messages"].as_array().unwrap();
+    (messages.iter())
+        .filter(|m| m["role"] == "user")
+        .map(|m| m["content"].as_str().unwrap().to_owned())
+        .collect()
+}
+
+/// Whether each assistant message's calls are answered, in order, by the `role: tool`
+/// messages right after it, as Chat Completions requires of every `tool_call_id`.
+fn openai_calls_answered(body: &Value) -> bool {
+    let messages = body["messages"].as_array().unwrap();
+    messages.iter().enumerate().all(|(at, message)| {
+        let calls = message["tool_calls"]
+            .as_array()
+            .cloned()
+            .unwrap_or_default();
+        calls.iter().enumerate().all(|(offset, call)| {
+            let answer = messages.get(at + 1 + offset);
+            answer.is_some_and(|m| m["role"] == "tool" && m["tool_call_id"] == call["id"])
+        })
+    })
+}
+
+/// Whether each `tool_use` block is answered by a `tool_result` block of the next message, as
+/// the Messages API requires.
+fn anthropic_calls_answered(body: &Value) -> bool {
+    let messages = body["messages"].as_array().unwrap();
+    let blocks = |m: &Value| m["content"].as_array().cloned().unwrap_or_default();
+    messages.iter().enumerate().all(|(at, message)| {
+        let next = messages.get(at + 1).map(blocks).unwrap_or_default();
+        blocks(message)
+            .iter()
+            .filter(|block| block["type"] == "tool_use")
+            .all(|call| {
+                next.iter().any(|block| {
+                    block["type"] == "tool_result" && block["tool_use_id"] == call["id"]
+                })
+            })
+    })
+}
 
 #[tokio::test]
-async fn openai_calls_past_max_tool_calls_per_step_are_answered_not_run() {
+async fn openai_calls_past_max_tool_calls_per_step_are_left_out_with_one_note() {
     let calls = (0..70).map(|n| openai_call(&format!("c{n}"), n)).collect();
     let server = ModelServer::start(vec![openai_calls(calls), openai_text("done")]).await;
     let runs = Arc::new(AtomicUsize::new(0));
     let agent = Agent::builder(openai(&server, false))
         .toolbox(echo(&runs))
         .build();
-    agent.run("go").await.unwrap();
+    let run = agent.run("go").await.unwrap();
     assert_eq!(runs.load(Ordering::SeqCst), 64);
-    let results = openai_results(&server.received()[1].body);
-    assert_eq!(results.len(), 70);
+    assert_eq!(run.steps[0].calls.len(), 64);
+    let second = &server.received()[1].body;
+    let results = openai_results(second);
+    assert_eq!(results.len(), 64);
     assert_eq!(results[63], ("c63".to_owned(), "ran 63".to_owned()));
-    assert_eq!(results[64], ("c64".to_owned(), OVER_LIMIT.to_owned()));
-    let echoed = &server.received()[1].body["messages"][1]["tool_calls"][69];
-    assert_eq!(echoed["function"]["arguments"], "{}");
+    assert_eq!(
+        second["messages"][1]["tool_calls"]
+            .as_array()
+            .unwrap()
+            .len(),
+        64
+    );
+    assert_eq!(openai_user_texts(second), ["go", OVER_LIMIT]);
+    assert!(openai_calls_answered(second), "{second}");
 }
 
 #[tokio::test]
-async fn anthropic_calls_past_max_tool_calls_per_step_are_answered_not_run() {
+async fn anthropic_calls_past_max_tool_calls_per_step_are_left_out_with_one_note() {
     let blocks = (0..70)
         .map(|n| anthropic_call(&format!("t{n}"), n))
         .collect();
@@ -247,10 +298,47 @@ async fn anthropic_calls_past_max_tool_calls_per_step_are_answered_not_run() {
         .build();
     agent.run("go").await.unwrap();
     assert_eq!(runs.load(Ordering::SeqCst), 64);
-    let results = anthropic_results(&server.received()[1].body);
-    assert_eq!(results.len(), 70);
+    let second = &server.received()[1].body;
+    let results = anthropic_results(second);
+    assert_eq!(results.len(), 64);
     assert_eq!(results[63], ("t63".to_owned(), "ran 63".to_owned()));
-    assert_eq!(results[69], ("t69".to_owned(), OVER_LIMIT.to_owned()));
+    // The results and the note share the one user turn that follows the reply, results first.
+    let turn = second["messages"][2]["content"].as_array().unwrap();
+    assert_eq!(turn.len(), 65);
+    assert_eq!(turn[64], json!({"type": "text", "text": OVER_LIMIT}));
+    assert!(anthropic_calls_answered(second), "{second}");
+}
+
+#[tokio::test]
+async fn ten_thousand_calls_a_reply_for_five_steps_keep_the_request_small() {
+    let reply = || {
+        let calls = (0..10_000)
+            .map(|n| openai_call(&format!("c{n}"), n))
+            .collect();
+        openai_calls(calls)
+    };
+    let server = ModelServer::start((0..5).map(|_| reply()).collect()).await;
+    let runs = Arc::new(AtomicUsize::new(0));
+    let agent = Agent::builder(openai(&server, false))
+        .toolbox(echo(&runs))
+        .max_steps(5)
+        .build();
+    let error = agent.run("go").await.unwrap_err();
+    assert_eq!(
+        error.to_string(),
+        "the agent reached its limit of 5 steps without an answer"
+    );
+    assert_eq!(runs.load(Ordering::SeqCst), 5 * 64);
+    let received = server.received();
+    let sizes: Vec<usize> = received.iter().map(|r| r.body.to_string().len()).collect();
+    // Measured: [279, 2759514, 5518749, 8277984, 11037219] when every refused call stayed in
+    // the history with its error result; [279, 9382, 18485, 27588, 36691] with one note a step.
+    eprintln!("request bytes by step: {sizes:?}");
+    let last = &received[4].body;
+    assert!(sizes[4] < 100_000, "the last request is {} bytes", sizes[4]);
+    assert_eq!(openai_results(last).len(), 4 * 64);
+    assert_eq!(openai_user_texts(last).len(), 1 + 4);
+    assert!(openai_calls_answered(last));
 }
 
 /// 2 MiB of `n`, which no default cap lets through.

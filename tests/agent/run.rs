@@ -6,7 +6,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use toolkit::ToolDefinition;
-use toolkit::agent::{Agent, AgentError, AgentEvent, ExitCondition};
+use toolkit::agent::{Agent, AgentError, AgentEvent, ExitCondition, RunBudget};
 use toolkit::models::{Message, ModelError, ModelReply, ScriptedModel, Usage};
 use toolkit::prelude::*;
 use toolkit::state::{AgentState, DynamicState, StateSchema, StateWiring};
@@ -609,4 +609,62 @@ async fn each_step_and_each_model_call_has_a_span() {
     // The tool call's own span sits inside its step.
     let tool_span = spans.iter().find(|(name, ..)| name == "tool_call").unwrap();
     assert_eq!(tool_span.2.as_deref(), Some("agent.step"));
+}
+
+#[tokio::test]
+async fn token_counts_past_u64_saturate_instead_of_wrapping() {
+    let model = ScriptedModel::new([
+        ModelReply::calls([ToolCall::new("missing", json!({}))]).with_usage(u64::MAX, 1),
+        ModelReply::text("done").with_usage(u64::MAX, u64::MAX),
+    ]);
+    let agent = Agent::builder(model)
+        .run_budget(RunBudget::unlimited())
+        .build();
+    let run = agent.run("go").await.unwrap();
+    let usage = run.usage.unwrap();
+    assert_eq!(
+        usage,
+        Usage {
+            input_tokens: u64::MAX,
+            output_tokens: u64::MAX
+        }
+    );
+    assert_eq!(usage.total(), u64::MAX);
+}
+
+#[tokio::test]
+async fn a_token_at_the_last_step_number_resumes_without_wrapping_and_stops_at_the_limit() {
+    let guarded = ToolBuilder::new("guarded")
+        .description("Needs a person's yes")
+        .build(|_| Ok::<_, String>("ran"))
+        .unwrap()
+        .with_options(|options| options.needs_approval = true);
+    let toolbox = Toolbox::builder().tool(guarded).build().unwrap();
+    let model = ScriptedModel::new([ModelReply::calls([ToolCall::new("guarded", json!({}))])]);
+    let agent = Agent::builder(model).toolbox(toolbox).build();
+    let Err(AgentError::Paused(token)) = agent.run("go").await else {
+        panic!("the run did not pause")
+    };
+    let mut json = serde_json::to_value(&*token).unwrap();
+    json["step"] = json!(usize::MAX);
+    json["output_failures"] = json!(usize::MAX);
+    json["usage"] = json!({"input_tokens": u64::MAX, "output_tokens": u64::MAX});
+    let token: toolkit::agent::ResumeToken = serde_json::from_value(json).unwrap();
+    let decisions: Vec<_> = token
+        .pending()
+        .iter()
+        .map(toolkit::agent::Decision::approve)
+        .collect();
+    let error = agent.resume(token, decisions).await.unwrap_err();
+    assert_eq!(
+        error.to_string(),
+        "the agent reached its limit of 20 steps without an answer"
+    );
+    let results: Vec<String> = (error.history().iter())
+        .filter_map(|message| match message {
+            Message::Tool { result } => Some(result.text()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(results, ["ran"]);
 }

@@ -225,3 +225,51 @@ fn a_schema_strict_mode_cannot_express_is_sent_as_it_is_and_not_strict() {
             "json_schema": {"name": "final_result", "strict": false, "schema": schema}})
     );
 }
+
+#[tokio::test]
+async fn a_typed_agent_streams_and_its_answer_event_carries_the_answers_json() {
+    use futures::StreamExt;
+    use toolkit::agent::RunEvent;
+    use toolkit::models::{ModelReply, ScriptedModel};
+
+    let model = ScriptedModel::new([ModelReply::calls([ToolCall::new(
+        "final_result",
+        json!({"name": "Lisbon", "population": "545000"}),
+    )])]);
+    let agent = Agent::builder(model).output::<City>().build();
+    let mut stream = agent.run_stream("The capital of Portugal?");
+    let mut events = Vec::new();
+    while let Some(event) = stream.next().await {
+        events.push(event.unwrap());
+    }
+    let Some(RunEvent::Answer { answer, run }) = events.pop() else {
+        panic!("the stream did not end with the answer")
+    };
+    // The checked answer, the population coerced to a number: not the text of it.
+    assert_eq!(answer, json!({"name": "Lisbon", "population": 545000}));
+    assert_eq!(run.answer, answer.to_string());
+    let started = events
+        .iter()
+        .filter(|e| matches!(e, RunEvent::ToolStarted { .. }));
+    assert_eq!(started.count(), 1);
+}
+
+#[tokio::test]
+async fn a_plain_agents_answer_event_carries_its_text_as_a_json_string() {
+    use futures::StreamExt;
+    use toolkit::agent::RunEvent;
+    use toolkit::models::{ModelReply, ScriptedModel};
+
+    // Text that is JSON stays text: only a typed answer is read as JSON.
+    let model = ScriptedModel::new([ModelReply::text("{\"a\": 1}")]);
+    let agent = Agent::builder(model).build();
+    let mut stream = agent.run_stream("go");
+    let mut last = None;
+    while let Some(event) = stream.next().await {
+        last = Some(event.unwrap());
+    }
+    let Some(RunEvent::Answer { answer, .. }) = last else {
+        panic!("the stream did not end with the answer")
+    };
+    assert_eq!(answer, json!("{\"a\": 1}"));
+}

@@ -213,16 +213,18 @@ pub struct Usage {
 }
 
 impl Usage {
-    /// Both counts added together.
+    /// Both counts added together, at most `u64::MAX`.
     pub fn total(&self) -> u64 {
-        self.input_tokens + self.output_tokens
+        self.input_tokens.saturating_add(self.output_tokens)
     }
 }
 
+/// Adds counts saturating: a model server (or a resume token) may report any count, and a sum
+/// that wrapped would turn a huge bill into a small one.
 impl std::ops::AddAssign for Usage {
     fn add_assign(&mut self, other: Usage) {
-        self.input_tokens += other.input_tokens;
-        self.output_tokens += other.output_tokens;
+        self.input_tokens = self.input_tokens.saturating_add(other.input_tokens);
+        self.output_tokens = self.output_tokens.saturating_add(other.output_tokens);
     }
 }
 

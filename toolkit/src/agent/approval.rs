@@ -122,6 +122,9 @@ pub struct ResumeToken {
     /// The state's JSON when the run had one (`AgentState::to_json`).
     #[serde(default)]
     state: Option<serde_json::Value>,
+    /// The note on the step's calls past its limit, sent after the step's results.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    note: Option<String>,
 }
 
 impl ResumeToken {
@@ -154,6 +157,8 @@ pub(super) struct Pending {
     step: usize,
     refused: Vec<RefusedCall>,
     pending: Vec<ToolCall>,
+    /// The note on the step's calls past its limit.
+    pub(super) note: Option<String>,
 }
 
 /// A resumed step's calls, decided, ready to finish, and the run's place.
@@ -164,6 +169,8 @@ pub(super) struct Resumed {
     pub(super) history: Vec<Message>,
     pub(super) usage: Option<Usage>,
     pub(super) output_failures: usize,
+    /// The note on the step's calls past its limit.
+    pub(super) note: Option<String>,
 }
 
 impl<A> AgentBuilder<A> {
@@ -251,6 +258,7 @@ pub(super) async fn approve(
                 step,
                 refused: Vec::new(),
                 pending: Vec::new(),
+                note: None,
             };
             for planned in planned {
                 match planned {
@@ -307,6 +315,7 @@ impl Pending {
             refused: self.refused,
             pending: self.pending,
             state,
+            note: self.note,
         }
     }
 }
@@ -336,6 +345,7 @@ impl ResumeToken {
             ));
         }
         let (thought, calls) = token.step_calls().map_err(fail)?;
+        token.within_limits(agent, &calls).map_err(fail)?;
         let mut planned = Vec::with_capacity(calls.len());
         let mut used = vec![false; decisions.len()];
         for call in calls {
@@ -377,7 +387,32 @@ impl ResumeToken {
             history: token.history,
             usage: token.usage,
             output_failures: token.output_failures,
+            note: token.note,
         })
+    }
+
+    /// Whether the paused step's calls are ones a run could have paused on: each id once (so
+    /// one decision runs one call at most), and no more calls to run than one step runs.
+    fn within_limits(&self, agent: &Agent, calls: &[ToolCall]) -> Result<(), String> {
+        let mut seen = std::collections::HashSet::with_capacity(calls.len());
+        for call in calls {
+            let id = call.id.as_deref().unwrap_or_default();
+            if !seen.insert(id) {
+                return Err(format!(
+                    "the token's last reply has more than one call with id \"{id}\""
+                ));
+            }
+        }
+        let refused = |call: &ToolCall| self.refused.iter().any(|r| r.call.id == call.id);
+        let to_run = calls.iter().filter(|call| !refused(call)).count();
+        let limit = agent.max_tool_calls_per_step;
+        match to_run > limit {
+            true => Err(format!(
+                "the token's last reply has {to_run} calls to run, over the limit of {limit} \
+                 in one step"
+            )),
+            false => Ok(()),
+        }
     }
 
     /// The calls of the paused step, read from the history's last reply.

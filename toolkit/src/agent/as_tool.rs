@@ -156,7 +156,7 @@ async fn run_as_tool(
         on_event,
         Arc::clone(&tool),
         ctx.clone(),
-        agent.max_steps,
+        (agent.max_steps, agent.budget),
     );
     let run = step::Runner::linked(agent, None, link).run(task);
     tokio::select! {

@@ -79,21 +79,24 @@ impl<A: output::Built> AgentBuilder<A> {
     }
 
     /// The most calls of one reply that run (default
-    /// [`Agent::DEFAULT_MAX_TOOL_CALLS_PER_STEP`]); each call past it is answered with an error
-    /// result telling the model to ask again.
+    /// [`Agent::DEFAULT_MAX_TOOL_CALLS_PER_STEP`]). The calls past it are left out of the
+    /// history (and of [`AgentRun::steps`](super::AgentRun::steps)): the reply goes back with
+    /// the calls that ran, their results, and one user message telling the model how many were
+    /// left out and to ask again, so a reply of thousands of calls does not grow every later
+    /// request.
     ///
     /// ```
     /// use toolkit::agent::Agent;
-    /// use toolkit::models::{ModelReply, ScriptedModel};
+    /// use toolkit::models::{Message, ModelReply, ScriptedModel};
     /// use toolkit::prelude::*;
     ///
     /// # tokio::runtime::Runtime::new().unwrap().block_on(async {
     /// let calls = (0..3).map(|n| ToolCall::new("missing", json!({"n": n})));
     /// let model = ScriptedModel::new([ModelReply::calls(calls), ModelReply::text("done")]);
     /// let run = Agent::builder(model).max_tool_calls_per_step(2).build().run("go").await.unwrap();
-    /// let results: Vec<String> = run.tool_calls().map(|c| c.result.text()).collect();
-    /// assert!(results[2].starts_with("Error: could not read a tool call: not run: the reply \
-    ///     asked for 3 tool calls and at most 2 run in one step"));
+    /// assert_eq!(run.tool_calls().count(), 2);
+    /// let Message::User { content } = &run.history[4] else { panic!() };
+    /// assert!(content.starts_with("Not run: your reply asked for 3 tool calls and at most 2"));
     /// # });
     /// ```
     pub fn max_tool_calls_per_step(mut self, limit: usize) -> Self {

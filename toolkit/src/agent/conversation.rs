@@ -87,8 +87,9 @@ pub(super) fn trim(history: &mut Vec<Message>, budget: usize, counted: Option<Co
     let sizes: Vec<usize> = history.iter().map(estimate).collect();
     let total = match counted {
         Some(counted) if counted.sent < history.len() => {
-            usize::try_from(counted.tokens).unwrap_or(usize::MAX)
-                + sizes[counted.sent + 1..].iter().sum::<usize>()
+            // The provider's count may be anything a server sent: saturate, never wrap.
+            let counted_tokens = usize::try_from(counted.tokens).unwrap_or(usize::MAX);
+            counted_tokens.saturating_add(sizes[counted.sent + 1..].iter().sum::<usize>())
         }
         _ => sizes.iter().sum(),
     };

@@ -1,8 +1,10 @@
 //! What ties a run to the run that called it as a tool: its events go up to the caller's
-//! callback, its tokens to the caller's usage, and its depth bounds recursion.
+//! callback, its tokens to the caller's usage, its depth bounds recursion, and the run tree's
+//! budget is shared through it.
 
 use std::sync::{Arc, Mutex, PoisonError};
 
+use super::budget::{RunBudget, Spending};
 use super::{AgentEvent, EventFn};
 use crate::ToolContext;
 use crate::models::Usage;
@@ -19,6 +21,8 @@ pub(super) struct RunLink {
     depth: usize,
     /// Tokens of the inner runs, added as their models replied and taken when this run ends.
     nested_usage: Mutex<Option<Usage>>,
+    /// The run tree's budget: the root's, shared by every run below it.
+    budget: Arc<Spending>,
 }
 
 /// The call that runs an agent as a tool.
@@ -37,27 +41,33 @@ struct Called {
 pub(super) struct LinkData(pub(super) Arc<RunLink>);
 
 impl RunLink {
-    /// The link of a run no agent called.
-    pub(super) fn root(on_event: Option<Arc<EventFn>>) -> Arc<RunLink> {
+    /// The link of a run no agent called, with the tree's `budget`.
+    pub(super) fn root(on_event: Option<Arc<EventFn>>, budget: RunBudget) -> Arc<RunLink> {
         Arc::new(RunLink {
             on_event,
             called: None,
             parent: None,
             depth: 0,
             nested_usage: Mutex::new(None),
+            budget: Arc::new(Spending::new(budget)),
         })
     }
 
     /// The link of a run that `ctx`'s call starts as tool `agent`, under `parent` (none when
-    /// the caller is no agent, e.g. an MCP client).
+    /// the caller is no agent, e.g. an MCP client). The run spends `parent`'s budget, or
+    /// `budget` when it has no parent.
     pub(super) fn child(
         parent: Option<Arc<RunLink>>,
         on_event: Option<Arc<EventFn>>,
         agent: Arc<str>,
         ctx: ToolContext,
-        max_steps: usize,
+        (max_steps, budget): (usize, RunBudget),
     ) -> Arc<RunLink> {
         let depth = parent.as_ref().map_or(0, |parent| parent.depth) + 1;
+        let budget = match &parent {
+            Some(parent) => Arc::clone(&parent.budget),
+            None => Arc::new(Spending::new(budget)),
+        };
         let call_id = ctx.call_id().unwrap_or_default().to_owned();
         Arc::new(RunLink {
             on_event,
@@ -70,12 +80,18 @@ impl RunLink {
             parent,
             depth,
             nested_usage: Mutex::new(None),
+            budget,
         })
     }
 
     /// How deep this run is: 0 for a run no agent called.
     pub(super) fn depth(&self) -> usize {
         self.depth
+    }
+
+    /// What the run tree has spent of its budget.
+    pub(super) fn budget(&self) -> &Spending {
+        &self.budget
     }
 
     /// Whether anyone listens to this run's events.

@@ -12,7 +12,8 @@
 //! - human approval: [`ApprovalPolicy`], [`AgentBuilder::on_approval`], and a paused run's
 //!   [`ResumeToken`] resumed with [`Agent::resume`].
 //! - [`Agent::into_tool`]: the agent as a tool of another agent or an MCP server, its events,
-//!   steps and tokens rolling up to the caller, bounded by [`AgentBuilder::max_depth`];
+//!   steps and tokens rolling up to the caller, bounded in depth by
+//!   [`AgentBuilder::max_depth`] and in breadth by one [`RunBudget`] shared by the whole tree;
 //! - [`AgentBuilder::prepare`]: the tools each model call offers, chosen per step
 //!   ([`PrepareContext`]).
 //!
@@ -31,6 +32,7 @@
 
 mod approval;
 mod as_tool;
+mod budget;
 mod builder;
 mod calls;
 mod conversation;
@@ -51,6 +53,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 pub use approval::{ApprovalPolicy, ApprovalRequest, Decision, ResumeToken, Verdict};
+pub use budget::RunBudget;
 pub use builder::AgentBuilder;
 pub use conversation::Conversation;
 pub use events::AgentEvent;
@@ -134,6 +137,8 @@ pub struct Agent {
     /// How many agents deep a run of this agent as a tool may be.
     max_depth: usize,
     prepare: Option<Arc<prepare::PrepareFn>>,
+    /// What a run and the agents it calls as tools may spend together.
+    budget: RunBudget,
 }
 
 impl Agent {
@@ -174,6 +179,7 @@ impl Agent {
                 trace_content: false,
                 max_depth: Self::DEFAULT_MAX_AGENT_DEPTH,
                 prepare: None,
+                budget: RunBudget::default(),
             },
         }
     }
@@ -191,7 +197,8 @@ impl Agent {
     /// arriving as they happen: the model's text and tool calls as it writes them (through
     /// [`ChatModel::chat_stream`]; the HTTP clients stream whatever their `streaming`
     /// setting), each tool call's start, progress, logs and end, each step's end, and last the
-    /// [`RunEvent::Answer`] (or the [`AgentError`]). The agent's own
+    /// [`RunEvent::Answer`] (or the [`AgentError`]), whose answer is the text as a JSON string
+    /// (the typed answer's JSON for the agent under a [`TypedAgent`]). The agent's own
     /// [`on_event`](AgentBuilder::on_event) callback still sees every event.
     ///
     /// The run goes on only while the stream is polled. Dropping the stream stops the run,
@@ -224,7 +231,8 @@ impl Agent {
     pub fn run_stream(&self, input: impl Into<String>) -> RunStream<'_> {
         let (sender, events) = tokio::sync::mpsc::unbounded_channel();
         let runner = step::Runner::streamed(self, None, sender);
-        RunStream::new(Box::pin(runner.run(input.into())), events)
+        let typed = self.output.is_some();
+        RunStream::new(Box::pin(runner.run(input.into())), events, typed)
     }
 
     /// Runs the agent on `input` with `state`: tools wired to state read from and write to it
@@ -256,8 +264,10 @@ impl Agent {
     /// each pending call: the approved calls run, the denied ones reach the model as an error
     /// result, and the run goes on. A call that needs approval and has no decision matching it
     /// exactly (id, tool and arguments) stops the resume with [`AgentError::Resume`], which
-    /// gives the token back: the call
-    /// never runs.
+    /// gives the token back: the call never runs. So does a token whose paused step repeats a
+    /// call id or has more calls to run than
+    /// [`max_tool_calls_per_step`](AgentBuilder::max_tool_calls_per_step): one decision runs
+    /// one call at most.
     pub async fn resume(
         &self,
         token: ResumeToken,

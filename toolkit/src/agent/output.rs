@@ -9,10 +9,12 @@ use schemars::JsonSchema;
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value, json};
 
+#[cfg(doc)]
+use super::RunEvent;
 use super::react;
 use super::step::{Runner, Stop};
 use super::{Agent, AgentBuilder, AgentError, AgentRun, Conversation, Decision, ExitCondition};
-use super::{ResumeToken, ToolCallRecord};
+use super::{ResumeToken, RunStream, ToolCallRecord};
 use crate::models::{Message, OutputSchema};
 use crate::providers::repair_arguments;
 use crate::state::AgentState;
@@ -241,6 +243,41 @@ impl<T: DeserializeOwned> TypedAgent<T> {
         typed(self.agent.run(input).await)
     }
 
+    /// Runs the agent on `input` as a stream of [`RunEvent`]s (see [`Agent::run_stream`]); the
+    /// last, [`RunEvent::Answer`], carries the typed answer's JSON, checked against `T` as
+    /// [`run`](Self::run)'s answer is.
+    ///
+    /// ```
+    /// use futures::StreamExt;
+    /// use toolkit::agent::{Agent, RunEvent};
+    /// use toolkit::models::{ModelReply, ScriptedModel};
+    /// use toolkit::prelude::*;
+    ///
+    /// #[derive(serde::Deserialize, schemars::JsonSchema)]
+    /// struct City {
+    ///     name: String,
+    /// }
+    ///
+    /// let model = ScriptedModel::new([ModelReply::calls([ToolCall::new(
+    ///     "final_result",
+    ///     json!({"name": "Lisbon"}),
+    /// )])]);
+    /// let agent = Agent::builder(model).output::<City>().build();
+    /// # tokio::runtime::Runtime::new().unwrap().block_on(async {
+    /// let mut stream = agent.run_stream("The capital of Portugal?");
+    /// let mut answer = None;
+    /// while let Some(event) = stream.next().await {
+    ///     if let RunEvent::Answer { answer: json, .. } = event.unwrap() {
+    ///         answer = Some(json);
+    ///     }
+    /// }
+    /// assert_eq!(answer, Some(json!({"name": "Lisbon"})));
+    /// # });
+    /// ```
+    pub fn run_stream(&self, input: impl Into<String>) -> RunStream<'_> {
+        self.agent.run_stream(input)
+    }
+
     /// Runs the agent with `state` (see [`Agent::run_with_state`]).
     pub async fn run_with_state(
         &self,
@@ -346,7 +383,8 @@ impl Runner<'_> {
 
     /// Counts a typed answer that did not fit; past the retries the run stops.
     pub(super) fn output_failed(&mut self, problem: String) -> Result<(), Stop> {
-        self.output_failures += 1;
+        // A resume token may carry any count.
+        self.output_failures = self.output_failures.saturating_add(1);
         match self.output_failures > self.agent.max_output_retries {
             true => Err(Stop::Output(problem)),
             false => Ok(()),

@@ -166,9 +166,18 @@ pub enum AgentError {
     /// approval handler pauses.
     #[error("the run paused: {} tool calls wait for approval", .0.pending().len())]
     Paused(Box<ResumeToken>),
+    /// The run tree's [`RunBudget`](super::RunBudget) of model calls or tokens is spent: the
+    /// run (or, for an agent called as a tool, the tree it belongs to) made as many as it may.
+    #[error("the run stopped: {message}")]
+    Budget {
+        /// Which budget is spent.
+        message: String,
+        /// The messages so far.
+        history: Vec<Message>,
+    },
     /// A resume could not go on: a call that needs approval had no decision matching it, a
-    /// decision matched no pending call, or the token does not end at a pending step. Nothing
-    /// of the step ran.
+    /// decision matched no pending call, the token does not end at a pending step, or its
+    /// step's calls repeat an id or are more than one step runs. Nothing of the step ran.
     #[error("the run cannot resume: {message}")]
     Resume {
         /// What is wrong.
@@ -185,7 +194,8 @@ impl AgentError {
             AgentError::MaxSteps { history, .. }
             | AgentError::Deadline { history, .. }
             | AgentError::Model { history, .. }
-            | AgentError::Output { history, .. } => history,
+            | AgentError::Output { history, .. }
+            | AgentError::Budget { history, .. } => history,
             AgentError::Paused(token) | AgentError::Resume { token, .. } => token.history(),
         }
     }

@@ -11,7 +11,7 @@ use tracing::Instrument;
 use super::approval::{Pending, Resumed, approve};
 use super::conversation::{Counted, trim};
 use super::link::{LinkData, RunLink};
-use super::plan::{Planned, plan};
+use super::plan::{Plan, Planned, plan};
 use super::prepare::Offered;
 use super::react::{self, ReactReply};
 use super::stream::{RunEvent, Sinks};
@@ -62,6 +62,8 @@ pub(super) enum Stop {
     /// The typed answer did not fit, once too often.
     Output(String),
     Paused(Pending),
+    /// The run tree's budget is spent.
+    Budget(String),
 }
 
 impl<'a> Runner<'a> {
@@ -107,7 +109,7 @@ impl<'a> Runner<'a> {
         sinks: Sinks,
         link: Option<Arc<RunLink>>,
     ) -> Self {
-        let link = link.unwrap_or_else(|| RunLink::root(sinks.callback()));
+        let link = link.unwrap_or_else(|| RunLink::root(sinks.callback(), agent.budget));
         let on_event = link.listens().then(|| {
             let link = Arc::clone(&link);
             Arc::new(move |event: &AgentEvent<'_>| link.emit(event)) as Arc<EventFn>
@@ -212,6 +214,7 @@ impl<'a> Runner<'a> {
                 message,
                 history,
             }),
+            Some(Err(Stop::Budget(message))) => Err(AgentError::Budget { message, history }),
             Some(Err(Stop::Paused(pending))) => {
                 let state = self.state.as_ref().map(|state| state.to_json());
                 let failures = self.output_failures;
@@ -234,16 +237,18 @@ impl<'a> Runner<'a> {
     async fn steps_from(&mut self, resumed: Option<Resumed>) -> Result<String, Stop> {
         let mut first = 1;
         if let Some(resumed) = resumed {
-            first = resumed.step + 1;
+            // A resume token may carry any step; past the last, the run stops at its limit.
+            first = resumed.step.saturating_add(1);
             let Resumed {
                 step,
                 thought,
                 planned,
+                note,
                 ..
             } = resumed;
             let answer = match self.agent.react {
                 true => self.finish_react(step, thought, planned).await,
-                false => self.finish_calls(step, thought, planned).await?,
+                false => self.finish_calls(step, thought, planned, note).await?,
             };
             if let Some(answer) = answer {
                 return Ok(answer);
@@ -252,6 +257,7 @@ impl<'a> Runner<'a> {
         for step in first..=self.agent.max_steps {
             let span = tracing::info_span!("agent.step", step);
             let answer = async {
+                self.link.budget().model_call().map_err(Stop::Budget)?;
                 self.emit(AgentEvent::StepStarted { step });
                 let reply = self.ask(step).await.map_err(|e| Stop::Model(step, e))?;
                 if self.agent.react {
@@ -302,6 +308,7 @@ impl<'a> Runner<'a> {
             *self.usage.get_or_insert_with(Usage::default) += usage;
             let tokens = usage.total();
             self.counted = Some(Counted { sent, tokens });
+            self.link.budget().spend_tokens(tokens);
             self.link.roll_up(usage);
         }
         self.emit(AgentEvent::ModelReplied {
@@ -324,13 +331,24 @@ impl<'a> Runner<'a> {
             ..
         } = reply;
         let limit = self.agent.max_tool_calls_per_step;
-        let mut planned = plan(step, tool_calls, refused_calls, limit);
+        let Plan {
+            calls: mut planned,
+            note,
+        } = plan(step, tool_calls, refused_calls, limit);
         if let Some(offered) = &self.offered {
             offered.refuse_others(step, &mut planned);
         }
         let calls: Vec<ToolCall> = planned.iter().map(|p| p.call().clone()).collect();
         self.history
             .push(Message::assistant_calls(text.clone(), calls));
+        if planned.is_empty()
+            && let Some(note) = note
+        {
+            // Every call was past a limit of none: the model is told, and asked again.
+            self.history.push(Message::user(note));
+            self.record(step, text, Vec::new());
+            return Ok(None);
+        }
         if planned.is_empty() {
             if self.agent.exits.contains(&ExitCondition::Text) {
                 self.record(step, text.clone(), Vec::new());
@@ -340,25 +358,30 @@ impl<'a> Runner<'a> {
             self.record(step, text, Vec::new());
             return Ok(None);
         }
-        let planned = approve(self.agent, step, planned)
-            .await
-            .map_err(Stop::Paused)?;
-        self.finish_calls(step, text, planned).await
+        let paused = |mut pending: Pending| {
+            pending.note = note.clone();
+            Stop::Paused(pending)
+        };
+        let planned = approve(self.agent, step, planned).await.map_err(paused)?;
+        self.finish_calls(step, text, planned, note).await
     }
 
-    /// Runs a reply's approved calls and feeds their results back: the answer, or `None` to
-    /// go on.
+    /// Runs a reply's approved calls and feeds their results back, then the `note` on the
+    /// calls left out: the answer, or `None` to go on.
     async fn finish_calls(
         &mut self,
         step: usize,
         text: Option<String>,
         planned: Vec<Planned>,
+        note: Option<String>,
     ) -> Result<Option<String>, Stop> {
         let records = self.run_planned(step, planned).await;
         self.history
             .extend(records.iter().map(|record| Message::Tool {
                 result: record.result.clone(),
             }));
+        // After every result: providers want each call's result right after its reply.
+        self.history.extend(note.map(Message::user));
         let (answer, failed) = self.answer_of(&records);
         self.record(step, text, records);
         match (answer, failed) {

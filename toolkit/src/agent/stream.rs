@@ -1,4 +1,5 @@
-//! A run as a stream of events: [`Agent::run_stream`](super::Agent::run_stream).
+//! A run as a stream of events: [`Agent::run_stream`](super::Agent::run_stream) and
+//! [`TypedAgent::run_stream`](super::TypedAgent::run_stream).
 
 use std::pin::Pin;
 use std::sync::Arc;
@@ -89,18 +90,25 @@ pub enum RunEvent {
     },
     /// The run's answer; the last event of a run that succeeded.
     Answer {
-        /// The answer as JSON: a string for a text answer; the typed answer's JSON when the
-        /// agent has a typed output.
+        /// The answer as JSON: for an agent with a typed output
+        /// ([`AgentBuilder::output`](super::AgentBuilder::output)), the typed answer's JSON
+        /// as it was checked (an object, a number, ...); otherwise the text answer as a JSON
+        /// string.
         answer: Value,
         /// The whole run: answer, history, trajectory, usage and state.
         run: Box<AgentRun>,
     },
 }
 
-/// The answer of a finished run as the final event carries it: the text answer as a JSON
-/// string. A run with a typed answer gives the answer's JSON here.
-pub(super) fn answer_json(run: &AgentRun) -> Value {
-    Value::String(run.answer.clone())
+/// The answer of a finished run as the final event carries it: a typed answer's JSON (`typed`:
+/// the run's answer is that JSON's text), or the text answer as a JSON string.
+fn answer_json(run: &AgentRun, typed: bool) -> Value {
+    let parsed = typed
+        .then(|| serde_json::from_str(&run.answer).ok())
+        .flatten();
+    // A typed answer is always JSON text (the checked value, written out); were it not, the
+    // text still reaches the caller, as a string.
+    parsed.unwrap_or_else(|| Value::String(run.answer.clone()))
 }
 
 impl RunEvent {
@@ -214,17 +222,21 @@ pub struct RunStream<'a> {
     run: Option<BoxFuture<'a, Result<AgentRun, AgentError>>>,
     events: UnboundedReceiver<RunEvent>,
     outcome: Option<Result<AgentRun, AgentError>>,
+    /// Whether the answer is a typed answer's JSON text.
+    typed: bool,
 }
 
 impl<'a> RunStream<'a> {
     pub(super) fn new(
         run: BoxFuture<'a, Result<AgentRun, AgentError>>,
         events: UnboundedReceiver<RunEvent>,
+        typed: bool,
     ) -> Self {
         RunStream {
             run: Some(run),
             events,
             outcome: None,
+            typed,
         }
     }
 }
@@ -258,9 +270,10 @@ impl Stream for RunStream<'_> {
         if let Ok(event) = this.events.try_recv() {
             return Poll::Ready(Some(Ok(event)));
         }
+        let typed = this.typed;
         Poll::Ready(this.outcome.take().map(|outcome| {
             outcome.map(|run| RunEvent::Answer {
-                answer: answer_json(&run),
+                answer: answer_json(&run, typed),
                 run: Box::new(run),
             })
         }))

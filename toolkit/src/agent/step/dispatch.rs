@@ -8,44 +8,60 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use super::Runner;
-use crate::ToolCall;
 use crate::agent::calls::{acall, run_all, timed, tool_finished};
 use crate::agent::host::AgentHost;
 use crate::agent::plan::Planned;
 use crate::agent::{AgentEvent, ToolCallRecord};
 use crate::context::CallScope;
+use crate::{ToolCall, ToolCallResult, ToolError};
 
 impl Runner<'_> {
     /// Runs the calls that run, answers the others with their error, and returns every record
-    /// in the reply's order.
+    /// in the reply's order. A call past the run tree's budget of tool calls is answered so too.
     pub(super) async fn run_planned(
         &mut self,
         step: usize,
         planned: Vec<Planned>,
     ) -> Vec<ToolCallRecord> {
+        // The reply's order, each slot a call that runs (`None`) or its answer.
+        let mut slots = Vec::with_capacity(planned.len());
         let mut runs = Vec::with_capacity(planned.len());
-        let mut refused = Vec::new();
         for planned in planned {
-            match planned.answer() {
-                None => runs.extend(match planned {
-                    Planned::Run(call) => Some(call),
-                    _ => None,
-                }),
-                Some(result) => refused.push((planned.call().clone(), result)),
-            }
-        }
-        let mut records = self.run_calls(step, runs).await;
-        for (call, result) in refused {
-            let record = ToolCallRecord {
+            let (call, result) = match planned.into_parts() {
+                (call, Some(result)) => (call, result),
+                (call, None) => match self.link.budget().tool_call() {
+                    Ok(()) => {
+                        runs.push(call);
+                        slots.push(None);
+                        continue;
+                    }
+                    Err(spent) => over_budget(call, spent),
+                },
+            };
+            slots.push(Some(ToolCallRecord {
                 result,
                 call,
                 duration: Duration::ZERO,
-            };
+            }));
+        }
+        let mut ran = self.run_calls(step, runs).await.into_iter();
+        let mut records = Vec::with_capacity(slots.len());
+        let mut answered = Vec::new();
+        for slot in slots {
+            match slot {
+                Some(record) => {
+                    answered.push(records.len());
+                    records.push(record);
+                }
+                // The toolbox gives one record per call, so every slot is filled.
+                None => records.extend(ran.next()),
+            }
+        }
+        for at in answered {
             self.emit(AgentEvent::ToolFinished {
                 step,
-                record: &record,
+                record: &records[at],
             });
-            records.push(record);
         }
         records
     }
@@ -128,4 +144,14 @@ impl Runner<'_> {
             .data(self.data.clone())
             .cancellation(self.cancellation.clone())
     }
+}
+
+/// A call the run tree's budget leaves no room for, answered with why: it never runs.
+fn over_budget(call: ToolCall, spent: String) -> (ToolCall, ToolCallResult) {
+    let error = ToolError::Rejected {
+        tool: call.name.clone(),
+        reason: format!("not run: {spent}"),
+    };
+    let result = ToolCallResult::from_outcome(&call, Err(error));
+    (call, result)
 }
