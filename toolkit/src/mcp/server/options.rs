@@ -31,6 +31,7 @@ pub const DEFAULT_MAX_BODY_BYTES: usize = 4 * 1024 * 1024;
 /// | [`read_timeout`](Self::read_timeout) | 30 s ([`HttpOptions::DEFAULT_READ_TIMEOUT`]) |
 /// | [`write_timeout`](Self::write_timeout) | 30 s ([`HttpOptions::DEFAULT_WRITE_TIMEOUT`]) |
 /// | [`max_connections`](Self::max_connections) | three quarters of the open-file limit (768 of 1,024) |
+/// | [`max_connections_per_client`](Self::max_connections_per_client) | a quarter of `max_connections` |
 ///
 /// ```
 /// use std::time::Duration;
@@ -98,6 +99,10 @@ pub struct HttpOptions {
     /// How many connections may be open at once (default: three quarters of the process's
     /// open-file limit); see [`HttpOptions::max_connections`].
     pub max_connections: usize,
+    /// How many connections one client (one IP address) may hold at once (default `None`: a
+    /// quarter of [`max_connections`](Self::max_connections)); see
+    /// [`HttpOptions::max_connections_per_client`].
+    pub max_connections_per_client: Option<usize>,
 }
 
 /// Shows the bearer token as `***`, as a `Debug` print ends up in logs.
@@ -122,6 +127,7 @@ impl std::fmt::Debug for HttpOptions {
             read_timeout,
             write_timeout,
             max_connections,
+            max_connections_per_client,
         } = self;
         f.debug_struct("HttpOptions")
             .field("path", path)
@@ -147,6 +153,7 @@ impl std::fmt::Debug for HttpOptions {
             .field("read_timeout", read_timeout)
             .field("write_timeout", write_timeout)
             .field("max_connections", max_connections)
+            .field("max_connections_per_client", max_connections_per_client)
             .finish()
     }
 }
@@ -171,6 +178,7 @@ impl Default for HttpOptions {
             read_timeout: HttpOptions::DEFAULT_READ_TIMEOUT,
             write_timeout: HttpOptions::DEFAULT_WRITE_TIMEOUT,
             max_connections: default_max_connections(),
+            max_connections_per_client: None,
         }
     }
 }
@@ -454,5 +462,35 @@ impl HttpOptions {
     pub fn unused_session_timeout(mut self, timeout: Duration) -> Self {
         self.unused_session_timeout = timeout;
         self
+    }
+}
+
+impl HttpOptions {
+    /// Sets how many connections one client (one IP address) may hold at once. At that share,
+    /// its new connection closes its own oldest idle one, else one of its requests whose body
+    /// has been arriving for over a second (answered 408), else the new one is closed: so one
+    /// address trickling request bodies cannot take every place under
+    /// [`max_connections`](Self::max_connections). Unset, it is a quarter of `max_connections`
+    /// (192 of the usual 768). Behind a reverse proxy every client has the proxy's address:
+    /// raise it there, up to `max_connections`.
+    ///
+    /// ```
+    /// use toolkit::mcp::HttpOptions;
+    ///
+    /// let options = HttpOptions::default().max_connections_per_client(10);
+    /// assert_eq!(options.max_connections_per_client, Some(10));
+    /// assert_eq!(HttpOptions::default().max_connections_per_client, None);
+    /// ```
+    pub fn max_connections_per_client(mut self, connections: usize) -> Self {
+        self.max_connections_per_client = Some(connections);
+        self
+    }
+
+    /// The connections one address may hold: `max_connections_per_client` when set, else a
+    /// quarter of `max_connections` (at least one).
+    pub(super) fn connections_per_client(&self) -> usize {
+        self.max_connections_per_client
+            .unwrap_or(self.max_connections / 4)
+            .max(1)
     }
 }

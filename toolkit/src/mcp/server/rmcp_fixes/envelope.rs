@@ -16,7 +16,8 @@ use serde::Deserialize;
 use serde::de::{Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde_json::{Value, json};
 
-use super::screen::{mixes_request_and_response, readable_id};
+use super::screen::{mixes_request_and_response, readable_id, repeated_field};
+use super::tasks;
 
 /// A body that is one JSON-RPC message rmcp reads, as far as the guard needs it.
 pub(in crate::mcp::server) struct Screened {
@@ -28,6 +29,8 @@ pub(in crate::mcp::server) struct Screened {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(in crate::mcp::server) enum Kind {
     ToolCall,
+    /// A task-augmented `tools/call`, as [`tasks::rename`](super::tasks::rename) renames it.
+    TaskCall,
     Initialize,
     Other,
 }
@@ -41,9 +44,12 @@ impl Screened {
         let message = parse_message(bytes)?;
         let (kind, id) = match &message {
             ClientJsonRpcMessage::Request(request) => {
-                let kind = match request.request {
+                let kind = match &request.request {
                     ClientRequest::CallToolRequest(_) => Kind::ToolCall,
                     ClientRequest::InitializeRequest(_) => Kind::Initialize,
+                    ClientRequest::CustomRequest(custom) if custom.method == tasks::CALL => {
+                        Kind::TaskCall
+                    }
                     _ => Kind::Other,
                 };
                 (
@@ -203,6 +209,22 @@ impl NotJsonRpc {
     }
 }
 
+impl Screened {
+    /// A task call as its client sent it (`as_sent`, before [`tasks::rename`]), or why it is
+    /// refused. Renaming parses the frame into a `Value`, which keeps the last of two fields of
+    /// one name: a call naming its tool twice would name one tool to the scope check and maybe
+    /// another to the handler. rmcp refuses a plain `tools/call` that names a field twice; a
+    /// task call is refused alike, with the same answer, before anything reads its tool.
+    pub(in crate::mcp::server) fn task_call_as_sent(as_sent: &[u8]) -> Result<(), NotJsonRpc> {
+        let value: Value = serde_json::from_slice(as_sent)
+            .map_err(|error| NotJsonRpc::NotJson(error.to_string()))?;
+        match repeated_field(as_sent) {
+            Some(_) => Err(NotJsonRpc::NotAMessage(readable_id(&value))),
+            None => Ok(()),
+        }
+    }
+}
+
 /// The body as one JSON-RPC message, as rmcp reads it.
 fn parse_message(bytes: &[u8]) -> Result<ClientJsonRpcMessage, NotJsonRpc> {
     let error = match serde_json::from_slice::<ClientJsonRpcMessage>(bytes) {
@@ -279,6 +301,21 @@ mod tests {
         let body = br#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"a"},"params":{"name":"b"}}"#;
         let refused = Screened::read(body).err().expect("refused");
         assert!(matches!(refused, NotJsonRpc::NotAMessage(id) if id == 2));
+    }
+
+    #[test]
+    fn a_task_call_naming_its_tool_twice_is_refused_as_a_plain_one_is() {
+        let plain = br#"{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"a","name":"b"}}"#;
+        let task = br#"{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"a","task":{},"name":"b"}}"#;
+        let refused = |refusal: NotJsonRpc| match refusal {
+            NotJsonRpc::NotAMessage(id) => Some(id),
+            NotJsonRpc::NotJson(_) => None,
+        };
+        let plain = Screened::read(plain).err().and_then(refused);
+        let task = Screened::task_call_as_sent(task).err().and_then(refused);
+        assert_eq!((plain, task), (Some(Value::from(4)), Some(Value::from(4))));
+        let once = br#"{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"a","task":{}}}"#;
+        assert!(Screened::task_call_as_sent(once).is_ok());
     }
 
     #[test]
