@@ -5,8 +5,8 @@
 Reads a JSON list of calls on stdin: [{"name": ..., "arguments": {...}, "task": bool}, ...]. A
 call with "task" runs as a task (MCP 2025-11-25) and its result is read with `tasks/result`.
 Each result, as sent on the wire, is validated with `mcp.types.CallToolResult.model_validate`,
-and every model in it must have no key its type does not name (the SDK's types accept extra
-keys; a misspelt or misplaced field would pass unseen otherwise). Prints one JSON list: each
+and every object in it must have no key its type does not name (the SDK's types ignore
+unknown keys: a misspelt or misplaced field would pass unseen otherwise). Prints one JSON list: each
 call's result as sent, and the problems found in it (none when the SDK's types accept it).
 """
 
@@ -67,17 +67,27 @@ def messages(body: str):
                 yield json.loads(data)
 
 
-def extra_keys(value, path: str):
-    """Every key a model holds beyond its type's fields, as `path.key`, recursively."""
+def extra_keys(model, sent, path: str):
+    """Every key `sent` holds that its model's type does not name, as `path.key`, recursively.
+
+    The SDK's types ignore unknown keys (neither kept in `model_extra` nor refused), so each
+    object as sent is compared with the fields (and aliases) of the model it was read into.
+    """
     found = []
-    if isinstance(value, pydantic.BaseModel):
-        for key in (value.model_extra or {}):
+    if isinstance(model, pydantic.BaseModel) and isinstance(sent, dict):
+        fields = type(model).model_fields
+        known = {name: name for name in fields}
+        known.update({field.alias: name for name, field in fields.items() if field.alias})
+        for key, value in sent.items():
+            if key not in known:
+                found.append(f"{path}.{key}")
+                continue
+            found += extra_keys(getattr(model, known[key]), value, f"{path}.{key}")
+        for key in model.model_extra or {}:
             found.append(f"{path}.{key}")
-        for name in type(value).model_fields:
-            found += extra_keys(getattr(value, name), f"{path}.{name}")
-    elif isinstance(value, (list, tuple)):
-        for index, item in enumerate(value):
-            found += extra_keys(item, f"{path}[{index}]")
+    elif isinstance(model, (list, tuple)) and isinstance(sent, list):
+        for index, (item, value) in enumerate(zip(model, sent)):
+            found += extra_keys(item, value, f"{path}[{index}]")
     return found
 
 
@@ -86,7 +96,7 @@ def check(result: dict) -> list[str]:
         model = types.CallToolResult.model_validate(result)
     except pydantic.ValidationError as err:
         return [f"invalid: {error['loc']}: {error['msg']}" for error in err.errors()]
-    return [f"extra key {key}" for key in extra_keys(model, "result")]
+    return [f"extra key {key}" for key in extra_keys(model, result, "result")]
 
 
 def main() -> None:

@@ -595,11 +595,11 @@ async fn a_task_call_naming_its_tool_twice_is_refused_alike_for_a_hidden_tool_an
         let answer = post_with_token(&server, Some(&session), &body).await;
         answers.push((answer.status, message(&answer)));
     }
-    // What a plain call naming its tool twice gets from rmcp's reader: nothing about the tool.
+    // What a call naming its tool twice gets over stdio too: nothing about the tool.
     let refused = (
         StatusCode::BAD_REQUEST,
         json!({"jsonrpc": "2.0", "id": 3, "error": {"code": -32600, "message":
-            "Invalid Request: the body is not a JSON-RPC 2.0 request, notification or response"}}),
+            "Invalid Request: the field `name` appears more than once"}}),
     );
     assert_eq!(answers, vec![refused; 4]);
     server.shutdown().await.expect("graceful shutdown");

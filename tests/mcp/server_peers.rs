@@ -532,9 +532,14 @@ async fn clients_trickling_their_bodies_from_one_address_get_its_share_and_anoth
                 stream
                     .set_read_timeout(Some(Duration::from_millis(300)))
                     .expect("set a read timeout");
-                !matches!(stream.read(&mut [0u8; 1]), Ok(0))
+                // Closed unread, a connection is reset rather than ended.
+                let waiting = stream.read(&mut [0u8; 1]).map_err(|err| err.kind());
+                matches!(
+                    waiting,
+                    Err(std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut)
+                )
             })
-            .filter(|open| *open)
+            .filter(|waiting| *waiting)
             .count();
         (held, fresh, took)
     })

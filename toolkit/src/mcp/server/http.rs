@@ -52,6 +52,7 @@ impl McpServer {
         shutdown: impl Future<Output = ()> + Send + 'static,
     ) -> Result<(), McpError> {
         let bearer = self.bearer(&options)?;
+        let max_connections_per_client = options.connections_per_client();
         let mut config = StreamableHttpServerConfig::default()
             // The guard has read the body within this limit already; rmcp's own (4 MiB unless
             // told) must not be a second, lower one.
@@ -110,7 +111,7 @@ impl McpServer {
             read_timeout: options.read_timeout,
             write_timeout: options.write_timeout,
             max_connections,
-            max_connections_per_client: options.connections_per_client().max(1),
+            max_connections_per_client,
         };
         serve_connections(listener, router, limits, async move {
             shutdown.await;
