@@ -501,7 +501,15 @@ fn every_content_kind_we_send_is_valid_for_the_python_sdks_types_with_no_extra_k
     let server = runtime
         .block_on(server.spawn_http("127.0.0.1:0", HttpOptions::default()))
         .expect("serve");
-    let names = ["text", "image", "audio", "resources", "mixed", "typed", "fail"];
+    let names = [
+        "text",
+        "image",
+        "audio",
+        "resources",
+        "mixed",
+        "typed",
+        "fail",
+    ];
     let calls: Vec<Value> = [false, true]
         .iter()
         .flat_map(|task| names.map(|name| json!({"name": format!("content_{name}"), "task": task})))
@@ -519,7 +527,10 @@ fn every_content_kind_we_send_is_valid_for_the_python_sdks_types_with_no_extra_k
         .expect("send the calls");
     drop(stdin);
     let output = child.wait_with_output().expect("the Python check ends");
-    assert!(output.status.success(), "the Python check failed: {output:?}");
+    assert!(
+        output.status.success(),
+        "the Python check failed: {output:?}"
+    );
     let report: Value = serde_json::from_slice(&output.stdout).expect("the report is JSON");
     let report = report.as_array().expect("a list");
     assert_eq!(report.len(), 2 * names.len(), "{report:#?}");
@@ -530,7 +541,12 @@ fn every_content_kind_we_send_is_valid_for_the_python_sdks_types_with_no_extra_k
     assert_eq!(problems, Vec::<(&Value, &Value)>::new(), "{report:#?}");
     // Each kind was sent, plainly and as a task's result.
     let kinds: std::collections::BTreeSet<String> = (report.iter())
-        .flat_map(|entry| entry["result"]["content"].as_array().cloned().unwrap_or_default())
+        .flat_map(|entry| {
+            entry["result"]["content"]
+                .as_array()
+                .cloned()
+                .unwrap_or_default()
+        })
         .filter_map(|block| block["type"].as_str().map(str::to_owned))
         .collect();
     assert_eq!(

@@ -545,6 +545,9 @@ async fn clients_trickling_their_bodies_from_one_address_get_its_share_and_anoth
     })
     .await
     .expect("the clients end");
+    eprintln!(
+        "figure: 8 body tricklers from one address, {held} held; another address answered {fresh:?} in {took:?}"
+    );
     assert_eq!((held, fresh), (2, Some(200)));
     // Answered in milliseconds; before, the tricklers held every place until the read timeout
     // (30 s) and the new client was closed unanswered.
@@ -578,6 +581,9 @@ async fn at_the_connection_cap_a_body_arriving_for_over_a_second_makes_room_with
     })
     .await
     .expect("the clients end");
+    eprintln!(
+        "figure: at the cap of 8 body tricklers, a new client answered {fresh:?} in {took:?}"
+    );
     assert_eq!((early, fresh), (None, Some(200)));
     assert!(took < Duration::from_secs(2), "took {took:?}");
     // The body that began first made room, answered 408; the others still wait for theirs.

@@ -319,12 +319,15 @@ mod tests {
         // Over stdio the screen refuses it; over HTTP rmcp's own type does, here in the guard.
         let body = br#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"a"},"params":{"name":"b"}}"#;
         let refused = Screened::read(body).err().expect("refused");
-        assert!(matches!(refused, NotJsonRpc::NotAMessage(id) | NotJsonRpc::Repeated { id, .. } if id == 2));
+        assert!(
+            matches!(refused, NotJsonRpc::NotAMessage(id) | NotJsonRpc::Repeated { id, .. } if id == 2)
+        );
     }
 
     #[test]
     fn a_call_naming_its_tool_twice_is_refused_alike_plain_or_as_a_task() {
-        let plain = br#"{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"a","name":"b"}}"#;
+        let plain =
+            br#"{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"a","name":"b"}}"#;
         let task = br#"{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"a","task":{},"name":"b"}}"#;
         let refused = |refusal: NotJsonRpc| match refusal {
             NotJsonRpc::Repeated { id, field } => Some((id, field)),
@@ -334,7 +337,8 @@ mod tests {
         let task = Screened::task_call_as_sent(task).err().and_then(refused);
         let expected = Some((Value::from(4), "name".to_owned()));
         assert_eq!((&plain, &task), (&expected, &expected));
-        let once = br#"{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"a","task":{}}}"#;
+        let once =
+            br#"{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"a","task":{}}}"#;
         assert!(Screened::task_call_as_sent(once).is_ok());
     }
 
