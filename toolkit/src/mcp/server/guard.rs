@@ -19,7 +19,7 @@ use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 
 use super::bearer::Bearer;
 use super::connections::{Arrival, BODY_GRACE};
-use super::request_ids::RequestIds;
+use super::request_ids::{self, RequestIds};
 use super::rmcp_fixes;
 use super::rmcp_fixes::envelope::{Kind, Screened, jsonrpc_error};
 use super::sessions::{Place, SESSION_ID, SessionCap};
@@ -93,8 +93,8 @@ pub(super) async fn guard_request(
         .and_then(|session| session.to_str().ok());
     let held_id = match session {
         Some(session) if !id.is_null() => match guard.request_ids.hold(session, &id) {
-            Ok(held) => Some(held),
-            Err(reused) => return reused,
+            Some(held) => Some(held),
+            None => return request_ids::reused(&id),
         },
         _ => None,
     };

@@ -27,17 +27,14 @@ pub(super) struct HeldId {
 }
 
 impl RequestIds {
-    /// Holds `id` in `session` for the request carrying it; the refusal to send when the
-    /// session has a request with that id in flight already.
-    pub(super) fn hold(self: &Arc<Self>, session: &str, id: &Value) -> Result<HeldId, Response> {
+    /// Holds `id` in `session` for the request carrying it; `None` when the session has a
+    /// request with that id in flight already (the answer is then [`reused`]).
+    pub(super) fn hold(self: &Arc<Self>, session: &str, id: &Value) -> Option<HeldId> {
         // `1` and `"1"` are two ids (JSON-RPC compares them with their type): the JSON text
         // tells them apart.
         let key = (session.to_owned(), id.to_string());
         let mut held = self.0.lock().unwrap_or_else(PoisonError::into_inner);
-        if !held.insert(key.clone()) {
-            return Err(reused(id));
-        }
-        Ok(HeldId {
+        held.insert(key.clone()).then(|| HeldId {
             ids: Arc::clone(self),
             key,
         })
@@ -53,7 +50,7 @@ impl Drop for HeldId {
 
 /// The answer to a request whose id its session has in flight: an error the client matches to
 /// the request, as for any request the server read (HTTP 200, as `busy`).
-fn reused(id: &Value) -> Response {
+pub(super) fn reused(id: &Value) -> Response {
     let message = format!(
         "Invalid Request: the id {id} is already used by a request of this session that has \
          not been answered; give each request its own id"
@@ -74,14 +71,14 @@ mod tests {
     #[test]
     fn an_id_is_held_per_session_and_by_type_until_its_request_is_answered() {
         let ids = Arc::new(RequestIds::default());
-        let first = ids.hold("a", &json!(1)).ok().expect("held");
-        assert!(ids.hold("a", &json!(1)).is_err());
+        let first = ids.hold("a", &json!(1)).expect("held");
+        assert!(ids.hold("a", &json!(1)).is_none());
         let others = [("a", json!("1")), ("a", json!(2)), ("b", json!(1))];
         let held: Vec<HeldId> = (others.iter())
-            .map(|(session, id)| ids.hold(session, id).ok().expect("another id"))
+            .map(|(session, id)| ids.hold(session, id).expect("another id"))
             .collect();
         drop(first);
-        assert!(ids.hold("a", &json!(1)).is_ok());
+        assert!(ids.hold("a", &json!(1)).is_some());
         drop(held);
     }
 }
