@@ -31,7 +31,7 @@ pub const DEFAULT_MAX_BODY_BYTES: usize = 4 * 1024 * 1024;
 /// | [`read_timeout`](Self::read_timeout) | 30 s ([`HttpOptions::DEFAULT_READ_TIMEOUT`]) |
 /// | [`write_timeout`](Self::write_timeout) | 30 s ([`HttpOptions::DEFAULT_WRITE_TIMEOUT`]) |
 /// | [`max_connections`](Self::max_connections) | three quarters of the open-file limit (768 of 1,024) |
-/// | [`max_connections_per_client`](Self::max_connections_per_client) | a quarter of `max_connections` |
+/// | [`max_connections_per_client`](Self::max_connections_per_client) | a quarter of `max_connections`, at least 256, at most half (256 of 768) |
 ///
 /// ```
 /// use std::time::Duration;
@@ -100,7 +100,8 @@ pub struct HttpOptions {
     /// open-file limit); see [`HttpOptions::max_connections`].
     pub max_connections: usize,
     /// How many connections one client (one IP address) may hold at once (default `None`: a
-    /// quarter of [`max_connections`](Self::max_connections)); see
+    /// quarter of [`max_connections`](Self::max_connections), at least 256 but at most half of
+    /// it); see
     /// [`HttpOptions::max_connections_per_client`].
     pub max_connections_per_client: Option<usize>,
 }
@@ -410,8 +411,11 @@ impl HttpOptions {
 
     /// Sets how many connections may be open at once. At the cap, a new connection closes the
     /// oldest one answering no request (HTTP clients open a new one when they need it), so
-    /// idle sockets cannot lock real requests out; when every connection is answering a
-    /// request, the new one is closed at once. Keep it below the process's open-file limit
+    /// idle sockets cannot lock real requests out, else the one whose request body has been
+    /// arriving longest, for over a second (answered 408), so clients trickling their bodies
+    /// cannot either; when every connection is answering a request it has read, the new one
+    /// is closed at once. One address holds at most
+    /// [`max_connections_per_client`](Self::max_connections_per_client) of them. Keep it below the process's open-file limit
     /// (`ulimit -n`), which the default is three quarters of: past that limit the server
     /// cannot accept at all, nor its tools open a file.
     ///
@@ -470,9 +474,9 @@ impl HttpOptions {
     /// its new connection closes its own oldest idle one, else one of its requests whose body
     /// has been arriving for over a second (answered 408), else the new one is closed: so one
     /// address trickling request bodies cannot take every place under
-    /// [`max_connections`](Self::max_connections). Unset, it is a quarter of `max_connections`
-    /// (192 of the usual 768). Behind a reverse proxy every client has the proxy's address:
-    /// raise it there, up to `max_connections`.
+    /// [`max_connections`](Self::max_connections). Unset, it is a quarter of `max_connections`,
+    /// at least 256 but at most half of it (256 of the usual 768, 25 of 50). Behind a reverse
+    /// proxy every client has the proxy's address: raise it there, up to `max_connections`.
     ///
     /// ```
     /// use toolkit::mcp::HttpOptions;
@@ -487,10 +491,33 @@ impl HttpOptions {
     }
 
     /// The connections one address may hold: `max_connections_per_client` when set, else a
-    /// quarter of `max_connections` (at least one).
+    /// quarter of `max_connections`, at least 256 but at most half of it (and at least one).
     pub(super) fn connections_per_client(&self) -> usize {
-        self.max_connections_per_client
-            .unwrap_or(self.max_connections / 4)
-            .max(1)
+        // 256 lets a load test or a proxy's pool of the usual size in under the usual cap (768);
+        // half the cap still leaves the other half to everyone else.
+        let share = (self.max_connections / 4)
+            .max(256)
+            .min(self.max_connections / 2);
+        self.max_connections_per_client.unwrap_or(share).max(1)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn one_address_gets_a_quarter_of_the_connections_at_least_256_at_most_half_unless_told() {
+        let share = |max: usize| {
+            HttpOptions::default()
+                .max_connections(max)
+                .connections_per_client()
+        };
+        let shares = [1, 8, 50, 768, 15_000].map(share);
+        assert_eq!(shares, [1, 4, 25, 256, 3_750]);
+        let told = HttpOptions::default()
+            .max_connections(768)
+            .max_connections_per_client(10);
+        assert_eq!(told.connections_per_client(), 10);
     }
 }
