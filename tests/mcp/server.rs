@@ -1,5 +1,6 @@
 //! toolkit's MCP server, driven by the official Python SDK's client (over stdio and Streamable
-//! HTTP, against `examples/mcp_server.rs`) and by rmcp's own client (in process).
+//! HTTP, against `examples/mcp_server.rs`) and by rmcp's own client (in process); and every kind
+//! of result it sends, checked by the Python SDK's types.
 
 use crate::common;
 
@@ -425,4 +426,152 @@ async fn a_request_for_another_host_is_refused_unless_allowed() {
     assert_eq!(statuses, [403, 200]);
     strict.shutdown().await.expect("graceful shutdown");
     open.shutdown().await.expect("graceful shutdown");
+}
+
+/// The first bytes of a PNG, base64.
+const PNG: &str = "iVBORw0KGgoAAAANSUhEUg==";
+
+#[derive(Default)]
+struct Contents;
+
+#[toolset(name = "content")]
+impl Contents {
+    /// Plain text
+    #[tool]
+    fn text(&self) -> String {
+        "plain".into()
+    }
+
+    /// An image
+    #[tool]
+    fn image(&self) -> Image {
+        Image::from_base64(PNG, "image/png")
+    }
+
+    /// A recording
+    #[tool]
+    fn audio(&self) -> Audio {
+        Audio::from_base64("UklGRg==", "audio/wav")
+    }
+
+    /// Embedded resources, text and bytes, and a link to one
+    #[tool]
+    fn resources(&self) -> Vec<Content> {
+        vec![
+            Resource::text("file:///r/notes.txt", "text/plain", "two notes").into(),
+            Resource::bytes("file:///r/report.pdf", "application/pdf", b"%PDF-1.7").into(),
+            ResourceLink::new("file:///r/data.csv", "data.csv")
+                .description("the numbers")
+                .mime_type("text/csv")
+                .into(),
+        ]
+    }
+
+    /// Blocks with structured content beside them
+    #[tool]
+    fn mixed(&self) -> ToolOutput {
+        ToolOutput::new()
+            .with("Sales by month")
+            .with(Image::from_base64(PNG, "image/png"))
+            .structured(json!({"months": 2}))
+    }
+
+    /// A typed answer, with an output schema
+    #[tool]
+    fn typed(&self) -> Reading {
+        Reading {
+            value: 1.5,
+            unit: "m".into(),
+        }
+    }
+
+    /// Fail
+    #[tool]
+    fn fail(&self) -> Result<String, String> {
+        Err("it broke".into())
+    }
+}
+
+#[test]
+fn every_content_kind_we_send_is_valid_for_the_python_sdks_types_with_no_extra_key() {
+    // Every tool may run as a task, so that each result is checked as a task's too, `_meta`
+    // tying it to its task.
+    let server = McpServer::new(Contents::to_tools()).with_tasks(toolkit::TaskSupport::Optional);
+    let runtime = tokio::runtime::Runtime::new().expect("a runtime");
+    let server = runtime
+        .block_on(server.spawn_http("127.0.0.1:0", HttpOptions::default()))
+        .expect("serve");
+    let names = [
+        "text",
+        "image",
+        "audio",
+        "resources",
+        "mixed",
+        "typed",
+        "fail",
+    ];
+    let calls: Vec<Value> = [false, true]
+        .iter()
+        .flat_map(|task| names.map(|name| json!({"name": format!("content_{name}"), "task": task})))
+        .collect();
+    let mut child = Command::new(python())
+        .arg(script("python_content_check.py"))
+        .arg(server.url())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("start the Python check");
+    let mut stdin = child.stdin.take().expect("piped stdin");
+    stdin
+        .write_all(Value::from(calls).to_string().as_bytes())
+        .expect("send the calls");
+    drop(stdin);
+    let output = child.wait_with_output().expect("the Python check ends");
+    assert!(
+        output.status.success(),
+        "the Python check failed: {output:?}"
+    );
+    let report: Value = serde_json::from_slice(&output.stdout).expect("the report is JSON");
+    let report = report.as_array().expect("a list");
+    assert_eq!(report.len(), 2 * names.len(), "{report:#?}");
+    let problems: Vec<(&Value, &Value)> = (report.iter())
+        .map(|entry| (&entry["name"], &entry["problems"]))
+        .filter(|(_, problems)| problems != &&json!([]))
+        .collect();
+    assert_eq!(problems, Vec::<(&Value, &Value)>::new(), "{report:#?}");
+    // Each kind was sent, plainly and as a task's result.
+    let kinds: std::collections::BTreeSet<String> = (report.iter())
+        .flat_map(|entry| {
+            entry["result"]["content"]
+                .as_array()
+                .cloned()
+                .unwrap_or_default()
+        })
+        .filter_map(|block| block["type"].as_str().map(str::to_owned))
+        .collect();
+    assert_eq!(
+        kinds.into_iter().collect::<Vec<_>>(),
+        ["audio", "image", "resource", "resource_link", "text"]
+    );
+    let structured = (report.iter())
+        .filter(|entry| entry["result"].get("structuredContent").is_some())
+        .count();
+    assert_eq!(structured, 4);
+    let tied = (report.iter())
+        .filter(|entry| entry["result"]["_meta"].is_object())
+        .count();
+    assert_eq!(tied, names.len());
+    let failed = (report.iter())
+        .filter(|entry| entry["result"]["isError"] == json!(true))
+        .count();
+    assert_eq!(failed, 2);
+    eprintln!(
+        "figure: {} results (5 content kinds, structuredContent, isError, a task's _meta) checked \
+         by mcp {}'s CallToolResult: 0 refused, 0 extra keys",
+        report.len(),
+        common::mcp::MCP_VERSION
+    );
+    runtime
+        .block_on(server.shutdown())
+        .expect("graceful shutdown");
 }

@@ -1,12 +1,13 @@
 //! The MCP HTTP server under the requests an attacker or a careless client sends: slow sync
 //! tools next to unauthenticated requests, large and malformed bodies, params of the wrong type,
-//! session ends, too many sessions, idle sessions, and stateless serving.
+//! session ends, too many sessions, idle sessions, request ids reused within a session, and
+//! stateless serving.
 
 use crate::common;
 
-use common::raw_mcp::INITIALIZE;
+use common::raw_mcp::{INITIALIZE, INITIALIZED};
 use std::sync::{Arc, Condvar, Mutex};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use reqwest::StatusCode;
 use rmcp::ServiceExt;
@@ -483,5 +484,131 @@ async fn a_sync_tool_marked_inline_runs_on_the_async_worker_and_others_on_the_bl
         .collect();
     assert_eq!(on_worker, [("quick", true), ("plain", false)]);
     client.cancel().await.expect("close the client");
+    server.shutdown().await.expect("graceful shutdown");
+}
+
+/// The JSON-RPC message of an answer: plain JSON, or the first SSE event with data.
+fn message(answer: &Answer) -> Value {
+    let data = (answer.body.lines())
+        .find_map(|line| line.strip_prefix("data: ").filter(|data| !data.is_empty()))
+        .unwrap_or(&answer.body);
+    serde_json::from_str(data).unwrap_or_else(|err| panic!("not JSON ({err}): {:?}", answer.body))
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn concurrent_calls_reusing_an_id_in_a_session_get_invalid_request_and_the_first_completes() {
+    let slow = ToolProxy::from_fn(
+        ToolDefinition::new("slow", "Take a while", schema()),
+        |_| {
+            std::thread::sleep(Duration::from_millis(500));
+            Ok::<_, String>("done")
+        },
+    );
+    let server = McpServer::new([slow])
+        .spawn_http("127.0.0.1:0", HttpOptions::default())
+        .await
+        .expect("serve");
+    let session = open_session(&server).await;
+    let initialized = post(&server, Some(&session), INITIALIZED).await;
+    assert_eq!(initialized.status, StatusCode::ACCEPTED);
+    let call =
+        r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"slow","arguments":{}}}"#;
+    let began = Instant::now();
+    let calls = futures::future::join_all((0..4).map(|_| post(&server, Some(&session), call)));
+    // Before, all four were still waiting at 45 s.
+    let answers = tokio::time::timeout(Duration::from_secs(10), calls)
+        .await
+        .expect("every call answered within 10 s");
+    let took = began.elapsed();
+    let (results, refusals): (Vec<Value>, Vec<Value>) = (answers.iter())
+        .map(|answer| {
+            assert_eq!(answer.status, StatusCode::OK, "{}", answer.body);
+            message(answer)
+        })
+        .partition(|message| message.get("result").is_some());
+    assert_eq!(
+        results,
+        [json!({"jsonrpc": "2.0", "id": 1,
+                "result": {"content": [{"type": "text", "text": "done"}], "isError": false}})]
+    );
+    let refusal = json!({"jsonrpc": "2.0", "id": 1, "error": {"code": -32600, "message":
+        "Invalid Request: the id 1 is already used by a request of this session that has not \
+         been answered; give each request its own id"}});
+    assert_eq!(refusals, vec![refusal; 3]);
+    eprintln!(
+        "figure: 4 concurrent calls with id 1: {} result, {} refused, all in {took:?}",
+        results.len(),
+        refusals.len()
+    );
+    assert!(took < Duration::from_secs(5), "took {took:?}");
+    // Once answered, the id is free again.
+    let again = post(&server, Some(&session), call).await;
+    assert_eq!(message(&again)["result"]["content"][0]["text"], "done");
+    server.shutdown().await.expect("graceful shutdown");
+}
+
+/// `POST`s `body` with the bearer token `s3cret`, in `session` if any.
+async fn post_with_token(server: &HttpServerHandle, session: Option<&str>, body: &str) -> Answer {
+    let mut request = reqwest::Client::new()
+        .post(server.url())
+        .header("content-type", "application/json")
+        .header("accept", "application/json, text/event-stream")
+        .header("authorization", "Bearer s3cret")
+        .timeout(Duration::from_secs(30))
+        .body(body.to_owned());
+    if let Some(session) = session {
+        request = request.header("mcp-session-id", session);
+    }
+    let response = request.send().await.expect("an HTTP answer");
+    let status = response.status();
+    let session = (response.headers().get("mcp-session-id"))
+        .map(|value| value.to_str().expect("ASCII").to_owned());
+    let body = response.text().await.expect("the body");
+    Answer {
+        status,
+        session,
+        body,
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_task_call_naming_its_tool_twice_is_refused_alike_for_a_hidden_tool_and_a_missing_one() {
+    let mut hidden = ToolDefinition::new("hidden", "Needs a scope", schema());
+    hidden.options.scopes = vec!["admin".to_owned()];
+    hidden.options.task = toolkit::TaskSupport::Optional;
+    let hidden = ToolProxy::from_fn(hidden, |_| Ok::<_, String>("secret"));
+    let options = HttpOptions::default()
+        .bearer_token("s3cret")
+        .bearer_caller(toolkit::context::Caller::new("user").scopes(["read"]));
+    let server = McpServer::new([hidden])
+        .spawn_http("127.0.0.1:0", options)
+        .await
+        .expect("serve");
+    let opened = post_with_token(&server, None, INITIALIZE).await;
+    let session = opened.session.expect("a session id");
+    post_with_token(&server, Some(&session), INITIALIZED).await;
+    let call = |first: &str, second: &str, task: &str| {
+        format!(
+            r#"{{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{{"name":"{first}",{task}"name":"{second}"}}}}"#
+        )
+    };
+    let task = r#""task":{"ttl":60000},"#;
+    let mut answers = Vec::new();
+    for body in [
+        call("missing", "hidden", task),
+        call("hidden", "missing", task),
+        call("missing", "hidden", ""),
+        call("hidden", "missing", ""),
+    ] {
+        let answer = post_with_token(&server, Some(&session), &body).await;
+        answers.push((answer.status, message(&answer)));
+    }
+    // What a call naming its tool twice gets over stdio too: nothing about the tool.
+    let refused = (
+        StatusCode::BAD_REQUEST,
+        json!({"jsonrpc": "2.0", "id": 3, "error": {"code": -32600, "message":
+            "Invalid Request: the field `name` appears more than once"}}),
+    );
+    assert_eq!(answers, vec![refused; 4]);
     server.shutdown().await.expect("graceful shutdown");
 }

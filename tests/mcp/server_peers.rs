@@ -402,7 +402,13 @@ async fn a_served_tools_answer_is_cut_at_one_mib_unless_its_toolbox_says_otherwi
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn idle_sockets_past_the_connection_cap_make_room_and_a_real_request_is_answered_at_once() {
     let server = echo_server()
-        .spawn_http("127.0.0.1:0", HttpOptions::default().max_connections(8))
+        .spawn_http(
+            "127.0.0.1:0",
+            // All from one address here: its share is the whole cap.
+            HttpOptions::default()
+                .max_connections(8)
+                .max_connections_per_client(8),
+        )
         .await
         .expect("serve");
     let (closed, answered, took) = tokio::task::spawn_blocking(move || {
@@ -468,6 +474,127 @@ fn initialize_from(server: &HttpServerHandle, last_octet: u8) -> (u16, Option<St
         answer.status,
         answer.header("mcp-session-id").map(str::to_owned),
     )
+}
+
+/// A connection from `127.0.0.N` that sends a request's head and the first bytes of its body,
+/// then nothing more: a client trickling its body, at its slowest.
+fn trickler(server: &HttpServerHandle, last_octet: u8) -> TcpStream {
+    let mut stream = connect_from(server, last_octet);
+    let started = head(server, INITIALIZE.len(), "") + &INITIALIZE[..10];
+    stream.write_all(started.as_bytes()).expect("send the head");
+    stream
+}
+
+/// The status the server answered on `stream` within 300 ms, if any; `None` too when it
+/// closed the connection without an answer.
+fn answered(stream: &mut TcpStream) -> Option<(u16, String)> {
+    stream
+        .set_read_timeout(Some(Duration::from_millis(300)))
+        .expect("set a read timeout");
+    let mut answer = Vec::new();
+    let mut buffer = [0u8; 4096];
+    while let Ok(read @ 1..) = stream.read(&mut buffer) {
+        answer.extend_from_slice(&buffer[..read]);
+    }
+    let text = String::from_utf8_lossy(&answer).into_owned();
+    let status = text.split(' ').nth(1)?.parse().ok()?;
+    let body = text.split_once("\r\n\r\n")?.1.to_owned();
+    Some((status, body))
+}
+
+/// Whether a fresh `initialize` from `127.0.0.N` is answered, and how long it took.
+fn fresh_client(server: &HttpServerHandle, last_octet: u8) -> (Option<u16>, Duration) {
+    let began = Instant::now();
+    let mut stream = connect_from(server, last_octet);
+    let request = head(server, INITIALIZE.len(), "") + INITIALIZE;
+    let _ = stream.write_all(request.as_bytes());
+    let status = answered(&mut stream).map(|(status, _)| status);
+    (status, began.elapsed())
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn clients_trickling_their_bodies_from_one_address_get_its_share_and_another_is_served_at_once()
+ {
+    // Half the cap at most, 4 here, unless told otherwise.
+    let server = echo_server()
+        .spawn_http("127.0.0.1:0", HttpOptions::default().max_connections(8))
+        .await
+        .expect("serve");
+    let (held, fresh, took) = tokio::task::spawn_blocking(move || {
+        let mut tricklers: Vec<TcpStream> = (0..8).map(|_| trickler(&server, 2)).collect();
+        std::thread::sleep(Duration::from_millis(200));
+        let (fresh, took) = fresh_client(&server, 3);
+        // The tricklers past the address's share were closed at once, unanswered; the others
+        // still wait for their bodies.
+        let held = tricklers
+            .iter_mut()
+            .map(|stream| {
+                stream
+                    .set_read_timeout(Some(Duration::from_millis(300)))
+                    .expect("set a read timeout");
+                // Closed unread, a connection is reset rather than ended.
+                let waiting = stream.read(&mut [0u8; 1]).map_err(|err| err.kind());
+                matches!(
+                    waiting,
+                    Err(std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut)
+                )
+            })
+            .filter(|waiting| *waiting)
+            .count();
+        (held, fresh, took)
+    })
+    .await
+    .expect("the clients end");
+    eprintln!(
+        "figure: 8 body tricklers from one address, {held} held; another address answered {fresh:?} in {took:?}"
+    );
+    assert_eq!((held, fresh), (4, Some(200)));
+    // Answered in milliseconds; before, the tricklers held every place until the read timeout
+    // (30 s) and the new client was closed unanswered.
+    assert!(took < Duration::from_secs(2), "took {took:?}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn at_the_connection_cap_a_body_arriving_for_over_a_second_makes_room_with_408() {
+    let options = HttpOptions::default()
+        .max_connections(8)
+        .max_connections_per_client(8);
+    let server = echo_server()
+        .spawn_http("127.0.0.1:0", options)
+        .await
+        .expect("serve");
+    let (early, fresh, took, answers) = tokio::task::spawn_blocking(move || {
+        let mut tricklers: Vec<TcpStream> = (0..8)
+            .map(|_| {
+                // Apart, so that which body began first is not a race.
+                std::thread::sleep(Duration::from_millis(20));
+                trickler(&server, 2)
+            })
+            .collect();
+        std::thread::sleep(Duration::from_millis(200));
+        // Within the first second a body is given its chance: the newcomer is refused.
+        let early = fresh_client(&server, 2).0;
+        std::thread::sleep(Duration::from_millis(1200));
+        let (fresh, took) = fresh_client(&server, 2);
+        let answers: Vec<Option<(u16, String)>> = tricklers.iter_mut().map(answered).collect();
+        (early, fresh, took, answers)
+    })
+    .await
+    .expect("the clients end");
+    eprintln!(
+        "figure: at the cap of 8 body tricklers, a new client answered {fresh:?} in {took:?}"
+    );
+    assert_eq!((early, fresh), (None, Some(200)));
+    assert!(took < Duration::from_secs(2), "took {took:?}");
+    // The body that began first made room, answered 408; the others still wait for theirs.
+    let mut expected = vec![None; 8];
+    expected[0] = Some((
+        408,
+        "the request body did not arrive within 1000 ms, and the server needed the connection \
+         for another client"
+            .to_owned(),
+    ));
+    assert_eq!(answers, expected);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -18,6 +18,8 @@ use serde_json::Value;
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 
 use super::bearer::Bearer;
+use super::connections::{Arrival, BODY_GRACE};
+use super::request_ids::{self, RequestIds};
 use super::rmcp_fixes;
 use super::rmcp_fixes::envelope::{Kind, Screened, jsonrpc_error};
 use super::sessions::{Place, SESSION_ID, SessionCap};
@@ -37,6 +39,8 @@ pub(super) struct Guard {
     pub(super) max_calls: usize,
     /// The server runs tasks: their requests are renamed, `initialize` declares them.
     pub(super) tasks: bool,
+    /// The ids each session has in flight, so that a request reusing one is refused.
+    pub(super) request_ids: Arc<RequestIds>,
 }
 
 /// Bearer auth, the body limit and JSON-RPC parse errors, tool scopes, the session cap; then
@@ -84,6 +88,16 @@ pub(super) async fn guard_request(
             return (StatusCode::NOT_FOUND, "Not Found: Session not found").into_response();
         }
     }
+    let session = (guard.sessions.as_ref())
+        .and(parts.headers.get(SESSION_ID))
+        .and_then(|session| session.to_str().ok());
+    let held_id = match session {
+        Some(session) if !id.is_null() => match guard.request_ids.hold(session, &id) {
+            Some(held) => Some(held),
+            None => return request_ids::reused(&id),
+        },
+        _ => None,
+    };
     let is_delete = parts.method == Method::DELETE;
     let mut parts = parts;
     if let Some(caller) = caller {
@@ -108,9 +122,9 @@ pub(super) async fn guard_request(
     if initialize && guard.tasks {
         response = declare_tasks(response);
     }
-    match call {
-        Some(place) => hold_until_sent(response, place),
-        None => response,
+    match (call, held_id) {
+        (None, None) => response,
+        held => hold_until_sent(response, held),
     }
 }
 
@@ -146,8 +160,13 @@ impl Guard {
         };
         let id = message.id.clone();
         let sent = as_sent.unwrap_or(bytes);
-        let tool_call = message.kind == Kind::ToolCall
-            || (as_sent.is_some() && Screened::read(sent).is_ok_and(|m| m.kind == Kind::ToolCall));
+        if message.kind == Kind::TaskCall
+            && let Err(refusal) = Screened::task_call_as_sent(sent)
+        {
+            // Fails closed: what the scope check cannot read unambiguously reaches no tool.
+            return Err(refusal.into_response());
+        }
+        let tool_call = matches!(message.kind, Kind::ToolCall | Kind::TaskCall);
         if let (true, Some(bearer), Some(caller)) = (tool_call, &self.bearer, caller)
             && let Some(refused) = bearer.authorize_call(caller, sent, &id, &parts.headers)
         {
@@ -219,12 +238,13 @@ impl CallPlace {
     }
 }
 
-/// The response, with the call's place released once its body has been sent (or dropped) if
-/// the tool has not released it already: a request rmcp refused before any tool ran.
-fn hold_until_sent(response: Response, place: CallPlace) -> Response {
+/// The response, holding `held` until its body has been sent (or dropped): the request's id in
+/// its session, and the call's place if the tool has not released it already (a request rmcp
+/// refused before any tool ran).
+fn hold_until_sent(response: Response, held: impl Send + Sync + 'static) -> Response {
     let (parts, body) = response.into_parts();
     let stream = body.into_data_stream().map(move |chunk| {
-        let _held = &place;
+        let _held = &held;
         chunk
     });
     Response::from_parts(parts, Body::from_stream(stream))
@@ -233,7 +253,8 @@ fn hold_until_sent(response: Response, place: CallPlace) -> Response {
 impl Guard {
     /// The whole body, refused with 413 over the limit: at once when the declared length says
     /// so, else once the limit is reached (a chunked body declares no length); and with 408
-    /// when it is not all there within the read timeout.
+    /// when it is not all there within the read timeout, or when its connection must make room
+    /// for a newer one before it is (`connections`).
     async fn read_body(&self, request: Request) -> Result<(Parts, Bytes), Response> {
         let declared = request
             .headers()
@@ -244,11 +265,22 @@ impl Guard {
             return Err(too_large(self.max_body_bytes));
         }
         let (parts, body) = request.into_parts();
+        let arrival = parts.extensions.get::<Arrival>().cloned();
+        let _receiving = arrival.as_ref().map(Arrival::receiving);
+        let evicted = async {
+            match &arrival {
+                Some(arrival) => arrival.evicted().await,
+                None => std::future::pending().await,
+            }
+        };
         let read = axum::body::to_bytes(body, self.max_body_bytes);
-        match tokio::time::timeout(self.read_timeout, read).await {
-            Ok(Ok(bytes)) => Ok((parts, bytes)),
-            Ok(Err(_)) => Err(too_large(self.max_body_bytes)),
-            Err(_) => Err(too_slow(self.read_timeout)),
+        tokio::select! {
+            read = tokio::time::timeout(self.read_timeout, read) => match read {
+                Ok(Ok(bytes)) => Ok((parts, bytes)),
+                Ok(Err(_)) => Err(too_large(self.max_body_bytes)),
+                Err(_) => Err(too_slow(self.read_timeout)),
+            },
+            () = evicted => Err(made_room()),
         }
     }
 }
@@ -272,6 +304,21 @@ fn too_large(limit: usize) -> Response {
     (
         StatusCode::PAYLOAD_TOO_LARGE,
         format!("the request body is larger than {limit} bytes"),
+    )
+        .into_response()
+}
+
+/// A body still arriving when its connection had to make room for a newer one: as late as
+/// [`too_slow`]'s, and closed alike.
+fn made_room() -> Response {
+    (
+        StatusCode::REQUEST_TIMEOUT,
+        [(header::CONNECTION, "close")],
+        format!(
+            "the request body did not arrive within {} ms, and the server needed the connection \
+             for another client",
+            BODY_GRACE.as_millis()
+        ),
     )
         .into_response()
 }

@@ -37,6 +37,7 @@ impl McpServer {
     /// | a `Host` not [allowed](HttpOptions::allowed_hosts), or an `Origin` not [allowed](HttpOptions::allowed_origins) | 403, JSON-RPC error `-32000` |
     /// | headers not all sent within [`read_timeout`](HttpOptions::read_timeout) | none: the connection is closed |
     /// | a body not all sent within [`read_timeout`](HttpOptions::read_timeout) of its headers | 408, then the connection is closed |
+    /// | a connection over [`max_connections`](HttpOptions::max_connections), or over [`max_connections_per_client`](HttpOptions::max_connections_per_client) from one address | the oldest idle connection is closed, else one whose body has been arriving for over a second (408), else the new one |
     /// | a body over [`max_body_bytes`](HttpOptions::max_body_bytes) | 413 |
     /// | a JSON `POST` whose body is not JSON | 400, JSON-RPC error `-32700`, `id: null` |
     /// | a body that is JSON but not a JSON-RPC message | 400, JSON-RPC error `-32600` |
@@ -51,6 +52,7 @@ impl McpServer {
         shutdown: impl Future<Output = ()> + Send + 'static,
     ) -> Result<(), McpError> {
         let bearer = self.bearer(&options)?;
+        let max_connections_per_client = options.connections_per_client();
         let mut config = StreamableHttpServerConfig::default()
             // The guard has read the body within this limit already; rmcp's own (4 MiB unless
             // told) must not be a second, lower one.
@@ -90,6 +92,7 @@ impl McpServer {
             calls: Arc::new(tokio::sync::Semaphore::new(options.max_concurrent_calls)),
             max_calls: options.max_concurrent_calls,
             tasks: self.runs_tasks(),
+            request_ids: Arc::default(),
             sessions: (!options.stateless).then(|| {
                 SessionCap::new(
                     manager,
@@ -103,10 +106,12 @@ impl McpServer {
             .nest_service(&options.path, service)
             .layer(axum::middleware::from_fn_with_state(guard, guard_request));
         let router = with_metadata(router, bearer);
+        let max_connections = options.max_connections.max(1);
         let limits = ConnectionLimits {
             read_timeout: options.read_timeout,
             write_timeout: options.write_timeout,
-            max_connections: options.max_connections.max(1),
+            max_connections,
+            max_connections_per_client,
         };
         serve_connections(listener, router, limits, async move {
             shutdown.await;

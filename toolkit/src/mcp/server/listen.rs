@@ -4,7 +4,8 @@
 //!
 //! `axum::serve` runs hyper without a timer, which turns hyper's header read timeout off: a
 //! client sending a byte now and then held its connection (and a task) for as long as it liked.
-//! The body has its own deadline in the guard, which reads it whole.
+//! The body has its own deadline in the guard, which reads it whole, and gives it up early when
+//! its connection must make room for a newer one (`connections`).
 
 use std::future::Future;
 use std::io::ErrorKind;
@@ -21,12 +22,14 @@ use super::connections::{Connections, Place, Served};
 use super::write_deadline::WriteDeadline;
 
 /// What bounds each connection: how long it may take to send a request's headers, how long
-/// the server waits to write to it, and how many may be open at once.
+/// the server waits to write to it, and how many may be open at once, from one address and
+/// from all.
 #[derive(Debug, Clone, Copy)]
 pub(super) struct ConnectionLimits {
     pub(super) read_timeout: Duration,
     pub(super) write_timeout: Duration,
     pub(super) max_connections: usize,
+    pub(super) max_connections_per_client: usize,
 }
 
 /// Serves `router` on every connection `listener` accepts until `shutdown` completes; then
@@ -41,7 +44,7 @@ pub(super) async fn serve_connections(
     let (stop, stopping) = watch::channel(false);
     // Every connection holds a receiver; `closed` resolves once the last one is dropped.
     let (open, held) = watch::channel(());
-    let connections = Connections::new(limits.max_connections);
+    let connections = Connections::new(limits.max_connections, limits.max_connections_per_client);
     let mut shutdown = std::pin::pin!(shutdown);
     loop {
         let accepted = tokio::select! {
@@ -50,9 +53,9 @@ pub(super) async fn serve_connections(
         };
         match accepted {
             Ok((stream, peer)) => {
-                let Some(place) = connections.admit() else {
-                    // Every connection is answering a request: close this one at once rather
-                    // than run out of file descriptors.
+                let Some(place) = connections.admit(peer.ip()) else {
+                    // Every connection (or every one of this address's) is answering a request:
+                    // close this one at once rather than run out of file descriptors.
                     tracing::debug!(%peer, "connection cap reached; closing a new connection");
                     continue;
                 };

@@ -20,6 +20,7 @@ mod jwt;
 mod listen;
 mod notifier;
 mod options;
+mod request_ids;
 mod rmcp_fixes;
 mod sessions;
 mod stdio;

@@ -31,6 +31,7 @@ pub const DEFAULT_MAX_BODY_BYTES: usize = 4 * 1024 * 1024;
 /// | [`read_timeout`](Self::read_timeout) | 30 s ([`HttpOptions::DEFAULT_READ_TIMEOUT`]) |
 /// | [`write_timeout`](Self::write_timeout) | 30 s ([`HttpOptions::DEFAULT_WRITE_TIMEOUT`]) |
 /// | [`max_connections`](Self::max_connections) | three quarters of the open-file limit (768 of 1,024) |
+/// | [`max_connections_per_client`](Self::max_connections_per_client) | a quarter of `max_connections`, at least 256, at most half (256 of 768) |
 ///
 /// ```
 /// use std::time::Duration;
@@ -98,6 +99,11 @@ pub struct HttpOptions {
     /// How many connections may be open at once (default: three quarters of the process's
     /// open-file limit); see [`HttpOptions::max_connections`].
     pub max_connections: usize,
+    /// How many connections one client (one IP address) may hold at once (default `None`: a
+    /// quarter of [`max_connections`](Self::max_connections), at least 256 but at most half of
+    /// it); see
+    /// [`HttpOptions::max_connections_per_client`].
+    pub max_connections_per_client: Option<usize>,
 }
 
 /// Shows the bearer token as `***`, as a `Debug` print ends up in logs.
@@ -122,6 +128,7 @@ impl std::fmt::Debug for HttpOptions {
             read_timeout,
             write_timeout,
             max_connections,
+            max_connections_per_client,
         } = self;
         f.debug_struct("HttpOptions")
             .field("path", path)
@@ -147,6 +154,7 @@ impl std::fmt::Debug for HttpOptions {
             .field("read_timeout", read_timeout)
             .field("write_timeout", write_timeout)
             .field("max_connections", max_connections)
+            .field("max_connections_per_client", max_connections_per_client)
             .finish()
     }
 }
@@ -171,6 +179,7 @@ impl Default for HttpOptions {
             read_timeout: HttpOptions::DEFAULT_READ_TIMEOUT,
             write_timeout: HttpOptions::DEFAULT_WRITE_TIMEOUT,
             max_connections: default_max_connections(),
+            max_connections_per_client: None,
         }
     }
 }
@@ -402,8 +411,11 @@ impl HttpOptions {
 
     /// Sets how many connections may be open at once. At the cap, a new connection closes the
     /// oldest one answering no request (HTTP clients open a new one when they need it), so
-    /// idle sockets cannot lock real requests out; when every connection is answering a
-    /// request, the new one is closed at once. Keep it below the process's open-file limit
+    /// idle sockets cannot lock real requests out, else the one whose request body has been
+    /// arriving longest, for over a second (answered 408), so clients trickling their bodies
+    /// cannot either; when every connection is answering a request it has read, the new one
+    /// is closed at once. One address holds at most
+    /// [`max_connections_per_client`](Self::max_connections_per_client) of them. Keep it below the process's open-file limit
     /// (`ulimit -n`), which the default is three quarters of: past that limit the server
     /// cannot accept at all, nor its tools open a file.
     ///
@@ -454,5 +466,58 @@ impl HttpOptions {
     pub fn unused_session_timeout(mut self, timeout: Duration) -> Self {
         self.unused_session_timeout = timeout;
         self
+    }
+}
+
+impl HttpOptions {
+    /// Sets how many connections one client (one IP address) may hold at once. At that share,
+    /// its new connection closes its own oldest idle one, else one of its requests whose body
+    /// has been arriving for over a second (answered 408), else the new one is closed: so one
+    /// address trickling request bodies cannot take every place under
+    /// [`max_connections`](Self::max_connections). Unset, it is a quarter of `max_connections`,
+    /// at least 256 but at most half of it (256 of the usual 768, 25 of 50). Behind a reverse
+    /// proxy every client has the proxy's address: raise it there, up to `max_connections`.
+    ///
+    /// ```
+    /// use toolkit::mcp::HttpOptions;
+    ///
+    /// let options = HttpOptions::default().max_connections_per_client(10);
+    /// assert_eq!(options.max_connections_per_client, Some(10));
+    /// assert_eq!(HttpOptions::default().max_connections_per_client, None);
+    /// ```
+    pub fn max_connections_per_client(mut self, connections: usize) -> Self {
+        self.max_connections_per_client = Some(connections);
+        self
+    }
+
+    /// The connections one address may hold: `max_connections_per_client` when set, else a
+    /// quarter of `max_connections`, at least 256 but at most half of it (and at least one).
+    pub(super) fn connections_per_client(&self) -> usize {
+        // 256 lets a load test or a proxy's pool of the usual size in under the usual cap (768);
+        // half the cap still leaves the other half to everyone else.
+        let share = (self.max_connections / 4)
+            .max(256)
+            .min(self.max_connections / 2);
+        self.max_connections_per_client.unwrap_or(share).max(1)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn one_address_gets_a_quarter_of_the_connections_at_least_256_at_most_half_unless_told() {
+        let share = |max: usize| {
+            HttpOptions::default()
+                .max_connections(max)
+                .connections_per_client()
+        };
+        let shares = [1, 8, 50, 768, 15_000].map(share);
+        assert_eq!(shares, [1, 4, 25, 256, 3_750]);
+        let told = HttpOptions::default()
+            .max_connections(768)
+            .max_connections_per_client(10);
+        assert_eq!(told.connections_per_client(), 10);
     }
 }

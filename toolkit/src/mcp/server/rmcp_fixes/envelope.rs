@@ -16,7 +16,8 @@ use serde::Deserialize;
 use serde::de::{Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde_json::{Value, json};
 
-use super::screen::{mixes_request_and_response, readable_id};
+use super::screen::{mixes_request_and_response, readable_id, repeated_field};
+use super::tasks;
 
 /// A body that is one JSON-RPC message rmcp reads, as far as the guard needs it.
 pub(in crate::mcp::server) struct Screened {
@@ -28,6 +29,8 @@ pub(in crate::mcp::server) struct Screened {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(in crate::mcp::server) enum Kind {
     ToolCall,
+    /// A task-augmented `tools/call`, as [`tasks::rename`](super::tasks::rename) renames it.
+    TaskCall,
     Initialize,
     Other,
 }
@@ -39,11 +42,16 @@ impl Screened {
             return Ok(call);
         }
         let message = parse_message(bytes)?;
+        // A plain call cannot name a field twice: its derived reader refuses that.
+        refuse_repeated_fields(bytes)?;
         let (kind, id) = match &message {
             ClientJsonRpcMessage::Request(request) => {
-                let kind = match request.request {
+                let kind = match &request.request {
                     ClientRequest::CallToolRequest(_) => Kind::ToolCall,
                     ClientRequest::InitializeRequest(_) => Kind::Initialize,
+                    ClientRequest::CustomRequest(custom) if custom.method == tasks::CALL => {
+                        Kind::TaskCall
+                    }
                     _ => Kind::Other,
                 };
                 (
@@ -180,6 +188,9 @@ pub(in crate::mcp::server) enum NotJsonRpc {
     /// JSON, but not a message (a batch included: MCP has none): `-32600`, with the id if one
     /// could be read.
     NotAMessage(Value),
+    /// A message naming `field` twice in its envelope or its `params`: `-32600`, with the id
+    /// unless that is the field.
+    Repeated { id: Value, field: String },
 }
 
 impl NotJsonRpc {
@@ -198,9 +209,39 @@ impl NotJsonRpc {
                  response"
                     .to_owned(),
             ),
+            NotJsonRpc::Repeated { id, field } => (
+                id,
+                ErrorCode::INVALID_REQUEST,
+                format!("Invalid Request: the field `{field}` appears more than once"),
+            ),
         };
         jsonrpc_error(StatusCode::BAD_REQUEST, id, code, &message)
     }
+}
+
+impl Screened {
+    /// A task call as its client sent it (`as_sent`, before [`tasks::rename`]), or why it is
+    /// refused. Renaming parses the frame into a `Value`, which keeps the last of two fields of
+    /// one name, so the renamed frame no longer shows what the scope check (which reads the
+    /// frame as sent) could not read: a task call naming its tool twice is refused as a plain
+    /// call doing so is, before anything looks at its tool.
+    pub(in crate::mcp::server) fn task_call_as_sent(as_sent: &[u8]) -> Result<(), NotJsonRpc> {
+        refuse_repeated_fields(as_sent)
+    }
+}
+
+/// A message whose envelope or `params` names a field twice: `-32600`, as over stdio (where rmcp
+/// drops it unanswered, `screen`). rmcp's HTTP service reads such a `tools/call` as a custom
+/// request; which of the two values counts would be up to whoever reads it next.
+fn refuse_repeated_fields(bytes: &[u8]) -> Result<(), NotJsonRpc> {
+    let Some(field) = repeated_field(bytes) else {
+        return Ok(());
+    };
+    let id = match field.as_str() {
+        "id" => Value::Null,
+        _ => serde_json::from_slice(bytes).map_or(Value::Null, |value| readable_id(&value)),
+    };
+    Err(NotJsonRpc::Repeated { id, field })
 }
 
 /// The body as one JSON-RPC message, as rmcp reads it.
@@ -278,7 +319,27 @@ mod tests {
         // Over stdio the screen refuses it; over HTTP rmcp's own type does, here in the guard.
         let body = br#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"a"},"params":{"name":"b"}}"#;
         let refused = Screened::read(body).err().expect("refused");
-        assert!(matches!(refused, NotJsonRpc::NotAMessage(id) if id == 2));
+        assert!(
+            matches!(refused, NotJsonRpc::NotAMessage(id) | NotJsonRpc::Repeated { id, .. } if id == 2)
+        );
+    }
+
+    #[test]
+    fn a_call_naming_its_tool_twice_is_refused_alike_plain_or_as_a_task() {
+        let plain =
+            br#"{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"a","name":"b"}}"#;
+        let task = br#"{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"a","task":{},"name":"b"}}"#;
+        let refused = |refusal: NotJsonRpc| match refusal {
+            NotJsonRpc::Repeated { id, field } => Some((id, field)),
+            _ => None,
+        };
+        let plain = Screened::read(plain).err().and_then(refused);
+        let task = Screened::task_call_as_sent(task).err().and_then(refused);
+        let expected = Some((Value::from(4), "name".to_owned()));
+        assert_eq!((&plain, &task), (&expected, &expected));
+        let once =
+            br#"{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"a","task":{}}}"#;
+        assert!(Screened::task_call_as_sent(once).is_ok());
     }
 
     #[test]

@@ -42,14 +42,19 @@ pub(in crate::mcp::server) fn screen(line: &[u8]) -> Option<Value> {
     if mixes_request_and_response(&value) {
         return Some(reply(INVALID_REQUEST, MIXED, readable_id(&value)));
     }
-    let mut de = serde_json::Deserializer::from_str(text);
-    let repeated = Repeated { level: 0 }.deserialize(&mut de).ok().flatten()?;
+    let repeated = repeated_field(line)?;
     let id = match repeated.as_str() {
         "id" => Value::Null,
         _ => readable_id(&value),
     };
     let message = format!("Invalid Request: the field `{repeated}` appears more than once");
     Some(reply(INVALID_REQUEST, &message, id))
+}
+
+/// The first field a message's envelope or its `params` names twice, if any.
+pub(in crate::mcp::server) fn repeated_field(message: &[u8]) -> Option<String> {
+    let mut de = serde_json::Deserializer::from_slice(message);
+    Repeated { level: 0 }.deserialize(&mut de).ok().flatten()
 }
 
 /// Why a message with a `method` and a `result` or `error` is refused.
