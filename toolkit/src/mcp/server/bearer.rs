@@ -111,7 +111,17 @@ impl Bearer {
             #[serde(borrow)]
             name: std::borrow::Cow<'a, str>,
         }
-        let call: Call<'_> = serde_json::from_slice(body).ok()?;
+        // Fails closed: a call whose tool this check cannot name (no `params.name`, a field
+        // given twice, a name that is not a string) reaches no tool, and its answer is the same
+        // whichever tools exist, so it cannot be used to find the scoped ones.
+        let Ok(call) = serde_json::from_slice::<Call<'_>>(body) else {
+            return Some(jsonrpc_error(
+                StatusCode::BAD_REQUEST,
+                id.clone(),
+                ErrorCode::INVALID_PARAMS,
+                "the call's `params.name` could not be read as one string",
+            ));
+        };
         let needed = self.tool_scopes.get(call.params.name.as_ref())?;
         if needed.iter().all(|scope| caller.has_scope(scope)) {
             return None;
@@ -286,6 +296,36 @@ mod tests {
         assert!(read("Basic abc").is_err());
         assert!(read("Bearer ").is_err());
         assert!(read("Bearer").is_err());
+    }
+
+    #[test]
+    fn a_call_whose_tool_cannot_be_read_is_refused_not_let_through() {
+        let bearer = Bearer::new(
+            Arc::new(super::super::StaticTokens::new()),
+            &ProtectedResource::default(),
+            "/mcp",
+            [("hidden".to_owned(), vec!["admin".to_owned()])].into(),
+        );
+        let caller = Caller::new("alice");
+        let headers = HeaderMap::new();
+        let refused = |body: &str| {
+            bearer
+                .authorize_call(&caller, body.as_bytes(), &json!(1), &headers)
+                .map(|response| response.status())
+        };
+        for body in [
+            r#"{"params": {"name": "missing", "name": "hidden"}}"#,
+            r#"{"params": {"name": 7}}"#,
+            r#"{"params": {}}"#,
+            r#"{"params": "#,
+        ] {
+            assert_eq!(refused(body), Some(StatusCode::BAD_REQUEST), "{body}");
+        }
+        assert_eq!(
+            refused(r#"{"params": {"name": "hidden"}}"#),
+            Some(StatusCode::FORBIDDEN)
+        );
+        assert_eq!(refused(r#"{"params": {"name": "open"}}"#), None);
     }
 
     #[test]
