@@ -239,7 +239,9 @@ async fn a_client_error_status_is_not_retried() {
 #[tokio::test]
 async fn a_truncated_body_is_reported_as_cut_off() {
     let half = &TOOL_CALLS[..TOOL_CALLS.len() / 2];
-    let server = ModelServer::start(vec![Reply::json(200, half).cut_short(TOOL_CALLS.len())]).await;
+    let server = ModelServer::start(vec![Reply::json(200, half)
+        .cut_short(TOOL_CALLS.len())
+        .unchecked()]).await;
     let err = ask(&client(&server, RetryPolicy::none()))
         .await
         .unwrap_err();
@@ -260,7 +262,7 @@ async fn a_truncated_body_is_reported_as_cut_off() {
 
 #[tokio::test]
 async fn a_wrong_content_type_is_named() {
-    let page = Reply::body(200, "text/html; charset=utf-8", "<html>Bad gateway</html>");
+    let page = Reply::body(200, "text/html; charset=utf-8", "<html>Bad gateway</html>").unchecked();
     let server = ModelServer::start(vec![page]).await;
     let err = ask(&client(&server, RetryPolicy::none()))
         .await
@@ -277,7 +279,7 @@ async fn a_wrongly_typed_field_is_named_by_its_path() {
         "\"The weather in Boston is 22 °C and sunny.\"",
         "[\"not\", \"a string\"]",
     );
-    let server = ModelServer::start(vec![Reply::json(200, &body)]).await;
+    let server = ModelServer::start(vec![Reply::json(200, &body).unchecked()]).await;
     let err = ask(&client(&server, RetryPolicy::none()))
         .await
         .unwrap_err();

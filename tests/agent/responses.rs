@@ -189,13 +189,18 @@ async fn a_stream_split_mid_argument_and_mid_character_is_assembled_and_its_delt
 async fn a_stream_error_event_a_failed_response_and_a_cut_stream_are_clear_errors() {
     let error = "event: error\ndata: {\"type\":\"error\",\"code\":\"server_error\",\
         \"message\":\"The server had an error\",\"param\":null,\"sequence_number\":1}\n\n";
-    let failed = "event: response.failed\ndata: {\"type\":\"response.failed\",\"response\":\
-        {\"status\":\"failed\",\"error\":{\"code\":\"rate_limit_exceeded\",\"message\":\"Slow down\"},\
+    let failed = "event: response.failed\ndata: {\"type\":\"response.failed\",\"sequence_number\":1,\
+        \"response\":{\"id\":\"resp_1\",\"object\":\"response\",\"created_at\":1741290958,\
+        \"model\":\"gpt-4.1\",\"parallel_tool_calls\":true,\"tool_choice\":\"auto\",\"tools\":[],\
+        \"status\":\"failed\",\"error\":{\"code\":\"rate_limit_exceeded\",\"message\":\"Slow down\"},\
         \"output\":[]}}\n\n";
     let cut = &STREAM[..STREAM.find("event: response.completed").unwrap()];
     let garbage = "event: response.output_text.delta\ndata: {not json\n\n";
-    let replies = [error, failed, cut, garbage]
-        .map(|body| Reply::event_stream(vec![body.as_bytes().to_vec()]));
+    let replies = [error, failed, cut, garbage].map(|body| {
+        let reply = Reply::event_stream(vec![body.as_bytes().to_vec()]);
+        // Not JSON on purpose.
+        if body == garbage { reply.unchecked() } else { reply }
+    });
     let server = ModelServer::start(replies.to_vec()).await;
     let model = OpenAiResponsesClient::builder("gpt-4.1")
         .base_url(server.base_url())
