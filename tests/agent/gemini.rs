@@ -97,7 +97,9 @@ async fn a_documented_function_call_is_read_and_the_request_is_generate_content(
         json!({
             "systemInstruction": {"parts": [{"text": "Be brief."}]},
             "contents": [{"role": "user", "parts": [{"text": "Weather in Boston?"}]}],
-            "tools": [{"functionDeclarations": weather().definitions(Format::Gemini).unwrap()}],
+            "tools": [{"functionDeclarations": [{"name": "get_current_weather",
+                "description": "Current weather", "parameters": {"type": "OBJECT",
+                "properties": {"location": {"type": "STRING"}}, "required": ["location"]}}]}],
             "toolConfig": {"functionCallingConfig": {"mode": "AUTO"}},
         })
     );

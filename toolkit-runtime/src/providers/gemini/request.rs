@@ -52,10 +52,8 @@ pub fn request_body(request: &ChatRequest<'_>) -> Result<Value, ModelError> {
                     api: API,
                     message: format!("the tools cannot be sent: {e}"),
                 })?;
-        body.insert(
-            "tools".into(),
-            json!([{"functionDeclarations": declarations}]),
-        );
+        // `render` gives the one `{"functionDeclarations": [...]}` tool already.
+        body.insert("tools".into(), json!([declarations]));
         body.insert("toolConfig".into(), tool_config(&options.tool_choice));
     }
     let mut generation = Map::new();
