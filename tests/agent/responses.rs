@@ -274,3 +274,41 @@ async fn a_typed_answer_is_asked_for_as_a_strict_json_schema_text_format() {
     assert_eq!(body["max_output_tokens"], 100);
     assert!(body.get("tools").is_none());
 }
+
+/// Strict mode refuses a schema with an optional property or an open object: the answer's schema
+/// goes in strict mode's subset (the SDK validator checks it), or not strict when it has none.
+#[tokio::test]
+async fn a_typed_answer_is_sent_in_strict_modes_subset_or_not_strict_when_it_has_none() {
+    let server = ModelServer::start(vec![Reply::json(200, TEXT), Reply::json(200, TEXT)]).await;
+    let messages = [Message::user("Weather?")];
+    let optional = json!({"type": "object", "properties": {"celsius": {"type": "number"},
+        "note": {"type": "string"}}, "required": ["celsius"]});
+    let map = json!({"type": "object", "additionalProperties": {"type": "number"}});
+    let toolbox = Toolbox::default();
+    for schema in [&optional, &map] {
+        let options = ChatOptions {
+            output: Some(OutputSchema {
+                name: "weather".into(),
+                schema: schema.clone(),
+                strict: true,
+            }),
+            ..ChatOptions::default()
+        };
+        client(&server, RetryPolicy::none())
+            .chat(ChatRequest::new(&messages, &toolbox, &options))
+            .await
+            .unwrap();
+    }
+    let received = server.received();
+    assert_eq!(
+        received[0].body["text"]["format"],
+        json!({"type": "json_schema", "name": "weather", "strict": true, "schema": {
+            "type": "object",
+            "properties": {"celsius": {"type": "number"}, "note": {"type": ["string", "null"]}},
+            "required": ["celsius", "note"], "additionalProperties": false}})
+    );
+    assert_eq!(
+        received[1].body["text"]["format"],
+        json!({"type": "json_schema", "name": "weather", "strict": false, "schema": map})
+    );
+}
