@@ -131,7 +131,7 @@ fn function_call(call: &ToolCall) -> Value {
         _ => json!({}),
     };
     let mut function = json!({"name": call.name, "args": args});
-    if let Some(id) = &call.id {
+    if let Some(id) = super::call_id::on_wire(call.id.as_deref()) {
         function["id"] = json!(id);
     }
     json!({"functionCall": function})
