@@ -423,17 +423,24 @@ fn golden_requests_and_replies_pass_the_providers_sdk_types() {
 fn the_sdk_validator_refuses_unknown_keys_at_every_level_and_loose_strict_schemas() {
     use common::provider_sdk::{check_event, check_reply, check_request};
     let chat = "/v1/chat/completions";
-    let tool = |function: Value| json!({"model": "gpt-4.1", "messages": [], "tools": [
-        {"type": "function", "function": function}]});
+    let tool = |function: Value| {
+        json!({"model": "gpt-4.1", "messages": [], "tools": [
+        {"type": "function", "function": function}]})
+    };
     assert_eq!(
         check_request(chat, &tool(json!({"name": "a", "colour": "red"}))),
-        Err("tools.0.ChatCompletionFunctionToolParam.function.colour: Extra inputs are not \
+        Err(
+            "tools.0.ChatCompletionFunctionToolParam.function.colour: Extra inputs are not \
              permitted (got \"red\")"
-            .into())
+                .into()
+        )
     );
     let loose = json!({"type": "object", "properties": {"a": {"type": "string"}}});
     assert_eq!(
-        check_request(chat, &tool(json!({"name": "a", "strict": true, "parameters": loose}))),
+        check_request(
+            chat,
+            &tool(json!({"name": "a", "strict": true, "parameters": loose}))
+        ),
         Err("tools.0.function.parameters: strict mode needs `additionalProperties: false`".into())
     );
     let messages = "/v1/messages";
@@ -448,9 +455,11 @@ fn the_sdk_validator_refuses_unknown_keys_at_every_level_and_loose_strict_schema
         {"functionDeclarations": []}}]});
     assert_eq!(
         check_request(gemini, &wrapped),
-        Err("tools.0.functionDeclarations: Input should be a valid list \
+        Err(
+            "tools.0.functionDeclarations: Input should be a valid list \
              (got {\"functionDeclarations\": []})"
-            .into())
+                .into()
+        )
     );
     let mut reply = fixture("openai_chat.json")["response"].clone();
     reply["choices"][0]["message"]["colour"] = json!("red");

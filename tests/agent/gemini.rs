@@ -161,7 +161,10 @@ async fn a_call_id_gemini_gives_is_echoed_on_the_call_and_its_response() {
         .toolbox(weather())
         .build();
     let run = agent.run("Weather in Boston?").await.unwrap();
-    assert_eq!(run.tool_calls().next().unwrap().call.id.as_deref(), Some("fc-boston-1"));
+    assert_eq!(
+        run.tool_calls().next().unwrap().call.id.as_deref(),
+        Some("fc-boston-1")
+    );
     let second = &server.received()[1].body;
     assert_eq!(
         second["contents"][1]["parts"][0]["functionCall"]["id"],
@@ -197,11 +200,10 @@ async fn a_stream_split_mid_character_is_assembled_from_alt_sse_and_its_deltas_p
     );
     assert_eq!(
         reply.tool_calls,
-        [ToolCall::new(
-            "get_current_weather",
-            json!({"location": "São Paulo"})
-        )
-        .with_id("gemini-local-0")]
+        [
+            ToolCall::new("get_current_weather", json!({"location": "São Paulo"}))
+                .with_id("gemini-local-0")
+        ]
     );
     assert_eq!(reply.usage.map(|u| u.total()), Some(47));
     let head = &server.received()[0].head;

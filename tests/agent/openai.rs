@@ -239,9 +239,12 @@ async fn a_client_error_status_is_not_retried() {
 #[tokio::test]
 async fn a_truncated_body_is_reported_as_cut_off() {
     let half = &TOOL_CALLS[..TOOL_CALLS.len() / 2];
-    let server = ModelServer::start(vec![Reply::json(200, half)
-        .cut_short(TOOL_CALLS.len())
-        .unchecked()]).await;
+    let server = ModelServer::start(vec![
+        Reply::json(200, half)
+            .cut_short(TOOL_CALLS.len())
+            .unchecked(),
+    ])
+    .await;
     let err = ask(&client(&server, RetryPolicy::none()))
         .await
         .unwrap_err();

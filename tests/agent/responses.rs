@@ -199,7 +199,11 @@ async fn a_stream_error_event_a_failed_response_and_a_cut_stream_are_clear_error
     let replies = [error, failed, cut, garbage].map(|body| {
         let reply = Reply::event_stream(vec![body.as_bytes().to_vec()]);
         // Not JSON on purpose.
-        if body == garbage { reply.unchecked() } else { reply }
+        if body == garbage {
+            reply.unchecked()
+        } else {
+            reply
+        }
     });
     let server = ModelServer::start(replies.to_vec()).await;
     let model = OpenAiResponsesClient::builder("gpt-4.1")

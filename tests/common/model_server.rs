@@ -266,7 +266,8 @@ fn check_reply(path: &str, reply: &Reply) -> Result<(), String> {
             .map(|data| data.strip_prefix(' ').unwrap_or(data))
             .collect();
         if !data.is_empty() {
-            sdk::check_event(path, &data.join("\n")).map_err(|err| format!("{err} in {event:?}"))?;
+            sdk::check_event(path, &data.join("\n"))
+                .map_err(|err| format!("{err} in {event:?}"))?;
         }
     }
     Ok(())

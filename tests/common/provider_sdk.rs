@@ -85,7 +85,9 @@ pub fn start() {
 fn ask(question: Value) -> Result<(), String> {
     let validator = VALIDATOR.get_or_init(|| Mutex::new(Validator::start()));
     // A test that panicked while holding the lock leaves the validator usable.
-    let mut validator = validator.lock().unwrap_or_else(|poison| poison.into_inner());
+    let mut validator = validator
+        .lock()
+        .unwrap_or_else(|poison| poison.into_inner());
     validator.ask(&question)
 }
 

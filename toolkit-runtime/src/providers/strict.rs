@@ -74,7 +74,11 @@ pub(super) fn strict_schema(parameters: &Value) -> Result<Value, StrictError> {
 /// strict and the schema has one, with `true`; else as it is, with `false`, since strict mode
 /// refuses a schema outside its subset.
 pub(super) fn output_schema(output: &OutputSchema) -> (bool, Value) {
-    match output.strict.then(|| strict_schema(&output.schema).ok()).flatten() {
+    match output
+        .strict
+        .then(|| strict_schema(&output.schema).ok())
+        .flatten()
+    {
         Some(schema) => (true, schema),
         None => (false, output.schema.clone()),
     }
