@@ -182,6 +182,7 @@ fn chunks(deltas: &[Value]) -> Reply {
         .iter()
         .map(|delta| {
             let chunk = json!({"id": "chatcmpl-example", "object": "chat.completion.chunk",
+                "created": 1741570283,
                 "model": "scripted", "choices": [{"index": 0, "delta": delta}]});
             format!("data: {chunk}\n\n").into_bytes()
         })

@@ -64,7 +64,8 @@ impl PrintExporter {
 
 fn completion(message: Value, finish: &str, tokens: (u32, u32)) -> Reply {
     let body = json!({
-        "id": "chatcmpl-otel", "object": "chat.completion", "model": "scripted",
+        "id": "chatcmpl-otel", "object": "chat.completion", "created": 1741570283,
+        "model": "scripted",
         "choices": [{"index": 0, "message": message, "finish_reason": finish}],
         "usage": {"prompt_tokens": tokens.0, "completion_tokens": tokens.1,
             "total_tokens": tokens.0 + tokens.1},

@@ -6,6 +6,8 @@
 //! reads the provider's tool calls, dispatches them by name and renders the results, comparing
 //! every body field by field with the fixture.
 
+mod common;
+
 use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
 
@@ -353,6 +355,122 @@ fn gemini_round_trip_coerces_loose_arguments_and_keeps_call_ids() {
         .collect();
     let message = json!({"role": "user", "parts": parts});
     assert_same(&message, &golden["follow_up"], "follow_up");
+}
+
+/// The golden bodies, and the follow-up request each round trip makes of them, as the providers'
+/// official SDK types read them (`tests/common/provider_sdk.py`).
+#[test]
+fn golden_requests_and_replies_pass_the_providers_sdk_types() {
+    use common::provider_sdk::{check_reply, check_request};
+    let joined = |list: &Value, more: &[Value]| {
+        let mut list = list.as_array().cloned().unwrap_or_default();
+        list.extend_from_slice(more);
+        Value::Array(list)
+    };
+    let chat = fixture("openai_chat.json");
+    let mut follow_up = chat["request"].clone();
+    follow_up["messages"] = joined(
+        &chat["request"]["messages"],
+        &[chat["response"]["choices"][0]["message"].clone()],
+    );
+    follow_up["messages"] = joined(
+        &follow_up["messages"],
+        chat["follow_up"].as_array().unwrap(),
+    );
+    let responses = fixture("openai_responses.json");
+    let mut output = responses["response"]["output"].as_array().unwrap().clone();
+    output.extend_from_slice(responses["follow_up"].as_array().unwrap());
+    let mut responses_follow_up = responses["request"].clone();
+    responses_follow_up["input"] = joined(&responses["request"]["input"], &output);
+    let anthropic = fixture("anthropic.json");
+    let mut anthropic_follow_up = anthropic["request"].clone();
+    anthropic_follow_up["messages"] = joined(
+        &anthropic["request"]["messages"],
+        &[
+            json!({"role": "assistant", "content": anthropic["response"]["content"]}),
+            anthropic["follow_up"].clone(),
+        ],
+    );
+    let gemini = fixture("gemini.json");
+    let mut gemini_follow_up = gemini["request"].clone();
+    gemini_follow_up["contents"] = joined(
+        &gemini["request"]["contents"],
+        &[
+            gemini["response"]["candidates"][0]["content"].clone(),
+            gemini["follow_up"].clone(),
+        ],
+    );
+    let cases = [
+        ("/v1/chat/completions", &chat, follow_up),
+        ("/v1/responses", &responses, responses_follow_up),
+        ("/v1/messages", &anthropic, anthropic_follow_up),
+        (
+            "/v1beta/models/gemini-2.5-flash:generateContent",
+            &gemini,
+            gemini_follow_up,
+        ),
+    ];
+    for (path, golden, follow_up) in cases {
+        assert_eq!(check_request(path, &golden["request"]), Ok(()), "{path}");
+        assert_eq!(check_reply(path, &golden["response"]), Ok(()), "{path}");
+        assert_eq!(check_request(path, &follow_up), Ok(()), "{path} follow-up");
+    }
+}
+
+/// The validator itself: an unknown key is refused however deep it sits, in a request and in a
+/// reply, and strict mode's rules are checked where a request asks for it.
+#[test]
+fn the_sdk_validator_refuses_unknown_keys_at_every_level_and_loose_strict_schemas() {
+    use common::provider_sdk::{check_event, check_reply, check_request};
+    let chat = "/v1/chat/completions";
+    let tool = |function: Value| {
+        json!({"model": "gpt-4.1", "messages": [], "tools": [
+        {"type": "function", "function": function}]})
+    };
+    assert_eq!(
+        check_request(chat, &tool(json!({"name": "a", "colour": "red"}))),
+        Err(
+            "tools.0.ChatCompletionFunctionToolParam.function.colour: Extra inputs are not \
+             permitted (got \"red\")"
+                .into()
+        )
+    );
+    let loose = json!({"type": "object", "properties": {"a": {"type": "string"}}});
+    assert_eq!(
+        check_request(
+            chat,
+            &tool(json!({"name": "a", "strict": true, "parameters": loose}))
+        ),
+        Err("tools.0.function.parameters: strict mode needs `additionalProperties: false`".into())
+    );
+    let messages = "/v1/messages";
+    let nested = json!({"model": "claude-sonnet-4-5", "max_tokens": 10, "messages": [
+        {"role": "user", "content": [{"type": "text", "text": "hi", "colour": "red"}]}]});
+    assert_eq!(
+        check_request(messages, &nested),
+        Err("messages.0.content.0: not a field of TextBlock: colour".into())
+    );
+    let gemini = "/v1beta/models/gemini-2.5-flash:streamGenerateContent?alt=sse";
+    let wrapped = json!({"contents": [], "tools": [{"functionDeclarations":
+        {"functionDeclarations": []}}]});
+    assert_eq!(
+        check_request(gemini, &wrapped),
+        Err(
+            "tools.0.functionDeclarations: Input should be a valid list \
+             (got {\"functionDeclarations\": []})"
+                .into()
+        )
+    );
+    let mut reply = fixture("openai_chat.json")["response"].clone();
+    reply["choices"][0]["message"]["colour"] = json!("red");
+    assert_eq!(
+        check_reply(chat, &reply),
+        Err("choices.0.message: not a field of ChatCompletionMessage: colour".into())
+    );
+    assert_eq!(
+        check_event(messages, r#"{"type": "ping", "colour": "red"}"#),
+        Err("a ping event has only `type`".into())
+    );
 }
 
 #[test]

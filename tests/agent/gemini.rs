@@ -17,7 +17,7 @@ use toolkit::models::{
     ModelReply, OutputSchema, RetryPolicy, StreamDelta, ToolChoice, Usage,
 };
 use toolkit::prelude::*;
-use toolkit::providers::{Format, gemini_schema};
+use toolkit::providers::gemini_schema;
 use toolkit::{Image, ToolOutput};
 
 const CALL: &str = include_str!("../fixtures/models/gemini_function_call.json");
@@ -66,10 +66,11 @@ async fn a_documented_function_call_is_read_and_the_request_is_generate_content(
         reply,
         ModelReply {
             text: None,
-            tool_calls: vec![ToolCall::new(
-                "get_current_weather",
-                json!({"location": "Boston, MA"})
-            )],
+            // Gemini gave no id: a local one pairs the result, and is never sent.
+            tool_calls: vec![
+                ToolCall::new("get_current_weather", json!({"location": "Boston, MA"}))
+                    .with_id("gemini-local-0")
+            ],
             finish: FinishReason::ToolCalls,
             usage: Some(Usage {
                 input_tokens: 34,
@@ -97,7 +98,9 @@ async fn a_documented_function_call_is_read_and_the_request_is_generate_content(
         json!({
             "systemInstruction": {"parts": [{"text": "Be brief."}]},
             "contents": [{"role": "user", "parts": [{"text": "Weather in Boston?"}]}],
-            "tools": [{"functionDeclarations": weather().definitions(Format::Gemini).unwrap()}],
+            "tools": [{"functionDeclarations": [{"name": "get_current_weather",
+                "description": "Current weather", "parameters": {"type": "OBJECT",
+                "properties": {"location": {"type": "STRING"}}, "required": ["location"]}}]}],
             "toolConfig": {"functionCallingConfig": {"mode": "AUTO"}},
         })
     );
@@ -130,18 +133,46 @@ async fn an_agent_sends_function_responses_in_one_user_turn_with_inline_images()
         second["toolConfig"],
         json!({"functionCallingConfig": {"mode": "ANY", "allowedFunctionNames": ["get_current_weather"]}})
     );
-    let id = run.tool_calls().next().unwrap().call.id.clone().unwrap();
+    // Gemini gave the call no id: none is made up on the wire, the response pairs by order.
     assert_eq!(
         second["contents"][1],
         json!({"role": "model", "parts": [{"functionCall": {"name": "get_current_weather",
-            "args": {"location": "Boston, MA"}, "id": id}}]})
+            "args": {"location": "Boston, MA"}}}]})
     );
     assert_eq!(
         second["contents"][2],
-        json!({"role": "user", "parts": [{"functionResponse": {"id": id,
+        json!({"role": "user", "parts": [{"functionResponse": {
             "name": "get_current_weather",
             "response": {"output": "the chart for Boston, MA"},
             "parts": [{"inlineData": {"mimeType": "image/png", "data": "AQID"}}]}}]})
+    );
+}
+
+/// Gemini pairs a response with its call by the call's `id` when it gave one: the agent echoes it
+/// on both the `functionCall` it sends back and the `functionResponse`.
+#[tokio::test]
+async fn a_call_id_gemini_gives_is_echoed_on_the_call_and_its_response() {
+    let call = CALL.replace(
+        "\"name\": \"get_current_weather\",",
+        "\"id\": \"fc-boston-1\", \"name\": \"get_current_weather\",",
+    );
+    let server = ModelServer::start(vec![Reply::json(200, &call), Reply::json(200, TEXT)]).await;
+    let agent = Agent::builder(client(&server, RetryPolicy::none()))
+        .toolbox(weather())
+        .build();
+    let run = agent.run("Weather in Boston?").await.unwrap();
+    assert_eq!(
+        run.tool_calls().next().unwrap().call.id.as_deref(),
+        Some("fc-boston-1")
+    );
+    let second = &server.received()[1].body;
+    assert_eq!(
+        second["contents"][1]["parts"][0]["functionCall"]["id"],
+        "fc-boston-1"
+    );
+    assert_eq!(
+        second["contents"][2]["parts"][0]["functionResponse"]["id"],
+        "fc-boston-1"
     );
 }
 
@@ -169,10 +200,10 @@ async fn a_stream_split_mid_character_is_assembled_from_alt_sse_and_its_deltas_p
     );
     assert_eq!(
         reply.tool_calls,
-        [ToolCall::new(
-            "get_current_weather",
-            json!({"location": "São Paulo"})
-        )]
+        [
+            ToolCall::new("get_current_weather", json!({"location": "São Paulo"}))
+                .with_id("gemini-local-0")
+        ]
     );
     assert_eq!(reply.usage.map(|u| u.total()), Some(47));
     let head = &server.received()[0].head;

@@ -12,7 +12,7 @@ use toolkit::ToolDefinition;
 use toolkit::agent::Agent;
 use toolkit::models::{
     ChatModel, ChatOptions, ChatRequest, FinishReason, Message, ModelError, ModelReply,
-    OpenAiClient, Recorder, Replayer, RetryPolicy, ToolChoice, Usage,
+    OpenAiClient, OutputSchema, Recorder, Replayer, RetryPolicy, ToolChoice, Usage,
 };
 use toolkit::prelude::*;
 use toolkit::providers::Format;
@@ -239,7 +239,12 @@ async fn a_client_error_status_is_not_retried() {
 #[tokio::test]
 async fn a_truncated_body_is_reported_as_cut_off() {
     let half = &TOOL_CALLS[..TOOL_CALLS.len() / 2];
-    let server = ModelServer::start(vec![Reply::json(200, half).cut_short(TOOL_CALLS.len())]).await;
+    let server = ModelServer::start(vec![
+        Reply::json(200, half)
+            .cut_short(TOOL_CALLS.len())
+            .unchecked(),
+    ])
+    .await;
     let err = ask(&client(&server, RetryPolicy::none()))
         .await
         .unwrap_err();
@@ -260,7 +265,7 @@ async fn a_truncated_body_is_reported_as_cut_off() {
 
 #[tokio::test]
 async fn a_wrong_content_type_is_named() {
-    let page = Reply::body(200, "text/html; charset=utf-8", "<html>Bad gateway</html>");
+    let page = Reply::body(200, "text/html; charset=utf-8", "<html>Bad gateway</html>").unchecked();
     let server = ModelServer::start(vec![page]).await;
     let err = ask(&client(&server, RetryPolicy::none()))
         .await
@@ -277,7 +282,7 @@ async fn a_wrongly_typed_field_is_named_by_its_path() {
         "\"The weather in Boston is 22 °C and sunny.\"",
         "[\"not\", \"a string\"]",
     );
-    let server = ModelServer::start(vec![Reply::json(200, &body)]).await;
+    let server = ModelServer::start(vec![Reply::json(200, &body).unchecked()]).await;
     let err = ask(&client(&server, RetryPolicy::none()))
         .await
         .unwrap_err();
@@ -356,6 +361,48 @@ fn strict_client(server: &ModelServer) -> OpenAiClient {
         .strict_tools(true)
         .build()
         .unwrap()
+}
+
+/// Optional, defaulted, constrained and nested parameters, and a typed answer with an optional
+/// field, all reach the server in strict mode's subset: the SDK validator checks every object is
+/// closed and lists every property as required.
+#[tokio::test]
+async fn strict_tools_and_a_strict_typed_answer_keep_to_strict_modes_rules() {
+    let server = ModelServer::start(vec![Reply::json(200, TEXT)]).await;
+    let schema = json!({"type": "object", "required": ["city"], "properties": {
+        "city": {"type": "string", "minLength": 1},
+        "days": {"type": "integer", "default": 1},
+        "unit": {"enum": ["celsius", "fahrenheit"]},
+        "near": {"type": "object", "properties": {"lat": {"type": "number"},
+            "lon": {"type": "number"}}, "required": ["lat"]},
+        "tags": {"type": "array", "items": {"type": "string"}}}});
+    let definition = ToolDefinition::new("forecast", "The forecast", schema);
+    let tool = ToolProxy::from_fn(definition, |_| Ok::<_, String>("sunny"));
+    let toolbox = Toolbox::builder().tool(tool).build().unwrap();
+    let options = ChatOptions {
+        output: Some(OutputSchema {
+            name: "answer".into(),
+            schema: json!({"type": "object", "properties": {"text": {"type": "string"},
+                "source": {"type": "string"}}, "required": ["text"]}),
+            strict: true,
+        }),
+        ..ChatOptions::default()
+    };
+    let messages = [Message::user("Forecast?")];
+    strict_client(&server)
+        .chat(ChatRequest::new(&messages, &toolbox, &options))
+        .await
+        .unwrap();
+    let body = &server.received()[0].body;
+    assert_eq!(
+        body["tools"][0]["function"]["parameters"]["required"],
+        json!(["city", "days", "unit", "near", "tags"])
+    );
+    assert_eq!(
+        body["response_format"]["json_schema"]["schema"]["required"],
+        json!(["text", "source"])
+    );
+    assert_eq!(server.refusals(), Vec::<String>::new());
 }
 
 #[tokio::test]

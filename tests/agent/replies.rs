@@ -124,7 +124,8 @@ fn pairs(expected: &[(&str, &str)]) -> Vec<(String, String)> {
 async fn openai_a_malformed_call_is_answered_with_an_error_and_the_others_run() {
     let broken = json!({"id": "c2", "type": "function", "function": {"arguments": "{}"}});
     let calls = vec![openai_call("c1", 1), broken, openai_call("c3", 3)];
-    let server = ModelServer::start(vec![openai_calls(calls), openai_text("done")]).await;
+    let server =
+        ModelServer::start(vec![openai_calls(calls).unchecked(), openai_text("done")]).await;
     let runs = Arc::new(AtomicUsize::new(0));
     let agent = Agent::builder(openai(&server, false))
         .toolbox(echo(&runs))
@@ -144,7 +145,11 @@ async fn openai_a_malformed_call_is_answered_with_an_error_and_the_others_run() 
 async fn anthropic_a_malformed_call_is_answered_with_an_error_and_the_others_run() {
     let broken = json!({"type": "tool_use", "id": "t2", "input": {"n": 2}});
     let blocks = vec![anthropic_call("t1", 1), broken, anthropic_call("t3", 3)];
-    let server = ModelServer::start(vec![anthropic_blocks(blocks), anthropic_text("done")]).await;
+    let server = ModelServer::start(vec![
+        anthropic_blocks(blocks).unchecked(),
+        anthropic_text("done"),
+    ])
+    .await;
     let runs = Arc::new(AtomicUsize::new(0));
     let agent = Agent::builder(anthropic(&server, false))
         .toolbox(echo(&runs))

@@ -189,13 +189,22 @@ async fn a_stream_split_mid_argument_and_mid_character_is_assembled_and_its_delt
 async fn a_stream_error_event_a_failed_response_and_a_cut_stream_are_clear_errors() {
     let error = "event: error\ndata: {\"type\":\"error\",\"code\":\"server_error\",\
         \"message\":\"The server had an error\",\"param\":null,\"sequence_number\":1}\n\n";
-    let failed = "event: response.failed\ndata: {\"type\":\"response.failed\",\"response\":\
-        {\"status\":\"failed\",\"error\":{\"code\":\"rate_limit_exceeded\",\"message\":\"Slow down\"},\
+    let failed = "event: response.failed\ndata: {\"type\":\"response.failed\",\"sequence_number\":1,\
+        \"response\":{\"id\":\"resp_1\",\"object\":\"response\",\"created_at\":1741290958,\
+        \"model\":\"gpt-4.1\",\"parallel_tool_calls\":true,\"tool_choice\":\"auto\",\"tools\":[],\
+        \"status\":\"failed\",\"error\":{\"code\":\"rate_limit_exceeded\",\"message\":\"Slow down\"},\
         \"output\":[]}}\n\n";
     let cut = &STREAM[..STREAM.find("event: response.completed").unwrap()];
     let garbage = "event: response.output_text.delta\ndata: {not json\n\n";
-    let replies = [error, failed, cut, garbage]
-        .map(|body| Reply::event_stream(vec![body.as_bytes().to_vec()]));
+    let replies = [error, failed, cut, garbage].map(|body| {
+        let reply = Reply::event_stream(vec![body.as_bytes().to_vec()]);
+        // Not JSON on purpose.
+        if body == garbage {
+            reply.unchecked()
+        } else {
+            reply
+        }
+    });
     let server = ModelServer::start(replies.to_vec()).await;
     let model = OpenAiResponsesClient::builder("gpt-4.1")
         .base_url(server.base_url())
@@ -268,4 +277,42 @@ async fn a_typed_answer_is_asked_for_as_a_strict_json_schema_text_format() {
     );
     assert_eq!(body["max_output_tokens"], 100);
     assert!(body.get("tools").is_none());
+}
+
+/// Strict mode refuses a schema with an optional property or an open object: the answer's schema
+/// goes in strict mode's subset (the SDK validator checks it), or not strict when it has none.
+#[tokio::test]
+async fn a_typed_answer_is_sent_in_strict_modes_subset_or_not_strict_when_it_has_none() {
+    let server = ModelServer::start(vec![Reply::json(200, TEXT), Reply::json(200, TEXT)]).await;
+    let messages = [Message::user("Weather?")];
+    let optional = json!({"type": "object", "properties": {"celsius": {"type": "number"},
+        "note": {"type": "string"}}, "required": ["celsius"]});
+    let map = json!({"type": "object", "additionalProperties": {"type": "number"}});
+    let toolbox = Toolbox::default();
+    for schema in [&optional, &map] {
+        let options = ChatOptions {
+            output: Some(OutputSchema {
+                name: "weather".into(),
+                schema: schema.clone(),
+                strict: true,
+            }),
+            ..ChatOptions::default()
+        };
+        client(&server, RetryPolicy::none())
+            .chat(ChatRequest::new(&messages, &toolbox, &options))
+            .await
+            .unwrap();
+    }
+    let received = server.received();
+    assert_eq!(
+        received[0].body["text"]["format"],
+        json!({"type": "json_schema", "name": "weather", "strict": true, "schema": {
+            "type": "object",
+            "properties": {"celsius": {"type": "number"}, "note": {"type": ["string", "null"]}},
+            "required": ["celsius", "note"], "additionalProperties": false}})
+    );
+    assert_eq!(
+        received[1].body["text"]["format"],
+        json!({"type": "json_schema", "name": "weather", "strict": false, "schema": map})
+    );
 }

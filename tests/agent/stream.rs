@@ -17,8 +17,8 @@ use toolkit::prelude::*;
 const OPENAI_STREAM: &str = include_str!("../fixtures/models/openai_stream.sse");
 const ANTHROPIC_STREAM: &str = include_str!("../fixtures/models/anthropic_stream.sse");
 
-const OPENAI_TEXT: &str = "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"Sunny, \"}}]}\n\n\
-    data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"28 °C\"},\"finish_reason\":\"stop\"}]}\n\n\
+const OPENAI_TEXT: &str = "data: {\"id\":\"chatcmpl-1\",\"object\":\"chat.completion.chunk\",\"created\":1741570283,\"model\":\"gpt-4o-mini\",\"choices\":[{\"index\":0,\"delta\":{\"content\":\"Sunny, \"}}]}\n\n\
+    data: {\"id\":\"chatcmpl-1\",\"object\":\"chat.completion.chunk\",\"created\":1741570283,\"model\":\"gpt-4o-mini\",\"choices\":[{\"index\":0,\"delta\":{\"content\":\"28 °C\"},\"finish_reason\":\"stop\"}]}\n\n\
     data: [DONE]\n\n";
 
 fn weather_tools() -> Toolbox {
@@ -128,7 +128,7 @@ async fn a_streamed_run_over_chat_completions_yields_deltas_then_tools_then_the_
 
 #[tokio::test]
 async fn a_streamed_run_over_anthropic_passes_input_json_deltas_on() {
-    let text = "event: message_start\ndata: {\"type\":\"message_start\",\"message\":{\"usage\":{\"input_tokens\":5,\"output_tokens\":1}}}\n\n\
+    let text = "event: message_start\ndata: {\"type\":\"message_start\",\"message\":{\"id\":\"msg_2\",\"type\":\"message\",\"role\":\"assistant\",\"model\":\"claude-3-5-sonnet-20240620\",\"content\":[],\"stop_reason\":null,\"stop_sequence\":null,\"usage\":{\"input_tokens\":5,\"output_tokens\":1}}}\n\n\
         event: content_block_start\ndata: {\"type\":\"content_block_start\",\"index\":0,\"content_block\":{\"type\":\"text\",\"text\":\"\"}}\n\n\
         event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"text_delta\",\"text\":\"Foggy\"}}\n\n\
         event: message_delta\ndata: {\"type\":\"message_delta\",\"delta\":{\"stop_reason\":\"end_turn\"},\"usage\":{\"output_tokens\":2}}\n\n\

@@ -76,11 +76,13 @@ impl tracing::Subscriber for Capture {
     }
 }
 
-const CALL: &str = r#"{"choices": [{"index": 0, "message": {"role": "assistant", "content": null,
+const CALL: &str = r#"{"id": "chatcmpl-1", "object": "chat.completion", "created": 1741570283,
+    "model": "gpt-4o-mini", "choices": [{"index": 0, "message": {"role": "assistant", "content": null,
     "tool_calls": [{"id": "call_1", "type": "function", "function": {"name": "get_weather",
     "arguments": "{\"city\": \"Oslo\"}"}}]}, "finish_reason": "tool_calls"}],
     "usage": {"prompt_tokens": 20, "completion_tokens": 5, "total_tokens": 25}}"#;
-const TEXT: &str = r#"{"choices": [{"index": 0, "message": {"role": "assistant",
+const TEXT: &str = r#"{"id": "chatcmpl-2", "object": "chat.completion", "created": 1741570283,
+    "model": "gpt-4o-mini", "choices": [{"index": 0, "message": {"role": "assistant",
     "content": "Snowing in Oslo."}, "finish_reason": "stop"}],
     "usage": {"prompt_tokens": 40, "completion_tokens": 7, "total_tokens": 47}}"#;
 

@@ -187,7 +187,9 @@ async fn react_reads_its_final_answer_as_t() {
 async fn the_untyped_agent_underneath_answers_the_json() {
     let server = ModelServer::start(vec![Reply::json(
         200,
-        &json!({"choices": [{"index": 0, "finish_reason": "stop", "message": {"role": "assistant",
+        &json!({"id": "chatcmpl-1", "object": "chat.completion", "created": 1741570283,
+            "model": "gpt-4o-mini",
+            "choices": [{"index": 0, "finish_reason": "stop", "message": {"role": "assistant",
             "content": "{\"name\":\"Lisbon\",\"population\":545000}"}}]})
         .to_string(),
     )])

@@ -42,37 +42,43 @@ pub fn script(name: &str) -> String {
 pub fn python() -> String {
     static PYTHON: OnceLock<String> = OnceLock::new();
     PYTHON
-        .get_or_init(|| {
-            let venv = target_dir().join("mcp-venv");
-            let python = venv.join("bin/python");
-            let ready = venv.join(format!(".toolkit-mcp-{MCP_VERSION}"));
-            if !ready.exists() {
-                let lock = target_dir().join("mcp-venv.lock");
-                let _guard = DirLock::acquire(&lock);
-                if !ready.exists() {
-                    install(&venv, &python);
-                    std::fs::write(&ready, MCP_VERSION).expect("mark the venv ready");
-                }
-            }
-            python.to_string_lossy().into_owned()
-        })
+        .get_or_init(|| venv_python("mcp-venv", &[&format!("mcp=={MCP_VERSION}")]))
         .clone()
 }
 
-fn install(venv: &Path, python: &Path) {
+/// The Python of the venv `target/<name>` with the pinned `requirements` installed; set up on
+/// first use, once per machine, safely when several test binaries ask at once.
+pub fn venv_python(name: &str, requirements: &[&str]) -> String {
+    let venv = target_dir().join(name);
+    let python = venv.join("bin/python");
+    // The marker names the pins, so changing one installs again.
+    let ready = venv.join(format!(".toolkit-{}", requirements.join("+")));
+    if !ready.exists() {
+        let lock = target_dir().join(format!("{name}.lock"));
+        let _guard = DirLock::acquire(&lock);
+        if !ready.exists() {
+            install(&venv, &python, requirements);
+            std::fs::write(&ready, requirements.join("\n")).expect("mark the venv ready");
+        }
+    }
+    python.to_string_lossy().into_owned()
+}
+
+fn install(venv: &Path, python: &Path, requirements: &[&str]) {
     std::fs::create_dir_all(target_dir()).expect("create target/");
     if !python.exists() {
         let base = std::env::var("TOOLKIT_PYTHON").unwrap_or_else(|_| "python3".to_owned());
         run(Command::new(&base).arg("-m").arg("venv").arg(venv));
     }
-    run(Command::new(python).args([
-        "-m",
-        "pip",
-        "install",
-        "--quiet",
-        "--disable-pip-version-check",
-        &format!("mcp=={MCP_VERSION}"),
-    ]));
+    run(Command::new(python)
+        .args([
+            "-m",
+            "pip",
+            "install",
+            "--quiet",
+            "--disable-pip-version-check",
+        ])
+        .args(requirements));
 }
 
 /// The version of the reference server `@modelcontextprotocol/server-everything` the proxy test

@@ -9,5 +9,6 @@ pub mod formats;
 pub mod golden;
 pub mod mcp;
 pub mod model_server;
+pub mod provider_sdk;
 pub mod raw_mcp;
 pub mod wire;

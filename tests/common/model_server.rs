@@ -1,6 +1,11 @@
 //! A small HTTP server on 127.0.0.1 that answers each request with the next scripted reply
 //! (status, headers, body in chunks, possibly cut short) and keeps every request it was sent.
 //! The model-client tests and the agent example talk to it over real HTTP.
+//!
+//! In the tests, every request and every scripted 200 reply is also checked with the providers'
+//! official SDK types (`provider_sdk`): a refused request is answered 400 with the SDK's message,
+//! and the server panics when dropped if anything was refused, unless the test said it expects
+//! refusals. The examples include this file alone and check nothing, so they run without Python.
 
 #![allow(dead_code)]
 
@@ -22,6 +27,8 @@ pub struct Reply {
     declared_length: Option<usize>,
     /// How long to wait before answering.
     delay: Duration,
+    /// Whether the SDK types check this reply (off for one malformed on purpose).
+    checked: bool,
 }
 
 impl Reply {
@@ -38,6 +45,7 @@ impl Reply {
             chunks: vec![body.as_bytes().to_vec()],
             declared_length: None,
             delay: Duration::ZERO,
+            checked: true,
         }
     }
 
@@ -49,6 +57,7 @@ impl Reply {
             chunks,
             declared_length: None,
             delay: Duration::ZERO,
+            checked: true,
         }
     }
 
@@ -67,6 +76,13 @@ impl Reply {
     /// The same reply, sent after `delay`.
     pub fn after(mut self, delay: Duration) -> Self {
         self.delay = delay;
+        self
+    }
+
+    /// The same reply, not checked with the providers' SDK types: for one a test makes
+    /// malformed on purpose.
+    pub fn unchecked(mut self) -> Self {
+        self.checked = false;
         self
     }
 }
@@ -89,6 +105,8 @@ pub fn split_at(text: &str, offsets: &[usize]) -> Vec<Vec<u8>> {
 pub struct Received {
     /// The request line and headers, as sent.
     pub head: String,
+    /// The request's path (with its query), from the request line.
+    pub path: String,
     /// The body, parsed as JSON (`Null` when it is not JSON).
     pub body: Value,
 }
@@ -97,31 +115,52 @@ pub struct Received {
 pub struct ModelServer {
     address: std::net::SocketAddr,
     received: Arc<Mutex<Vec<Received>>>,
+    refusals: Arc<Mutex<Vec<String>>>,
+    expects_refusals: bool,
     task: JoinHandle<()>,
 }
 
 impl ModelServer {
     /// Starts a server that answers with `replies` in order, then with 500.
     pub async fn start(replies: Vec<Reply>) -> Self {
+        // The validator starts in seconds; before a client's timeout runs, not inside it.
+        sdk::start();
         let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
         let address = listener.local_addr().unwrap();
         let received = Arc::new(Mutex::new(Vec::new()));
+        let refusals = Arc::new(Mutex::new(Vec::new()));
         let log = Arc::clone(&received);
+        let refused = Arc::clone(&refusals);
         let replies = Arc::new(Mutex::new(replies.into_iter()));
         let task = tokio::spawn(async move {
             while let Ok((stream, _)) = listener.accept().await {
                 let log = Arc::clone(&log);
+                let refused = Arc::clone(&refused);
                 let replies = Arc::clone(&replies);
                 tokio::spawn(async move {
-                    let _ = serve(stream, &log, &replies).await;
+                    let _ = serve(stream, &log, &refused, &replies).await;
                 });
             }
         });
         ModelServer {
             address,
             received,
+            refusals,
+            expects_refusals: false,
             task,
         }
+    }
+
+    /// The same server, not failing the test when the SDK types refuse something: for a test
+    /// of what a client does with a refusal, which reads them with [`refusals`](Self::refusals).
+    pub fn expecting_refusals(mut self) -> Self {
+        self.expects_refusals = true;
+        self
+    }
+
+    /// What the providers' SDK types refused so far, each with the SDK's message.
+    pub fn refusals(&self) -> Vec<String> {
+        self.refusals.lock().unwrap().clone()
     }
 
     /// The base URL, `http://127.0.0.1:PORT/v1`.
@@ -138,6 +177,14 @@ impl ModelServer {
 impl Drop for ModelServer {
     fn drop(&mut self) {
         self.task.abort();
+        let refusals = self.refusals();
+        if !refusals.is_empty() && !self.expects_refusals && !std::thread::panicking() {
+            panic!(
+                "the providers' SDK types refused {} of what the model server saw:\n{}",
+                refusals.len(),
+                refusals.join("\n")
+            );
+        }
     }
 }
 
@@ -146,12 +193,31 @@ type Replies = Mutex<std::vec::IntoIter<Reply>>;
 async fn serve(
     mut stream: TcpStream,
     log: &Mutex<Vec<Received>>,
+    refusals: &Mutex<Vec<String>>,
     replies: &Replies,
 ) -> std::io::Result<()> {
     let request = read_request(&mut stream).await?;
+    let path = request.path.clone();
+    let refused = sdk::check_request(&path, &request.body);
     log.lock().unwrap().push(request);
-    let reply = replies.lock().unwrap().next();
-    let reply = reply.unwrap_or_else(|| Reply::json(500, r#"{"error": "no scripted reply"}"#));
+    let reply = match refused {
+        Err(message) => {
+            let message = format!("request to {path} refused: {message}");
+            refusals.lock().unwrap().push(message.clone());
+            let body = serde_json::json!({"error": {"message": message, "type": "sdk_refused"}});
+            Reply::json(400, &body.to_string())
+        }
+        Ok(()) => {
+            let reply = replies.lock().unwrap().next();
+            let reply =
+                reply.unwrap_or_else(|| Reply::json(500, r#"{"error": "no scripted reply"}"#));
+            if let Err(message) = check_reply(&path, &reply) {
+                let message = format!("scripted reply to {path} refused: {message}");
+                refusals.lock().unwrap().push(message);
+            }
+            reply
+        }
+    };
     tokio::time::sleep(reply.delay).await;
     let length: usize = reply.chunks.iter().map(Vec::len).sum();
     let mut head = format!(
@@ -176,6 +242,55 @@ async fn serve(
         }
     }
     stream.shutdown().await
+}
+
+/// Checks a scripted 200 reply with the SDK types of the request's wire format: its JSON body, or
+/// each event's data when it is an event stream.
+fn check_reply(path: &str, reply: &Reply) -> Result<(), String> {
+    if !reply.checked || reply.status != 200 {
+        return Ok(());
+    }
+    let bytes = reply.chunks.concat();
+    let text = String::from_utf8_lossy(&bytes);
+    let is_stream = reply.headers.iter().any(|(_, v)| v == "text/event-stream");
+    if !is_stream {
+        let body = serde_json::from_str(&text)
+            .map_err(|err| format!("the body is not JSON ({err}): {text}"))?;
+        return sdk::check_reply(path, &body);
+    }
+    let text = text.replace("\r\n", "\n");
+    for event in text.split("\n\n") {
+        let data: Vec<&str> = event
+            .lines()
+            .filter_map(|line| line.strip_prefix("data:"))
+            .map(|data| data.strip_prefix(' ').unwrap_or(data))
+            .collect();
+        if !data.is_empty() {
+            sdk::check_event(path, &data.join("\n"))
+                .map_err(|err| format!("{err} in {event:?}"))?;
+        }
+    }
+    Ok(())
+}
+
+/// The SDK checks in the tests; the examples, which include this file alone, check nothing.
+#[cfg(test)]
+use super::provider_sdk as sdk;
+
+#[cfg(not(test))]
+mod sdk {
+    use serde_json::Value;
+
+    pub fn start() {}
+    pub fn check_request(_: &str, _: &Value) -> Result<(), String> {
+        Ok(())
+    }
+    pub fn check_reply(_: &str, _: &Value) -> Result<(), String> {
+        Ok(())
+    }
+    pub fn check_event(_: &str, _: &str) -> Result<(), String> {
+        Ok(())
+    }
 }
 
 /// Reads a request's head and its `Content-Length` body (a body that is not JSON is `Null`).
@@ -209,7 +324,8 @@ pub async fn read_request(stream: &mut TcpStream) -> std::io::Result<Received> {
         bytes.extend_from_slice(&buffer[..read]);
     }
     let body = serde_json::from_slice(&bytes[head_end..]).unwrap_or(Value::Null);
-    Ok(Received { head, body })
+    let path = head.split(' ').nth(1).unwrap_or_default().to_owned();
+    Ok(Received { head, path, body })
 }
 
 /// A reply's calls with their argument text read into values, as the tool's pipeline reads it:

@@ -5,6 +5,7 @@
 use serde_json::{Map, Value, json};
 
 use super::notes::{append_description, constraint_note, join_path};
+use crate::chat::OutputSchema;
 use crate::schema::keywords::{accepts_null, is_object_schema, required_names};
 
 /// OpenAI's documented limits for one strict schema.
@@ -66,6 +67,21 @@ pub(super) fn strict_schema(parameters: &Value) -> Result<Value, StrictError> {
         ));
     }
     Ok(converted)
+}
+
+/// A typed answer's schema as OpenAI's structured outputs take it (Chat Completions'
+/// `response_format`, Responses' `text.format`): rewritten to strict mode's subset when asked for
+/// strict and the schema has one, with `true`; else as it is, with `false`, since strict mode
+/// refuses a schema outside its subset.
+pub(super) fn output_schema(output: &OutputSchema) -> (bool, Value) {
+    match output
+        .strict
+        .then(|| strict_schema(&output.schema).ok())
+        .flatten()
+    {
+        Some(schema) => (true, schema),
+        None => (false, output.schema.clone()),
+    }
 }
 
 /// Keywords strict mode rejects outright; what they mean cannot be moved into words.

@@ -14,6 +14,7 @@
 //! | a whole reply | [`read_reply`] |
 //! | a streamed reply (`alt=sse`) | [`GeminiStream`] |
 
+mod call_id;
 mod reply;
 mod request;
 mod stream;
@@ -83,14 +84,14 @@ impl ToolProxy {
 impl ToolCallResult {
     /// The Gemini part: `{"functionResponse": {"name", "response"}}`, with the result under
     /// `"output"` or the error under `"error"` (Gemini's response must be an object), and the
-    /// call's `id` when it had one. A content result's text goes under `"output"` (its
+    /// call's `id` when Gemini gave it one. A content result's text goes under `"output"` (its
     /// structured content under `"structuredContent"`), and its images and PDFs in `"parts"`
     /// as `{"inlineData": {"mimeType", "data"}}`.
     pub(super) fn gemini_part(&self) -> Value {
         let key = if self.is_error { "error" } else { "output" };
         let mut response = Map::new();
-        if let Some(id) = &self.call_id {
-            response.insert("id".into(), id.clone().into());
+        if let Some(id) = call_id::on_wire(self.call_id.as_deref()) {
+            response.insert("id".into(), id.into());
         }
         response.insert("name".into(), self.name.clone().into());
         match self.content() {

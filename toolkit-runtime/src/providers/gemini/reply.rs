@@ -10,6 +10,8 @@ use crate::chat::{FinishReason, ModelError, ModelReply, Usage};
 
 /// A whole `GenerateContentResponse` read into a reply. A prompt Gemini blocked
 /// (`promptFeedback.blockReason`, no candidates) is a [`ModelError::Decode`] naming the reason.
+/// A call Gemini sent without an `id` gets a local one (`gemini-local-` and its position), which
+/// a request never sends back.
 ///
 /// ```
 /// use toolkit_runtime::chat::FinishReason;
@@ -23,7 +25,8 @@ use crate::chat::{FinishReason, ModelError, ModelReply, Usage};
 /// assert_eq!((reply.text.as_deref(), reply.finish), (Some("Hi"), FinishReason::Stop));
 /// ```
 pub fn read_reply(body: &Value) -> Result<ModelReply, ModelError> {
-    let chunk = read_chunk(body)?;
+    let mut chunk = read_chunk(body)?;
+    super::call_id::name_unnamed(&mut chunk.calls, 0);
     let finish = finish_reason(chunk.finish.as_deref(), !chunk.calls.is_empty());
     Ok(ModelReply {
         text: chunk.text,

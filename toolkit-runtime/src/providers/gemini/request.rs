@@ -52,10 +52,8 @@ pub fn request_body(request: &ChatRequest<'_>) -> Result<Value, ModelError> {
                     api: API,
                     message: format!("the tools cannot be sent: {e}"),
                 })?;
-        body.insert(
-            "tools".into(),
-            json!([{"functionDeclarations": declarations}]),
-        );
+        // `render` gives the one `{"functionDeclarations": [...]}` tool already.
+        body.insert("tools".into(), json!([declarations]));
         body.insert("toolConfig".into(), tool_config(&options.tool_choice));
     }
     let mut generation = Map::new();
@@ -133,7 +131,7 @@ fn function_call(call: &ToolCall) -> Value {
         _ => json!({}),
     };
     let mut function = json!({"name": call.name, "args": args});
-    if let Some(id) = &call.id {
+    if let Some(id) = super::call_id::on_wire(call.id.as_deref()) {
         function["id"] = json!(id);
     }
     json!({"functionCall": function})

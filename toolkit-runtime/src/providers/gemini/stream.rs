@@ -44,7 +44,8 @@ impl StreamAssembler for GeminiStream {
                 api: super::API,
                 message: format!("a stream chunk is not JSON: {e}"),
             })?;
-        let chunk = read_chunk(&body)?;
+        let mut chunk = read_chunk(&body)?;
+        super::call_id::name_unnamed(&mut chunk.calls, self.calls.len());
         if let Some(text) = chunk.text {
             let cap = self.caps.text;
             self.text

@@ -184,13 +184,10 @@ fn tool_choice(choice: &ToolChoice) -> Value {
 /// OpenAI's structured output: the answer's schema as a `json_schema` response format, in
 /// strict mode's subset when asked for strict and the schema has one; else as it is, not strict.
 fn response_format(output: &OutputSchema) -> Value {
-    let strict = match output.strict {
-        true => super::super::strict::strict_schema(&output.schema).ok(),
-        false => None,
-    };
+    let (strict, schema) = super::super::strict::output_schema(output);
     json!({"type": "json_schema", "json_schema": {
         "name": output.name,
-        "strict": strict.is_some(),
-        "schema": strict.unwrap_or_else(|| output.schema.clone()),
+        "strict": strict,
+        "schema": schema,
     }})
 }

@@ -76,13 +76,15 @@ pub fn request_body(
 }
 
 /// `text.format` for a typed answer: `{"type": "json_schema", "name", "schema", "strict"}`
-/// (the guide "Structured Outputs", Responses tab).
+/// (the guide "Structured Outputs", Responses tab), the schema in strict mode's subset as Chat
+/// Completions sends it.
 fn text_format(output: &OutputSchema) -> Value {
+    let (strict, schema) = crate::providers::strict::output_schema(output);
     json!({
         "type": "json_schema",
         "name": output.name,
-        "schema": output.schema,
-        "strict": output.strict,
+        "schema": schema,
+        "strict": strict,
     })
 }
 
