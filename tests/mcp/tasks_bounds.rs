@@ -175,3 +175,63 @@ async fn finished_task_results_share_one_byte_budget_and_the_oldest_expire_first
     second.cancel().await.expect("close");
     server.shutdown().await.expect("shutdown");
 }
+
+/// The resident memory of this process in MB, where `/proc` tells it (Linux).
+fn resident_mb() -> Option<u64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|line| line.starts_with("VmRSS:"))?;
+    line.split_whitespace()
+        .nth(1)?
+        .parse::<u64>()
+        .ok()
+        .map(|kb| kb / 1024)
+}
+
+/// Resident memory once two sessions hold 256 finished tasks of 1 MB results each.
+async fn resident_after_512_results(server: McpServer) -> (Option<u64>, Option<u64>) {
+    let before = resident_mb();
+    let server = server
+        .spawn_http("127.0.0.1:0", HttpOptions::default())
+        .await
+        .expect("serve");
+    let call = json!({"name": "big", "arguments": {"bytes": 1_000_000}, "task": {}});
+    let mut clients = Vec::new();
+    for _ in 0..2 {
+        let client = raw_client(&server.url()).await;
+        for _ in 0..256 {
+            raw(&client, "tools/call", call.clone())
+                .await
+                .expect("a task");
+        }
+        clients.push(client);
+    }
+    for client in &clients {
+        for _ in 0..600 {
+            let list = raw(client, "tasks/list", json!({})).await.expect("tasks");
+            let tasks = list["tasks"].as_array().cloned().unwrap_or_default();
+            if tasks.iter().all(|task| task["status"] == "completed") {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+    }
+    let after = resident_mb();
+    for client in clients {
+        client.cancel().await.expect("close");
+    }
+    server.shutdown().await.expect("shutdown");
+    (before, after)
+}
+
+/// The figure in the issue, before and after the budget (run alone, with `--ignored`): 512
+/// finished tasks of 1 MB results, unbounded, and under the default budget.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "a memory figure: run alone with --ignored --nocapture"]
+async fn resident_memory_of_512_finished_results_with_and_without_the_budget() {
+    // The budget first: memory freed is not always given back to the system.
+    let (before, after) = resident_after_512_results(McpServer::new(vec![big()])).await;
+    println!("default budget (64 MiB): {before:?} MB before, {after:?} MB after");
+    let unbounded = McpServer::new(vec![big()]).with_max_task_result_bytes(usize::MAX);
+    let (before, after) = resident_after_512_results(unbounded).await;
+    println!("no budget: {before:?} MB before, {after:?} MB after");
+}
