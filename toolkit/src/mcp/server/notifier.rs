@@ -60,27 +60,27 @@ struct Subscriber {
 #[derive(Debug, PartialEq, Eq)]
 pub(super) enum Refused {
     /// The URI is longer than [`MAX_URI_BYTES`].
-    TooLong { bytes: usize },
+    UriLength { bytes: usize },
     /// The session holds [`MAX_SUBSCRIPTIONS`] URIs already.
-    TooMany,
+    Count,
     /// The session's URIs would pass [`MAX_SUBSCRIPTION_BYTES`] together.
-    TooManyBytes { held: usize },
+    Bytes { held: usize },
 }
 
 impl std::fmt::Display for Refused {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            Refused::TooLong { bytes } => write!(
+            Refused::UriLength { bytes } => write!(
                 f,
                 "the URI is {bytes} bytes long; a subscription's URI may be at most \
                  {MAX_URI_BYTES} bytes"
             ),
-            Refused::TooMany => write!(
+            Refused::Count => write!(
                 f,
                 "this session is subscribed to {MAX_SUBSCRIPTIONS} resources already, \
                  the most it may be"
             ),
-            Refused::TooManyBytes { held } => write!(
+            Refused::Bytes { held } => write!(
                 f,
                 "this session's subscriptions hold {held} bytes of URIs already, and may hold \
                  at most {MAX_SUBSCRIPTION_BYTES}; unsubscribe from some first"
@@ -126,7 +126,7 @@ impl ServerNotifier {
         uri: String,
     ) -> Result<(), Refused> {
         if uri.len() > MAX_URI_BYTES {
-            return Err(Refused::TooLong { bytes: uri.len() });
+            return Err(Refused::UriLength { bytes: uri.len() });
         }
         self.join(id, peer);
         let mut sessions = self.lock();
@@ -137,10 +137,10 @@ impl ServerNotifier {
             return Ok(());
         }
         if session.subscriptions.len() >= MAX_SUBSCRIPTIONS {
-            return Err(Refused::TooMany);
+            return Err(Refused::Count);
         }
         if session.bytes + uri.len() > MAX_SUBSCRIPTION_BYTES {
-            return Err(Refused::TooManyBytes {
+            return Err(Refused::Bytes {
                 held: session.bytes,
             });
         }
