@@ -256,6 +256,9 @@ impl McpServer {
     /// [`TaskSupport::Optional`] for a server of long tools, whose clients then start a call,
     /// poll it, list and cancel it; [`TaskSupport::Required`] to take calls as tasks only.
     /// Default: [`TaskSupport::Forbidden`], only the tools marked `#[tool(task)]` run as tasks.
+    /// Over HTTP a task holds a place under
+    /// [`HttpOptions::max_concurrent_calls`](crate::mcp::HttpOptions::max_concurrent_calls)
+    /// until its tool returns, as a plain call does; one over the cap is refused at once.
     ///
     /// ```
     /// use toolkit::TaskSupport;
