@@ -20,3 +20,4 @@ mod server_peers;
 mod stdio_hardening;
 mod streams;
 mod tasks;
+mod tasks_bounds;

@@ -622,3 +622,96 @@ async fn a_session_may_hold_at_most_1024_subscriptions() {
         .await;
     assert_eq!(room["result"], json!({}));
 }
+
+/// `files://docs/<name>` padded to exactly `bytes` bytes.
+fn file_uri(tag: usize, bytes: usize) -> String {
+    let head = format!("files://docs/{tag}-");
+    format!("{head}{}", "x".repeat(bytes - head.len()))
+}
+
+/// A template takes URIs up to the body limit; a subscription keeps its URI for the session's
+/// life. So a URI over 8 KiB is refused, and a session's URIs hold at most 1 MiB together:
+/// 128 of the longest, then a clear refusal until it unsubscribes from one.
+#[tokio::test]
+async fn subscription_uris_are_bounded_in_length_and_in_bytes_per_session() {
+    let mut session = Lines::open(server()).await;
+    let long = file_uri(0, 8 * 1024 + 1);
+    let refused = session
+        .request(2, "resources/subscribe", json!({"uri": long}))
+        .await;
+    assert_eq!(
+        refused["error"],
+        json!({"code": -32600, "message": "the URI is 8193 bytes long; a subscription's URI \
+            may be at most 8192 bytes"}),
+    );
+    for tag in 0..128 {
+        let uri = file_uri(tag, 8 * 1024);
+        let answer = session
+            .request(10 + tag as u64, "resources/subscribe", json!({"uri": uri}))
+            .await;
+        assert_eq!(answer["result"], json!({}), "{tag}: {answer}");
+    }
+    let over = session
+        .request(
+            500,
+            "resources/subscribe",
+            json!({"uri": file_uri(128, 100)}),
+        )
+        .await;
+    assert_eq!(
+        over["error"],
+        json!({"code": -32600, "message": "this session's subscriptions hold 1048576 bytes of \
+            URIs already, and may hold at most 1048576; unsubscribe from some first"}),
+    );
+    // One it holds is still fine, and unsubscribing makes room.
+    let again = session
+        .request(
+            501,
+            "resources/subscribe",
+            json!({"uri": file_uri(7, 8 * 1024)}),
+        )
+        .await;
+    assert_eq!(again["result"], json!({}), "{again}");
+    let uri = file_uri(7, 8 * 1024);
+    session
+        .request(502, "resources/unsubscribe", json!({"uri": uri}))
+        .await;
+    let room = session
+        .request(
+            503,
+            "resources/subscribe",
+            json!({"uri": file_uri(128, 100)}),
+        )
+        .await;
+    assert_eq!(room["result"], json!({}), "{room}");
+}
+
+/// The figure in the issue, after the bound (run alone, with `--ignored`): a session asking
+/// for 200 subscriptions to 2 MiB URIs held 510 MB; each is now refused.
+#[tokio::test]
+#[ignore = "a memory figure: run alone with --ignored --nocapture"]
+async fn resident_memory_after_200_subscriptions_to_2_mib_uris() {
+    let resident_mb = || {
+        let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+        let line = status.lines().find(|line| line.starts_with("VmRSS:"))?;
+        line.split_whitespace()
+            .nth(1)?
+            .parse::<u64>()
+            .ok()
+            .map(|kb| kb / 1024)
+    };
+    let before = resident_mb();
+    let mut session = Lines::open(server()).await;
+    let mut refused = 0;
+    for tag in 0..200 {
+        let uri = file_uri(tag, 2 << 20);
+        let answer = session
+            .request(10 + tag as u64, "resources/subscribe", json!({"uri": uri}))
+            .await;
+        refused += usize::from(answer["error"]["code"] == -32600);
+    }
+    println!(
+        "{refused} of 200 refused; resident {before:?} MB before, {:?} MB after",
+        resident_mb()
+    );
+}

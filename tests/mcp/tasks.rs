@@ -151,16 +151,16 @@ async fn serve(task: TaskSupport, cancelled: &Arc<AtomicBool>) -> toolkit::mcp::
         .expect("serve")
 }
 
-type RawClient = RunningService<RoleClient, ()>;
+pub(crate) type RawClient = RunningService<RoleClient, ()>;
 
-async fn raw_client(url: &str) -> RawClient {
+pub(crate) async fn raw_client(url: &str) -> RawClient {
     ().serve(StreamableHttpClientTransport::from_uri(url.to_owned()))
         .await
         .expect("initialize")
 }
 
 /// A request rmcp's client types do not model, its answer as JSON (or the error's message).
-async fn raw(client: &RawClient, method: &str, params: Value) -> Result<Value, String> {
+pub(crate) async fn raw(client: &RawClient, method: &str, params: Value) -> Result<Value, String> {
     let request = ClientRequest::CustomRequest(CustomRequest::new(method, Some(params)));
     match client.send_request(request).await {
         Ok(answer) => Ok(serde_json::to_value(answer).expect("JSON")),

@@ -119,15 +119,8 @@ impl McpServer {
         if !self.inner.catalog.knows(&uri) {
             return Err(rpc_error(RequestError::ResourceNotFound { uri }));
         }
-        if !self.inner.notifier.subscribe(self.session_id, peer, uri) {
-            let most = super::notifier::MAX_SUBSCRIPTIONS;
-            return Err(ErrorData::invalid_request(
-                format!(
-                    "this session is subscribed to {most} resources already, the most it may be"
-                ),
-                None,
-            ));
-        }
+        let subscribed = self.inner.notifier.subscribe(self.session_id, peer, uri);
+        subscribed.map_err(|refused| ErrorData::invalid_request(refused.to_string(), None))?;
         Ok(())
     }
 

@@ -172,8 +172,9 @@ impl Guard {
         {
             return Err(refused);
         }
+        // A task-augmented call takes its place too: its task gives it back when its tool returns.
         let mut call = None;
-        if message.kind == Kind::ToolCall {
+        if tool_call {
             match Arc::clone(&self.calls).try_acquire_owned() {
                 Ok(permit) => call = Some(CallPlace::new(permit)),
                 Err(_) => return Err(busy(&message, self.max_calls)),

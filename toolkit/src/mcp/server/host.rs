@@ -7,11 +7,19 @@
 //! order, beside the tool ([`run_call`]), and finishes sending it before the call returns: every
 //! notification of a call reaches the transport before its result, and in the order the tool
 //! made them.
+//!
+//! The queue is bounded ([`Queue`]), since a tool may report far faster than a client reads:
+//! a newer progress replaces the one still waiting (the client wants where the call is, not
+//! where it was), and past [`MAX_QUEUED_LOGS`] waiting log messages (or
+//! [`MAX_QUEUED_LOG_BYTES`] of them) a log message is dropped and counted, the count sent as
+//! one warning in its place. Unbounded, a tool reporting progress a million times held 448 MB,
+//! and its result waited behind all of it.
 
 // rmcp 3.11 marks logging and sampling deprecated for the protocol revision after 2025-11-25
 // (SEP-2577); the revisions clients speak today have both, and the issue asks for both.
 #![allow(deprecated)]
 
+use std::collections::VecDeque;
 use std::future::Future;
 use std::sync::atomic::{AtomicU8, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
@@ -25,7 +33,7 @@ use rmcp::model::{
 use rmcp::service::{Peer, RequestContext};
 use rmcp::{RoleServer, ServiceError};
 use serde_json::{Value, json};
-use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender, unbounded_channel};
+use tokio::sync::Notify;
 use toolkit_runtime::BoxFuture;
 use toolkit_runtime::context::{
     CallScope, Caller, ContextError, Data, ElicitationAnswer, ElicitationRequest, LogLevel,
@@ -99,26 +107,123 @@ pub(super) struct McpHost {
     /// The request's `_meta.progressToken`: progress is sent only when the client asked for it.
     progress_token: Option<ProgressToken>,
     session: Arc<SessionState>,
-    /// The call's notifications, in order; `None` once the call has answered (a notification
-    /// after the result would break the protocol's order, so it is dropped).
-    queue: Mutex<Option<UnboundedSender<ServerNotification>>>,
+    queue: Arc<Outbox>,
 }
 
-impl McpHost {
-    fn push(&self, notification: ServerNotification) {
-        let queue = self.queue.lock().unwrap_or_else(PoisonError::into_inner);
-        if let Some(queue) = queue.as_ref() {
-            let _ = queue.send(notification);
+/// The most log messages of one call waiting to be sent; one more is dropped and counted.
+pub(super) const MAX_QUEUED_LOGS: usize = 1024;
+/// The most bytes of log messages of one call waiting to be sent.
+pub(super) const MAX_QUEUED_LOG_BYTES: usize = 1 << 20;
+
+/// A call's notifications waiting to be sent, and what wakes their sender.
+#[derive(Default)]
+struct Outbox {
+    queue: Mutex<Queue>,
+    ready: Notify,
+}
+
+/// A call's notifications waiting to be sent, in order, bounded: at most one progress,
+/// [`MAX_QUEUED_LOGS`] log messages and one count of those dropped.
+#[derive(Default)]
+struct Queue {
+    waiting: VecDeque<Waiting>,
+    /// The newest progress not yet sent; it goes at the place of [`Waiting::Progress`].
+    progress: Option<ProgressNotificationParam>,
+    logs: usize,
+    log_bytes: usize,
+    /// Log messages dropped since the last count was queued; counted at [`Waiting::Dropped`].
+    dropped: usize,
+    /// The call has answered: a notification after its result would break the protocol's
+    /// order, so one is dropped.
+    closed: bool,
+}
+
+enum Waiting {
+    Progress,
+    Log(LoggingMessageNotificationParam, usize),
+    Dropped,
+}
+
+impl Outbox {
+    fn lock(&self) -> std::sync::MutexGuard<'_, Queue> {
+        self.queue.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    fn progress(&self, progress: ProgressNotificationParam) {
+        let mut queue = self.lock();
+        if queue.closed {
+            return;
+        }
+        if queue.progress.replace(progress).is_none() {
+            queue.waiting.push_back(Waiting::Progress);
+            self.ready.notify_one();
         }
     }
 
-    fn close(&self) {
-        self.queue
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .take();
+    fn log(&self, log: LoggingMessageNotificationParam, bytes: usize) {
+        let mut queue = self.lock();
+        if queue.closed {
+            return;
+        }
+        if queue.logs < MAX_QUEUED_LOGS && queue.log_bytes + bytes <= MAX_QUEUED_LOG_BYTES {
+            queue.logs += 1;
+            queue.log_bytes += bytes;
+            queue.waiting.push_back(Waiting::Log(log, bytes));
+        } else {
+            queue.dropped += 1;
+            if queue.dropped > 1 {
+                return;
+            }
+            queue.waiting.push_back(Waiting::Dropped);
+        }
+        self.ready.notify_one();
     }
 
+    fn close(&self) {
+        self.lock().closed = true;
+        self.ready.notify_one();
+    }
+
+    /// The next notification to send, `Ok(None)` when none waits yet, `Err(())` when none
+    /// waits and the call has answered.
+    fn next(&self, logger: &str) -> Result<Option<ServerNotification>, ()> {
+        let mut queue = self.lock();
+        let Some(waiting) = queue.waiting.pop_front() else {
+            return match queue.closed {
+                true => Err(()),
+                false => Ok(None),
+            };
+        };
+        let notification = match waiting {
+            Waiting::Progress => queue.progress.take().map(|progress| {
+                ServerNotification::ProgressNotification(ProgressNotification::new(progress))
+            }),
+            Waiting::Log(log, bytes) => {
+                queue.logs -= 1;
+                queue.log_bytes -= bytes;
+                Some(ServerNotification::LoggingMessageNotification(
+                    LoggingMessageNotification::new(log),
+                ))
+            }
+            Waiting::Dropped => {
+                let dropped = std::mem::take(&mut queue.dropped);
+                let text = format!(
+                    "{dropped} log messages of this call were dropped: more than \
+                     {MAX_QUEUED_LOGS} (or {MAX_QUEUED_LOG_BYTES} bytes) were waiting to be sent"
+                );
+                let mut params =
+                    LoggingMessageNotificationParam::new(LoggingLevel::Warning, json!(text));
+                params.logger = Some(logger.to_owned());
+                Some(ServerNotification::LoggingMessageNotification(
+                    LoggingMessageNotification::new(params),
+                ))
+            }
+        };
+        Ok(notification)
+    }
+}
+
+impl McpHost {
     fn client_declared(&self, what: &'static str, tool: &str) -> Result<(), ContextError> {
         let info = self.peer.peer_info();
         let capabilities = info.as_ref().map(|info| &info.capabilities);
@@ -147,9 +252,7 @@ impl ToolHost for McpHost {
         let mut params = ProgressNotificationParam::new(token.clone(), progress.done);
         params.total = progress.total;
         params.message = progress.message;
-        self.push(ServerNotification::ProgressNotification(
-            ProgressNotification::new(params),
-        ));
+        self.queue.progress(params);
     }
 
     fn log(&self, ctx: &ToolContext, level: LogLevel, message: &str) {
@@ -158,9 +261,7 @@ impl ToolHost for McpHost {
         }
         let mut params = LoggingMessageNotificationParam::new(to_rmcp_level(level), json!(message));
         params.logger = Some(ctx.tool_name().to_owned());
-        self.push(ServerNotification::LoggingMessageNotification(
-            LoggingMessageNotification::new(params),
-        ));
+        self.queue.log(params, message.len());
     }
 
     fn sample<'a>(
@@ -259,39 +360,49 @@ fn request_info(context: &RequestContext<RoleServer>) -> RequestInfo {
 }
 
 /// Runs `call` (a tool that takes a context) in a [`CallScope`] whose host is the client:
-/// its notifications sent in order beside it, all of them before this returns.
+/// its notifications sent in order beside it, all of them before this returns. `logger`: the
+/// tool's name, which the count of dropped log messages gives as its logger.
 pub(super) async fn run_call<F: Future>(
     context: &RequestContext<RoleServer>,
     session: &Arc<SessionState>,
     data: &Data,
+    logger: &str,
     call: F,
 ) -> F::Output {
-    let (queue, queued) = unbounded_channel();
+    let queue = Arc::new(Outbox::default());
     let host = Arc::new(McpHost {
         peer: context.peer.clone(),
         progress_token: context.meta.get_progress_token(),
         session: Arc::clone(session),
-        queue: Mutex::new(Some(queue)),
+        queue: Arc::clone(&queue),
     });
     let scope = CallScope::new()
-        .host(host.clone())
+        .host(host)
         .request(request_info(context))
         .data(data.clone())
         .cancellation(context.ct.clone());
     let called = async {
         let output = scope.run(call).await;
         // Closing the queue ends `send_in_order` once it has sent what was queued.
-        host.close();
+        queue.close();
         output
     };
-    let (output, ()) = tokio::join!(called, send_in_order(&context.peer, queued));
+    let (output, ()) = tokio::join!(called, send_in_order(&context.peer, &queue, logger));
     output
 }
 
 /// Sends each queued notification once the one before it has reached the transport, so they
 /// keep their order on the wire.
-async fn send_in_order(peer: &Peer<RoleServer>, mut queued: UnboundedReceiver<ServerNotification>) {
-    while let Some(notification) = queued.recv().await {
+async fn send_in_order(peer: &Peer<RoleServer>, queue: &Outbox, logger: &str) {
+    loop {
+        let notification = match queue.next(logger) {
+            Ok(Some(notification)) => notification,
+            Ok(None) => {
+                queue.ready.notified().await;
+                continue;
+            }
+            Err(()) => return,
+        };
         if let Err(err) = peer.send_notification(notification).await {
             tracing::debug!(error = %err, "a tool's notification was not sent");
         }

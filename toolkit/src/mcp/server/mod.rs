@@ -128,6 +128,9 @@ struct ServerInner {
     notifier: ServerNotifier,
     /// How tools that do not say run: as tasks or not ([`McpServer::with_tasks`]).
     tasks: TaskSupport,
+    /// The bytes of finished task results kept, every session's together
+    /// ([`McpServer::with_max_task_result_bytes`]).
+    task_results: Arc<tasks::ResultBudget>,
 }
 
 impl std::fmt::Debug for McpServer {
@@ -148,6 +151,13 @@ impl McpServer {
     /// ([`Limits::with_max_output_bytes`](crate::Limits::with_max_output_bytes)) to serve
     /// longer answers.
     pub const DEFAULT_MAX_OUTPUT_BYTES: usize = 1 << 20;
+
+    /// How many bytes of finished task results a server keeps unless
+    /// [`with_max_task_result_bytes`](Self::with_max_task_result_bytes) says otherwise: 64 MiB,
+    /// 64 results of the longest answer a tool gives by default
+    /// ([`DEFAULT_MAX_OUTPUT_BYTES`](Self::DEFAULT_MAX_OUTPUT_BYTES)), thousands of ordinary
+    /// ones.
+    pub const DEFAULT_MAX_TASK_RESULT_BYTES: usize = 64 << 20;
 
     /// A server for these tools, with the default [`Toolbox`] limits. When two tools share a
     /// name, the first one wins (toolkit's one duplicate-name rule,
@@ -183,6 +193,9 @@ impl McpServer {
                 catalog: Offerings::default(),
                 notifier: ServerNotifier::default(),
                 tasks: TaskSupport::Forbidden,
+                task_results: Arc::new(tasks::ResultBudget::new(
+                    Self::DEFAULT_MAX_TASK_RESULT_BYTES,
+                )),
             }),
             session: Arc::default(),
             tasks: Arc::default(),
@@ -203,6 +216,7 @@ impl McpServer {
             catalog: inner.catalog.clone(),
             notifier: inner.notifier.clone(),
             tasks: inner.tasks,
+            task_results: Arc::clone(&inner.task_results),
         };
         change(&mut inner);
         McpServer {
@@ -243,6 +257,9 @@ impl McpServer {
     /// [`TaskSupport::Optional`] for a server of long tools, whose clients then start a call,
     /// poll it, list and cancel it; [`TaskSupport::Required`] to take calls as tasks only.
     /// Default: [`TaskSupport::Forbidden`], only the tools marked `#[tool(task)]` run as tasks.
+    /// Over HTTP a task holds a place under
+    /// [`HttpOptions::max_concurrent_calls`](crate::mcp::HttpOptions::max_concurrent_calls)
+    /// until its tool returns, as a plain call does; one over the cap is refused at once.
     ///
     /// ```
     /// use toolkit::TaskSupport;
@@ -253,6 +270,23 @@ impl McpServer {
     /// ```
     pub fn with_tasks(self, support: TaskSupport) -> Self {
         self.with_inner(|inner| inner.tasks = support)
+    }
+
+    /// The most bytes of finished task results the server keeps, every session's together
+    /// (default [`McpServer::DEFAULT_MAX_TASK_RESULT_BYTES`]). Past it, the oldest results are
+    /// dropped before their time to live is over: their task still reads `completed`, with a
+    /// status message saying so, and `tasks/result` answers an error (`-32602`) that the
+    /// result expired. A result larger than the whole budget is dropped as soon as it is made.
+    ///
+    /// ```
+    /// use toolkit::mcp::McpServer;
+    ///
+    /// let server = McpServer::new(Vec::new()).with_max_task_result_bytes(256 << 20);
+    /// # let _ = server;
+    /// ```
+    pub fn with_max_task_result_bytes(self, bytes: usize) -> Self {
+        let budget = Arc::new(tasks::ResultBudget::new(bytes));
+        self.with_inner(|inner| inner.task_results = budget)
     }
 
     /// The same server for a new session: what a client sets (its log level) and the tasks it
@@ -336,7 +370,10 @@ impl McpServer {
         let called = passthrough::scope(tool.name(), toolbox.acall(&call));
         // Only a tool that takes a context pays for one: the scope, its host, the queue.
         let (result, remote) = match tool.takes_context() {
-            true => host::run_call(context, &self.session, &self.inner.data, called).await,
+            true => {
+                let (session, data) = (&self.session, &self.inner.data);
+                host::run_call(context, session, data, tool.name(), called).await
+            }
             false => called.await,
         };
         // A remote tool's own result, as its server sent it: what its output schema promises.

@@ -13,6 +13,16 @@ use rmcp::service::Peer;
 /// without a bound a client could grow the server's memory one subscription at a time.
 pub(super) const MAX_SUBSCRIPTIONS: usize = 1024;
 
+/// The longest URI a session may subscribe to, in bytes. HTTP asks every party to take
+/// request lines of at least 8,000 octets (RFC 9110, section 4.1), so a URI any client or
+/// proxy can carry fits; a template accepts URIs up to the body limit, and without this bound
+/// 200 subscriptions to 2 MiB URIs held 510 MB.
+pub(super) const MAX_URI_BYTES: usize = 8 * 1024;
+
+/// The most bytes of URIs one session's subscriptions may hold together: 1,024 URIs of 1 KiB,
+/// or 128 of the longest.
+pub(super) const MAX_SUBSCRIPTION_BYTES: usize = 1 << 20;
+
 /// Tells the clients of an [`McpServer`](super::McpServer) that something changed; get it
 /// with [`McpServer::notifier`](super::McpServer::notifier) and keep it. Cheap to clone; every
 /// clone reaches the same sessions.
@@ -42,6 +52,41 @@ struct Subscriber {
     id: u64,
     peer: Peer<RoleServer>,
     subscriptions: HashSet<String>,
+    /// The bytes of the URIs in `subscriptions`.
+    bytes: usize,
+}
+
+/// Why a subscription was refused.
+#[derive(Debug, PartialEq, Eq)]
+pub(super) enum Refused {
+    /// The URI is longer than [`MAX_URI_BYTES`].
+    UriLength { bytes: usize },
+    /// The session holds [`MAX_SUBSCRIPTIONS`] URIs already.
+    Count,
+    /// The session's URIs would pass [`MAX_SUBSCRIPTION_BYTES`] together.
+    Bytes { held: usize },
+}
+
+impl std::fmt::Display for Refused {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Refused::UriLength { bytes } => write!(
+                f,
+                "the URI is {bytes} bytes long; a subscription's URI may be at most \
+                 {MAX_URI_BYTES} bytes"
+            ),
+            Refused::Count => write!(
+                f,
+                "this session is subscribed to {MAX_SUBSCRIPTIONS} resources already, \
+                 the most it may be"
+            ),
+            Refused::Bytes { held } => write!(
+                f,
+                "this session's subscriptions hold {held} bytes of URIs already, and may hold \
+                 at most {MAX_SUBSCRIPTION_BYTES}; unsubscribe from some first"
+            ),
+        }
+    }
 }
 
 impl std::fmt::Debug for ServerNotifier {
@@ -67,29 +112,48 @@ impl ServerNotifier {
                 id,
                 peer: peer.clone(),
                 subscriptions: HashSet::new(),
+                bytes: 0,
             });
         }
     }
 
-    /// Subscribes session `id` to `uri`; `false` when it already holds [`MAX_SUBSCRIPTIONS`]
-    /// others.
-    pub(super) fn subscribe(&self, id: u64, peer: &Peer<RoleServer>, uri: String) -> bool {
+    /// Subscribes session `id` to `uri`, unless the URI is too long or the session holds too
+    /// many (or too many bytes of) URIs already; subscribing again to one it holds is fine.
+    pub(super) fn subscribe(
+        &self,
+        id: u64,
+        peer: &Peer<RoleServer>,
+        uri: String,
+    ) -> Result<(), Refused> {
+        if uri.len() > MAX_URI_BYTES {
+            return Err(Refused::UriLength { bytes: uri.len() });
+        }
         self.join(id, peer);
         let mut sessions = self.lock();
         let Some(session) = sessions.iter_mut().find(|session| session.id == id) else {
-            return true;
+            return Ok(());
         };
-        let full = session.subscriptions.len() >= MAX_SUBSCRIPTIONS;
-        if full && !session.subscriptions.contains(&uri) {
-            return false;
+        if session.subscriptions.contains(&uri) {
+            return Ok(());
         }
+        if session.subscriptions.len() >= MAX_SUBSCRIPTIONS {
+            return Err(Refused::Count);
+        }
+        if session.bytes + uri.len() > MAX_SUBSCRIPTION_BYTES {
+            return Err(Refused::Bytes {
+                held: session.bytes,
+            });
+        }
+        session.bytes += uri.len();
         session.subscriptions.insert(uri);
-        true
+        Ok(())
     }
 
     pub(super) fn unsubscribe(&self, id: u64, uri: &str) {
-        if let Some(session) = self.lock().iter_mut().find(|session| session.id == id) {
-            session.subscriptions.remove(uri);
+        if let Some(session) = self.lock().iter_mut().find(|session| session.id == id)
+            && session.subscriptions.remove(uri)
+        {
+            session.bytes -= uri.len();
         }
     }
 

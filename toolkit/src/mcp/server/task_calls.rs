@@ -10,10 +10,10 @@ use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer};
 use serde_json::{Value, json};
 
-use super::McpServer;
 use super::auth::{caller_of, may_use};
 use super::rmcp_fixes::tasks::{CALL, LIST_TOOLS, PREFIX};
 use super::tasks::Outcome;
+use super::{McpServer, guard};
 use crate::TaskSupport;
 use crate::context::Caller;
 use crate::providers::Format;
@@ -109,6 +109,9 @@ impl McpServer {
             stateless: self.stateless,
         };
         let id = created.id;
+        // The call's place under the HTTP server's call cap, held by the task until its tool
+        // returns: a task is a call that answers early, not one the cap does not count.
+        let place = guard::CallPlace::of(&context.extensions);
         tokio::spawn(async move {
             let call = server.call(request, &context);
             tokio::pin!(call);
@@ -117,14 +120,21 @@ impl McpServer {
                 () = context.ct.cancelled() => {
                     // Cancelled: the tool sees it in its context, and has a moment to stop.
                     let _ = tokio::time::timeout(CANCEL_GRACE, call).await;
+                    if let Some(place) = place {
+                        place.release();
+                    }
                     return;
                 }
             };
+            if let Some(place) = place {
+                place.release();
+            }
+            // Kept as its JSON: the budget counts what is held, and bytes hold less than a tree.
             let outcome = match answer.and_then(|result| {
-                serde_json::to_value(result)
+                serde_json::to_vec(&result)
                     .map_err(|err| ErrorData::internal_error(err.to_string(), None))
             }) {
-                Ok(result) => Outcome::Result(result),
+                Ok(json) => Outcome::Result(server.inner.task_results.keep(json)),
                 Err(error) => Outcome::Error(error),
             };
             if let Some(tasks) = tasks.upgrade() {

@@ -8,10 +8,17 @@
 //! [`MAX_TTL`]; [`DEFAULT_TTL`] without one), running or not, then dropped (a running one is
 //! cancelled); a session holds at most [`MAX_TASKS`]. Tasks belong to the session that created
 //! them: another session's store has none of them.
+//!
+//! Finished results, every session's together, share one byte budget ([`ResultBudget`]):
+//! past it, the oldest results are dropped before their time to live is over, and
+//! `tasks/result` answers that the result expired. Without it, a session's 256 tasks of 1 MiB
+//! results, times the sessions, were all held until their TTL (512 such tasks took a server
+//! from 19 to 559 MB).
 
-use std::collections::HashMap;
+use std::collections::{HashMap, VecDeque};
 use std::hash::{BuildHasher, Hasher};
-use std::sync::Mutex;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, PoisonError, Weak};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use crate::context::Cancellation as CancellationToken;
@@ -36,8 +43,116 @@ const RELATED_TASK: &str = "io.modelcontextprotocol/related-task";
 /// the JSON-RPC error it failed with.
 #[derive(Clone)]
 pub(super) enum Outcome {
-    Result(Value),
+    Result(Arc<Kept>),
     Error(ErrorData),
+}
+
+/// The bytes of finished task results the server keeps, every session's together; past it, the
+/// oldest results are dropped early. Keeping the newest serves the clients still waiting for
+/// theirs; refusing new results instead would throw away work just done to keep results whose
+/// clients have likely read them already.
+pub(super) struct ResultBudget {
+    limit: usize,
+    used: AtomicUsize,
+    order: Mutex<Order>,
+}
+
+/// The results kept, oldest first; those their task's TTL dropped since are dead entries.
+#[derive(Default)]
+struct Order {
+    kept: VecDeque<Weak<Kept>>,
+    /// The length at which the dead entries are swept out next.
+    sweep_at: usize,
+}
+
+/// A finished task's result as JSON, while the [`ResultBudget`] keeps it.
+pub(super) struct Kept {
+    json: Mutex<Option<Vec<u8>>>,
+    budget: Arc<ResultBudget>,
+}
+
+impl ResultBudget {
+    /// A budget of `limit` bytes.
+    pub(super) fn new(limit: usize) -> Self {
+        ResultBudget {
+            limit,
+            used: AtomicUsize::new(0),
+            order: Mutex::default(),
+        }
+    }
+
+    /// The bytes of results kept now.
+    pub(super) fn used(&self) -> usize {
+        self.used.load(Ordering::SeqCst)
+    }
+
+    /// Keeps `json`, dropping the oldest results kept (`json` itself, when it alone is over the
+    /// limit) until the budget holds.
+    pub(super) fn keep(self: &Arc<Self>, json: Vec<u8>) -> Arc<Kept> {
+        let bytes = json.len();
+        let kept = Arc::new(Kept {
+            json: Mutex::new(Some(json)),
+            budget: Arc::clone(self),
+        });
+        let mut order = self.order.lock().unwrap_or_else(PoisonError::into_inner);
+        self.used.fetch_add(bytes, Ordering::SeqCst);
+        order.kept.push_back(Arc::downgrade(&kept));
+        while self.used() > self.limit {
+            let Some(oldest) = order.kept.pop_front() else {
+                break;
+            };
+            if let Some(oldest) = oldest.upgrade() {
+                oldest.expire();
+            }
+        }
+        // Sweeping when the queue has doubled since the last sweep keeps it within twice the
+        // results kept, at a constant cost per result.
+        if order.kept.len() >= order.sweep_at {
+            order.kept.retain(|kept| kept.strong_count() > 0);
+            order.sweep_at = (2 * order.kept.len()).max(64);
+        }
+        kept
+    }
+}
+
+impl Kept {
+    /// The result, unless the budget dropped it.
+    fn value(&self) -> Option<Result<Value, serde_json::Error>> {
+        let json = self.json.lock().unwrap_or_else(PoisonError::into_inner);
+        json.as_deref().map(serde_json::from_slice)
+    }
+
+    fn expired(&self) -> bool {
+        self.json
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .is_none()
+    }
+
+    /// Drops the result, giving its bytes back to the budget.
+    fn expire(&self) {
+        let json = self
+            .json
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .take();
+        if let Some(json) = json {
+            self.budget.used.fetch_sub(json.len(), Ordering::SeqCst);
+        }
+    }
+}
+
+impl Drop for Kept {
+    fn drop(&mut self) {
+        let json = self
+            .json
+            .get_mut()
+            .unwrap_or_else(PoisonError::into_inner)
+            .take();
+        if let Some(json) = json {
+            self.budget.used.fetch_sub(json.len(), Ordering::SeqCst);
+        }
+    }
 }
 
 /// The tasks of one session.
@@ -171,7 +286,12 @@ impl Tasks {
             .map_err(|_| unknown(id))?
             .clone();
         match ended {
-            Some(Outcome::Result(mut result)) => {
+            Some(Outcome::Result(kept)) => {
+                let Some(result) = kept.value() else {
+                    return Err(expired(id, kept.budget.limit));
+                };
+                let mut result =
+                    result.map_err(|err| ErrorData::internal_error(err.to_string(), None))?;
                 if let Some(result) = result.as_object_mut() {
                     let meta = result.entry("_meta").or_insert_with(|| json!({}));
                     if let Some(meta) = meta.as_object_mut() {
@@ -224,9 +344,7 @@ impl Tasks {
 
     fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, Entry>> {
         // A panic while holding the lock leaves the map whole (no code here panics mid-change).
-        self.entries
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
+        self.entries.lock().unwrap_or_else(PoisonError::into_inner)
     }
 }
 
@@ -252,6 +370,11 @@ impl Entry {
         });
         if let Some(message) = &self.message {
             task["statusMessage"] = json!(message);
+        }
+        if let Some(Outcome::Result(kept)) = &*self.outcome.borrow()
+            && kept.expired()
+        {
+            task["statusMessage"] = json!(expired(id, kept.budget.limit).message);
         }
         task
     }
@@ -282,6 +405,17 @@ fn purge(entries: &mut HashMap<String, Entry>) {
         }
         keep
     });
+}
+
+/// What `tasks/result` answers for a result the [`ResultBudget`] dropped.
+fn expired(id: &str, limit: usize) -> ErrorData {
+    ErrorData::invalid_params(
+        format!(
+            "the result of task {id} expired before its time to live: the server keeps at \
+             most {limit} bytes of finished task results, and newer ones took its place"
+        ),
+        None,
+    )
 }
 
 fn unknown(id: &str) -> ErrorData {
