@@ -361,7 +361,9 @@ impl HttpOptions {
     /// answered at once with a JSON-RPC error (`-32000`, "the server is busy") that the
     /// client's caller sees as the call's error, and may retry. A call's place is held until
     /// its tool returns, so a hanging tool holds one until its timeout ends it; a client slow
-    /// to read the answer holds none (the [write timeout](Self::write_timeout) bounds it).
+    /// to read the answer holds none (the [write timeout](Self::write_timeout) bounds it). A
+    /// task-augmented call holds a place too, until its tool returns; over the cap it is
+    /// refused the same way, not queued.
     pub fn max_concurrent_calls(mut self, calls: usize) -> Self {
         self.max_concurrent_calls = calls;
         self
