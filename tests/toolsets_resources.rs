@@ -390,7 +390,10 @@ async fn raw_and_borrowed_parameters_are_filled_and_a_toolset_may_have_no_tools(
 async fn a_path_parameter_of_a_resource_method_takes_slashes_but_never_climbs() {
     let templates = Arc::new(Notes).into_resource_templates();
     assert_eq!(templates[1].uri_template().params(), ["path"]);
-    let read = templates[1].read("notes:///files/2026/./todo.md").await.unwrap();
+    let read = templates[1]
+        .read("notes:///files/2026/./todo.md")
+        .await
+        .unwrap();
     assert_eq!(read[0].text.as_deref(), Some("file 2026/todo.md"));
     let err = templates[1]
         .read("notes:///files/2026/..%2F..%2F..%2Fetc/passwd")
@@ -401,7 +404,10 @@ async fn a_path_parameter_of_a_resource_method_takes_slashes_but_never_climbs() 
         err.to_string(),
         "Invalid params: template parameter `path` climbs above its root (`..`)"
     );
-    let err = templates[0].read("notes://todo/..%2Fsecret").await.unwrap_err();
+    let err = templates[0]
+        .read("notes://todo/..%2Fsecret")
+        .await
+        .unwrap_err();
     assert_eq!(
         err.to_string(),
         "Invalid params: template parameter `name` may not contain `/` (a template takes a \

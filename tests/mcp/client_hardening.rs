@@ -372,7 +372,13 @@ fn peak_rss() -> u64 {
     let kb = status
         .lines()
         .find_map(|line| line.strip_prefix("VmHWM:"))
-        .and_then(|rest| rest.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
+        .and_then(|rest| {
+            rest.trim()
+                .trim_end_matches("kB")
+                .trim()
+                .parse::<u64>()
+                .ok()
+        })
         .unwrap_or(0);
     kb * 1024
 }
@@ -405,7 +411,13 @@ fn measure_listing(mode: &str) {
 /// and returns what it printed: its outcome and how many bytes its peak grew.
 fn measured_in_child(name: &str) -> (String, u64) {
     let output = std::process::Command::new(std::env::current_exe().unwrap())
-        .args([name, "--exact", "--nocapture", "--test-threads=1", "--quiet"])
+        .args([
+            name,
+            "--exact",
+            "--nocapture",
+            "--test-threads=1",
+            "--quiet",
+        ])
         .env(MEASURING, "1")
         .output()
         .unwrap();

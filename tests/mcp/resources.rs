@@ -163,29 +163,56 @@ async fn template_parameters_are_extracted_percent_decoded_and_typed() {
 #[tokio::test]
 async fn template_parameters_that_climb_or_carry_control_characters_are_refused_naming_them() {
     let (handle, client) = http_client().await;
-    let slash = "template parameter `name` may not contain `/` (a template takes a path as `{+name}`)";
+    let slash =
+        "template parameter `name` may not contain `/` (a template takes a path as `{+name}`)";
     let climbs = "template parameter `path` climbs above its root (`..`)";
     let control = "may not contain control characters (NUL, CR, LF...)";
     for (uri, refusal) in [
         ("files://docs/../../etc/passwd", slash.to_owned()),
         ("files://docs/%2e%2e%2fetc", slash.to_owned()),
-        ("files://docs/a%00.txt", format!("template parameter `name` {control}")),
-        ("files://docs/a%0d%0aX", format!("template parameter `name` {control}")),
-        ("files://%zz/x", "template parameter `dir` has a `%` that is not followed by two hex digits".to_owned()),
+        (
+            "files://docs/a%00.txt",
+            format!("template parameter `name` {control}"),
+        ),
+        (
+            "files://docs/a%0d%0aX",
+            format!("template parameter `name` {control}"),
+        ),
+        (
+            "files://%zz/x",
+            "template parameter `dir` has a `%` that is not followed by two hex digits".to_owned(),
+        ),
         ("file:///../../etc/passwd", climbs.to_owned()),
-        ("file:///docs/%2e%2e%2f%2e%2e%2fetc/passwd", climbs.to_owned()),
-        ("file:///docs/a%00", format!("template parameter `path` {control}")),
-        ("file:///docs/a%0d%0a", format!("template parameter `path` {control}")),
+        (
+            "file:///docs/%2e%2e%2f%2e%2e%2fetc/passwd",
+            climbs.to_owned(),
+        ),
+        (
+            "file:///docs/a%00",
+            format!("template parameter `path` {control}"),
+        ),
+        (
+            "file:///docs/a%0d%0a",
+            format!("template parameter `path` {control}"),
+        ),
     ] {
         let err = client.read_resource(uri).await.unwrap_err().to_string();
         assert!(
-            err.ends_with(&format!("resources/read: Mcp error: -32602: Invalid params: {refusal}")),
+            err.ends_with(&format!(
+                "resources/read: Mcp error: -32602: Invalid params: {refusal}"
+            )),
             "{uri}: {err}"
         );
     }
-    let read = client.read_resource("file:///docs/./2026/../a%20b.txt").await.expect("read");
+    let read = client
+        .read_resource("file:///docs/./2026/../a%20b.txt")
+        .await
+        .expect("read");
     assert_eq!(read[0].text.as_deref(), Some("docs/a b.txt"));
-    let read = client.read_resource("files://docs/notes..txt").await.expect("read");
+    let read = client
+        .read_resource("files://docs/notes..txt")
+        .await
+        .expect("read");
     assert_eq!(read[0].text.as_deref(), Some("docs|notes..txt"));
     handle.shutdown().await.expect("shutdown");
 }

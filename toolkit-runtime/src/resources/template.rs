@@ -49,7 +49,10 @@ pub struct UriTemplate {
 enum Part {
     Literal(String),
     /// `{name}`, or `{+name}` when `path`.
-    Param { name: String, path: bool },
+    Param {
+        name: String,
+        path: bool,
+    },
     /// A template this parser cannot read: it matches nothing.
     Opaque,
 }
@@ -234,9 +237,7 @@ fn checked(raw: &str, path: bool) -> Result<String, &'static str> {
         match segment {
             "" | "." => {}
             ".." => {
-                segments
-                    .pop()
-                    .ok_or("climbs above its root (`..`)")?;
+                segments.pop().ok_or("climbs above its root (`..`)")?;
             }
             segment => segments.push(segment),
         }
@@ -255,7 +256,12 @@ mod tests {
         let params = UriTemplate::parse(template).unwrap().matches(uri)?;
         Some(
             params
-                .map(|params| params.values().map(|v| v.as_str().unwrap().to_owned()).collect())
+                .map(|params| {
+                    params
+                        .values()
+                        .map(|v| v.as_str().unwrap().to_owned())
+                        .collect()
+                })
                 .map_err(|err| err.to_string()),
         )
     }
@@ -274,9 +280,11 @@ mod tests {
     fn a_bad_escape_or_bytes_that_are_not_utf8_are_refused_naming_the_parameter() {
         assert_eq!(
             read("file:///{path}", "file:///%zz"),
-            Some(Err("Invalid params: template parameter `path` has a `%` that is not \
+            Some(Err(
+                "Invalid params: template parameter `path` has a `%` that is not \
                       followed by two hex digits"
-                .into()))
+                    .into()
+            ))
         );
         assert_eq!(
             read("file:///{path}", "file:///%e2%82"),
@@ -327,15 +335,19 @@ mod tests {
         assert_eq!(path("file:///a/../../b"), Err(climbs.into()));
         assert_eq!(
             path("file:///a/%00"),
-            Err("Invalid params: template parameter `path` may not contain control \
+            Err(
+                "Invalid params: template parameter `path` may not contain control \
                  characters (NUL, CR, LF...)"
-                .into())
+                    .into()
+            )
         );
         assert_eq!(
             path("file:///./"),
-            Err("Invalid params: template parameter `path` names no path once `.`, `..` and \
+            Err(
+                "Invalid params: template parameter `path` names no path once `.`, `..` and \
                  empty segments are resolved"
-                .into())
+                    .into()
+            )
         );
     }
 

@@ -5,10 +5,11 @@
 //! these, 100 pages of 10,000 tools held 1.74 GB, and one tool whose schema had 100,000 flat
 //! `$defs` (7 MB) took 593 MB to inline.
 //!
-//! A page is also [`screen`]ed in its own text, before rmcp parses it: rmcp reads a message
-//! through serde's buffered untagged enums, at 40 to 75 times its size (one page of 100,000
-//! tools held 379 MB, a 7 MB schema 296 MB), so a page over a bound is refused, and a tool over
-//! the schema bound cut out of it, at about the cost of reading its text.
+//! A page is also [`screen`]ed in its own text, before rmcp parses it (over stdio and SSE, where
+//! toolkit reads the text): rmcp reads a message through serde's buffered untagged enums, at 20
+//! to 35 times its size (a 5.5 MB page of 100,000 tools: 177 MB; a 6.3 MB schema: 138 MB), so a
+//! page over a bound is refused, and a tool over a schema bound cut out of it, at about the cost
+//! of reading its text (22 MB and 23 MB: `tests/mcp/client_hardening.rs`).
 
 use serde::de::{self, DeserializeSeed, IgnoredAny, SeqAccess, Visitor};
 use serde::{Deserialize, Serialize};
@@ -293,7 +294,10 @@ struct Listed<'a> {
 impl<'de> DeserializeSeed<'de> for FirstTools {
     type Value = Listed<'de>;
 
-    fn deserialize<D: de::Deserializer<'de>>(self, deserializer: D) -> Result<Self::Value, D::Error> {
+    fn deserialize<D: de::Deserializer<'de>>(
+        self,
+        deserializer: D,
+    ) -> Result<Self::Value, D::Error> {
         deserializer.deserialize_seq(self)
     }
 }
@@ -386,8 +390,14 @@ mod tests {
 
     #[test]
     fn a_page_with_more_tools_than_a_listing_may_hold_is_refused_in_its_text() {
-        let tools = format!("[{}]", vec![r#"{"name":"t","inputSchema":{}}"#; 5].join(","));
-        assert_eq!(text(screen(page(&tools).as_bytes(), &limits(5, 1000, 100))), "pass");
+        let tools = format!(
+            "[{}]",
+            vec![r#"{"name":"t","inputSchema":{}}"#; 5].join(",")
+        );
+        assert_eq!(
+            text(screen(page(&tools).as_bytes(), &limits(5, 1000, 100))),
+            "pass"
+        );
         assert_eq!(
             text(screen(page(&tools).as_bytes(), &limits(4, 1000, 100))),
             r#"refused {"jsonrpc":"2.0","id":4,"error":{"code":-32603,"message":"the server listed more than 4 tools (`max_tools`)","data":"toolkit: tools/list refused"}}"#
@@ -400,8 +410,13 @@ mod tests {
 
     #[test]
     fn a_tool_whose_schema_is_over_a_bound_is_cut_out_of_the_page_and_the_others_kept() {
-        let defs: Vec<String> = (0..=MAX_SCHEMA_DEFS).map(|i| format!(r#""d{i}":{{}}"#)).collect();
-        let wide = format!(r#"{{"name":"wide","inputSchema":{{"$defs":{{{}}}}}}}"#, defs.join(","));
+        let defs: Vec<String> = (0..=MAX_SCHEMA_DEFS)
+            .map(|i| format!(r#""d{i}":{{}}"#))
+            .collect();
+        let wide = format!(
+            r#"{{"name":"wide","inputSchema":{{"$defs":{{{}}}}}}}"#,
+            defs.join(",")
+        );
         let tools = format!(
             r#"[{{"name":"a","inputSchema":{{"type":"object"}}}}, {{"name":"big","inputSchema":{{"description":"{}"}}}},{wide} ,{{"name":"b","outputSchema":{{}}}}]"#,
             "x".repeat(200)
@@ -411,11 +426,18 @@ mod tests {
             text(screen(page(&tools).as_bytes(), &limits)),
             format!(
                 "trimmed {}",
-                page(r#"[{"name":"a","inputSchema":{"type":"object"}},{"name":"b","outputSchema":{}}]"#)
+                page(
+                    r#"[{"name":"a","inputSchema":{"type":"object"}},{"name":"b","outputSchema":{}}]"#
+                )
             )
         );
-        let defs: Vec<String> = (0..MAX_SCHEMA_DEFS).map(|i| format!(r#""d{i}":{{}}"#)).collect();
-        let within = format!(r#"[{{"name":"w","inputSchema":{{"$defs":{{{}}}}}}}]"#, defs.join(","));
+        let defs: Vec<String> = (0..MAX_SCHEMA_DEFS)
+            .map(|i| format!(r#""d{i}":{{}}"#))
+            .collect();
+        let within = format!(
+            r#"[{{"name":"w","inputSchema":{{"$defs":{{{}}}}}}}]"#,
+            defs.join(",")
+        );
         let roomy = ListingLimits::default();
         assert_eq!(text(screen(page(&within).as_bytes(), &roomy)), "pass");
     }
@@ -430,7 +452,11 @@ mod tests {
             r#"{"jsonrpc":"2.0","result":{"tools":[{"name":"no id"}]}}"#,
             r#"{"jsonrpc":"2.0","id":1,"result":{"tools":[{"name":"#,
         ] {
-            assert_eq!(text(screen(message.as_bytes(), &limits)), "pass", "{message}");
+            assert_eq!(
+                text(screen(message.as_bytes(), &limits)),
+                "pass",
+                "{message}"
+            );
         }
         assert_eq!(text(screen(b"\xff\xfe", &limits)), "pass");
     }

@@ -387,7 +387,15 @@ async fn open_within(
 ) -> Result<Opened<Listener>, McpError> {
     let log_level = listener.handlers.log_level;
     let opening = async {
-        let opened = open(transport, listener, routes, max_message_bytes, listing, oauth).await?;
+        let opened = open(
+            transport,
+            listener,
+            routes,
+            max_message_bytes,
+            listing,
+            oauth,
+        )
+        .await?;
         spoken_version(&opened.service, transport)?;
         // Asked again of every new session: a level is the session's.
         if let Some(level) = log_level {

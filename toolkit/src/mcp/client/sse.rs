@@ -240,9 +240,10 @@ pub async fn read_event_stream(
     }
     while let Some(event) = events.next().await {
         match event {
-            Ok(event) => read
-                .messages
-                .extend(message_of(event, &ListingLimits::default()).and_then(|message| serde_json::to_value(message).ok())),
+            Ok(event) => read.messages.extend(
+                message_of(event, &ListingLimits::default())
+                    .and_then(|message| serde_json::to_value(message).ok()),
+            ),
             Err(err) => {
                 read.error = Some(err.to_string());
                 break;

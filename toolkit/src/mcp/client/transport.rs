@@ -275,11 +275,18 @@ pub(super) async fn open<H: ClientHandler>(
             env,
             inherit_stderr,
         } => {
-            let spawned = stdio::spawn(command, args, env, *inherit_stderr, max_message_bytes, listing)
-                .map_err(|source| McpError::Spawn {
-                    command: server.clone(),
-                    source,
-                })?;
+            let spawned = stdio::spawn(
+                command,
+                args,
+                env,
+                *inherit_stderr,
+                max_message_bytes,
+                listing,
+            )
+            .map_err(|source| McpError::Spawn {
+                command: server.clone(),
+                source,
+            })?;
             // Held across `serve`, so a server that fails the handshake is killed too.
             let group = spawned.group;
             let service = handler
