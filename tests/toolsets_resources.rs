@@ -360,6 +360,17 @@ impl Notes {
     async fn echo(&self, text: &str, #[arg(default)] times: usize) -> String {
         text.repeat(times.max(1))
     }
+
+    /// Greet someone
+    #[prompt]
+    fn greet(
+        &self,
+        #[arg(name = "for", complete = ["Ada", "Alan"])] recipient: String,
+        #[arg(name = "with-title", default)] with_title: bool,
+    ) -> String {
+        let title = if with_title { "Dr. " } else { "" };
+        format!("Hello {title}{recipient}")
+    }
 }
 
 #[tokio::test]
@@ -413,4 +424,32 @@ async fn a_path_parameter_of_a_resource_method_takes_slashes_but_never_climbs() 
         "Invalid params: template parameter `name` may not contain `/` (a template takes a \
          path as `{+name}`)"
     );
+}
+
+#[tokio::test]
+async fn a_prompt_argument_is_renamed_with_arg_name_in_its_definition_its_reads_and_completion() {
+    let prompts = Arc::new(Notes).into_prompts();
+    let greet = &prompts[1];
+    let names: Vec<(&str, bool)> = greet
+        .definition()
+        .arguments
+        .iter()
+        .map(|arg| (arg.name.as_str(), arg.required))
+        .collect();
+    assert_eq!(names, [("for", true), ("with-title", false)]);
+    let got = greet
+        .get(args(json!({"for": "Ada", "with-title": "true"})))
+        .await
+        .unwrap();
+    assert_eq!(
+        serde_json::to_value(&got).unwrap()[0]["content"]["text"],
+        "Hello Dr. Ada"
+    );
+    let err = greet
+        .get(args(json!({"recipient": "Ada"})))
+        .await
+        .unwrap_err();
+    assert_eq!(err.to_string(), "Missing required argument: for");
+    assert!(greet.completer("for").is_some());
+    assert!(greet.completer("recipient").is_none());
 }
