@@ -390,10 +390,7 @@ mod tests {
 
     #[test]
     fn a_page_with_more_tools_than_a_listing_may_hold_is_refused_in_its_text() {
-        let tools = format!(
-            "[{}]",
-            vec![r#"{"name":"t","inputSchema":{}}"#; 5].join(",")
-        );
+        let tools = format!("[{}]", [r#"{"name":"t","inputSchema":{}}"#; 5].join(","));
         assert_eq!(
             text(screen(page(&tools).as_bytes(), &limits(5, 1000, 100))),
             "pass"
