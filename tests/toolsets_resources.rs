@@ -349,10 +349,27 @@ impl Notes {
         format!("{type} note {name}")
     }
 
+    /// A note file by its path under the notes' root
+    #[resource(uri = "notes:///files/{+path}")]
+    fn file(&self, path: String) -> String {
+        format!("file {path}")
+    }
+
     /// Repeat a text
     #[prompt]
     async fn echo(&self, text: &str, #[arg(default)] times: usize) -> String {
         text.repeat(times.max(1))
+    }
+
+    /// Greet someone
+    #[prompt]
+    fn greet(
+        &self,
+        #[arg(name = "for", complete = ["Ada", "Alan"])] recipient: String,
+        #[arg(name = "with-title", default)] with_title: bool,
+    ) -> String {
+        let title = if with_title { "Dr. " } else { "" };
+        format!("Hello {title}{recipient}")
     }
 }
 
@@ -378,4 +395,61 @@ async fn raw_and_borrowed_parameters_are_filled_and_a_toolset_may_have_no_tools(
         serde_json::to_value(&twice).unwrap()[0]["content"]["text"],
         "hihi"
     );
+}
+
+#[tokio::test]
+async fn a_path_parameter_of_a_resource_method_takes_slashes_but_never_climbs() {
+    let templates = Arc::new(Notes).into_resource_templates();
+    assert_eq!(templates[1].uri_template().params(), ["path"]);
+    let read = templates[1]
+        .read("notes:///files/2026/./todo.md")
+        .await
+        .unwrap();
+    assert_eq!(read[0].text.as_deref(), Some("file 2026/todo.md"));
+    let err = templates[1]
+        .read("notes:///files/2026/..%2F..%2F..%2Fetc/passwd")
+        .await
+        .unwrap_err();
+    assert_eq!(err.code(), -32602);
+    assert_eq!(
+        err.to_string(),
+        "Invalid params: template parameter `path` climbs above its root (`..`)"
+    );
+    let err = templates[0]
+        .read("notes://todo/..%2Fsecret")
+        .await
+        .unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "Invalid params: template parameter `name` may not contain `/` (a template takes a \
+         path as `{+name}`)"
+    );
+}
+
+#[tokio::test]
+async fn a_prompt_argument_is_renamed_with_arg_name_in_its_definition_its_reads_and_completion() {
+    let prompts = Arc::new(Notes).into_prompts();
+    let greet = &prompts[1];
+    let names: Vec<(&str, bool)> = greet
+        .definition()
+        .arguments
+        .iter()
+        .map(|arg| (arg.name.as_str(), arg.required))
+        .collect();
+    assert_eq!(names, [("for", true), ("with-title", false)]);
+    let got = greet
+        .get(args(json!({"for": "Ada", "with-title": "true"})))
+        .await
+        .unwrap();
+    assert_eq!(
+        serde_json::to_value(&got).unwrap()[0]["content"]["text"],
+        "Hello Dr. Ada"
+    );
+    let err = greet
+        .get(args(json!({"recipient": "Ada"})))
+        .await
+        .unwrap_err();
+    assert_eq!(err.to_string(), "Missing required argument: for");
+    assert!(greet.completer("for").is_some());
+    assert!(greet.completer("recipient").is_none());
 }

@@ -362,3 +362,110 @@ async fn an_sse_answer_over_the_bound_fails_its_call_saying_why() {
          (`max_message_bytes`); it was dropped"
     );
 }
+
+/// Set in the child process a memory test runs its scenario in.
+const MEASURING: &str = "TOOLKIT_MEASURE_LISTING";
+
+/// This process's peak resident memory so far (`VmHWM`), in bytes.
+fn peak_rss() -> u64 {
+    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+    let kb = status
+        .lines()
+        .find_map(|line| line.strip_prefix("VmHWM:"))
+        .and_then(|rest| {
+            rest.trim()
+                .trim_end_matches("kB")
+                .trim()
+                .parse::<u64>()
+                .ok()
+        })
+        .unwrap_or(0);
+    kb * 1024
+}
+
+/// In the child: connects to the stdio misbehaving server in `mode` and prints what the
+/// connection gave and how far the peak memory grew meanwhile.
+fn measure_listing(mode: &str) {
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let script = crate::common::mcp::script("misbehaving_server.py");
+    let before = peak_rss();
+    let outcome = runtime.block_on(async {
+        let transport = McpTransport::stdio("python3").args([script.as_str(), "stdio", mode]);
+        match McpClient::builder(transport)
+            .connect_timeout(Duration::from_secs(60))
+            .connect()
+            .await
+        {
+            Ok(client) => format!("tools {:?}", client.tool_names()),
+            Err(err) => format!("error {err}"),
+        }
+    });
+    println!("outcome: {outcome}");
+    println!("grew: {}", peak_rss().saturating_sub(before));
+}
+
+/// Runs the test `name` of this binary alone in a child process (its peak memory its own),
+/// and returns what it printed: its outcome and how many bytes its peak grew.
+fn measured_in_child(name: &str) -> (String, u64) {
+    let output = std::process::Command::new(std::env::current_exe().unwrap())
+        .args([
+            name,
+            "--exact",
+            "--nocapture",
+            "--test-threads=1",
+            "--quiet",
+        ])
+        .env(MEASURING, "1")
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let field = |key: &str| {
+        stdout
+            .lines()
+            .find_map(|line| line.split_once(key).map(|(_, value)| value))
+            .unwrap_or_else(|| panic!("no {key} in {stdout}"))
+            .to_owned()
+    };
+    let grew = field("grew: ").parse().unwrap();
+    eprintln!("{name}: peak grew {} MB", grew >> 20);
+    (field("outcome: "), grew)
+}
+
+/// rmcp parses a page through serde's buffered untagged enums: one page of 100,000 tools
+/// (5.5 MB) held 379 MB before `max_tools` refused it. Screened in its text, the page costs
+/// about its size.
+#[test]
+fn a_page_of_100000_tools_is_refused_at_about_the_cost_of_its_text() {
+    if std::env::var_os(MEASURING).is_some() {
+        return measure_listing("many-tools");
+    }
+    let (outcome, grew) = measured_in_child(
+        "client_hardening::a_page_of_100000_tools_is_refused_at_about_the_cost_of_its_text",
+    );
+    let script = crate::common::mcp::script("misbehaving_server.py");
+    assert_eq!(
+        outcome,
+        format!(
+            "error the MCP server python3 {script} stdio many-tools failed tools/list: the \
+             server listed more than 10000 tools (`max_tools`)"
+        )
+    );
+    assert!(grew < 64 << 20, "peak grew {} MB", grew >> 20);
+}
+
+/// A 6.3 MB schema of 100,000 flat `$defs` was left out only once rmcp had parsed it, at
+/// 296 MB. Cut out of the page in its text, it costs about its size, and the other tool stays.
+#[test]
+fn a_huge_schema_is_cut_out_of_its_page_at_about_the_cost_of_its_text() {
+    if std::env::var_os(MEASURING).is_some() {
+        return measure_listing("huge-schema");
+    }
+    let (outcome, grew) = measured_in_child(
+        "client_hardening::a_huge_schema_is_cut_out_of_its_page_at_about_the_cost_of_its_text",
+    );
+    assert_eq!(outcome, r#"tools ["echo"]"#);
+    assert!(grew < 64 << 20, "peak grew {} MB", grew >> 20);
+}

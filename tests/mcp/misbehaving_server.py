@@ -1,14 +1,17 @@
 """A scripted MCP server over Streamable HTTP (stdlib only) that misbehaves on purpose.
 
-    python3 misbehaving_server.py PORT paginate|flood|fail-first|huge-json|huge-sse|wide-schema [BYTES]
+    python3 misbehaving_server.py PORT paginate|flood|fail-first|huge-json|huge-sse|wide-schema|many-tools|huge-schema [BYTES]
+    python3 misbehaving_server.py stdio many-tools|huge-schema
 
 `paginate`: every `tools/list` page names a next cursor, forever. `flood`: a `tools/call`
 answer is an SSE stream of 10,000 `notifications/tools/list_changed` before its result.
 `fail-first`: the first `tools/call` of each tool gets HTTP 502, as a load balancer answers
 when the replica running it dies; `echo` is annotated idempotent, `file` is not. `huge-json`
 and `huge-sse`: a `tools/call` answer holds a text of BYTES bytes, as a JSON body or as one SSE
-event. `wide-schema`: the input schema of `file` has 2,000 flat `$defs`, all used. Each
-line it prints on stdout is the method of a request it got, for the test to count.
+event. `wide-schema`: the input schema of `file` has 2,000 flat `$defs`, all used.
+`many-tools`: one page of 100,000 tools. `huge-schema`: the input schema of `file` has 100,000
+flat `$defs` (6.3 MB). Over HTTP, each line it prints on stdout is the method of a request it
+got, for the test to count; with `stdio` instead of a port, it speaks MCP on stdin and stdout.
 """
 
 import json
@@ -24,6 +27,12 @@ WIDE = {"name": "file", "description": "File", "inputSchema": {
     "type": "object",
     "properties": {f"p{i}": {"$ref": f"#/$defs/d{i}"} for i in range(2000)},
     "$defs": {f"d{i}": {"type": "string"} for i in range(2000)}}}
+MANY = [{"name": f"t{i}", "inputSchema": {"type": "object"}}
+        for i in range(100_000)] if MODE == "many-tools" else []
+HUGE = {"name": "file", "description": "File", "inputSchema": {
+    "type": "object",
+    "$defs": {f"d{i}": {"type": "string", "description": "a string field"}
+              for i in range(100_000)}}} if MODE == "huge-schema" else None
 FAILED = set()
 PRINTING = threading.Lock()
 
@@ -35,6 +44,10 @@ def result(method, params):
                 "serverInfo": {"name": "misbehaving", "version": "1"}}
     if method == "tools/list":
         page = {"tools": [TOOL, WIDE if MODE == "wide-schema" else FILE]}
+        if MODE == "many-tools":
+            page = {"tools": MANY}
+        if MODE == "huge-schema":
+            page = {"tools": [TOOL, HUGE]}
         if MODE == "paginate":
             page["nextCursor"] = "again"
         return page
@@ -91,4 +104,17 @@ class Handler(BaseHTTPRequestHandler):
         self.do_GET()
 
 
-ThreadingHTTPServer(("127.0.0.1", int(sys.argv[1])), Handler).serve_forever()
+def serve_stdio():
+    for line in sys.stdin:
+        message = json.loads(line)
+        if "id" in message and "method" in message:
+            answer = {"jsonrpc": "2.0", "id": message["id"],
+                      "result": result(message["method"], message.get("params") or {})}
+            sys.stdout.write(json.dumps(answer) + "\n")
+            sys.stdout.flush()
+
+
+if sys.argv[1] == "stdio":
+    serve_stdio()
+else:
+    ThreadingHTTPServer(("127.0.0.1", int(sys.argv[1])), Handler).serve_forever()

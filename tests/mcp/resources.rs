@@ -34,6 +34,7 @@ fn server() -> McpServer {
         .expect("a valid template")
         .description("A file by directory and name");
     let users = ResourceTemplateDefinition::new("users://{id}/profile", "profile").expect("valid");
+    let documents = ResourceTemplateDefinition::new("file:///{+path}", "document").expect("valid");
     let review = PromptDefinition::new("review")
         .title("Code review")
         .description("Review a piece of code")
@@ -59,6 +60,10 @@ fn server() -> McpServer {
                 Ok::<_, RequestError>(json!({"id": id}))
             },
         ))
+        .with_resource_template(ResourceTemplateProxy::from_fn(documents, |params| {
+            let path: String = arg(&params, "path")?;
+            Ok::<_, RequestError>(path)
+        }))
         .with_prompt(
             PromptProxy::from_fn(review, |args| {
                 let code: String = arg(&args, "code")?;
@@ -132,11 +137,11 @@ async fn resources_and_templates_are_listed_and_read_over_http() {
 async fn template_parameters_are_extracted_percent_decoded_and_typed() {
     let (handle, client) = http_client().await;
     let read = client
-        .read_resource("files://my%20docs/a%2Fb.txt")
+        .read_resource("files://my%20docs/a%2Bb.txt")
         .await
         .expect("read");
-    assert_eq!(read[0].text.as_deref(), Some("my docs|a/b.txt"));
-    assert_eq!(read[0].uri, "files://my%20docs/a%2Fb.txt");
+    assert_eq!(read[0].text.as_deref(), Some("my docs|a+b.txt"));
+    assert_eq!(read[0].uri, "files://my%20docs/a%2Bb.txt");
     let profile = client
         .read_resource("users://42/profile")
         .await
@@ -156,9 +161,66 @@ async fn template_parameters_are_extracted_percent_decoded_and_typed() {
 }
 
 #[tokio::test]
+async fn template_parameters_that_climb_or_carry_control_characters_are_refused_naming_them() {
+    let (handle, client) = http_client().await;
+    let slash =
+        "template parameter `name` may not contain `/` (a template takes a path as `{+name}`)";
+    let climbs = "template parameter `path` climbs above its root (`..`)";
+    let control = "may not contain control characters (NUL, CR, LF...)";
+    for (uri, refusal) in [
+        ("files://docs/../../etc/passwd", slash.to_owned()),
+        ("files://docs/%2e%2e%2fetc", slash.to_owned()),
+        (
+            "files://docs/a%00.txt",
+            format!("template parameter `name` {control}"),
+        ),
+        (
+            "files://docs/a%0d%0aX",
+            format!("template parameter `name` {control}"),
+        ),
+        (
+            "files://%zz/x",
+            "template parameter `dir` has a `%` that is not followed by two hex digits".to_owned(),
+        ),
+        ("file:///../../etc/passwd", climbs.to_owned()),
+        (
+            "file:///docs/%2e%2e%2f%2e%2e%2fetc/passwd",
+            climbs.to_owned(),
+        ),
+        (
+            "file:///docs/a%00",
+            format!("template parameter `path` {control}"),
+        ),
+        (
+            "file:///docs/a%0d%0a",
+            format!("template parameter `path` {control}"),
+        ),
+    ] {
+        let err = client.read_resource(uri).await.unwrap_err().to_string();
+        assert!(
+            err.ends_with(&format!(
+                "resources/read: Mcp error: -32602: Invalid params: {refusal}"
+            )),
+            "{uri}: {err}"
+        );
+    }
+    let read = client
+        .read_resource("file:///docs/./2026/../a%20b.txt")
+        .await
+        .expect("read");
+    assert_eq!(read[0].text.as_deref(), Some("docs/a b.txt"));
+    let read = client
+        .read_resource("files://docs/notes..txt")
+        .await
+        .expect("read");
+    assert_eq!(read[0].text.as_deref(), Some("docs|notes..txt"));
+    handle.shutdown().await.expect("shutdown");
+}
+
+#[tokio::test]
 async fn an_unknown_uri_is_resource_not_found() {
     let (handle, client) = http_client().await;
-    for uri in ["docs://nothing", "users://7/posts", "files://%zz/x"] {
+    for uri in ["docs://nothing", "users://7/posts", "files://x"] {
         let err = client.read_resource(uri).await.unwrap_err().to_string();
         assert!(err.contains("-32002") && err.contains(uri), "{uri}: {err}");
     }

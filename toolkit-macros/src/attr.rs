@@ -324,6 +324,8 @@ pub(crate) struct ArgAttrs {
     pub from_state: Option<Spanned<Option<String>>>,
     /// `complete = ["a", ...]` or `complete = method`, at the key.
     pub complete: Option<Spanned<Completion>>,
+    /// `name = "..."`: a prompt argument's name, at the literal.
+    pub name: Option<Spanned<String>>,
 }
 
 /// How a prompt argument or a template parameter is completed (MCP `completion/complete`).
@@ -356,6 +358,12 @@ pub(crate) fn parse_arg_attrs(cx: &Ctxt, attr: &syn::Attribute, into: &mut ArgAt
             into.complete = Some(Spanned {
                 value: completion(&meta)?,
                 span,
+            });
+        } else if meta.path == NAME {
+            let lit: LitStr = meta.value()?.parse()?;
+            into.name = Some(Spanned {
+                value: lit.value(),
+                span: lit.span(),
             });
         } else if meta.path == FROM_STATE {
             into.from_state = Some(if meta.input.peek(syn::Token![=]) {

@@ -1,11 +1,12 @@
-//! `#[resource]` URI templates (RFC 6570, level 1, as the runtime's `UriTemplate` reads them): `users://{id}/profile` is literal text and `{name}`
+//! `#[resource]` URI templates as the runtime's `UriTemplate` reads them (RFC 6570 level 1, and
+//! level 2's `{+name}` for a path): `users://{id}/profile` is literal text and `{name}`
 //! expressions, each filled by the method parameter of that name.
 
 /// One piece of a template.
 #[derive(Debug, PartialEq, Eq)]
 pub(crate) enum Part {
     Literal(String),
-    /// `{name}`.
+    /// `{name}`, or `{+name}` (a path: the runtime lets it hold `/`), by its name.
     Variable(String),
 }
 
@@ -49,8 +50,10 @@ pub(crate) fn parse(template: &str) -> Result<Vec<Part>, String> {
     Ok(parts)
 }
 
-/// The variable of one `{...}` expression: a plain name, as the method's parameter is spelled.
+/// The variable of one `{...}` expression: a plain name, as the method's parameter is spelled,
+/// after a `+` for a path.
 fn variable(template: &str, expression: &str) -> Result<String, String> {
+    let expression = expression.strip_prefix('+').unwrap_or(expression);
     if expression.is_empty() {
         return Err(format!(
             "URI template `{template}` has an empty `{{}}`: write the parameter's name in it"
@@ -63,7 +66,7 @@ fn variable(template: &str, expression: &str) -> Result<String, String> {
     {
         return Err(format!(
             "URI template `{template}`: the operator `{operator}` in `{{{expression}}}` is not \
-             supported; use plain `{{name}}` expressions"
+             supported; use `{{name}}`, or `{{+name}}` for a path"
         ));
     }
     let is_name = expression
@@ -112,6 +115,10 @@ mod tests {
             [lit("users://"), var("id"), lit("/posts/"), var("post_id")]
         );
         assert_eq!(parse("test://static").unwrap(), [lit("test://static")]);
+        assert_eq!(
+            parse("file:///{+path}").unwrap(),
+            [lit("file:///"), var("path")]
+        );
     }
 
     #[test]
@@ -120,7 +127,9 @@ mod tests {
             ("a://{id", "never closed"),
             ("a://id}", "closes nothing"),
             ("a://{}", "empty"),
-            ("a://{+path}", "operator `+`"),
+            ("a://{?q}", "operator `?`"),
+            ("a://{++x}", "operator `+`"),
+            ("a://{+}", "empty"),
             ("a://{a,b}", "not a parameter name"),
             ("a://{id:3}", "not a parameter name"),
             ("a://{1st}", "not a parameter name"),

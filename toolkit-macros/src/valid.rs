@@ -330,6 +330,13 @@ fn check_arg(cx: &Ctxt, arg: &Arg) {
              writes a tool's arguments, nobody completes them",
         );
     }
+    if let Some(name) = &arg.rename {
+        cx.error_at(
+            name.span,
+            "`name` renames a prompt argument only: a tool's argument is named by its parameter \
+             (`r#type` for a keyword)",
+        );
+    }
     if let (Some(default), Some(_)) = (&arg.default, arg.required) {
         cx.error_at(
             default.span,

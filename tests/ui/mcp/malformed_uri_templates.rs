@@ -15,9 +15,9 @@ impl Files {
         String::new()
     }
 
-    #[resource(uri = "files://{+path}")]
-    fn reserved(&self, path: String) -> String {
-        path
+    #[resource(uri = "files://{?q}")]
+    fn query(&self, q: String) -> String {
+        q
     }
 
     #[resource(uri = "files://{a}/{a}")]

@@ -83,6 +83,8 @@ pub(crate) struct Arg {
     pub from_state: Option<Spanned<String>>,
     /// `#[arg(complete = ...)]`: for prompt arguments and template parameters only.
     pub complete: Option<Spanned<attr::Completion>>,
+    /// `#[arg(name = "...")]`: a prompt argument's name, when not its parameter's.
+    pub rename: Option<Spanned<String>>,
 }
 
 impl Toolset {
@@ -328,12 +330,22 @@ impl Arg {
             required: arg_attrs.required,
             from_state,
             complete: arg_attrs.complete,
+            rename: arg_attrs.name,
         }
     }
 
     /// The argument's name as the model sends it (`r#type` -> `type`).
     pub(crate) fn key(&self) -> String {
         self.ident.as_ref().map(unraw).unwrap_or_default()
+    }
+
+    /// A prompt argument's name as a client sends it: its `#[arg(name = "...")]`, else
+    /// [`key`](Self::key). Only prompts take a `name`; `valid` refuses it elsewhere.
+    pub(crate) fn wire_name(&self) -> String {
+        match &self.rename {
+            Some(name) => name.value.clone(),
+            None => self.key(),
+        }
     }
 }
 

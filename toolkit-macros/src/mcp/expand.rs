@@ -154,7 +154,7 @@ fn prompt(p: &TokenStream, toolset: &Toolset, prompt: &PromptFn) -> TokenStream 
         .map(|d| quote!(.description(#d)));
     let icons = icons(p, &prompt.icons);
     let arguments = prompt.method.args.iter().map(|arg| {
-        let key = arg.key();
+        let key = arg.wire_name();
         let kind = if is_optional(arg) {
             quote!(optional)
         } else {
@@ -270,7 +270,7 @@ fn body(p: &TokenStream, method: &Method, check: &str, params: Params) -> TokenS
 /// The statement that parses one parameter from the client's strings, or returns the error.
 fn read(p: &TokenStream, arg: &Arg, map: &syn::Ident) -> TokenStream {
     let bind = binding(arg);
-    let key = arg.key();
+    let key = arg.wire_name();
     let ty = decoded_type(p, arg);
     let fail = quote!(#p::std::result::Result::Err(__toolkit_err) => return #p::std::result::Result::Err(__toolkit_err));
     match &arg.default {
@@ -306,7 +306,7 @@ fn completers(p: &TokenStream, toolset: &Toolset, method: &Method) -> Vec<TokenS
         .iter()
         .filter_map(|arg| {
             let complete = arg.complete.as_ref()?;
-            let key = arg.key();
+            let key = arg.wire_name();
             let completer = match &complete.value {
                 Completion::Values(values) => {
                     let values = values.iter().map(|v| &v.value);

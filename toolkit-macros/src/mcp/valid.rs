@@ -148,6 +148,7 @@ fn check_template_param(cx: &Ctxt, arg: &Arg) {
         arg.default.as_ref().map(|d| d.span),
         arg.required,
         arg.from_state.as_ref().map(|s| s.span),
+        arg.rename.as_ref().map(|n| n.span),
     ];
     for span in others.into_iter().flatten() {
         cx.error_at(
@@ -180,6 +181,34 @@ fn check_prompt(cx: &Ctxt, prompt: &PromptFn) {
             );
         }
         check_completion(cx, arg);
+    }
+    check_argument_names(cx, prompt);
+}
+
+/// A renamed argument has a name, and no two arguments share one.
+fn check_argument_names(cx: &Ctxt, prompt: &PromptFn) {
+    let mut seen = BTreeSet::new();
+    for arg in &prompt.method.args {
+        let Some(name) = &arg.rename else {
+            seen.insert(arg.key());
+            continue;
+        };
+        if name.value.trim().is_empty() {
+            cx.error_at(name.span, "a prompt argument's `name` cannot be empty");
+        }
+    }
+    for arg in &prompt.method.args {
+        if let Some(name) = &arg.rename
+            && !seen.insert(name.value.clone())
+        {
+            cx.error_at(
+                name.span,
+                format!(
+                    "prompt `{}` has two arguments named `{}`",
+                    prompt.name.value, name.value
+                ),
+            );
+        }
     }
 }
 

@@ -354,17 +354,22 @@ impl ResourceTemplateProxy {
         self.definition.uri_template.matches(uri).is_some()
     }
 
-    /// Reads `uri`: [`RequestError::ResourceNotFound`] when the template does not match it, and
-    /// a panic in the body is [`RequestError::Failed`].
+    /// Reads `uri`: [`RequestError::ResourceNotFound`] when the template does not match it,
+    /// [`RequestError::InvalidParams`] when a parameter's value is refused (see
+    /// [`UriTemplate`]), and a panic in the body is [`RequestError::Failed`].
     pub fn read(
         &self,
         uri: &str,
     ) -> BoxFuture<'static, Result<Vec<ResourceContents>, RequestError>> {
-        let Some(params) = self.definition.uri_template.matches(uri) else {
-            let err = RequestError::ResourceNotFound {
-                uri: uri.to_owned(),
-            };
-            return Box::pin(std::future::ready(Err(err)));
+        let params = match self.definition.uri_template.matches(uri) {
+            Some(Ok(params)) => params,
+            Some(Err(err)) => return Box::pin(std::future::ready(Err(err))),
+            None => {
+                let err = RequestError::ResourceNotFound {
+                    uri: uri.to_owned(),
+                };
+                return Box::pin(std::future::ready(Err(err)));
+            }
         };
         let uri = uri.to_owned();
         guarded(|| (self.read)(uri, params))

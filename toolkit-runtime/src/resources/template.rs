@@ -1,25 +1,43 @@
-//! RFC 6570 level-1 URI templates (`users://{id}/profile`): parsed once, matched against the
-//! URIs a client reads, and their parameters percent-decoded.
+//! RFC 6570 URI templates of level 1 plus reserved expansion (`users://{id}/profile`,
+//! `file:///{+path}`): parsed once, matched against the URIs a client reads, and their
+//! parameters percent-decoded and checked before a body sees them.
 
 use std::fmt;
 
+use percent_encoding::percent_decode_str;
 use serde_json::{Map, Value};
 
-/// A URI template of RFC 6570 level 1: literal text and `{name}` parameters.
+use super::RequestError;
+
+/// A URI template: literal text, `{name}` parameters and `{+name}` path parameters (RFC 6570
+/// level 1, and level 2's reserved expansion, its spelling for "may contain `/`").
 ///
 /// Matching reads each parameter up to the literal text that follows it (the whole rest of the
 /// URI for a last parameter) and percent-decodes it; a parameter never matches an empty string.
+/// A decoded value is then checked, as a client chose it: no parameter holds a control
+/// character (NUL, CR, LF...) or a `\`; a `{name}` holds no `/` and is not `.` or `..`; a
+/// `{+name}` is a relative path that never climbs above its root (`.` and empty segments are
+/// dropped, `a/../b` is `b`, a `..` with nothing left to climb out of is refused). A value that
+/// fails is a [`RequestError::InvalidParams`] (`-32602`) naming the parameter.
 ///
 /// ```
 /// use toolkit::resources::UriTemplate;
 ///
 /// let template = UriTemplate::parse("users://{id}/posts/{post}").unwrap();
 /// assert_eq!(template.params(), ["id", "post"]);
-/// let params = template.matches("users://ada%20l/posts/7").unwrap();
+/// let params = template.matches("users://ada%20l/posts/7").unwrap().unwrap();
 /// assert_eq!(params["id"], "ada l");
 /// assert_eq!(params["post"], "7");
 /// assert!(template.matches("users://ada/comments/7").is_none());
 /// assert!(UriTemplate::parse("users://{id").is_err());
+///
+/// let files = UriTemplate::parse("file:///{+path}").unwrap();
+/// assert_eq!(files.matches("file:///docs/./a.txt").unwrap().unwrap()["path"], "docs/a.txt");
+/// let err = files.matches("file:///docs/../../etc/passwd").unwrap().unwrap_err();
+/// assert_eq!(
+///     err.to_string(),
+///     "Invalid params: template parameter `path` climbs above its root (`..`)"
+/// );
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct UriTemplate {
@@ -30,7 +48,11 @@ pub struct UriTemplate {
 #[derive(Debug, Clone, PartialEq, Eq)]
 enum Part {
     Literal(String),
-    Param(String),
+    /// `{name}`, or `{+name}` when `path`.
+    Param {
+        name: String,
+        path: bool,
+    },
     /// A template this parser cannot read: it matches nothing.
     Opaque,
 }
@@ -47,8 +69,9 @@ pub struct UriTemplateError {
 
 impl UriTemplate {
     /// Parses a template: `{` and `}` in pairs around a parameter name of ASCII letters,
-    /// digits and `_`, no two parameters side by side (nothing could tell where one ends), no
-    /// parameter named twice. Level-2+ operators (`{+path}`, `{?q}`) are refused.
+    /// digits and `_` (after a `+` for a path), no two parameters side by side (nothing could
+    /// tell where one ends), no parameter named twice. Other operators (`{?q}`, `{#x}`, `{/x}`)
+    /// are refused.
     pub fn parse(template: &str) -> Result<Self, UriTemplateError> {
         let fail = |problem: String| UriTemplateError {
             template: template.to_owned(),
@@ -67,21 +90,31 @@ impl UriTemplate {
             let close = after
                 .find('}')
                 .ok_or_else(|| fail("a `{` without its `}`".into()))?;
-            let name = &after[..close];
+            let expression = &after[..close];
+            let (name, path) = match expression.strip_prefix('+') {
+                Some(name) => (name, true),
+                None => (expression, false),
+            };
             if name.is_empty() || !name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_') {
                 return Err(fail(format!(
-                    "parameter {name:?} is not a name of letters, digits and `_` (only level-1 `{{name}}` parameters are supported)"
+                    "parameter {expression:?} is not a name of letters, digits and `_` (only `{{name}}` and `{{+name}}` parameters are supported)"
                 )));
             }
-            if matches!(parts.last(), Some(Part::Param(_))) {
+            if matches!(parts.last(), Some(Part::Param { .. })) {
                 return Err(fail(format!(
                     "parameter `{name}` follows another with nothing between them"
                 )));
             }
-            if parts.contains(&Part::Param(name.to_owned())) {
+            if parts
+                .iter()
+                .any(|part| matches!(part, Part::Param { name: seen, .. } if seen == name))
+            {
                 return Err(fail(format!("parameter `{name}` appears twice")));
             }
-            parts.push(Part::Param(name.to_owned()));
+            parts.push(Part::Param {
+                name: name.to_owned(),
+                path,
+            });
             rest = &after[close + 1..];
         }
         if !rest.is_empty() {
@@ -93,7 +126,7 @@ impl UriTemplate {
         })
     }
 
-    /// A template a peer sent, kept as written: parsed when it parses, else (a level-2+
+    /// A template a peer sent, kept as written: parsed when it parses, else (a `{?q}`
     /// template, say) with no parameters and matching no URI. What a client lists.
     ///
     /// ```
@@ -115,27 +148,28 @@ impl UriTemplate {
         &self.source
     }
 
-    /// The parameters' names, in order.
+    /// The parameters' names, in order (without a path's `+`).
     pub fn params(&self) -> Vec<&str> {
         self.parts
             .iter()
             .filter_map(|part| match part {
-                Part::Param(name) => Some(name.as_str()),
+                Part::Param { name, .. } => Some(name.as_str()),
                 Part::Literal(_) | Part::Opaque => None,
             })
             .collect()
     }
 
-    /// The parameters `uri` fills, percent-decoded, as JSON strings; `None` when it does not
-    /// match.
-    pub fn matches(&self, uri: &str) -> Option<Map<String, Value>> {
-        let mut params = Map::new();
+    /// The parameters `uri` fills, percent-decoded and checked, as JSON strings: `None` when
+    /// `uri` does not have the template's shape, an error naming the parameter when it does
+    /// but a value is refused (see [`UriTemplate`]).
+    pub fn matches(&self, uri: &str) -> Option<Result<Map<String, Value>, RequestError>> {
+        let mut found = Vec::new();
         let mut rest = uri;
         let mut parts = self.parts.iter().peekable();
         while let Some(part) = parts.next() {
             match part {
                 Part::Literal(text) => rest = rest.strip_prefix(text.as_str())?,
-                Part::Param(name) => {
+                Part::Param { name, path } => {
                     let end = match parts.peek() {
                         Some(Part::Literal(next)) => rest.find(next.as_str())?,
                         _ => rest.len(),
@@ -143,13 +177,23 @@ impl UriTemplate {
                     if end == 0 {
                         return None;
                     }
-                    params.insert(name.clone(), Value::String(percent_decode(&rest[..end])?));
+                    found.push((name, *path, &rest[..end]));
                     rest = &rest[end..];
                 }
                 Part::Opaque => return None,
             }
         }
-        rest.is_empty().then_some(params)
+        if !rest.is_empty() {
+            return None;
+        }
+        let params = found.into_iter().map(|(name, path, raw)| {
+            let refused = |problem: &str| RequestError::InvalidParams {
+                message: format!("template parameter `{name}` {problem}"),
+            };
+            let value = checked(raw, path).map_err(refused)?;
+            Ok((name.clone(), Value::String(value)))
+        });
+        Some(params.collect())
     }
 }
 
@@ -159,58 +203,178 @@ impl fmt::Display for UriTemplate {
     }
 }
 
-/// `%XX` sequences decoded; `None` for a bad escape or bytes that are not UTF-8.
-fn percent_decode(text: &str) -> Option<String> {
-    let bytes = text.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        if bytes[i] == b'%' {
-            let hex = text.get(i + 1..i + 3)?;
-            out.push(u8::from_str_radix(hex, 16).ok()?);
-            i += 3;
-        } else {
-            out.push(bytes[i]);
-            i += 1;
+/// One parameter's text, percent-decoded and checked: a path normalized, anything else whole.
+/// The error says what is wrong, after the parameter's name.
+fn checked(raw: &str, path: bool) -> Result<String, &'static str> {
+    // `percent_decode_str` passes a bad escape through as it is: refused here instead.
+    let escapes = raw.match_indices('%').all(|(at, _)| {
+        raw.get(at + 1..at + 3)
+            .is_some_and(|hex| hex.bytes().all(|b| b.is_ascii_hexdigit()))
+    });
+    if !escapes {
+        return Err("has a `%` that is not followed by two hex digits");
+    }
+    let value = percent_decode_str(raw)
+        .decode_utf8()
+        .map_err(|_| "is not UTF-8 once percent-decoded")?;
+    if value.chars().any(char::is_control) {
+        return Err("may not contain control characters (NUL, CR, LF...)");
+    }
+    if value.contains('\\') {
+        return Err("may not contain `\\`");
+    }
+    if !path {
+        if value.contains('/') {
+            return Err("may not contain `/` (a template takes a path as `{+name}`)");
+        }
+        if value == "." || value == ".." {
+            return Err("may not be `.` or `..`");
+        }
+        return Ok(value.into_owned());
+    }
+    let mut segments: Vec<&str> = Vec::new();
+    for segment in value.split('/') {
+        match segment {
+            "" | "." => {}
+            ".." => {
+                segments.pop().ok_or("climbs above its root (`..`)")?;
+            }
+            segment => segments.push(segment),
         }
     }
-    String::from_utf8(out).ok()
+    if segments.is_empty() {
+        return Err("names no path once `.`, `..` and empty segments are resolved");
+    }
+    Ok(segments.join("/"))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
+    fn read(template: &str, uri: &str) -> Option<Result<String, String>> {
+        let params = UriTemplate::parse(template).unwrap().matches(uri)?;
+        Some(
+            params
+                .map(|params| {
+                    params
+                        .values()
+                        .map(|v| v.as_str().unwrap().to_owned())
+                        .collect()
+                })
+                .map_err(|err| err.to_string()),
+        )
+    }
+
     #[test]
-    fn a_last_parameter_takes_the_rest_and_a_bad_escape_does_not_match() {
-        let template = UriTemplate::parse("file:///{path}").unwrap();
+    fn a_last_parameter_takes_the_rest_and_an_empty_one_does_not_match() {
         assert_eq!(
-            template.matches("file:///a/b.txt").unwrap()["path"],
-            "a/b.txt"
+            read("file:///{+path}", "file:///a/b.txt"),
+            Some(Ok("a/b.txt".into()))
         );
-        assert!(template.matches("file:///%zz").is_none());
-        assert!(template.matches("file:///%e2%82").is_none());
-        assert!(template.matches("file:///").is_none());
+        assert_eq!(read("file:///{path}", "file:///"), None);
+        assert_eq!(read("a://{x}/end", "a://x/more"), None);
+    }
+
+    #[test]
+    fn a_bad_escape_or_bytes_that_are_not_utf8_are_refused_naming_the_parameter() {
+        assert_eq!(
+            read("file:///{path}", "file:///%zz"),
+            Some(Err(
+                "Invalid params: template parameter `path` has a `%` that is not \
+                      followed by two hex digits"
+                    .into()
+            ))
+        );
+        assert_eq!(
+            read("file:///{path}", "file:///%e2%82"),
+            Some(Err(
+                "Invalid params: template parameter `path` is not UTF-8 once percent-decoded"
+                    .into()
+            ))
+        );
+    }
+
+    #[test]
+    fn a_plain_parameter_refuses_slashes_dots_and_control_characters() {
+        let refused = |uri: &str| read("file:///{name}", uri).unwrap().unwrap_err();
+        let slash = "Invalid params: template parameter `name` may not contain `/` (a template \
+                     takes a path as `{+name}`)";
+        assert_eq!(refused("file:///../../etc/passwd"), slash);
+        assert_eq!(refused("file:///%2e%2e%2fetc"), slash);
+        assert_eq!(refused("file:///a%2Fb"), slash);
+        assert_eq!(
+            refused("file:///.."),
+            "Invalid params: template parameter `name` may not be `.` or `..`"
+        );
+        let control = "Invalid params: template parameter `name` may not contain control \
+                       characters (NUL, CR, LF...)";
+        assert_eq!(refused("file:///a%00b"), control);
+        assert_eq!(refused("file:///a%0d%0aSet-Cookie"), control);
+        assert_eq!(refused("file:///a%7F"), control);
+        assert_eq!(
+            refused("file:///..%5c..%5cwin.ini"),
+            "Invalid params: template parameter `name` may not contain `\\`"
+        );
+        assert_eq!(
+            read("file:///{name}", "file:///report%20v2..txt"),
+            Some(Ok("report v2..txt".into()))
+        );
+    }
+
+    #[test]
+    fn a_path_parameter_is_normalized_and_never_climbs_above_its_root() {
+        let path = |uri: &str| read("file:///{+path}", uri).unwrap();
+        assert_eq!(path("file:///docs/./a//b.txt"), Ok("docs/a/b.txt".into()));
+        assert_eq!(path("file:///docs/../b.txt"), Ok("b.txt".into()));
+        // A leading `/` would make the path absolute where a body joins it to its root.
+        assert_eq!(path("file:////etc/passwd"), Ok("etc/passwd".into()));
+        let climbs = "Invalid params: template parameter `path` climbs above its root (`..`)";
+        assert_eq!(path("file:///../../etc/passwd"), Err(climbs.into()));
+        assert_eq!(path("file:///%2e%2e%2fetc/passwd"), Err(climbs.into()));
+        assert_eq!(path("file:///a/../../b"), Err(climbs.into()));
+        assert_eq!(
+            path("file:///a/%00"),
+            Err(
+                "Invalid params: template parameter `path` may not contain control \
+                 characters (NUL, CR, LF...)"
+                    .into()
+            )
+        );
+        assert_eq!(
+            path("file:///./"),
+            Err(
+                "Invalid params: template parameter `path` names no path once `.`, `..` and \
+                 empty segments are resolved"
+                    .into()
+            )
+        );
     }
 
     #[test]
     fn malformed_templates_are_refused_with_the_reason() {
         for (template, problem) in [
             ("a://{}", "is not a name"),
-            ("a://{+path}", "only level-1"),
-            ("a://{x}{y}", "nothing between"),
-            ("a://{x}/{x}", "twice"),
+            ("a://{+}", "is not a name"),
+            ("a://{?q}", "only `{name}` and `{+name}`"),
+            ("a://{#x}", "only `{name}` and `{+name}`"),
+            ("a://{x}{+y}", "nothing between"),
+            ("a://{x}/{+x}", "twice"),
             ("a://x}", "without its `{`"),
         ] {
             let err = UriTemplate::parse(template).unwrap_err();
             assert!(err.to_string().contains(problem), "{template}: {err}");
         }
+        assert_eq!(
+            UriTemplate::parse("a://{+path}").unwrap().params(),
+            ["path"]
+        );
     }
 
     #[test]
     fn a_template_without_parameters_matches_only_itself() {
         let template = UriTemplate::parse("a://fixed").unwrap();
-        assert!(template.matches("a://fixed").unwrap().is_empty());
+        assert!(template.matches("a://fixed").unwrap().unwrap().is_empty());
         assert!(template.matches("a://fixed/more").is_none());
     }
 }

@@ -200,6 +200,7 @@ impl McpClientBuilder {
             self.transport,
             self.options.reconnect,
             self.options.max_message_bytes,
+            self.options.listing,
             self.options.handlers.clone(),
             oauth,
         )

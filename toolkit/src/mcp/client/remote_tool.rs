@@ -7,7 +7,7 @@ use rmcp::model::CallToolResult;
 use serde_json::{Value, json};
 
 use super::Options;
-use super::listing::json_len_within;
+use super::listing::{SchemaRefused, json_len_within};
 use super::session::Session;
 use crate::mcp::passthrough;
 use crate::schema::{InlineError, inline_refs};
@@ -18,8 +18,8 @@ use crate::{ToolAnnotations, ToolDefinition, ToolProxy};
 pub(super) enum LeftOut {
     #[error(transparent)]
     Schema(#[from] InlineError),
-    #[error("its {which} schema is larger than {limit} bytes (`max_schema_bytes`)")]
-    SchemaTooLarge { which: &'static str, limit: usize },
+    #[error(transparent)]
+    Refused(#[from] SchemaRefused),
 }
 
 /// One remote tool as an async proxy that calls through the shared session, or why it cannot
@@ -78,14 +78,16 @@ pub(super) fn remote_tool(
 /// The server's description of a tool, renamed with the prefix, `$ref`s inlined.
 fn definition(options: &Options, tool: &rmcp::model::Tool) -> Result<ToolDefinition, LeftOut> {
     let limit = options.listing.max_schema_bytes;
-    // Inlining can multiply a schema's size: measure it first, as the server sent it.
+    // Inlining can multiply a schema's size: measure it first, as the server sent it. Over
+    // stdio and SSE the page was screened in its text already; rmcp's Streamable HTTP client
+    // hands over a body it parsed itself, so this is the check there.
     let schemas = [
         ("input", Some(&tool.input_schema)),
         ("output", tool.output_schema.as_ref()),
     ];
     for (which, schema) in schemas {
         if schema.is_some_and(|schema| json_len_within(schema, limit).is_none()) {
-            return Err(LeftOut::SchemaTooLarge { which, limit });
+            return Err(SchemaRefused::TooLarge { which, limit }.into());
         }
     }
     let mut definition = ToolDefinition::new(

@@ -14,7 +14,7 @@ use super::Authorizer;
 use super::call;
 use super::handlers::Handlers;
 use super::listener::Listener;
-use super::listing::{ListingError, ListingLimits, MAX_TOOL_PAGES, Tally};
+use super::listing::{self, ListingError, ListingLimits, MAX_TOOL_PAGES, Tally};
 use super::notices::{self, Routes};
 use super::oversize::{answer_too_large, is_too_large};
 use super::stdio::ChildGroup;
@@ -57,6 +57,8 @@ pub(super) struct Session {
     reconnect: Reconnect,
     /// The longest message read from the server.
     max_message_bytes: usize,
+    /// What one listing of tools may hold, screened in the transport.
+    listing: ListingLimits,
     /// The server's OAuth authorization, kept across reconnections.
     oauth: Option<Arc<Authorizer>>,
     /// Told when the server's tool list may have changed.
@@ -92,6 +94,7 @@ impl Session {
         transport: McpTransport,
         reconnect: Reconnect,
         max_message_bytes: usize,
+        listing: ListingLimits,
         handlers: Handlers,
         oauth: Option<Arc<Authorizer>>,
     ) -> Result<(Arc<Session>, ToolListChanges), McpError> {
@@ -108,6 +111,7 @@ impl Session {
             &routes,
             reconnect.connect_timeout,
             max_message_bytes,
+            listing,
             oauth.as_ref(),
         )
         .await?;
@@ -115,6 +119,7 @@ impl Session {
             transport,
             reconnect,
             max_message_bytes,
+            listing,
             oauth,
             changed,
             handlers,
@@ -205,7 +210,15 @@ impl Session {
 
     fn listing_failed(&self, err: Listing) -> McpError {
         match err {
-            Listing::Failed(err) => self.failed("tools/list", err),
+            Listing::Failed(err) => match listing::refused(&err) {
+                // A page refused in its text, before rmcp read it: said as a refusal here is.
+                Some(message) => McpError::Request {
+                    server: self.transport.to_string(),
+                    request: "tools/list".into(),
+                    message,
+                },
+                None => self.failed("tools/list", err),
+            },
             Listing::Refused(err) => McpError::Request {
                 server: self.transport.to_string(),
                 request: "tools/list".into(),
@@ -302,6 +315,7 @@ impl Session {
                 &routes,
                 self.reconnect.connect_timeout,
                 self.max_message_bytes,
+                self.listing,
                 self.oauth.as_ref(),
             );
             match opening.await {
@@ -368,11 +382,20 @@ async fn open_within(
     routes: &Arc<Routes>,
     timeout: Duration,
     max_message_bytes: usize,
+    listing: ListingLimits,
     oauth: Option<&Arc<Authorizer>>,
 ) -> Result<Opened<Listener>, McpError> {
     let log_level = listener.handlers.log_level;
     let opening = async {
-        let opened = open(transport, listener, routes, max_message_bytes, oauth).await?;
+        let opened = open(
+            transport,
+            listener,
+            routes,
+            max_message_bytes,
+            listing,
+            oauth,
+        )
+        .await?;
         spoken_version(&opened.service, transport)?;
         // Asked again of every new session: a level is the session's.
         if let Some(level) = log_level {

@@ -18,6 +18,7 @@ use rmcp::transport::Transport;
 use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
 
+use super::listing::{ListingLimits, Screened, screen};
 use super::oversize::{self, PREFIX_BYTES};
 use crate::sse::{SseError as ParseError, SseEvent, SseParser};
 
@@ -163,13 +164,18 @@ where
     }
 }
 
-/// The JSON-RPC message a `message` (or unnamed) event carries; `None` for any other event, for
-/// an event without data, and for data that is not JSON-RPC, which is skipped with a warning.
-fn message_of(event: SseEvent) -> Option<ServerJsonRpcMessage> {
+/// The JSON-RPC message a `message` (or unnamed) event carries, a page of tools screened
+/// against `listing` first; `None` for any other event, for an event without data, and for data
+/// that is not JSON-RPC, which is skipped with a warning.
+fn message_of(event: SseEvent, listing: &ListingLimits) -> Option<ServerJsonRpcMessage> {
     if !matches!(event.event.as_deref(), None | Some("message")) || event.data.is_empty() {
         return None;
     }
-    match serde_json::from_str::<ServerJsonRpcMessage>(&event.data) {
+    let parsed = match screen(event.data.as_bytes(), listing) {
+        Screened::Pass => serde_json::from_str::<ServerJsonRpcMessage>(&event.data),
+        Screened::Trimmed(text) | Screened::Refused(text) => serde_json::from_slice(&text),
+    };
+    match parsed {
         Ok(message) => Some(message),
         Err(err) => {
             tracing::warn!(%err, "skipping an SSE message that is not JSON-RPC");
@@ -234,9 +240,10 @@ pub async fn read_event_stream(
     }
     while let Some(event) = events.next().await {
         match event {
-            Ok(event) => read
-                .messages
-                .extend(message_of(event).and_then(|message| serde_json::to_value(message).ok())),
+            Ok(event) => read.messages.extend(
+                message_of(event, &ListingLimits::default())
+                    .and_then(|message| serde_json::to_value(message).ok()),
+            ),
             Err(err) => {
                 read.error = Some(err.to_string());
                 break;
@@ -263,6 +270,7 @@ impl SseTransport {
         url: &str,
         headers: HeaderMap,
         max_line_bytes: usize,
+        listing: ListingLimits,
     ) -> Result<Self, SseError> {
         let base = Url::parse(url).map_err(|err| SseError::BadEndpoint {
             endpoint: url.to_owned(),
@@ -289,7 +297,7 @@ impl SseTransport {
             // request an over-long line answered fails first, saying why.
             while let Some(event) = events.next().await {
                 let message = match event {
-                    Ok(event) => message_of(event),
+                    Ok(event) => message_of(event, &listing),
                     Err(err) => {
                         if let Some(answer) = too_long_answer(&err) {
                             let _ = sender.send(answer).await;

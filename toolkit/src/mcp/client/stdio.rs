@@ -4,13 +4,15 @@
 //! rmcp's stdio transport drops a line over its bound (16 MiB) and goes on: the request that
 //! line answered then waits forever, as there is nothing left to answer it. Here a line over the
 //! bound is replaced by a JSON-RPC error for the request it answered (its `id` read from the
-//! line's first bytes), so the call fails at once, saying why.
+//! line's first bytes), so the call fails at once, saying why. A line within the bound is
+//! [`screen`]ed as a page of tools before rmcp parses it.
 
 use std::collections::BTreeMap;
 
 use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader, DuplexStream};
 use tokio::process::{Child, ChildStdin};
 
+use super::listing::{ListingLimits, Screened, screen};
 use super::oversize::{PREFIX_BYTES, replacement};
 
 /// A stdio server's process group (its id is the child's pid), killed when dropped.
@@ -46,13 +48,14 @@ pub(super) struct Spawned {
 }
 
 /// Starts `command` in its own process group, its stdout read in lines of at most
-/// `max_message_bytes`.
+/// `max_message_bytes`, pages of tools screened against `listing`.
 pub(super) fn spawn(
     command: &str,
     args: &[String],
     env: &BTreeMap<String, String>,
     inherit_stderr: bool,
     max_message_bytes: usize,
+    listing: ListingLimits,
 ) -> std::io::Result<Spawned> {
     let mut process = tokio::process::Command::new(command);
     process
@@ -77,7 +80,7 @@ pub(super) fn spawn(
         ));
     };
     let (ours, theirs) = tokio::io::duplex(PIPE_BYTES);
-    tokio::spawn(bounded_lines(stdout, theirs, max_message_bytes));
+    tokio::spawn(bounded_lines(stdout, theirs, max_message_bytes, listing));
     Ok(Spawned {
         stdout: ours,
         stdin,
@@ -90,8 +93,13 @@ const PIPE_BYTES: usize = 64 << 10;
 
 /// Copies `from` to `to` line by line, each line at most `max` bytes (its `\n` aside); a
 /// longer line is replaced by an error answering its request, or dropped when its `id` cannot
-/// be read. Ends with either side.
-async fn bounded_lines(from: impl AsyncRead + Unpin, mut to: impl AsyncWrite + Unpin, max: usize) {
+/// be read, and a page of tools is screened against `listing`. Ends with either side.
+async fn bounded_lines(
+    from: impl AsyncRead + Unpin,
+    mut to: impl AsyncWrite + Unpin,
+    max: usize,
+    listing: ListingLimits,
+) {
     let mut from = BufReader::with_capacity(PIPE_BYTES, from);
     let mut line = Vec::new();
     let mut over = false;
@@ -124,7 +132,16 @@ async fn bounded_lines(from: impl AsyncRead + Unpin, mut to: impl AsyncWrite + U
                 Some(line)
             })
         } else {
-            Some(std::mem::take(&mut line))
+            let whole = std::mem::take(&mut line);
+            match screen(&whole, &listing) {
+                Screened::Pass => Some(whole),
+                // A trimmed page keeps the line's end; a refusal is a line of its own.
+                Screened::Trimmed(page) => Some(page),
+                Screened::Refused(mut error) => {
+                    error.push(b'\n');
+                    Some(error)
+                }
+            }
         };
         if let Some(out) = out
             && to.write_all(&out).await.is_err()
@@ -145,7 +162,7 @@ mod tests {
     async fn through(input: &[u8], max: usize, chunk: usize) -> String {
         let (mut write, read) = tokio::io::duplex(1 << 20);
         let (out, mut collected) = tokio::io::duplex(1 << 20);
-        let pump = tokio::spawn(bounded_lines(read, out, max));
+        let pump = tokio::spawn(bounded_lines(read, out, max, ListingLimits::default()));
         for piece in input.chunks(chunk) {
             write.write_all(piece).await.unwrap();
         }

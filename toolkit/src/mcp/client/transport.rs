@@ -14,6 +14,7 @@ use rmcp::{ClientHandler, RoleClient, ServiceExt};
 use crate::url_credentials::hide_userinfo;
 
 use super::Authorizer;
+use super::listing::ListingLimits;
 use super::notices::{Routes, tap};
 use super::sse::SseTransport;
 use super::stdio::{self, ChildGroup};
@@ -244,13 +245,16 @@ pub const DEFAULT_MAX_MESSAGE_BYTES: usize = 16 << 20;
 
 /// Opens a session with `handler` on our side: connect, `initialize`,
 /// `notifications/initialized`. No message from the server may be longer than
-/// `max_message_bytes`. With `oauth`, Streamable HTTP requests are authorized through it (the
-/// other transports refuse it).
+/// `max_message_bytes`; over stdio and SSE, a page of tools is screened against `listing` in
+/// its text, before rmcp parses it (rmcp's Streamable HTTP client parses a body itself). With
+/// `oauth`, Streamable HTTP requests are authorized through it (the other transports refuse
+/// it).
 pub(super) async fn open<H: ClientHandler>(
     transport: &McpTransport,
     handler: H,
     routes: &Arc<Routes>,
     max_message_bytes: usize,
+    listing: ListingLimits,
     oauth: Option<&Arc<Authorizer>>,
 ) -> Result<Opened<H>, McpError> {
     let server = transport.to_string();
@@ -271,11 +275,18 @@ pub(super) async fn open<H: ClientHandler>(
             env,
             inherit_stderr,
         } => {
-            let spawned = stdio::spawn(command, args, env, *inherit_stderr, max_message_bytes)
-                .map_err(|source| McpError::Spawn {
-                    command: server.clone(),
-                    source,
-                })?;
+            let spawned = stdio::spawn(
+                command,
+                args,
+                env,
+                *inherit_stderr,
+                max_message_bytes,
+                listing,
+            )
+            .map_err(|source| McpError::Spawn {
+                command: server.clone(),
+                source,
+            })?;
             // Held across `serve`, so a server that fails the handshake is killed too.
             let group = spawned.group;
             let service = handler
@@ -307,7 +318,7 @@ pub(super) async fn open<H: ClientHandler>(
             headers,
         } => {
             let headers = sse_headers(bearer_token.as_deref(), headers)?;
-            let sse = SseTransport::connect(url, headers, max_message_bytes)
+            let sse = SseTransport::connect(url, headers, max_message_bytes, listing)
                 .await
                 .map_err(|err| McpError::Connect {
                     server: server.clone(),
