@@ -1,5 +1,6 @@
 //! `examples/approval.rs` run as a user would: a run pauses, its token is saved, and a second
-//! process resumes it with a person's decisions.
+//! process resumes it with a person's decisions. Its results come in the model's call order,
+//! the denied call's in its place.
 
 mod common;
 
@@ -23,9 +24,9 @@ fn the_approval_example_pauses_saves_and_resumes_in_a_second_process() {
             "[2] files_delete {\"path\":\"draft.txt\"}: Approve",
             "[2] files_delete {\"path\":\"thesis.txt\"}: Deny(\"the thesis stays\")",
             "[2]   files_delete = deleted draft.txt",
-            "[2]   files_read = notes.txt: 3 pages of notes",
             "[2]   files_delete = Error: the call to files_delete was refused: a person denied \
              it: the thesis stays",
+            "[2]   files_read = notes.txt: 3 pages of notes",
             "[2] answer: I deleted draft.txt and kept thesis.txt, as you asked; notes.txt has 3 \
              pages.",
         ]

@@ -1,6 +1,6 @@
 """A scripted MCP server over Streamable HTTP (stdlib only) that misbehaves on purpose.
 
-    python3 misbehaving_server.py PORT paginate|flood|fail-first|huge-json|huge-sse|wide-schema|many-tools|huge-schema [BYTES]
+    python3 misbehaving_server.py PORT paginate|flood|fail-first|huge-json|huge-sse|wide-schema|many-tools|huge-schema[+sse] [BYTES]
     python3 misbehaving_server.py stdio many-tools|huge-schema
 
 `paginate`: every `tools/list` page names a next cursor, forever. `flood`: a `tools/call`
@@ -19,7 +19,9 @@ import sys
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
-MODE = sys.argv[2]
+# A mode ending in `+sse` answers `tools/list` as an event stream, as the TypeScript and Python
+# SDKs answer by default, instead of a JSON body.
+MODE, _, LISTING_AS = sys.argv[2].partition("+")
 TOOL = {"name": "echo", "description": "Echo", "inputSchema": {"type": "object"},
         "annotations": {"idempotentHint": True}}
 FILE = {"name": "file", "description": "File", "inputSchema": {"type": "object"}}
@@ -80,7 +82,8 @@ class Handler(BaseHTTPRequestHandler):
             return
         answer = {"jsonrpc": "2.0", "id": message["id"],
                   "result": result(message["method"], message.get("params") or {})}
-        if MODE == "huge-sse" and message["method"] == "tools/call":
+        listing_as_sse = LISTING_AS == "sse" and message["method"] == "tools/list"
+        if listing_as_sse or (MODE == "huge-sse" and message["method"] == "tools/call"):
             body, kind = "data: " + json.dumps(answer) + "\n\n", "text/event-stream"
         elif MODE == "flood" and message["method"] == "tools/call":
             notice = json.dumps({"jsonrpc": "2.0", "method": "notifications/tools/list_changed"})

@@ -12,6 +12,7 @@
 mod builder;
 mod call;
 mod handlers;
+mod http_screen;
 mod listener;
 mod listing;
 #[cfg(feature = "agent")]

@@ -14,6 +14,7 @@ use rmcp::{ClientHandler, RoleClient, ServiceExt};
 use crate::url_credentials::hide_userinfo;
 
 use super::Authorizer;
+use super::http_screen::{ScreenedHttp, default_http_client};
 use super::listing::ListingLimits;
 use super::notices::{Routes, tap};
 use super::sse::SseTransport;
@@ -245,8 +246,9 @@ pub const DEFAULT_MAX_MESSAGE_BYTES: usize = 16 << 20;
 
 /// Opens a session with `handler` on our side: connect, `initialize`,
 /// `notifications/initialized`. No message from the server may be longer than
-/// `max_message_bytes`; over stdio and SSE, a page of tools is screened against `listing` in
-/// its text, before rmcp parses it (rmcp's Streamable HTTP client parses a body itself). With
+/// `max_message_bytes`; over stdio, SSE and Streamable HTTP's event streams, a page of tools is
+/// screened against `listing` in its text, before rmcp parses it (rmcp's Streamable HTTP client
+/// parses a JSON body itself). With
 /// `oauth`, Streamable HTTP requests are authorized through it (the other transports refuse
 /// it).
 pub(super) async fn open<H: ClientHandler>(
@@ -304,7 +306,7 @@ pub(super) async fn open<H: ClientHandler>(
             headers,
         } => {
             let config = http_config(url, bearer_token.as_deref(), headers, max_message_bytes)?;
-            let service = serve_http(handler, config, routes, oauth)
+            let service = serve_http(handler, config, routes, listing, oauth)
                 .await
                 .map_err(initialize)?;
             Ok(Opened {
@@ -333,22 +335,28 @@ pub(super) async fn open<H: ClientHandler>(
     }
 }
 
-/// Serves `handler` over Streamable HTTP, through OAuth when there is an authorization.
+/// Serves `handler` over Streamable HTTP, through OAuth when there is an authorization, with
+/// response streams screened against `listing`.
 async fn serve_http<H: ClientHandler>(
     handler: H,
     config: StreamableHttpClientTransportConfig,
     routes: &Arc<Routes>,
+    listing: ListingLimits,
     oauth: Option<&Arc<Authorizer>>,
 ) -> Result<RunningService<RoleClient, H>, ClientInitializeError> {
     match oauth {
         None => {
-            let http = StreamableHttpClientTransport::from_config(config);
+            let client = ScreenedHttp::new(default_http_client(), listing);
+            let http = StreamableHttpClientTransport::with_client(client, config);
             handler.serve(tap(http, routes)).await
         }
         #[cfg(feature = "oauth")]
         Some(auth) => {
             let client = super::oauth::OAuthHttp::new(Arc::clone(auth));
-            let http = StreamableHttpClientTransport::with_client(client, config);
+            let http = StreamableHttpClientTransport::with_client(
+                ScreenedHttp::new(client, listing),
+                config,
+            );
             handler.serve(tap(http, routes)).await
         }
         #[cfg(not(feature = "oauth"))]
