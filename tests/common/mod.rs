@@ -8,6 +8,7 @@ pub mod fake_gh;
 pub mod formats;
 pub mod golden;
 pub mod mcp;
+pub mod memory;
 pub mod model_server;
 pub mod provider_sdk;
 pub mod raw_mcp;

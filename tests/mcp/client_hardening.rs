@@ -7,6 +7,8 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpListener;
 use toolkit::mcp::{McpClient, McpTransport};
 
+use crate::common::memory::peak_bytes;
+
 /// An HTTP+SSE server on loopback that answers the stream request with `events`, then keeps the
 /// connection open and silent. Returns its URL.
 async fn sse_server(events: &'static str) -> String {
@@ -366,23 +368,6 @@ async fn an_sse_answer_over_the_bound_fails_its_call_saying_why() {
 /// Set in the child process a memory test runs its scenario in.
 const MEASURING: &str = "TOOLKIT_MEASURE_LISTING";
 
-/// This process's peak resident memory so far (`VmHWM`), in bytes.
-fn peak_rss() -> u64 {
-    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
-    let kb = status
-        .lines()
-        .find_map(|line| line.strip_prefix("VmHWM:"))
-        .and_then(|rest| {
-            rest.trim()
-                .trim_end_matches("kB")
-                .trim()
-                .parse::<u64>()
-                .ok()
-        })
-        .unwrap_or(0);
-    kb * 1024
-}
-
 /// In the child: connects to the misbehaving server in `mode` (over stdio; over Streamable
 /// HTTP, answering `tools/list` as an event stream, for a mode ending in `+sse`) and prints
 /// what the connection gave and how far the peak memory grew meanwhile.
@@ -406,7 +391,7 @@ fn measure_listing(mode: &str) {
         wait_for_port(&mut server, port);
         (server, format!("http://127.0.0.1:{port}/mcp"))
     });
-    let before = peak_rss();
+    let before = peak_bytes();
     let outcome = runtime.block_on(async {
         let transport = match &http {
             Some((_, url)) => McpTransport::http(url.as_str()),
@@ -422,7 +407,7 @@ fn measure_listing(mode: &str) {
         }
     });
     println!("outcome: {outcome}");
-    println!("grew: {}", peak_rss().saturating_sub(before));
+    println!("grew: {}", peak_bytes().saturating_sub(before));
 }
 
 /// Runs the test `name` of this binary alone in a child process (its peak memory its own),

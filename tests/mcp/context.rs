@@ -29,6 +29,8 @@ use toolkit::context::{Caller, Data, LogLevel};
 use toolkit::mcp::{HttpOptions, McpServer, rmcp};
 use toolkit::prelude::*;
 
+use crate::common::memory::resident_kb;
+
 /// A client that records what the server sends it and answers sampling and elicitation.
 #[derive(Clone, Default)]
 struct Recorder {
@@ -456,13 +458,6 @@ async fn a_tool_reads_the_caller_the_headers_the_session_and_the_servers_data_ov
     );
     client.cancel().await.expect("close");
     handle.shutdown().await.unwrap();
-}
-
-/// The resident memory of this process in kB, where `/proc` tells it (Linux).
-fn resident_kb() -> Option<u64> {
-    let status = std::fs::read_to_string("/proc/self/status").ok()?;
-    let line = status.lines().find(|line| line.starts_with("VmRSS:"))?;
-    line.split_whitespace().nth(1)?.parse().ok()
 }
 
 /// A tool that reports progress a million times and logs 100,000 lines in one go: the client

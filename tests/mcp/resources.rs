@@ -753,15 +753,7 @@ async fn subscription_uris_are_bounded_in_length_and_in_bytes_per_session() {
 #[tokio::test]
 #[ignore = "a memory figure: run alone with --ignored --nocapture"]
 async fn resident_memory_after_200_subscriptions_to_2_mib_uris() {
-    let resident_mb = || {
-        let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
-        let line = status.lines().find(|line| line.starts_with("VmRSS:"))?;
-        line.split_whitespace()
-            .nth(1)?
-            .parse::<u64>()
-            .ok()
-            .map(|kb| kb / 1024)
-    };
+    use crate::common::memory::resident_mb;
     let before = resident_mb();
     let mut session = Lines::open(server()).await;
     let mut refused = 0;

@@ -12,6 +12,7 @@ use toolkit::prelude::*;
 use toolkit::{TaskSupport, ToolDefinition};
 
 use super::tasks::{raw, raw_client};
+use crate::common::memory::resident_mb;
 
 /// How many bodies of a tool run now, and the most that ever ran at once.
 #[derive(Default)]
@@ -174,17 +175,6 @@ async fn finished_task_results_share_one_byte_budget_and_the_oldest_expire_first
     first.cancel().await.expect("close");
     second.cancel().await.expect("close");
     server.shutdown().await.expect("shutdown");
-}
-
-/// The resident memory of this process in MB, where `/proc` tells it (Linux).
-fn resident_mb() -> Option<u64> {
-    let status = std::fs::read_to_string("/proc/self/status").ok()?;
-    let line = status.lines().find(|line| line.starts_with("VmRSS:"))?;
-    line.split_whitespace()
-        .nth(1)?
-        .parse::<u64>()
-        .ok()
-        .map(|kb| kb / 1024)
 }
 
 /// Resident memory once two sessions hold 256 finished tasks of 1 MB results each.
