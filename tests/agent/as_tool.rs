@@ -304,13 +304,13 @@ async fn an_agent_served_over_mcp_answers_and_reports_its_steps_as_progress() {
         .filter(|l| l.starts_with("progress"))
         .cloned()
         .collect();
-    assert_eq!(
-        progress,
-        [
-            "progress adder 1/20 adder: step 1",
-            "progress adder 2/20 adder: step 2"
-        ]
-    );
+    // The server coalesces a call's progress to the newest notice not yet sent, so step 1's
+    // may be replaced by step 2's; the last one always arrives, in order.
+    let every = [
+        "progress adder 1/20 adder: step 1",
+        "progress adder 2/20 adder: step 2",
+    ];
+    assert!(progress == every || progress == every[1..], "{progress:?}");
     server.shutdown().await.expect("shut down");
 }
 

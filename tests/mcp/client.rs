@@ -35,6 +35,11 @@ async fn exercise(transport: McpTransport) {
         .connect()
         .await
         .expect("connect");
+    let server = client
+        .server_info()
+        .await
+        .expect("the server said who it is");
+    assert_eq!(server.name, "python-test-server");
     let tools = client.tools();
     assert_eq!(
         client.tool_names(),

@@ -32,7 +32,7 @@ pub use client::{__EventStreamRead, __read_event_stream};
 pub use client::{
     CompletionRef, DEFAULT_CALL_TIMEOUT, DEFAULT_MAX_LISTING_BYTES, DEFAULT_MAX_MESSAGE_BYTES,
     DEFAULT_MAX_OUTPUT_BYTES, DEFAULT_MAX_SCHEMA_BYTES, DEFAULT_MAX_TOOLS, ElicitationHandler,
-    McpClient, McpClientBuilder, McpTransport, SamplingHandler, UrlElicitation,
+    McpClient, McpClientBuilder, McpTransport, SamplingHandler, ServerInfo, UrlElicitation,
     UrlElicitationHandler,
 };
 #[cfg(feature = "oauth")]

@@ -35,8 +35,6 @@ use std::collections::HashSet;
 use std::sync::{Arc, RwLock};
 use std::time::Duration;
 
-use rmcp::model::Implementation;
-
 use crate::ToolProxy;
 
 use super::McpError;
@@ -222,10 +220,40 @@ impl McpClient {
         Ok(self.tools())
     }
 
-    /// The name and version the server gave when the session opened.
-    pub async fn server_info(&self) -> Option<Implementation> {
-        self.session.server_info().await
+    /// Who the server said it is when the session opened (`serverInfo`); `None` before a
+    /// session is open.
+    ///
+    /// ```no_run
+    /// use toolkit::mcp::{McpClient, McpTransport};
+    ///
+    /// # async fn run() -> Result<(), toolkit::mcp::McpError> {
+    /// let client = McpClient::connect(McpTransport::http("http://127.0.0.1:8000/mcp")).await?;
+    /// if let Some(server) = client.server_info().await {
+    ///     println!("{} {}", server.name, server.version);
+    /// }
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub async fn server_info(&self) -> Option<ServerInfo> {
+        let info = self.session.server_info().await?;
+        Some(ServerInfo {
+            name: info.name,
+            version: info.version,
+            title: info.title,
+        })
     }
+}
+
+/// Who an MCP server says it is (MCP's `serverInfo`, from its `initialize` answer).
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct ServerInfo {
+    /// Its name.
+    pub name: String,
+    /// Its version.
+    pub version: String,
+    /// A name for people, when it gave one.
+    pub title: Option<String>,
 }
 
 /// The shortest time between two refreshes of the tool list prompted by the server.
