@@ -12,7 +12,7 @@
 mod builder;
 mod call;
 mod handlers;
-mod http_screen;
+mod http;
 mod listener;
 mod listing;
 #[cfg(feature = "agent")]

@@ -14,7 +14,7 @@ use rmcp::{ClientHandler, RoleClient, ServiceExt};
 use crate::url_credentials::hide_userinfo;
 
 use super::Authorizer;
-use super::http_screen::{ScreenedHttp, default_http_client};
+use super::http::McpHttp;
 use super::listing::ListingLimits;
 use super::notices::{Routes, tap};
 use super::sse::SseTransport;
@@ -248,9 +248,8 @@ pub const DEFAULT_MAX_MESSAGE_BYTES: usize = 16 << 20;
 /// `notifications/initialized`. No message from the server may be longer than
 /// `max_message_bytes`; over stdio, SSE and Streamable HTTP's event streams, a page of tools is
 /// screened against `listing` in its text, before rmcp parses it (rmcp's Streamable HTTP client
-/// parses a JSON body itself). With
-/// `oauth`, Streamable HTTP requests are authorized through it (the other transports refuse
-/// it).
+/// parses a JSON body itself). With `oauth`, Streamable HTTP requests are authorized through it
+/// (the other transports refuse it).
 pub(super) async fn open<H: ClientHandler>(
     transport: &McpTransport,
     handler: H,
@@ -260,15 +259,15 @@ pub(super) async fn open<H: ClientHandler>(
     oauth: Option<&Arc<Authorizer>>,
 ) -> Result<Opened<H>, McpError> {
     let server = transport.to_string();
-    let initialize = |err: ClientInitializeError| McpError::Connect {
+    let failed = |message: String| McpError::Connect {
         server: server.clone(),
-        message: err.to_string(),
+        message,
     };
+    let initialize = |err: ClientInitializeError| failed(err.to_string());
     if oauth.is_some() && !matches!(transport, McpTransport::StreamableHttp { .. }) {
-        return Err(McpError::Connect {
-            server,
-            message: "OAuth is for Streamable HTTP servers only".to_owned(),
-        });
+        return Err(failed(
+            "OAuth is for Streamable HTTP servers only".to_owned(),
+        ));
     }
     match transport {
         McpTransport::Stdio {
@@ -306,9 +305,9 @@ pub(super) async fn open<H: ClientHandler>(
             headers,
         } => {
             let config = http_config(url, bearer_token.as_deref(), headers, max_message_bytes)?;
-            let service = serve_http(handler, config, routes, listing, oauth)
-                .await
-                .map_err(initialize)?;
+            let client = McpHttp::new(oauth, listing);
+            let http = StreamableHttpClientTransport::with_client(client, config);
+            let service = handler.serve(tap(http, routes)).await.map_err(initialize)?;
             Ok(Opened {
                 service,
                 child: None,
@@ -322,45 +321,13 @@ pub(super) async fn open<H: ClientHandler>(
             let headers = sse_headers(bearer_token.as_deref(), headers)?;
             let sse = SseTransport::connect(url, headers, max_message_bytes, listing)
                 .await
-                .map_err(|err| McpError::Connect {
-                    server: server.clone(),
-                    message: err.to_string(),
-                })?;
+                .map_err(|err| failed(err.to_string()))?;
             let service = handler.serve(tap(sse, routes)).await.map_err(initialize)?;
             Ok(Opened {
                 service,
                 child: None,
             })
         }
-    }
-}
-
-/// Serves `handler` over Streamable HTTP, through OAuth when there is an authorization, with
-/// response streams screened against `listing`.
-async fn serve_http<H: ClientHandler>(
-    handler: H,
-    config: StreamableHttpClientTransportConfig,
-    routes: &Arc<Routes>,
-    listing: ListingLimits,
-    oauth: Option<&Arc<Authorizer>>,
-) -> Result<RunningService<RoleClient, H>, ClientInitializeError> {
-    match oauth {
-        None => {
-            let client = ScreenedHttp::new(default_http_client(), listing);
-            let http = StreamableHttpClientTransport::with_client(client, config);
-            handler.serve(tap(http, routes)).await
-        }
-        #[cfg(feature = "oauth")]
-        Some(auth) => {
-            let client = super::oauth::OAuthHttp::new(Arc::clone(auth));
-            let http = StreamableHttpClientTransport::with_client(
-                ScreenedHttp::new(client, listing),
-                config,
-            );
-            handler.serve(tap(http, routes)).await
-        }
-        #[cfg(not(feature = "oauth"))]
-        Some(auth) => match **auth {},
     }
 }
 

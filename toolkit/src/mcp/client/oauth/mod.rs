@@ -19,7 +19,7 @@ mod trust;
 use std::sync::Arc;
 
 pub(super) use flow::Authorizer;
-pub(super) use http::OAuthHttp;
+pub(super) use http::authorized_http_client;
 pub use redirect::{LocalhostCallback, OAuthCallback, RedirectHandler};
 pub use store::{InMemoryTokenStore, OAuthTokens, TokenStore};
 
