@@ -19,7 +19,7 @@ use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 
 use super::bearer::Bearer;
 use super::connections::{Arrival, BODY_GRACE};
-use super::request_ids::{self, RequestIds};
+use super::request_ids::{self, HeldId, RequestIds};
 use super::rmcp_fixes;
 use super::rmcp_fixes::envelope::{Kind, Screened, jsonrpc_error};
 use super::sessions::{Place, SESSION_ID, SessionCap};
@@ -81,22 +81,10 @@ pub(super) async fn guard_request(
         call,
         place,
     } = screening;
-    if let Some(cap) = &guard.sessions {
-        let principal = caller.as_ref().map(|caller| caller.principal.as_str());
-        if !cap.touch(&parts.headers, principal) {
-            // As rmcp answers a session it does not know: nothing tells the session exists.
-            return (StatusCode::NOT_FOUND, "Not Found: Session not found").into_response();
-        }
-    }
-    let session = (guard.sessions.as_ref())
-        .and(parts.headers.get(SESSION_ID))
-        .and_then(|session| session.to_str().ok());
-    let held_id = match session {
-        Some(session) if !id.is_null() => match guard.request_ids.hold(session, &id) {
-            Some(held) => Some(held),
-            None => return request_ids::reused(&id),
-        },
-        _ => None,
+    let principal = caller.as_ref().map(|caller| caller.principal.as_str());
+    let held_id = match guard.enter_session(&parts.headers, principal, &id) {
+        Ok(held_id) => held_id,
+        Err(refused) => return *refused,
     };
     let is_delete = parts.method == Method::DELETE;
     let mut parts = parts;
@@ -194,6 +182,40 @@ impl Guard {
             call,
             place,
         })
+    }
+
+    /// The request's step into the session it names, when serving with sessions: the session
+    /// must be one the cap knows for this principal (404 otherwise), and the request's id must
+    /// not be in flight in it already (refused as [`request_ids::reused`]); `Ok` holds that id
+    /// until the answer has been sent. The refusal is boxed: it is the rare path, and a bare
+    /// `Response` would make every `Ok` as large.
+    fn enter_session(
+        &self,
+        headers: &HeaderMap,
+        principal: Option<&str>,
+        id: &Value,
+    ) -> Result<Option<HeldId>, Box<Response>> {
+        let Some(cap) = &self.sessions else {
+            return Ok(None);
+        };
+        if !cap.touch(headers, principal) {
+            // As rmcp answers a session it does not know: nothing tells the session exists.
+            let unknown = (StatusCode::NOT_FOUND, "Not Found: Session not found").into_response();
+            return Err(Box::new(unknown));
+        }
+        let Some(session) = headers
+            .get(SESSION_ID)
+            .and_then(|session| session.to_str().ok())
+        else {
+            return Ok(None);
+        };
+        if id.is_null() {
+            return Ok(None);
+        }
+        match self.request_ids.hold(session, id) {
+            Some(held) => Ok(Some(held)),
+            None => Err(Box::new(request_ids::reused(id))),
+        }
     }
 }
 

@@ -2,16 +2,15 @@
 //! (its JWKS), fetched once, cached, and fetched again when a token names a key not yet seen.
 
 use std::str::FromStr;
-use std::sync::{Arc, RwLock};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use jsonwebtoken::errors::ErrorKind;
-use jsonwebtoken::jwk::{AlgorithmParameters, Jwk};
-use jsonwebtoken::{Algorithm, DecodingKey, Validation};
+use jsonwebtoken::{Algorithm, Validation};
 use serde_json::Value;
 use toolkit_runtime::BoxFuture;
 
 use super::auth::{TokenRejection, TokenVerifier};
+use super::jwks::Jwks;
 use crate::context::Caller;
 
 /// The asymmetric algorithms accepted unless told otherwise. HMAC (`HS*`) is never accepted:
@@ -28,9 +27,6 @@ const ASYMMETRIC: [Algorithm; 9] = [
     Algorithm::ES384,
     Algorithm::EdDSA,
 ];
-
-/// The largest JWKS document read: real ones are a few kilobytes.
-const MAX_JWKS_BYTES: usize = 256 * 1024;
 
 /// Checks JWT access tokens issued by one authorization server: the signature against the keys
 /// of its JWKS, and the issuer (`iss`), the audience (`aud`, the server's own URL), the expiry
@@ -66,16 +62,9 @@ const MAX_JWKS_BYTES: usize = 256 * 1024;
 pub struct JwtVerifier {
     issuer: String,
     audience: String,
-    jwks_url: String,
     algorithms: Vec<Algorithm>,
     leeway: Duration,
-    min_refetch_interval: Duration,
-    max_key_age: Duration,
-    jwks_timeout: Duration,
-    http: reqwest::Client,
-    keys: RwLock<Arc<KeySet>>,
-    /// Held while fetching, so that many tokens arriving together cause one fetch.
-    fetching: tokio::sync::Mutex<()>,
+    jwks: Jwks,
 }
 
 impl std::fmt::Debug for JwtVerifier {
@@ -83,27 +72,10 @@ impl std::fmt::Debug for JwtVerifier {
         f.debug_struct("JwtVerifier")
             .field("issuer", &self.issuer)
             .field("audience", &self.audience)
-            .field("jwks_url", &self.jwks_url)
+            .field("jwks_url", &self.jwks.url)
             .field("algorithms", &self.algorithms)
             .finish_non_exhaustive()
     }
-}
-
-/// The keys last fetched, and when the last fetch was tried.
-#[derive(Default)]
-struct KeySet {
-    keys: Vec<Key>,
-    fetched: Option<Instant>,
-    tried: Option<Instant>,
-    /// Whether the last try failed: a key not held may then exist, unseen.
-    failed: bool,
-}
-
-struct Key {
-    kid: Option<String>,
-    /// The JWK's own `alg`, when it names one: a token must then use that one.
-    alg: Option<Algorithm>,
-    key: DecodingKey,
 }
 
 impl JwtVerifier {
@@ -127,24 +99,20 @@ impl JwtVerifier {
         JwtVerifier {
             issuer,
             audience: audience.into(),
-            jwks_url,
             algorithms: ASYMMETRIC.to_vec(),
             leeway: Self::DEFAULT_LEEWAY,
-            min_refetch_interval: Self::DEFAULT_MIN_REFETCH_INTERVAL,
-            max_key_age: Self::DEFAULT_MAX_KEY_AGE,
-            jwks_timeout: Self::DEFAULT_JWKS_TIMEOUT,
-            http: reqwest::Client::builder()
-                .redirect(reqwest::redirect::Policy::limited(3))
-                .build()
-                .unwrap_or_default(),
-            keys: RwLock::default(),
-            fetching: tokio::sync::Mutex::new(()),
+            jwks: Jwks::new(
+                jwks_url,
+                Self::DEFAULT_MIN_REFETCH_INTERVAL,
+                Self::DEFAULT_MAX_KEY_AGE,
+                Self::DEFAULT_JWKS_TIMEOUT,
+            ),
         }
     }
 
     /// Fetches the keys from `url`.
     pub fn jwks_url(mut self, url: impl Into<String>) -> Self {
-        self.jwks_url = url.into();
+        self.jwks.url = url.into();
         self
     }
 
@@ -169,7 +137,7 @@ impl JwtVerifier {
     /// Fetches the JWKS again for an unknown key at most this often (default
     /// [`Self::DEFAULT_MIN_REFETCH_INTERVAL`]); a failed fetch waits as long before the next.
     pub fn min_refetch_interval(mut self, interval: Duration) -> Self {
-        self.min_refetch_interval = interval;
+        self.jwks.min_refetch_interval = interval;
         self
     }
 
@@ -177,13 +145,13 @@ impl JwtVerifier {
     /// request whose token needs keys not held yet waits for one fetch, its own or the one
     /// already under way, then gets 503 with `Retry-After` if none came.
     pub fn jwks_timeout(mut self, wait: Duration) -> Self {
-        self.jwks_timeout = wait;
+        self.jwks.timeout = wait;
         self
     }
 
     /// Fetches the JWKS again once the keys are this old (default [`Self::DEFAULT_MAX_KEY_AGE`]).
     pub fn max_key_age(mut self, age: Duration) -> Self {
-        self.max_key_age = age;
+        self.jwks.max_key_age = age;
         self
     }
 
@@ -196,18 +164,7 @@ impl JwtVerifier {
             )));
         }
         let kid = header.kid.as_deref();
-        let mut keys = self.current();
-        let stale = keys
-            .fetched
-            .is_none_or(|at| at.elapsed() >= self.max_key_age);
-        if stale || !keys.has(kid) {
-            keys = self.refresh(&keys, kid).await?;
-        }
-        // Keys never fetched, or a key not held while the issuer cannot be asked, say nothing
-        // about the token: 503, so that its client keeps it and tries again.
-        if keys.fetched.is_none() || (keys.failed && !keys.has(kid)) {
-            return Err(unavailable());
-        }
+        let keys = self.jwks.for_token(kid).await?;
         let mut validation = Validation::new(header.alg);
         validation.set_issuer(&[&self.issuer]);
         validation.set_audience(&[&self.audience]);
@@ -222,148 +179,6 @@ impl JwtVerifier {
             }
         }
         Err(last)
-    }
-
-    fn current(&self) -> Arc<KeySet> {
-        let keys = self
-            .keys
-            .read()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
-        Arc::clone(&keys)
-    }
-
-    /// The keys fetched again, unless another call just did, or the last try was too recent.
-    /// One fetch at a time: the others wait for it, at most [`jwks_timeout`](Self::jwks_timeout),
-    /// and then use what it got.
-    async fn refresh(
-        &self,
-        seen: &Arc<KeySet>,
-        kid: Option<&str>,
-    ) -> Result<Arc<KeySet>, TokenRejection> {
-        let Ok(_fetching) = tokio::time::timeout(self.jwks_timeout, self.fetching.lock()).await
-        else {
-            // Another request's fetch is still under way: the keys held may still do.
-            let now = self.current();
-            if now.fetched.is_some() && now.has(kid) {
-                return Ok(now);
-            }
-            return Err(unavailable());
-        };
-        let now = self.current();
-        if !Arc::ptr_eq(&now, seen) {
-            return Ok(now);
-        }
-        let too_soon = now
-            .tried
-            .is_some_and(|at| at.elapsed() < self.min_refetch_interval);
-        if too_soon {
-            return Ok(now);
-        }
-        let tried = Instant::now();
-        let next = match self.fetch().await {
-            Ok(keys) => KeySet {
-                keys,
-                fetched: Some(tried),
-                tried: Some(tried),
-                failed: false,
-            },
-            Err(problem) => {
-                tracing::warn!(url = %self.jwks_url, %problem, "fetching the JWKS failed");
-                // The keys held stay in use; the next try waits the interval.
-                KeySet {
-                    keys: copy_keys(&now),
-                    fetched: now.fetched,
-                    tried: Some(tried),
-                    failed: true,
-                }
-            }
-        };
-        let next = Arc::new(next);
-        *self
-            .keys
-            .write()
-            .unwrap_or_else(std::sync::PoisonError::into_inner) = Arc::clone(&next);
-        Ok(next)
-    }
-
-    async fn fetch(&self) -> Result<Vec<Key>, String> {
-        let mut response = self
-            .http
-            .get(&self.jwks_url)
-            .timeout(self.jwks_timeout)
-            .send()
-            .await
-            .map_err(|err| err.to_string())?;
-        if !response.status().is_success() {
-            return Err(format!("HTTP {}", response.status()));
-        }
-        let mut body = Vec::new();
-        while let Some(chunk) = response.chunk().await.map_err(|err| err.to_string())? {
-            if body.len() + chunk.len() > MAX_JWKS_BYTES {
-                return Err(format!("the JWKS is larger than {MAX_JWKS_BYTES} bytes"));
-            }
-            body.extend_from_slice(&chunk);
-        }
-        parse_jwks(&body)
-    }
-}
-
-/// The usable keys of a JWKS document. A key this crate cannot read (a new key type, a
-/// symmetric one) is left out rather than failing the others.
-fn parse_jwks(body: &[u8]) -> Result<Vec<Key>, String> {
-    #[derive(serde::Deserialize)]
-    struct Document {
-        keys: Vec<Value>,
-    }
-    let document: Document =
-        serde_json::from_slice(body).map_err(|err| format!("the JWKS is not JSON: {err}"))?;
-    let keys = document
-        .keys
-        .into_iter()
-        .filter_map(|value| serde_json::from_value::<Jwk>(value).ok())
-        .filter(|jwk| !matches!(jwk.algorithm, AlgorithmParameters::OctetKey(_)))
-        .filter_map(|jwk| {
-            let key = DecodingKey::from_jwk(&jwk).ok()?;
-            let alg = match jwk.common.key_algorithm {
-                Some(alg) => Some(Algorithm::from_str(&alg.to_string()).ok()?),
-                None => None,
-            };
-            Some(Key {
-                kid: jwk.common.key_id,
-                alg,
-                key,
-            })
-        })
-        .collect();
-    Ok(keys)
-}
-
-/// A copy of `set`'s keys, kept when a fetch fails.
-fn copy_keys(set: &KeySet) -> Vec<Key> {
-    set.keys
-        .iter()
-        .map(|key| Key {
-            kid: key.kid.clone(),
-            alg: key.alg,
-            key: key.key.clone(),
-        })
-        .collect()
-}
-
-impl KeySet {
-    /// Whether a key with this id is held (any key, for a token naming none).
-    fn has(&self, kid: Option<&str>) -> bool {
-        match kid {
-            Some(kid) => self.keys.iter().any(|key| key.kid.as_deref() == Some(kid)),
-            None => !self.keys.is_empty(),
-        }
-    }
-
-    fn matching(&self, kid: Option<&str>, alg: Algorithm) -> impl Iterator<Item = &Key> {
-        self.keys.iter().filter(move |key| {
-            let named = kid.is_none_or(|kid| key.kid.as_deref() == Some(kid));
-            named && key.alg.is_none_or(|own| own == alg)
-        })
     }
 }
 
@@ -403,11 +218,6 @@ fn caller(claims: Value) -> Result<Caller, TokenRejection> {
         _ => Vec::new(),
     };
     Ok(Caller::new(principal).scopes(scopes).claims(claims))
-}
-
-/// The 503 of a token that could not be checked: the issuer's keys are not at hand.
-fn unavailable() -> TokenRejection {
-    TokenRejection::Unavailable("the issuer's keys could not be fetched".into())
 }
 
 /// What was wrong with a token, in words a client can act on; never the token.
@@ -514,43 +324,13 @@ mod tests {
     fn the_jwks_url_defaults_to_the_issuers_well_known_one() {
         let verifier = JwtVerifier::new("https://auth.example.com/", "https://mcp.example.com");
         assert_eq!(
-            verifier.jwks_url,
+            verifier.jwks.url,
             "https://auth.example.com/.well-known/jwks.json"
         );
         assert_eq!(
             verifier.authorization_servers(),
             ["https://auth.example.com/"]
         );
-    }
-
-    #[test]
-    fn a_jwks_keeps_its_usable_keys_and_leaves_out_symmetric_and_unknown_ones() {
-        let jwks = json!({"keys": [
-            {"kty": "oct", "kid": "secret", "k": "c2VjcmV0"},
-            {"kty": "EC", "crv": "P-256", "kid": "ec-1", "alg": "ES256",
-             "x": "kL5jiLlhVqXt4051SwYLtzPM3VaDDHletzLh8ecwZ90",
-             "y": "7xFxR2y_mDpcEMLYwbJCjhTy00njcxMREid0bcP59ls"},
-            {"kty": "future-kind", "kid": "new"},
-            {"kty": "OKP", "crv": "Ed25519", "kid": "ed", "x": "11qYAYKxCrfVS_7TyWQHOg7hcvPapiMlrwIaaPcHURo"},
-        ]});
-        let keys = parse_jwks(jwks.to_string().as_bytes()).unwrap();
-        let kids: Vec<_> = keys.iter().map(|key| key.kid.as_deref()).collect();
-        assert_eq!(kids, [Some("ec-1"), Some("ed")]);
-        assert_eq!(keys[0].alg, Some(Algorithm::ES256));
-        let set = KeySet {
-            keys,
-            ..KeySet::default()
-        };
-        assert!(set.has(Some("ed")) && set.has(None) && !set.has(Some("secret")));
-        // A key whose JWK names its algorithm serves tokens of that algorithm only.
-        assert_eq!(set.matching(Some("ec-1"), Algorithm::ES384).count(), 0);
-        assert_eq!(set.matching(None, Algorithm::EdDSA).count(), 1);
-    }
-
-    #[test]
-    fn a_jwks_that_is_not_json_is_a_clear_error() {
-        let err = parse_jwks(b"<html>").err().unwrap();
-        assert!(err.starts_with("the JWKS is not JSON"), "{err}");
     }
 
     #[test]

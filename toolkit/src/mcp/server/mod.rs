@@ -16,6 +16,8 @@ mod handler;
 mod host;
 mod http;
 #[cfg(feature = "oauth")]
+mod jwks;
+#[cfg(feature = "oauth")]
 mod jwt;
 mod listen;
 mod notifier;
