@@ -42,12 +42,26 @@ async fn send(
     session: Option<&str>,
     body: impl Into<reqwest::Body>,
 ) -> Answer {
+    send_with(server, method, session, body, &[]).await
+}
+
+/// [`send`] with more headers.
+async fn send_with(
+    server: &HttpServerHandle,
+    method: reqwest::Method,
+    session: Option<&str>,
+    body: impl Into<reqwest::Body>,
+    headers: &[(&str, &str)],
+) -> Answer {
     let mut request = reqwest::Client::new()
         .request(method, server.url())
         .header("content-type", "application/json")
         .header("accept", "application/json, text/event-stream")
         .timeout(Duration::from_secs(30))
         .body(body);
+    for (name, value) in headers {
+        request = request.header(*name, *value);
+    }
     if let Some(session) = session {
         request = request.header("mcp-session-id", session);
     }
@@ -549,26 +563,15 @@ async fn concurrent_calls_reusing_an_id_in_a_session_get_invalid_request_and_the
 
 /// `POST`s `body` with the bearer token `s3cret`, in `session` if any.
 async fn post_with_token(server: &HttpServerHandle, session: Option<&str>, body: &str) -> Answer {
-    let mut request = reqwest::Client::new()
-        .post(server.url())
-        .header("content-type", "application/json")
-        .header("accept", "application/json, text/event-stream")
-        .header("authorization", "Bearer s3cret")
-        .timeout(Duration::from_secs(30))
-        .body(body.to_owned());
-    if let Some(session) = session {
-        request = request.header("mcp-session-id", session);
-    }
-    let response = request.send().await.expect("an HTTP answer");
-    let status = response.status();
-    let session = (response.headers().get("mcp-session-id"))
-        .map(|value| value.to_str().expect("ASCII").to_owned());
-    let body = response.text().await.expect("the body");
-    Answer {
-        status,
+    let token = [("authorization", "Bearer s3cret")];
+    send_with(
+        server,
+        reqwest::Method::POST,
         session,
-        body,
-    }
+        body.to_owned(),
+        &token,
+    )
+    .await
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
