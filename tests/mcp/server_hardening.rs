@@ -501,6 +501,45 @@ async fn a_sync_tool_marked_inline_runs_on_the_async_worker_and_others_on_the_bl
     server.shutdown().await.expect("graceful shutdown");
 }
 
+#[derive(Default)]
+struct Served;
+
+#[toolset(name = "served")]
+impl Served {
+    /// Say it louder
+    #[tool]
+    fn shout(&self, text: String) -> String {
+        text.to_uppercase()
+    }
+}
+
+#[tokio::test]
+async fn a_sync_tool_served_over_mcp_takes_the_typed_fast_path_on_the_blocking_pool() {
+    let server = McpServer::new(Served::to_tools())
+        .spawn_http("127.0.0.1:0", HttpOptions::default())
+        .await
+        .expect("serve");
+    let transport = StreamableHttpClientTransport::from_uri(server.url());
+    let client = ().serve(transport).await.expect("initialize");
+    let before = toolkit::__fast_path_calls("served_shout");
+    let arguments = json!({"text": "hi"}).as_object().cloned().unwrap();
+    let result = client
+        .peer()
+        .call_tool(CallToolRequestParams::new("served_shout").with_arguments(arguments))
+        .await
+        .expect("tools/call");
+    assert_eq!(result.is_error, Some(false));
+    assert_eq!(
+        result.content[0].as_text().map(|t| t.text.as_str()),
+        Some("HI")
+    );
+    // Read straight into `String` by the typed reader, on the blocking pool, where the server
+    // moves every sync tool (before, such calls took the full JSON pipeline).
+    assert_eq!(toolkit::__fast_path_calls("served_shout") - before, 1);
+    client.cancel().await.expect("close the client");
+    server.shutdown().await.expect("graceful shutdown");
+}
+
 /// The JSON-RPC message of an answer: plain JSON, or the first SSE event with data.
 fn message(answer: &Answer) -> Value {
     let data = (answer.body.lines())

@@ -52,6 +52,9 @@ mod toolset;
 
 pub use bounds::{ToolArgument, ToolErrorMessage, ToolReturn};
 pub use builder::ToolBuilder;
+#[cfg(feature = "__test_hooks")]
+#[doc(hidden)]
+pub use call::__fast_path_calls;
 pub use call::{
     BoxFuture, Icon, Limits, TaskSupport, ToolAnnotations, ToolDefinition, ToolOptions, ToolProxy,
     allow_async_to_sync, async_to_sync_allowed, is_valid_tool_name, within,

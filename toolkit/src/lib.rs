@@ -46,6 +46,9 @@ pub mod builtin;
 pub mod integrations;
 
 pub use toolkit_macros::{prompt, resource, tool, toolset};
+#[cfg(feature = "__test_hooks")]
+#[doc(hidden)]
+pub use toolkit_runtime::__fast_path_calls;
 pub use toolkit_runtime::{
     ArgumentProblem, Icon, TaskSupport, ToolAnnotations, ToolArgument, ToolCall, ToolCallResult,
     ToolDefinition, ToolError, ToolErrorKind, ToolErrorMessage, ToolOptions, ToolProxy, ToolReturn,

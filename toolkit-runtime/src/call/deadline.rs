@@ -1,34 +1,10 @@
-//! Deadlines. An async body is dropped at its deadline. A sync body runs on a blocking-pool
-//! thread that the caller stops waiting for: Rust cannot stop a thread, so the body runs on to
-//! its end, its result dropped, and the thread holds one of the tool's places (`places`) until
-//! then.
+//! toolkit's one deadline on a future ([`within`]), on any runtime.
 
 use std::future::Future;
 use std::panic::{AssertUnwindSafe, catch_unwind};
-use std::sync::mpsc::RecvTimeoutError;
 use std::time::Duration;
 
-use serde_json::Value;
-
 use super::async_bridge::fallback_runtime;
-use crate::error::ToolError;
-
-/// Awaits `future`, giving up at `timeout`; dropping it there cancels an async body.
-pub(crate) async fn with_deadline<F: Future>(
-    tool: &str,
-    future: F,
-    timeout: Option<Duration>,
-) -> Result<F::Output, ToolError> {
-    let Some(timeout) = timeout else {
-        return Ok(future.await);
-    };
-    within(timeout, future)
-        .await
-        .ok_or_else(|| ToolError::TimedOut {
-            tool: tool.into(),
-            timeout,
-        })
-}
 
 /// Awaits `future` for at most `timeout`: its output, or `None` when the time ran out first
 /// (the future is then dropped, which cancels it). toolkit's one deadline on a future, used by
@@ -77,36 +53,5 @@ struct AbortOnDrop(tokio::task::JoinHandle<()>);
 impl Drop for AbortOnDrop {
     fn drop(&mut self) {
         self.0.abort();
-    }
-}
-
-/// Runs `job` on a blocking-pool thread and waits for it for `left` of the call's `timeout`. At
-/// the deadline the caller gets its error and the thread runs on to the end of the job, its
-/// result dropped.
-pub(crate) fn run_with_deadline(
-    tool: &str,
-    timeout: Duration,
-    left: Duration,
-    job: impl FnOnce() -> Result<Value, ToolError> + Send + 'static,
-) -> Result<Value, ToolError> {
-    let (sender, receiver) = std::sync::mpsc::sync_channel(1);
-    let job = move || {
-        // The caller may have stopped waiting; then nobody needs the result.
-        let _ = sender.send(job());
-    };
-    match tokio::runtime::Handle::try_current() {
-        Ok(handle) => drop(handle.spawn_blocking(job)),
-        Err(_) => drop(fallback_runtime().spawn_blocking(job)),
-    }
-    match receiver.recv_timeout(left) {
-        Ok(result) => result,
-        Err(RecvTimeoutError::Timeout) => Err(ToolError::TimedOut {
-            tool: tool.into(),
-            timeout,
-        }),
-        Err(RecvTimeoutError::Disconnected) => Err(ToolError::Failed {
-            tool: tool.into(),
-            message: "the tool's thread stopped before it answered".into(),
-        }),
     }
 }

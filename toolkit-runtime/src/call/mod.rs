@@ -66,6 +66,8 @@ pub use output::{
     ContentProbe, DefaultHidden, DefaultShown, DefaultValue, HasOutputSchema, NoOutputSchema,
     OutputSchemaProbe, ReturnsContent, ReturnsJson, output, output_ref, result_output,
 };
+#[cfg(feature = "__test_hooks")]
+pub use pipeline::__fast_path_calls;
 pub use proxy::ToolProxy;
 pub use tool_call::{ToolCall, ToolCallResult};
 pub use typed::{Field, FieldReaders, FieldsProbe, HasFields, NoFields, ParseFields};

@@ -1,273 +1,91 @@
-//! The call pipeline, top to bottom, shared by sync and async calls:
+//! The steps of one call, written once: the typed fast path when it reads the input, else
 //! input -> (size and depth checked) -> JSON object -> validated, or else null-dropped, coerced
-//! and validated again -> typed arguments -> the body -> JSON result (bounded).
-//! Only the step that runs the body differs between [`ToolProxy::run`] and [`ToolProxy::arun`].
+//! and validated again -> typed arguments -> the body; then the body's outcome as the tool's
+//! typed result.
+//!
+//! And where they run, chosen once per call from the tool's options and the call's limits: on
+//! the caller's thread or task, on tokio's blocking pool, or off the caller's thread under a
+//! deadline. The steps are the same everywhere, the typed fast path included; only where they
+//! run, and how long the caller waits, differ. A deadline drops an async body. A sync body runs
+//! on a blocking-pool thread that the caller stops waiting for: Rust cannot stop a thread, so
+//! the body runs on to its end, its result dropped, and the thread holds one of the tool's
+//! places (`places`) until then.
 
 use std::borrow::Cow;
-use std::pin::pin;
-use std::sync::Arc;
+use std::sync::mpsc::RecvTimeoutError;
 use std::time::{Duration, Instant};
 
 use serde_json::{Map, Value};
 
 use super::arguments::Arguments;
-use super::async_bridge;
+use super::async_bridge::{self, fallback_runtime};
 use super::coerce;
-use super::deadline::{run_with_deadline, with_deadline};
-use super::handler::{BoxFuture, Handler, HandlerError, SyncHandler, TypedHandler, TypedInput};
+use super::deadline::within;
+use super::handler::{BoxFuture, Handler, HandlerError, TypedHandler, TypedInput};
 use super::limits::Limits;
 use super::nulls::drop_omitted_nulls;
-use super::origin::CallOrigin;
 use super::panic::{caught, panic_message, polled_catching, run_catching, start_async};
 use super::places::ThreadClaim;
 use super::problems::describe_value;
 use super::proxy::ToolProxy;
-use crate::context::{CallScope, ToolContext};
+use crate::context::ToolContext;
 use crate::error::ToolError;
 
-/// Cancels a call's context when the call ends, however it ends (answered, failed, timed out,
-/// or dropped by its caller).
-struct CancelOnDrop(ToolContext);
-
-impl Drop for CancelOnDrop {
-    fn drop(&mut self) {
-        self.0.cancel();
-    }
+/// A call whose steps have run up to its body: a sync body's outcome, or an async body's future
+/// (awaited where the call's placement says).
+enum Begun {
+    Done(Result<Value, HandlerError>),
+    Started(BoxFuture<'static, Result<Value, HandlerError>>),
 }
 
 impl ToolProxy {
-    /// The sync pipeline for one call, in a context when the tool takes one (made from the
-    /// scope the caller runs in, for `origin`). A tool without a context takes the plain
-    /// pipeline, paying nothing.
-    pub(crate) fn run_call(
+    /// Every step of a call up to its body's outcome (a sync tool) or its body's started future
+    /// (an async tool): the typed fast path when the tool has one and it reads the input, else
+    /// the checks and the JSON body. `checked`: the input's size and depth were measured already.
+    fn begin(
         &self,
         input: Cow<'_, Value>,
         limits: &Limits,
-        origin: CallOrigin<'_>,
-    ) -> Result<Value, ToolError> {
-        match self.takes_context() {
-            false => self.run(input, limits),
-            true => {
-                let ctx = self.context_for(origin);
-                // Cancelled when the call ends, however it ends: a sync body left running on
-                // the pool past its deadline sees it.
-                let _cancel_when_done = CancelOnDrop(ctx.clone());
-                ctx.enter_sync(|| self.run(input, limits))
-            }
-        }
-    }
-
-    /// The async pipeline for one call; see [`run_call`](Self::run_call). The context is
-    /// cancelled when the call ends, is dropped (its caller stopped waiting) or times out.
-    pub(crate) async fn arun_call(
-        &self,
-        input: Cow<'_, Value>,
-        limits: &Limits,
-        origin: CallOrigin<'_>,
-    ) -> Result<Value, ToolError> {
-        if !self.takes_context() {
-            return self.arun(input, limits).await;
-        }
-        // Not boxed: a box (and the copy of the whole call's future into it) cost a tool with
-        // an unused context a tenth of a call, and inline this path adds only the context and
-        // its guard to the future, which overlaps the other path's.
-        let ctx = self.context_for(origin);
-        let _cancel_when_done = CancelOnDrop(ctx.clone());
-        // Pinned here and entered by reference: moved into the task-local's future, the call's
-        // whole future was copied twice more, a fifth of a cheap call's time.
-        let call = pin!(self.arun(input, limits));
-        ctx.enter(call).await
-    }
-
-    fn context_for(&self, CallOrigin { call_id, data }: CallOrigin<'_>) -> ToolContext {
-        let name = self
-            .inner
-            .context_name
-            .get_or_init(|| Arc::from(self.name()));
-        CallScope::current()
-            .unwrap_or_default()
-            .data_or(data)
-            .context_of(Arc::clone(name), call_id)
-    }
-
-    /// The sync pipeline under the given limits, without a span of its own.
-    pub(crate) fn run(&self, input: Cow<'_, Value>, limits: &Limits) -> Result<Value, ToolError> {
-        match (&self.inner.handler, limits.timeout) {
-            (Handler::Sync(handler), None) => {
-                let checked = match self.start_typed(&input, limits)? {
-                    Some(Typed::Done(result)) => return self.finish(result),
-                    declined => declined.is_some(),
-                };
-                let mut arguments = self.prepare(input, limits, checked)?;
-                self.finish(run_catching(|| handler(&mut arguments)))
-            }
-            (Handler::Sync(handler), Some(timeout)) => {
-                let began = Instant::now();
-                let mut claim = self.inner.threads.claim_blocking(self.name(), limits)?;
-                // Held until the answer comes or the deadline passes.
-                let _watch = claim.watch();
-                let job = self.blocking_job(claim, handler, input.into_owned(), *limits, false);
-                let left = timeout.saturating_sub(began.elapsed());
-                run_with_deadline(self.name(), timeout, left, job)
-            }
-            (Handler::Async(handler), None) => {
-                let checked = match self.start_typed(&input, limits)? {
-                    Some(Typed::Started(future)) => {
-                        let result = async_bridge::block_on(self.name(), future)?;
-                        return self.finish(result);
-                    }
-                    declined => declined.is_some(),
-                };
-                let arguments = self.prepare(input, limits, checked)?;
-                let result =
-                    async_bridge::block_on(self.name(), start_async(&**handler, arguments))?;
-                self.finish(result)
-            }
-            (Handler::Async(_), Some(_)) => {
-                async_bridge::block_on(self.name(), self.arun(input, limits))?
-            }
-        }
-    }
-
-    /// The async pipeline under the given limits, without a span of its own.
-    pub(crate) async fn arun(
-        &self,
-        input: Cow<'_, Value>,
-        limits: &Limits,
-    ) -> Result<Value, ToolError> {
-        // The two paths through the blocking pool are boxed: they cost a pool hop anyway, and
-        // inline their waits would make every call's future (moved whole at each layer of a
-        // call) several times larger.
-        if let Some(timeout) = limits.timeout {
-            return Box::pin(self.arun_with_deadline(input, limits, timeout)).await;
-        }
-        match &self.inner.handler {
-            // The whole call, its argument check included, runs on the pool: a check is CPU
-            // work, and on the async workers it would stall every other task.
-            Handler::Sync(handler) if self.options().blocking => {
-                let checked = matches!(input, Cow::Borrowed(_));
-                if checked {
-                    // Measured before it is copied for the pool thread: one linear scan.
-                    limits.check_input(self.name(), &input)?;
-                }
-                Box::pin(async {
-                    let claim = self.inner.threads.claim(self.name(), limits).await?;
-                    let input = input.into_owned();
-                    let job = self.blocking_job(claim, handler, input, *limits, checked);
-                    tokio::task::spawn_blocking(job)
-                        .await
-                        .unwrap_or_else(|join| self.finish(Err(join_failure(join))))
-                })
-                .await
-            }
-            Handler::Sync(handler) => {
-                let checked = match self.start_typed(&input, limits)? {
-                    Some(Typed::Done(result)) => return self.finish(result),
-                    declined => declined.is_some(),
-                };
-                let mut arguments = self.prepare(input, limits, checked)?;
-                self.finish(run_catching(|| handler(&mut arguments)))
-            }
-            Handler::Async(handler) => {
-                let checked = match self.start_typed(&input, limits)? {
-                    Some(Typed::Done(result)) => return self.finish(result),
-                    Some(Typed::Started(future)) => return self.finish(future.await),
-                    declined => declined.is_some(),
-                };
-                let arguments = self.prepare(input, limits, checked)?;
-                self.finish(start_async(&**handler, arguments).await)
-            }
-        }
-    }
-
-    /// A call with a deadline, which must cover every step: the arguments are checked on a
-    /// blocking-pool thread (a check is CPU work the deadline could not interrupt), and a sync
-    /// body runs there too. The wait for a place on the pool counts against the deadline.
-    async fn arun_with_deadline(
-        &self,
-        input: Cow<'_, Value>,
-        limits: &Limits,
-        timeout: Duration,
-    ) -> Result<Value, ToolError> {
-        let began = Instant::now();
-        let mut claim = self.inner.threads.claim(self.name(), limits).await?;
-        // Dropped with this future, at the deadline or when the caller gives up: the place then
-        // counts as overdue until the thread gives it back.
-        let _watch = claim.watch();
-        let call = self.arun_off_thread(claim, input, limits);
-        let left = timeout.saturating_sub(began.elapsed());
-        with_deadline(self.name(), call, Some(left))
-            .await
-            .map_err(|_| ToolError::TimedOut {
-                tool: self.name().into(),
-                timeout,
-            })?
-    }
-
-    /// The steps of a call with a deadline, on the place `claim` holds.
-    async fn arun_off_thread(
-        &self,
-        claim: ThreadClaim,
-        input: Cow<'_, Value>,
-        limits: &Limits,
-    ) -> Result<Value, ToolError> {
-        let (input, owned_limits) = (input.into_owned(), *limits);
-        match &self.inner.handler {
-            Handler::Sync(handler) => {
-                let job = self.blocking_job(claim, handler, input, owned_limits, false);
-                let task = tokio::task::spawn_blocking(job);
-                task.await
-                    .unwrap_or_else(|join| self.finish(Err(join_failure(join))))
-            }
-            Handler::Async(handler) => {
-                let this = self.clone();
-                let task = tokio::task::spawn_blocking(move || {
-                    let _claim = claim;
-                    this.prepare(Cow::Owned(input), &owned_limits, false)
-                });
-                let arguments = match task.await {
-                    Ok(prepared) => prepared?,
-                    Err(join) => return self.finish(Err(join_failure(join))),
-                };
-                let result = start_async(&**handler, arguments).await;
-                self.finish(result)
-            }
-        }
-    }
-
-    /// The whole call of a sync tool, arguments checked and body run, as a job for a
-    /// blocking-pool thread that holds `claim`, one of the tool's `max_threads` places, until
-    /// the body ends, deadline or not. `checked`: the input's size and depth were checked.
-    fn blocking_job(
-        &self,
-        claim: ThreadClaim,
-        handler: &Arc<SyncHandler>,
-        input: Value,
-        limits: Limits,
         checked: bool,
-    ) -> impl FnOnce() -> Result<Value, ToolError> + Send + 'static {
-        let (this, handler) = (self.clone(), Arc::clone(handler));
-        // The pool thread has no task-local context of its own: the body's is carried over.
-        let ctx = ToolContext::try_current().filter(|_| self.takes_context());
-        move || {
-            let _claim = claim;
-            let run = || {
-                let mut arguments = this.prepare(Cow::Owned(input), &limits, checked)?;
-                this.finish(run_catching(|| handler(&mut arguments)))
-            };
-            match ctx {
-                Some(ctx) => ctx.enter_sync(run),
-                None => run(),
+    ) -> Result<Begun, ToolError> {
+        let checked = match self.start_typed(&input, limits, checked)? {
+            Some(Typed::Begun(begun)) => {
+                #[cfg(feature = "__test_hooks")]
+                fast_path_taken(self.name());
+                return Ok(begun);
             }
+            declined => checked || declined.is_some(),
+        };
+        let arguments = self.prepare(input, limits, checked)?;
+        Ok(match &self.inner.handler {
+            Handler::Sync(handler) => {
+                let mut arguments = arguments;
+                Begun::Done(run_catching(|| handler(&mut arguments)))
+            }
+            Handler::Async(handler) => Begun::Started(start_async(&**handler, arguments)),
+        })
+    }
+
+    /// A begun call's outcome, for a sync caller: an async body is driven to its end here (which
+    /// [`allow_async_to_sync`](crate::allow_async_to_sync) must allow).
+    fn settle(&self, begun: Begun) -> Result<Value, ToolError> {
+        match begun {
+            Begun::Done(result) => self.finish(result),
+            Begun::Started(future) => self.finish(async_bridge::block_on(self.name(), future)?),
         }
     }
 
     /// The typed fast path, when the tool has one and the input is JSON text or an object: the
-    /// input's size and depth checked as `prepare` checks them, then read straight into the
-    /// parameters' types and the body run inline (`Done`) or started (`Started`). `Declined`
-    /// (input checked) or `None` (not checked) means the full pipeline decides: the input is
-    /// anything the types alone cannot read, or the body must run on the blocking pool.
-    fn start_typed(&self, input: &Value, limits: &Limits) -> Result<Option<Typed>, ToolError> {
+    /// input's size and depth checked as `prepare` checks them (unless `checked`), then read
+    /// straight into the parameters' types and the body run (`Done`) or started (`Started`).
+    /// `Declined` (input checked) or `None` (not checked) means the full pipeline decides: the
+    /// input is anything the types alone cannot read.
+    fn start_typed(
+        &self,
+        input: &Value,
+        limits: &Limits,
+        checked: bool,
+    ) -> Result<Option<Typed>, ToolError> {
         let Some(body) = self.typed_body() else {
             return Ok(None);
         };
@@ -276,21 +94,22 @@ impl ToolProxy {
             Value::Object(_) => TypedInput::Value(input),
             _ => return Ok(None),
         };
-        if matches!(body, TypedHandler::Sync(_)) && self.options().blocking {
-            return Ok(None);
+        if !checked {
+            limits.check_input(self.name(), input)?;
         }
-        limits.check_input(self.name(), input)?;
         // Panics are caught as the full pipeline catches them (`panic`).
         Ok(match body {
             TypedHandler::Sync(body) => match caught(|| body(typed_input)) {
-                Ok(read) => Some(read.map_or(Typed::Declined, Typed::Done)),
-                Err(panicked) => Some(Typed::Done(Err(panicked))),
+                Ok(read) => {
+                    Some(read.map_or(Typed::Declined, |ran| Typed::Begun(Begun::Done(ran))))
+                }
+                Err(panicked) => Some(Typed::Begun(Begun::Done(Err(panicked)))),
             },
             TypedHandler::Async(body) => match caught(|| body(typed_input)) {
                 Ok(read) => Some(read.map_or(Typed::Declined, |future| {
-                    Typed::Started(polled_catching(future))
+                    Typed::Begun(Begun::Started(polled_catching(future)))
                 })),
-                Err(panicked) => Some(Typed::Done(Err(panicked))),
+                Err(panicked) => Some(Typed::Begun(Begun::Done(Err(panicked)))),
             },
         })
     }
@@ -345,6 +164,7 @@ impl ToolProxy {
         Ok(Arguments::new(arguments))
     }
 
+    /// The body's outcome as the tool's typed result, the tool's name attached to a failure.
     pub(super) fn finish(&self, result: Result<Value, HandlerError>) -> Result<Value, ToolError> {
         let failure = match result {
             // Cut to `max_output_bytes` where it is rendered (`render`), not here.
@@ -366,11 +186,179 @@ impl ToolProxy {
     }
 }
 
-/// A call on the typed fast path: its body's result, or its body's future, or declined after
-/// its input was checked (the full pipeline then does not check it again).
+/// Where a call's steps run.
+#[derive(Clone, Copy)]
+enum Placement {
+    /// Where the caller runs.
+    Inline,
+    /// On tokio's blocking pool, holding one of the tool's places: a sync tool marked
+    /// `blocking`, whose body must not stall the async workers. Its input is checked there too:
+    /// a check is CPU work.
+    Pool,
+    /// Off the caller's thread, with the caller waiting at most this long: the input read and
+    /// (for a sync tool) the body run on the blocking pool, an async body awaited until then.
+    Deadline(Duration),
+}
+
+impl ToolProxy {
+    /// The one place a call's placement is chosen.
+    fn placement(&self, limits: &Limits) -> Placement {
+        match (limits.timeout, &self.inner.handler) {
+            (Some(timeout), _) => Placement::Deadline(timeout),
+            (None, Handler::Sync(_)) if self.options().blocking => Placement::Pool,
+            (None, _) => Placement::Inline,
+        }
+    }
+
+    /// A call's steps from sync code, where its placement puts them.
+    pub(super) fn run(&self, input: Cow<'_, Value>, limits: &Limits) -> Result<Value, ToolError> {
+        match (self.placement(limits), &self.inner.handler) {
+            // The caller's own thread is no async worker: a blocking tool runs on it as it is.
+            (Placement::Inline | Placement::Pool, _) => {
+                self.settle(self.begin(input, limits, false)?)
+            }
+            (Placement::Deadline(timeout), Handler::Sync(_)) => {
+                self.run_sync_with_deadline(input, limits, timeout)
+            }
+            (Placement::Deadline(_), Handler::Async(_)) => {
+                async_bridge::block_on(self.name(), self.arun(input, limits))?
+            }
+        }
+    }
+
+    /// A call's steps from async code, where its placement puts them.
+    pub(super) async fn arun(
+        &self,
+        input: Cow<'_, Value>,
+        limits: &Limits,
+    ) -> Result<Value, ToolError> {
+        match self.placement(limits) {
+            Placement::Inline => match self.begin(input, limits, false)? {
+                Begun::Done(result) => self.finish(result),
+                Begun::Started(future) => self.finish(future.await),
+            },
+            // Boxed: the pool costs a hop anyway, and inline its waits would make every call's
+            // future (moved whole at each layer of a call) several times larger.
+            Placement::Pool => Box::pin(self.arun_off_thread(input, limits, None)).await,
+            Placement::Deadline(timeout) => {
+                Box::pin(self.arun_off_thread(input, limits, Some(timeout))).await
+            }
+        }
+    }
+
+    /// A call's steps on the blocking pool, an async body then awaited here; the caller waits
+    /// at most `timeout`, the wait for a place on the pool included.
+    async fn arun_off_thread(
+        &self,
+        input: Cow<'_, Value>,
+        limits: &Limits,
+        timeout: Option<Duration>,
+    ) -> Result<Value, ToolError> {
+        let began = Instant::now();
+        // A borrowed input is measured before it is copied for the pool thread: one linear scan
+        // bounds the copy.
+        let checked = matches!(input, Cow::Borrowed(_));
+        if checked {
+            limits.check_input(self.name(), &input)?;
+        }
+        let mut claim = self.inner.threads.claim(self.name(), limits).await?;
+        // Dropped with this future, at the deadline or when the caller gives up: the place then
+        // counts as overdue until the thread gives it back.
+        let _watch = claim.watch();
+        let job = self.pool_job(claim, input.into_owned(), *limits, checked);
+        let steps = async {
+            match tokio::task::spawn_blocking(job).await {
+                Ok(Ok(Begun::Done(result))) => self.finish(result),
+                Ok(Ok(Begun::Started(future))) => self.finish(future.await),
+                Ok(Err(refused)) => Err(refused),
+                Err(join) => self.finish(Err(join_failure(join))),
+            }
+        };
+        let Some(timeout) = timeout else {
+            return steps.await;
+        };
+        within(timeout.saturating_sub(began.elapsed()), steps)
+            .await
+            .unwrap_or_else(|| Err(self.timed_out(timeout)))
+    }
+
+    /// A sync tool's call with a deadline, from sync code: its steps on a blocking-pool thread,
+    /// waited for without a runtime of the caller's.
+    fn run_sync_with_deadline(
+        &self,
+        input: Cow<'_, Value>,
+        limits: &Limits,
+        timeout: Duration,
+    ) -> Result<Value, ToolError> {
+        let began = Instant::now();
+        let mut claim = self.inner.threads.claim_blocking(self.name(), limits)?;
+        // Held until the answer comes or the deadline passes.
+        let _watch = claim.watch();
+        let job = self.pool_job(claim, input.into_owned(), *limits, false);
+        let this = self.clone();
+        let (sender, receiver) = std::sync::mpsc::sync_channel(1);
+        let job = move || {
+            // The caller may have stopped waiting; then nobody needs the result.
+            let _ = sender.send(job().and_then(|begun| this.settle(begun)));
+        };
+        match tokio::runtime::Handle::try_current() {
+            Ok(handle) => drop(handle.spawn_blocking(job)),
+            Err(_) => drop(fallback_runtime().spawn_blocking(job)),
+        }
+        match receiver.recv_timeout(timeout.saturating_sub(began.elapsed())) {
+            Ok(result) => result,
+            Err(RecvTimeoutError::Timeout) => Err(self.timed_out(timeout)),
+            Err(RecvTimeoutError::Disconnected) => Err(ToolError::Failed {
+                tool: self.name().into(),
+                message: "the tool's thread stopped before it answered".into(),
+            }),
+        }
+    }
+
+    /// A call's steps up to its body's outcome or future, as a job for a blocking-pool thread
+    /// that holds `claim`, one of the tool's `max_threads` places, until the job ends, deadline
+    /// or not. `checked`: the input's size and depth were measured already.
+    fn pool_job(
+        &self,
+        claim: ThreadClaim,
+        input: Value,
+        limits: Limits,
+        checked: bool,
+    ) -> impl FnOnce() -> Result<Begun, ToolError> + Send + 'static {
+        let this = self.clone();
+        // The pool thread has no task-local context of its own: the body's is carried over.
+        let ctx = ToolContext::try_current().filter(|_| self.takes_context());
+        move || {
+            let _claim = claim;
+            let steps = || this.begin(Cow::Owned(input), &limits, checked);
+            match ctx {
+                Some(ctx) => ctx.enter_sync(steps),
+                None => steps(),
+            }
+        }
+    }
+
+    fn timed_out(&self, timeout: Duration) -> ToolError {
+        ToolError::TimedOut {
+            tool: self.name().into(),
+            timeout,
+        }
+    }
+}
+
+/// What a blocking-pool task that did not return says: it panicked, or the runtime shut down.
+fn join_failure(join: tokio::task::JoinError) -> HandlerError {
+    if join.is_panic() {
+        HandlerError::Panicked(panic_message(&*join.into_panic()))
+    } else {
+        HandlerError::Failed("the call could not complete: the async runtime shut down".into())
+    }
+}
+
+/// A call on the typed fast path: begun, or declined after its input was checked (the full
+/// pipeline then does not check it again).
 enum Typed {
-    Done(Result<Value, HandlerError>),
-    Started(BoxFuture<'static, Result<Value, HandlerError>>),
+    Begun(Begun),
     Declined,
 }
 
@@ -392,15 +380,6 @@ fn arguments_object(tool: &str, input: Cow<'_, Value>) -> Result<Map<String, Val
     }
 }
 
-/// What a blocking-pool task that did not return says: it panicked, or the runtime shut down.
-fn join_failure(join: tokio::task::JoinError) -> HandlerError {
-    if join.is_panic() {
-        HandlerError::Panicked(panic_message(&*join.into_panic()))
-    } else {
-        HandlerError::Failed("the call could not complete: the async runtime shut down".into())
-    }
-}
-
 fn parse_arguments(tool: &str, text: &str) -> Result<Value, ToolError> {
     if text.trim().is_empty() {
         return Ok(Value::Object(Map::new()));
@@ -409,4 +388,34 @@ fn parse_arguments(tool: &str, text: &str) -> Result<Value, ToolError> {
         tool: tool.into(),
         message: err.to_string(),
     })
+}
+
+/// How many calls of each tool (by name) took the typed fast path in this process: for tests
+/// that check where a call ran. Not public API: only with the `__test_hooks` feature.
+#[cfg(feature = "__test_hooks")]
+static FAST_PATH_CALLS: std::sync::Mutex<Vec<(String, usize)>> = std::sync::Mutex::new(Vec::new());
+
+#[cfg(feature = "__test_hooks")]
+fn fast_path_taken(tool: &str) {
+    let mut counts = FAST_PATH_CALLS
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    match counts.iter_mut().find(|(name, _)| name == tool) {
+        Some((_, count)) => *count += 1,
+        None => counts.push((tool.to_owned(), 1)),
+    }
+}
+
+/// How many calls of the tool called `tool` took the typed fast path so far in this process.
+/// Not public API: only with the `__test_hooks` feature.
+#[cfg(feature = "__test_hooks")]
+#[doc(hidden)]
+pub fn __fast_path_calls(tool: &str) -> usize {
+    let counts = FAST_PATH_CALLS
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    counts
+        .iter()
+        .find(|(name, _)| name == tool)
+        .map_or(0, |(_, count)| *count)
 }

@@ -16,7 +16,7 @@ use std::time::{Duration, Instant};
 
 use tokio::sync::Notify;
 
-use super::deadline::with_deadline;
+use super::deadline::within;
 use super::limits::Limits;
 use crate::error::ToolError;
 
@@ -43,10 +43,9 @@ impl ThreadPlaces {
         }
         let began = Instant::now();
         let wait = self.wait_for_place(tool, limits.max_threads);
-        match with_deadline(tool, wait, Some(limits.thread_wait())).await {
-            Ok(waited) => waited,
-            Err(_) => Err(self.busy(tool, limits.max_threads, began.elapsed())),
-        }
+        within(limits.thread_wait(), wait)
+            .await
+            .unwrap_or_else(|| Err(self.busy(tool, limits.max_threads, began.elapsed())))
     }
 
     /// [`claim`](Self::claim) for a caller outside async code: the thread waits, parked.

@@ -11,7 +11,6 @@ use super::limits::Limits;
 use super::origin::CallOrigin;
 use super::places::ThreadPlaces;
 use super::render::Rendering;
-use super::trace::CallSpan;
 use super::validate::ArgumentValidator;
 use crate::error::ToolError;
 use crate::format::Format;
@@ -162,12 +161,15 @@ impl ToolProxy {
     /// parameters' types do not enforce.
     pub(super) fn typed_body(&self) -> Option<&TypedHandler> {
         let typed = self.inner.typed.as_ref()?;
-        let fast = *self.inner.fast.get_or_init(|| {
-            !self.options().always_validate
-                && self.validator().is_ok_and(|v| !v.is_budgeted())
-                && crate::schema::implied_by_types(self.checked_parameters())
-        });
+        let fast = *self.inner.fast.get_or_init(|| self.may_take_fast_path());
         fast.then_some(typed)
+    }
+
+    /// Whether calls of this tool may take the typed fast path: decided once, on the first call.
+    fn may_take_fast_path(&self) -> bool {
+        !self.options().always_validate
+            && self.validator().is_ok_and(|v| !v.is_budgeted())
+            && crate::schema::implied_by_types(self.checked_parameters())
     }
 
     /// The limits of a call made on the proxy itself: the tool's own, over the defaults.
@@ -179,12 +181,17 @@ impl ToolProxy {
     pub(super) fn validator(&self) -> Result<&ArgumentValidator, ToolError> {
         self.inner
             .validator
-            .get_or_init(|| ArgumentValidator::new(self.checked_parameters()))
+            .get_or_init(|| self.compile_validator())
             .as_ref()
             .map_err(|message| ToolError::InvalidSchema {
                 tool: self.name().into(),
                 message: message.clone(),
             })
+    }
+
+    /// The parameters schema compiled: once, on the first call that needs it.
+    fn compile_validator(&self) -> Result<ArgumentValidator, String> {
+        ArgumentValidator::new(self.checked_parameters())
     }
 
     /// Whether calls of this tool take the typed fast path (for tests that compare it with the
@@ -215,7 +222,7 @@ impl ToolProxy {
     pub(crate) fn checked_parameters(&self) -> &Value {
         match &self.inner.state {
             Some(binding) => &binding.parameters,
-            None => self.parameters(),
+            None => &self.inner.definition.parameters,
         }
     }
 
@@ -324,8 +331,7 @@ impl ToolProxy {
     pub fn call(&self, args: impl Into<Value>) -> Result<Value, ToolError> {
         let limits = self.limits();
         let input = Cow::Owned(args.into());
-        let (_, outcome) = CallSpan::new(self.name(), None)
-            .run(|| self.run_call(input, &limits, CallOrigin::direct()));
+        let (_, outcome) = self.traced(input, &limits, CallOrigin::direct(), || Ok(()));
         Rendering::of_tool(&limits, self).bounded(outcome)
     }
 
@@ -334,8 +340,7 @@ impl ToolProxy {
     pub fn dynamic_call(&self, args: impl Into<Value>) -> Value {
         let limits = self.limits();
         let input = Cow::Owned(args.into());
-        let (_, outcome) = CallSpan::new(self.name(), None)
-            .run(|| self.run_call(input, &limits, CallOrigin::direct()));
+        let (_, outcome) = self.traced(input, &limits, CallOrigin::direct(), || Ok(()));
         Rendering::of_tool(&limits, self).model_value(outcome)
     }
 
@@ -344,9 +349,7 @@ impl ToolProxy {
     pub async fn acall(&self, args: impl Into<Value>) -> Result<Value, ToolError> {
         let limits = self.limits();
         let input = Cow::Owned(args.into());
-        let (_, outcome) = CallSpan::new(self.name(), None)
-            .arun(|| self.arun_call(input, &limits, CallOrigin::direct()))
-            .await;
+        let (_, outcome) = (self.atraced(input, &limits, CallOrigin::direct(), || Ok(()))).await;
         Rendering::of_tool(&limits, self).bounded(outcome)
     }
 
@@ -354,9 +357,7 @@ impl ToolProxy {
     pub async fn dynamic_acall(&self, args: impl Into<Value>) -> Value {
         let limits = self.limits();
         let input = Cow::Owned(args.into());
-        let (_, outcome) = CallSpan::new(self.name(), None)
-            .arun(|| self.arun_call(input, &limits, CallOrigin::direct()))
-            .await;
+        let (_, outcome) = (self.atraced(input, &limits, CallOrigin::direct(), || Ok(()))).await;
         Rendering::of_tool(&limits, self).model_value(outcome)
     }
 

@@ -1,4 +1,9 @@
-//! The `tracing` span every tool call runs in.
+//! The `tracing` span every tool call runs in, and the one core every call goes through inside
+//! it, whatever its door (a proxy's `call`/`acall`, a toolbox's calls and batches, with state or
+//! not, the MCP server, an agent): the caller's policy (a toolbox's before-call hooks), then the
+//! call's steps in the tool's context when it takes one. The core hands back the span, finished,
+//! and the typed outcome: merging into state and rendering are the caller's next steps, once
+//! each.
 //!
 //! One span per call, named `tool_call`, with the fields `tool`, `call_id` (when the call came
 //! through a [`Toolbox`](crate::Toolbox) with a provider id), and, recorded when the call ends,
@@ -6,12 +11,19 @@
 //! attributes of OpenTelemetry's GenAI `execute_tool` span: `gen_ai.operation.name`,
 //! `gen_ai.tool.name`, `gen_ai.tool.call.id` and `gen_ai.tool.type`.
 
+use std::borrow::Cow;
+use std::pin::pin;
+use std::sync::Arc;
 use std::time::Instant;
 
 use serde_json::Value;
 use tracing::field::Empty;
 use tracing::{Instrument, Span};
 
+use super::limits::Limits;
+use super::origin::CallOrigin;
+use super::proxy::ToolProxy;
+use crate::context::{CallScope, ToolContext};
 use crate::error::ToolError;
 
 /// A call's span and when the call began.
@@ -91,5 +103,68 @@ pub(crate) fn outcome(result: &Result<Value, ToolError>) -> &'static str {
     match result {
         Ok(_) => "ok",
         Err(err) => err.kind().as_str(),
+    }
+}
+
+impl ToolProxy {
+    /// One call from sync code: `allow` (the caller's policy), then the steps, in a span.
+    #[inline]
+    pub(crate) fn traced(
+        &self,
+        input: Cow<'_, Value>,
+        limits: &Limits,
+        origin: CallOrigin<'_>,
+        allow: impl FnOnce() -> Result<(), ToolError>,
+    ) -> (CallSpan, Result<Value, ToolError>) {
+        CallSpan::new(self.name(), origin.call_id).run(|| {
+            allow()?;
+            if !self.takes_context() {
+                return self.run(input, limits);
+            }
+            let ctx = self.context_for(origin);
+            // Cancelled when the call ends, however it ends: a sync body left running on the
+            // pool past its deadline sees it.
+            let _cancel_when_done = ctx.cancel_on_drop();
+            ctx.enter_sync(|| self.run(input, limits))
+        })
+    }
+
+    /// One call from async code; see [`traced`](Self::traced). The context is cancelled when
+    /// the call ends, is dropped (its caller stopped waiting) or times out. Not an `async fn`:
+    /// it hands back the span's future itself, one layer less to build and move per call.
+    #[inline]
+    pub(crate) fn atraced<'a>(
+        &'a self,
+        input: Cow<'a, Value>,
+        limits: &'a Limits,
+        origin: CallOrigin<'a>,
+        allow: impl FnOnce() -> Result<(), ToolError> + Send + 'a,
+    ) -> impl Future<Output = (CallSpan, Result<Value, ToolError>)> + Send + 'a {
+        CallSpan::new(self.name(), origin.call_id).arun(move || async move {
+            allow()?;
+            if !self.takes_context() {
+                return self.arun(input, limits).await;
+            }
+            // Not boxed: a box (and the copy of the whole call's future into it) cost a tool
+            // with an unused context a tenth of a call, and inline this path adds only the
+            // context and its guard to the future, which overlaps the other path's.
+            let ctx = self.context_for(origin);
+            let _cancel_when_done = ctx.cancel_on_drop();
+            // Pinned here and entered by reference: moved into the task-local's future, the
+            // call's whole future was copied twice more, a fifth of a cheap call's time.
+            let call = pin!(self.arun(input, limits));
+            ctx.enter(call).await
+        })
+    }
+
+    fn context_for(&self, CallOrigin { call_id, data }: CallOrigin<'_>) -> ToolContext {
+        let name = self
+            .inner
+            .context_name
+            .get_or_init(|| Arc::from(self.name()));
+        CallScope::current()
+            .unwrap_or_default()
+            .data_or(data)
+            .context_of(Arc::clone(name), call_id)
     }
 }

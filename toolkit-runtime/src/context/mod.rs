@@ -253,6 +253,15 @@ impl CallId {
     }
 }
 
+/// Cancels a call's context when dropped ([`ToolContext::cancel_on_drop`]).
+pub(crate) struct CancelOnDrop(ToolContext);
+
+impl Drop for CancelOnDrop {
+    fn drop(&mut self) {
+        self.0.cancel();
+    }
+}
+
 tokio::task_local! {
     /// The scope a caller runs its calls in (`CallScope::run`).
     static SCOPE: CallScope;
@@ -394,6 +403,13 @@ impl ToolContext {
     /// Resolves when the call is cancelled.
     pub async fn cancelled(&self) {
         self.cancellation().cancelled().await;
+    }
+
+    /// A guard that cancels the call when dropped, however the call ends (answered, failed,
+    /// timed out, or dropped by its caller). Not tokio-util's `DropGuard`: that needs the token,
+    /// which a context makes only when a tool asks for it (see `Inner::state`).
+    pub(crate) fn cancel_on_drop(&self) -> CancelOnDrop {
+        CancelOnDrop(self.clone())
     }
 
     /// Cancels the call: its `is_cancelled` turns true and `cancelled()` resolves.

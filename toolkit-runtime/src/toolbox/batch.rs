@@ -10,11 +10,43 @@
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 
+use std::time::Duration;
+
 use serde_json::Value;
 
-use crate::call::{Limits, ToolProxy};
+use crate::call::{CallSpan, Limits, Rendering, ToolProxy};
 use crate::error::ToolError;
 use crate::{ToolCall, ToolCallResult};
+
+/// What `call_all_within` calls as each call ends: its position, its result, how long it ran.
+pub(super) type Finished = dyn Fn(usize, &ToolCallResult, Duration) + Send + Sync;
+
+/// How a call of a batch ended: answered (rendered, through the after-call hooks), or ran with
+/// its outcome kept for the caller to merge into state before it is answered.
+pub(super) enum Answer {
+    Answered(ToolCallResult),
+    Ran(Ran),
+}
+
+/// A call that ran and is not answered yet: its span, typed outcome, how it renders, and how
+/// long it ran.
+pub(super) struct Ran {
+    pub(super) span: CallSpan,
+    pub(super) outcome: Result<Value, ToolError>,
+    pub(super) rendering: Rendering,
+    pub(super) took: Duration,
+}
+
+impl Answer {
+    /// The answer to a call with nothing to merge.
+    pub(super) fn into_result(self, call: &ToolCall) -> ToolCallResult {
+        match self {
+            Answer::Answered(result) => result,
+            // Only a batch with state keeps outcomes; anyone else never asked for one.
+            Answer::Ran(ran) => ToolCallResult::from_outcome(call, ran.outcome),
+        }
+    }
+}
 
 pub(super) struct Batch {
     /// The calls, in order, `chunk` to a chunk; a chunk is empty while a worker holds it.
@@ -25,8 +57,11 @@ pub(super) struct Batch {
     /// The position in `tools` of each call's tool; `None` for an unknown tool, already
     /// answered.
     targets: Vec<Option<usize>>,
-    /// Each call's result, set once.
-    results: Vec<OnceLock<ToolCallResult>>,
+    /// Each call's answer, set once.
+    results: Vec<OnceLock<Answer>>,
+    /// The positions whose outcome is kept rather than answered (`Answer::Ran`); empty for
+    /// none.
+    kept: Vec<bool>,
     /// The next chunk no worker has taken.
     next: AtomicUsize,
 }
@@ -34,12 +69,13 @@ pub(super) struct Batch {
 impl Batch {
     /// The batch of `calls`, `results` already holding the answers given before any worker runs
     /// (unknown tools, whose `targets` are `None`), taken by workers in chunks sized for
-    /// `workers`.
+    /// `workers`. The calls at the positions `kept` marks end as `Answer::Ran`.
     pub(super) fn new(
         calls: Vec<ToolCall>,
         tools: Vec<(ToolProxy, Limits)>,
         targets: Vec<Option<usize>>,
-        results: Vec<OnceLock<ToolCallResult>>,
+        results: Vec<OnceLock<Answer>>,
+        kept: Vec<bool>,
         workers: usize,
     ) -> Batch {
         let chunk = chunk_size(calls.len(), workers);
@@ -58,6 +94,7 @@ impl Batch {
             tools,
             targets,
             results,
+            kept,
             next: AtomicUsize::new(0),
         }
     }
@@ -76,15 +113,15 @@ impl Batch {
         })
     }
 
-    /// Records the result of the call at `position` and returns it; each position is answered
+    /// Records the answer of the call at `position` and returns it; each position is answered
     /// once.
-    fn answer(&self, position: usize, result: ToolCallResult) -> &ToolCallResult {
-        self.results[position].get_or_init(|| result)
+    fn record(&self, position: usize, answer: Answer) -> &Answer {
+        self.results[position].get_or_init(|| answer)
     }
 
-    /// Every call's result, in order, once the workers are done. A call no worker finished
+    /// Every call's answer, in order, once the workers are done. A call no worker finished
     /// (the runtime shut down under it) is answered as such, by the name its worker handed back.
-    pub(super) fn into_results(self: Arc<Self>) -> Vec<ToolCallResult> {
+    pub(super) fn into_results(self: Arc<Self>) -> Vec<Answer> {
         match Arc::try_unwrap(self) {
             Ok(mut batch) => std::mem::take(&mut batch.results)
                 .into_iter()
@@ -96,23 +133,23 @@ impl Batch {
                 .collect(),
             // A worker still holds the batch (none does once joined): copies, then.
             Err(shared) => (0..shared.results.len())
-                .map(|position| {
-                    let answered = shared.results[position].get().cloned();
-                    answered.unwrap_or_else(|| shared.unanswered(position))
+                .map(|position| match shared.results[position].get() {
+                    Some(Answer::Answered(result)) => Answer::Answered(result.clone()),
+                    _ => shared.unanswered(position),
                 })
                 .collect(),
         }
     }
 
     /// The answer to the call at `position`, which no worker answered.
-    fn unanswered(&self, position: usize) -> ToolCallResult {
+    fn unanswered(&self, position: usize) -> Answer {
         let calls = self.chunks[position / self.chunk]
             .lock()
             .unwrap_or_else(PoisonError::into_inner);
         let call = calls.get(position % self.chunk);
         // Every lease hands back the calls it did not answer when dropped, so the call is
         // there; a nameless answer would only mark a lease never dropped.
-        shut_down(call.unwrap_or(&ToolCall::new("", Value::Null)))
+        Answer::Answered(shut_down(call.unwrap_or(&ToolCall::new("", Value::Null))))
     }
 }
 
@@ -128,29 +165,33 @@ pub(super) struct Lease<'b> {
 }
 
 impl<'b> Lease<'b> {
-    /// The next call to run, with its tool and limits: calls to unknown tools, already
-    /// answered, are passed over.
-    pub(super) fn next_call(&mut self) -> Option<(&ToolCall, &(ToolProxy, Limits))> {
+    /// The next call to run, with its tool and limits, and whether its outcome is kept rather
+    /// than answered: calls to unknown tools, already answered, are passed over.
+    pub(super) fn next_call(&mut self) -> Option<(&ToolCall, &(ToolProxy, Limits), bool)> {
         loop {
             let call = self.calls.get(self.done)?;
-            match self.batch.targets[self.first + self.done] {
-                Some(tool) => return Some((call, &self.batch.tools[tool])),
+            let position = self.first + self.done;
+            match self.batch.targets[position] {
+                Some(tool) => {
+                    let kept = self.batch.kept.get(position).copied().unwrap_or(false);
+                    return Some((call, &self.batch.tools[tool], kept));
+                }
                 None => self.done += 1,
             }
         }
     }
 
-    /// Answers the call [`next_call`](Self::next_call) gave: `answer` turns it into its result
+    /// Answers the call [`next_call`](Self::next_call) gave: `answer` turns it into its answer
     /// and may take its id and name for it (the call is not read again). Returns the call's
-    /// position in the batch and its result.
+    /// position in the batch and its answer.
     pub(super) fn answer(
         &mut self,
-        answer: impl FnOnce(&mut ToolCall) -> ToolCallResult,
-    ) -> (usize, &'b ToolCallResult) {
+        answer: impl FnOnce(&mut ToolCall) -> Answer,
+    ) -> (usize, &'b Answer) {
         let result = answer(&mut self.calls[self.done]);
         let position = self.first + self.done;
         self.done += 1;
-        (position, self.batch.answer(position, result))
+        (position, self.batch.record(position, result))
     }
 }
 

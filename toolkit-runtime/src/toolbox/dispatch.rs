@@ -5,9 +5,9 @@
 //! `with_state`) is a thin door into the core: the tool is looked up once, with its limits; a
 //! call with state has its size and depth checked before its arguments are read to fill state
 //! in (`Toolbox::stated`); the before-call hooks, the pipeline and the span run in
-//! `ToolProxy::traced`; the outcome is rendered once and passed through the after-call hooks
-//! (`Hooks::report`); and a result with state is merged into it, a failed merge answered
-//! through the hooks too. Every call ends as a [`ToolCallResult`].
+//! `ToolProxy::traced` (`call/core`); a result with state is merged into it (`Wired::merge`);
+//! and the outcome is rendered once and passed through the after-call hooks (`Hooks::report`).
+//! Every call ends as a [`ToolCallResult`].
 
 use std::borrow::Cow;
 use std::pin::pin;
@@ -18,7 +18,7 @@ use serde_json::Value;
 use tokio::task::JoinSet;
 
 use super::Toolbox;
-use super::batch::Batch;
+use super::batch::{Answer, Batch, Finished, Ran};
 use super::hooks::Hooks;
 use super::with_state::Stated;
 use crate::call::{CallOrigin, CallSpan, CatchUnwind, Limits, Rendering, ToolProxy};
@@ -31,12 +31,12 @@ impl Toolbox {
     /// Runs one call from sync code. An async tool needs
     /// [`allow_async_to_sync`](crate::allow_async_to_sync), as with [`ToolProxy::call`].
     pub fn call(&self, call: &ToolCall) -> ToolCallResult {
-        self.answer(call, None)
+        self.dispatch(call, None)
     }
 
     /// Runs one call from async code.
     pub async fn acall(&self, call: &ToolCall) -> ToolCallResult {
-        self.aanswer(call, None, None).await
+        self.adispatch(call, None, None).await
     }
 
     /// Runs one call from async code within `time`: its timeout is the shorter of its own and
@@ -68,7 +68,7 @@ impl Toolbox {
     /// # });
     /// ```
     pub async fn acall_within(&self, call: &ToolCall, time: Duration) -> ToolCallResult {
-        self.aanswer(call, None, Some(time)).await
+        self.adispatch(call, None, Some(time)).await
     }
 
     /// Runs calls concurrently, at most [`concurrency`](Self::concurrency) at a time, and
@@ -103,7 +103,7 @@ impl Toolbox {
     /// # });
     /// ```
     pub async fn call_all(&self, calls: Vec<ToolCall>) -> Vec<ToolCallResult> {
-        self.run_batch(calls, None, None).await
+        self.call_all_resolved(calls, None, None).await
     }
 
     /// [`call_all`](Self::call_all) within `time`, telling `finished` about each call as it
@@ -150,32 +150,57 @@ impl Toolbox {
         time: Option<Duration>,
         finished: impl Fn(usize, &ToolCallResult, Duration) + Send + Sync + 'static,
     ) -> Vec<ToolCallResult> {
-        self.run_batch(calls, time, Some(Arc::new(finished))).await
+        self.call_all_resolved(calls, time, Some(Arc::new(finished)))
+            .await
     }
 
-    /// The batch behind `call_all` and `call_all_within`.
-    async fn run_batch(
+    /// `call_all` and `call_all_within`: each call resolved once, then the batch.
+    async fn call_all_resolved(
         &self,
         calls: Vec<ToolCall>,
         time: Option<Duration>,
         finished: Option<Arc<Finished>>,
     ) -> Vec<ToolCallResult> {
-        // Resolved up front, as positions in one copy of the tool list: the workers then need
-        // none of the toolbox, and no call touches a tool's shared count (cheap calls on two
-        // threads would otherwise fight over it).
-        let results: Vec<OnceLock<ToolCallResult>> = std::iter::repeat_with(OnceLock::new)
+        let targets = calls.iter().map(|call| self.index_of(&call.name)).collect();
+        let answers = self
+            .run_batch(calls, targets, Vec::new(), time, finished)
+            .await;
+        // Nothing was kept, so every call is answered.
+        let nameless = ToolCall::new("", Value::Null);
+        answers
+            .into_iter()
+            .map(|answer| answer.into_result(&nameless))
+            .collect()
+    }
+
+    /// The batch behind every `call_all`: the calls and their tools' positions (`None`: an
+    /// unknown tool), run by workers; the outcome of the calls `kept` marks kept
+    /// (`Answer::Ran`), the others answered.
+    pub(super) async fn run_batch(
+        &self,
+        calls: Vec<ToolCall>,
+        targets: Vec<Option<usize>>,
+        kept: Vec<bool>,
+        time: Option<Duration>,
+        finished: Option<Arc<Finished>>,
+    ) -> Vec<Answer> {
+        // Resolved by the caller, as positions in one copy of the tool list: the workers then
+        // need none of the toolbox, and no call touches a tool's shared count (cheap calls on
+        // two threads would otherwise fight over it).
+        let results: Vec<OnceLock<Answer>> = std::iter::repeat_with(OnceLock::new)
             .take(calls.len())
             .collect();
-        let mut targets = Vec::with_capacity(calls.len());
-        for (position, (call, slot)) in calls.iter().zip(&results).enumerate() {
-            let target = self.index_of(&call.name);
+        for (position, ((call, slot), target)) in
+            calls.iter().zip(&results).zip(&targets).enumerate()
+        {
             if target.is_none() {
-                let result = slot.get_or_init(|| self.unknown(call, self.unknown_tool(&call.name)));
-                if let Some(finished) = &finished {
+                let answer = slot.get_or_init(|| {
+                    Answer::Answered(self.unknown(call, self.unknown_tool(&call.name)))
+                });
+                if let (Some(finished), Answer::Answered(result)) = (&finished, answer) {
                     finished(position, result, Duration::ZERO);
                 }
             }
-            targets.push(target);
         }
         let tools: Vec<(ToolProxy, Limits)> = self
             .tools
@@ -189,7 +214,7 @@ impl Toolbox {
         // per call: the bound holds by construction, and cheap calls do not pay a spawn and a
         // cross-thread wake-up each.
         let workers = self.concurrency.min(calls.len());
-        let work = Arc::new(Batch::new(calls, tools, targets, results, workers));
+        let work = Arc::new(Batch::new(calls, tools, targets, results, kept, workers));
         // Outside a task (in a `block_on`) the calling thread would only wait, so it works as
         // one of the workers, on calls its own thread just wrote (with every worker spawned,
         // cheap calls were slower than a loop of `acall`s: docs/performance.md, "call_all").
@@ -229,8 +254,9 @@ impl Toolbox {
     }
 
     /// The core, from sync code: the tool looked up once, state filled after the limits, then
-    /// policy, pipeline, span, rendering and after-call hooks, and a result with state merged.
-    pub(super) fn answer(
+    /// policy, pipeline and span, a result with state merged, and the outcome rendered and
+    /// reported once.
+    pub(super) fn dispatch(
         &self,
         call: &ToolCall,
         state: Option<&mut dyn AgentState>,
@@ -241,31 +267,32 @@ impl Toolbox {
         };
         let run = |call: &ToolCall| {
             let input = Cow::Borrowed(&call.args);
-            let (span, outcome) = CallSpan::new(tool.name(), call.id.as_deref()).run(|| {
-                self.hooks.allow(call, tool)?;
-                let origin = CallOrigin {
-                    call_id: call.id.as_deref(),
-                    data: &self.data,
-                };
-                tool.run_call(input, &limits, origin)
-            });
-            let _entered = span.span.enter();
-            self.hooks
-                .report(call, outcome, Rendering::of_tool(&limits, tool))
+            tool.traced(input, &limits, self.origin(call), || {
+                self.hooks.allow(call, tool)
+            })
+        };
+        let rendering = Rendering::of_tool(&limits, tool);
+        let Some(state) = state else {
+            let (span, outcome) = run(call);
+            return self.hooks.report_in(&span, call, outcome, rendering);
         };
         match self.stated(tool, &limits, state, call) {
-            Stated::Plain => run(call),
+            Stated::Plain => {
+                let (span, outcome) = run(call);
+                self.hooks.report_in(&span, call, outcome, rendering)
+            }
             Stated::Answered(result) => result,
             Stated::Filled(mut wired, filled) => {
-                let result = run(&filled);
-                self.write_back(&mut wired, &filled, result, &limits)
+                let (span, outcome) = run(&filled);
+                let outcome = wired.merge(&span, &filled, outcome);
+                self.hooks.report_in(&span, &filled, outcome, rendering)
             }
         }
     }
 
-    /// The core, from async code; see [`answer`](Self::answer). `time` caps the call's
+    /// The core, from async code; see [`dispatch`](Self::dispatch). `time` caps the call's
     /// timeout (`acall_within`).
-    pub(super) async fn aanswer(
+    pub(super) async fn adispatch(
         &self,
         call: &ToolCall,
         state: Option<&mut dyn AgentState>,
@@ -275,15 +302,32 @@ impl Toolbox {
             Ok((tool, limits)) => (tool, limits.cut_to(time)),
             Err(unknown) => return self.unknown(call, unknown),
         };
+        let rendering = Rendering::of_tool(&limits, tool);
         // Each path awaits on its own, so a call without state carries nothing of the state
         // path across the await (a call's future is moved whole; its size is its cost).
+        let Some(state) = state else {
+            let (span, outcome) = run(tool, &limits, self.callers(), call).await;
+            return self.hooks.report_in(&span, call, outcome, rendering);
+        };
         match self.stated(tool, &limits, state, call) {
-            Stated::Plain => dispatch(tool, &limits, self.callers(), call).await,
+            Stated::Plain => {
+                let (span, outcome) = run(tool, &limits, self.callers(), call).await;
+                self.hooks.report_in(&span, call, outcome, rendering)
+            }
             Stated::Answered(result) => result,
             Stated::Filled(mut wired, filled) => {
-                let result = dispatch(tool, &limits, self.callers(), &filled).await;
-                self.write_back(&mut wired, &filled, result, &limits)
+                let (span, outcome) = run(tool, &limits, self.callers(), &filled).await;
+                let outcome = wired.merge(&span, &filled, outcome);
+                self.hooks.report_in(&span, &filled, outcome, rendering)
             }
+        }
+    }
+
+    /// Where a call of this toolbox comes from, for the context of a tool that takes one.
+    fn origin<'a>(&'a self, call: &'a ToolCall) -> CallOrigin<'a> {
+        CallOrigin {
+            call_id: call.id.as_deref(),
+            data: &self.data,
         }
     }
 
@@ -337,13 +381,10 @@ impl Toolbox {
         let span = CallSpan::new(&call.name, call.id.as_deref());
         let outcome = Err(err);
         span.finish(&outcome);
-        let _entered = span.span.enter();
-        self.hooks.report(call, outcome, Rendering::of(limits))
+        self.hooks
+            .report_in(&span, call, outcome, Rendering::of(limits))
     }
 }
-
-/// What `call_all_within` calls as each call ends: its position, its result, how long it ran.
-type Finished = dyn Fn(usize, &ToolCallResult, Duration) + Send + Sync;
 
 /// One of `call_all`'s workers: takes chunks of the batch until none is left and answers each
 /// call in its chunk, telling `finished` about each.
@@ -369,16 +410,22 @@ impl Worker {
 async fn run_worker(work: Arc<Batch>, hooks: &Hooks, data: &Data, finished: Option<Arc<Finished>>) {
     let callers = Callers { hooks, data };
     while let Some(mut lease) = work.take() {
-        while let Some((call, (tool, limits))) = lease.next_call() {
+        while let Some((call, (tool, limits), kept)) = lease.next_call() {
             let limits = *limits;
             let rendering = Rendering::of_tool(&limits, tool);
-            let started = finished.as_ref().map(|_| Instant::now());
+            let started = (finished.is_some() || kept).then(Instant::now);
             // A panic that escaped everything else still costs only its own call.
-            let outcome = CatchUnwind(pin!(run(tool, &limits, callers, call))).await;
-            let (position, result) = lease.answer(|call| match outcome {
+            let ran = CatchUnwind(pin!(run(tool, &limits, callers, call))).await;
+            let (position, answer) = lease.answer(|call| match ran {
+                Ok((span, outcome)) if kept => Answer::Ran(Ran {
+                    span,
+                    outcome,
+                    rendering,
+                    took: started.map(|at| at.elapsed()).unwrap_or_default(),
+                }),
                 Ok((span, outcome)) => {
                     let _entered = span.span.enter();
-                    hooks.report_taking(call, outcome, rendering)
+                    Answer::Answered(hooks.report_taking(call, outcome, rendering))
                 }
                 Err(message) => {
                     let panicked = ToolError::Panicked {
@@ -386,10 +433,13 @@ async fn run_worker(work: Arc<Batch>, hooks: &Hooks, data: &Data, finished: Opti
                         message,
                     };
                     // Answered like every call: rendered, and through the after-call hooks.
-                    hooks.report_taking(call, Err(panicked), Rendering::of(&limits))
+                    let result = hooks.report_taking(call, Err(panicked), Rendering::of(&limits));
+                    Answer::Answered(result)
                 }
             });
-            if let (Some(finished), Some(started)) = (&finished, started) {
+            if let (Some(finished), Some(started), Answer::Answered(result)) =
+                (&finished, started, answer)
+            {
                 finished(position, result, started.elapsed());
             }
         }
@@ -404,23 +454,8 @@ struct Callers<'a> {
     data: &'a Data,
 }
 
-/// One call to a known tool, from async code: policy, pipeline, span, rendering and report.
-async fn dispatch(
-    tool: &ToolProxy,
-    limits: &Limits,
-    callers: Callers<'_>,
-    call: &ToolCall,
-) -> ToolCallResult {
-    let (span, outcome) = run(tool, limits, callers, call).await;
-    let _entered = span.span.enter();
-    callers
-        .hooks
-        .report(call, outcome, Rendering::of_tool(limits, tool))
-}
-
 /// Policy and pipeline of one call to a known tool, under the call's span, which is finished and
-/// handed back for the report. Not an `async fn`: it hands back the span's future itself, one
-/// layer less to build and move per call.
+/// handed back for the report.
 #[inline]
 fn run<'a>(
     tool: &'a ToolProxy,
@@ -428,13 +463,10 @@ fn run<'a>(
     callers: Callers<'a>,
     call: &'a ToolCall,
 ) -> impl Future<Output = (CallSpan, Result<Value, ToolError>)> + Send + 'a {
-    let input = Cow::Borrowed(&call.args);
-    CallSpan::new(tool.name(), call.id.as_deref()).arun(move || async move {
-        callers.hooks.allow(call, tool)?;
-        let origin = CallOrigin {
-            call_id: call.id.as_deref(),
-            data: callers.data,
-        };
-        tool.arun_call(input, limits, origin).await
-    })
+    let origin = CallOrigin {
+        call_id: call.id.as_deref(),
+        data: callers.data,
+    };
+    let allow = move || callers.hooks.allow(call, tool);
+    tool.atraced(Cow::Borrowed(&call.args), limits, origin, allow)
 }

@@ -5,7 +5,7 @@ use std::panic::{AssertUnwindSafe, catch_unwind};
 
 use serde_json::Value;
 
-use crate::call::{Rendering, panic_message};
+use crate::call::{CallSpan, Rendering, panic_message};
 use crate::error::ToolError;
 use crate::{ToolCall, ToolCallResult, ToolProxy};
 
@@ -21,11 +21,6 @@ pub(super) struct Hooks {
 }
 
 impl Hooks {
-    /// Whether there are no hooks at all.
-    pub(super) fn is_empty(&self) -> bool {
-        self.before.is_empty() && self.after.is_empty()
-    }
-
     /// Runs the before-call hooks; the first refusal (or panic) stops the call.
     pub(super) fn allow(&self, call: &ToolCall, tool: &ToolProxy) -> Result<(), ToolError> {
         for hook in &self.before {
@@ -70,6 +65,18 @@ impl Hooks {
             }
         }
         result
+    }
+
+    /// [`report`](Self::report) in the call's span: the last step of every call.
+    pub(super) fn report_in(
+        &self,
+        span: &CallSpan,
+        call: &ToolCall,
+        outcome: Result<Value, ToolError>,
+        rendering: Rendering,
+    ) -> ToolCallResult {
+        let _entered = span.span.enter();
+        self.report(call, outcome, rendering)
     }
 
     /// [`report`](Self::report) of a call not read again: unless an after-call hook must read

@@ -3,9 +3,13 @@
 //! state tried, results merged), and a batch in which a call that reads a key an earlier call
 //! writes waits.
 
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
 use serde_json::Value;
 
 use super::Toolbox;
+use super::batch::{Answer, Finished};
 use crate::call::{CallSpan, Limits, Rendering, ToolProxy};
 use crate::error::ToolError;
 use crate::state::{AgentState, StateWiring};
@@ -35,7 +39,7 @@ impl Toolbox {
     /// assert_eq!(state.to_json(), json!({"n": 42}));
     /// ```
     pub fn call_with_state(&self, state: &mut dyn AgentState, call: &ToolCall) -> ToolCallResult {
-        self.answer(call, Some(state))
+        self.dispatch(call, Some(state))
     }
 
     /// Runs one call from async code with `state`; see [`call_with_state`](Self::call_with_state).
@@ -44,7 +48,7 @@ impl Toolbox {
         state: &mut dyn AgentState,
         call: &ToolCall,
     ) -> ToolCallResult {
-        self.aanswer(call, Some(state), None).await
+        self.adispatch(call, Some(state), None).await
     }
 
     /// Runs a batch with `state` and returns the results in the order of `calls`.
@@ -60,62 +64,140 @@ impl Toolbox {
         state: &mut dyn AgentState,
         calls: Vec<ToolCall>,
     ) -> Vec<ToolCallResult> {
-        let rounds = self.rounds(&calls);
+        self.run_with_state(state, calls, None, None).await
+    }
+
+    /// [`call_all_with_state`](Self::call_all_with_state) within `time`, telling `finished`
+    /// about each call as its result is final, as
+    /// [`call_all_within`](Self::call_all_within) does: a call that writes state once its
+    /// round's results are merged, any other as it ends. `time` counts from now and covers
+    /// every round, so an agent's run with state keeps its deadline.
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use toolkit::prelude::*;
+    /// use toolkit::ToolDefinition;
+    /// use toolkit::state::{AgentState, DynamicState, StateSchema, StateWiring};
+    ///
+    /// let schema = json!({"type": "object", "properties": {"n": {"type": "integer"}},
+    ///     "required": ["n"]});
+    /// let double = ToolProxy::from_fn(ToolDefinition::new("double", "Double n", schema), |args| {
+    ///     Ok::<_, String>(args["n"].as_i64().unwrap_or_default() * 2)
+    /// });
+    /// let double = double.with_state(StateWiring::new().input("n").output("n")).unwrap();
+    /// let toolbox = Toolbox::builder().tool(double).build().unwrap();
+    /// let mut state = DynamicState::new(StateSchema::new().key("n", json!({"type": "integer"})));
+    /// state.merge("n", json!(1)).unwrap();
+    /// let calls = vec![ToolCall::new("double", json!({})), ToolCall::new("double", json!({}))];
+    /// # tokio::runtime::Runtime::new().unwrap().block_on(async {
+    /// let time = Some(Duration::from_secs(5));
+    /// let results = toolbox.call_all_with_state_within(&mut state, calls, time, |_, _, _| {}).await;
+    /// assert_eq!(results[1].value, json!(4));
+    /// # });
+    /// assert_eq!(state.to_json(), json!({"n": 4}));
+    /// ```
+    pub async fn call_all_with_state_within(
+        &self,
+        state: &mut dyn AgentState,
+        calls: Vec<ToolCall>,
+        time: Option<Duration>,
+        finished: impl Fn(usize, &ToolCallResult, Duration) + Send + Sync + 'static,
+    ) -> Vec<ToolCallResult> {
+        let finished: Arc<Finished> = Arc::new(finished);
+        self.run_with_state(state, calls, time, Some(finished))
+            .await
+    }
+
+    /// The batch behind `call_all_with_state`: each call resolved once, then run round by round,
+    /// the outcomes of the calls that write state merged in call order before they are answered.
+    async fn run_with_state(
+        &self,
+        state: &mut dyn AgentState,
+        calls: Vec<ToolCall>,
+        time: Option<Duration>,
+        finished: Option<Arc<Finished>>,
+    ) -> Vec<ToolCallResult> {
+        let began = Instant::now();
+        let targets: Vec<Option<usize>> = calls.iter().map(|c| self.index_of(&c.name)).collect();
+        let rounds = self.rounds(&targets);
         let mut results: Vec<Option<ToolCallResult>> = vec![None; calls.len()];
+        let tell = |position: usize, result: &ToolCallResult, took: Duration| {
+            if let Some(finished) = &finished {
+                finished(position, result, took);
+            }
+        };
         for round in 0..=rounds.iter().copied().max().unwrap_or(0) {
-            let members: Vec<usize> = (0..calls.len()).filter(|&i| rounds[i] == round).collect();
-            let mut ready = Vec::with_capacity(members.len());
-            for &position in &members {
+            let left = time.map(|time| time.saturating_sub(began.elapsed()));
+            let mut members = Vec::new();
+            for position in (0..calls.len()).filter(|&i| rounds[i] == round) {
                 let call = &calls[position];
-                let wired = self
-                    .get(&call.name)
-                    .and_then(|t| Some((t, t.state_wiring()?)));
-                match wired {
-                    None => ready.push((position, call.clone())),
-                    Some((tool, wiring)) => {
-                        let limits = self.limits.for_tool(tool.options());
-                        match filled(tool, wiring, &limits, &*state, call) {
-                            Ok(filled) => ready.push((position, filled)),
-                            Err(err) => results[position] = Some(self.refuse(call, err, &limits)),
-                        }
+                let target = targets[position];
+                let Some(wiring) = target.and_then(|at| self.tools[at].state_wiring()) else {
+                    members.push((position, target, call.clone(), false));
+                    continue;
+                };
+                let tool = &self.tools[target.unwrap_or_default()];
+                let limits = self.limits.for_tool(tool.options()).cut_to(left);
+                match filled(tool, wiring, &limits, &*state, call) {
+                    Ok(filled) => members.push((position, target, filled, true)),
+                    Err(err) => {
+                        let result = self.refuse(call, err, &limits);
+                        tell(position, &result, Duration::ZERO);
+                        results[position] = Some(result);
                     }
                 }
             }
-            let (positions, filled): (Vec<usize>, Vec<ToolCall>) = ready.into_iter().unzip();
-            let done = self.call_all(filled.clone()).await;
-            for ((position, call), result) in positions.into_iter().zip(&filled).zip(done) {
-                results[position] = Some(match self.get(&call.name) {
-                    Some(tool) => {
-                        let limits = self.limits.for_tool(tool.options());
-                        match tool.state_wiring() {
+            let positions: Arc<Vec<usize>> = Arc::new(members.iter().map(|m| m.0).collect());
+            let told = finished.clone().map(|finished| {
+                let positions = Arc::clone(&positions);
+                Arc::new(move |at: usize, result: &ToolCallResult, took: Duration| {
+                    finished(positions[at], result, took);
+                }) as Arc<Finished>
+            });
+            let round_targets = members.iter().map(|m| m.1).collect();
+            let kept = members.iter().map(|m| m.3).collect();
+            let filled: Vec<ToolCall> = members.iter().map(|m| m.2.clone()).collect();
+            let answers = self
+                .run_batch(filled, round_targets, kept, left, told)
+                .await;
+            for ((position, target, call, _), answer) in members.into_iter().zip(answers) {
+                results[position] = Some(match answer {
+                    Answer::Answered(result) => result,
+                    Answer::Ran(ran) => {
+                        let wiring = target.and_then(|at| self.tools[at].state_wiring());
+                        let outcome = match wiring {
                             Some(wiring) => {
                                 let mut wired = Wired {
                                     state: &mut *state,
                                     wiring,
                                 };
-                                self.write_back(&mut wired, call, result, &limits)
+                                wired.merge(&ran.span, &call, ran.outcome)
                             }
-                            None => result,
-                        }
+                            None => ran.outcome,
+                        };
+                        let result = self
+                            .hooks
+                            .report_in(&ran.span, &call, outcome, ran.rendering);
+                        tell(position, &result, ran.took);
+                        result
                     }
-                    None => result,
                 });
             }
         }
         results.into_iter().flatten().collect()
     }
 
-    /// The round of each call: 0, or one more than the latest earlier call whose writes it reads.
-    fn rounds(&self, calls: &[ToolCall]) -> Vec<usize> {
-        let mut rounds: Vec<usize> = Vec::with_capacity(calls.len());
-        for call in calls {
-            let round = self.wiring(&call.name).map_or(0, |wiring| {
+    /// The round of each call (by its tool's position, `None` for an unknown tool): 0, or one
+    /// more than the latest earlier call whose writes it reads.
+    fn rounds(&self, targets: &[Option<usize>]) -> Vec<usize> {
+        let wiring_of =
+            |target: &Option<usize>| target.and_then(|at| self.tools[at].state_wiring());
+        let mut rounds: Vec<usize> = Vec::with_capacity(targets.len());
+        for target in targets {
+            let round = wiring_of(target).map_or(0, |wiring| {
                 let mut round = 0;
-                for (earlier, before) in calls.iter().zip(&rounds) {
-                    let writes = self
-                        .wiring(&earlier.name)
-                        .into_iter()
-                        .flat_map(|wiring| wiring.writes());
+                for (earlier, before) in targets.iter().zip(&rounds) {
+                    let writes = wiring_of(earlier).into_iter().flat_map(|w| w.writes());
                     if writes
                         .into_iter()
                         .any(|key| wiring.reads().any(|read| read == key))
@@ -130,11 +212,6 @@ impl Toolbox {
         rounds
     }
 
-    /// The state wiring of the tool called `name`.
-    fn wiring(&self, name: &str) -> Option<&StateWiring> {
-        self.get(name)?.state_wiring()
-    }
-
     /// The state steps of the dispatch core, before the call runs: for a call with state to a
     /// tool wired to it, the size and depth of the arguments are checked first (before they are
     /// read to fill state in, as `limits.rs` promises), then the typed path with state is tried,
@@ -143,27 +220,26 @@ impl Toolbox {
         &self,
         tool: &'t ToolProxy,
         limits: &Limits,
-        state: Option<&'s mut dyn AgentState>,
+        state: &'s mut dyn AgentState,
         call: &ToolCall,
     ) -> Stated<'t, 's> {
-        let (Some(state), Some(wiring)) = (state, tool.state_wiring()) else {
+        let Some(wiring) = tool.state_wiring() else {
             return Stated::Plain;
         };
         if let Err(err) = limits.check_input(tool.name(), &call.args) {
             return Stated::Answered(self.refuse(call, err, limits));
         }
-        // Hooks see, and may rewrite, what the JSON path fills and returns before it is merged,
-        // so a toolbox with hooks always takes that path.
-        if self.hooks.is_empty() {
+        // Before-call hooks see the call with its state-filled parameters filled, which only
+        // the JSON path makes; so a toolbox with them takes that path.
+        if self.hooks.before.is_empty() {
             let span = CallSpan::new(&call.name, call.id.as_deref());
             let typed = span
                 .span
                 .in_scope(|| tool.run_typed_state(state, &call.args, limits));
             if let Some(outcome) = typed {
                 span.finish(&outcome);
-                let _entered = span.span.enter();
                 let rendering = Rendering::of_tool(limits, tool);
-                return Stated::Answered(self.hooks.report(call, outcome, rendering));
+                return Stated::Answered(self.hooks.report_in(&span, call, outcome, rendering));
             }
         }
         match fill(wiring, tool.checked_parameters(), &*state, call) {
@@ -171,37 +247,11 @@ impl Toolbox {
             Err(err) => Stated::Answered(self.refuse(call, err, limits)),
         }
     }
-
-    /// Merges a successful result into state and shapes what the model reads. A result that
-    /// cannot be merged is answered by the error instead, through the rendering step and the
-    /// after-call hooks like every answer.
-    pub(super) fn write_back(
-        &self,
-        wired: &mut Wired<'_, '_>,
-        call: &ToolCall,
-        mut result: ToolCallResult,
-        limits: &Limits,
-    ) -> ToolCallResult {
-        if result.is_error {
-            return result;
-        }
-        match wired
-            .wiring
-            .write(&call.name, &result.value, &mut *wired.state)
-        {
-            Ok(()) => {
-                result.value = wired.wiring.shown(std::mem::take(&mut result.value));
-                result
-            }
-            // The call's span has ended: the error is answered without a second one.
-            Err(err) => self.hooks.report(call, Err(err), Rendering::of(limits)),
-        }
-    }
 }
 
 /// What the dispatch core's state steps leave to run.
 pub(super) enum Stated<'t, 's> {
-    /// No state, or a tool without a wiring: the call runs as it is.
+    /// A tool without a wiring: the call runs as it is.
     Plain,
     /// Answered already: on the typed path with state, or refused before it ran.
     Answered(ToolCallResult),
@@ -214,6 +264,28 @@ pub(super) enum Stated<'t, 's> {
 pub(super) struct Wired<'t, 's> {
     state: &'s mut dyn AgentState,
     wiring: &'t StateWiring,
+}
+
+impl Wired<'_, '_> {
+    /// A call's outcome merged into state, before it is rendered: what the model is shown of a
+    /// merged result, or the error that a result which cannot be merged becomes (recorded on the
+    /// call's span too). A failed call changes nothing.
+    pub(super) fn merge(
+        &mut self,
+        span: &CallSpan,
+        call: &ToolCall,
+        outcome: Result<Value, ToolError>,
+    ) -> Result<Value, ToolError> {
+        let value = outcome?;
+        match self.wiring.write(&call.name, &value, &mut *self.state) {
+            Ok(()) => Ok(self.wiring.shown(value)),
+            Err(err) => {
+                let failed = Err(err);
+                span.finish(&failed);
+                failed
+            }
+        }
+    }
 }
 
 /// A call of a batch with its state-filled parameters filled in, its size checked first.
@@ -304,7 +376,7 @@ mod tests {
     }
 
     #[test]
-    fn a_result_that_cannot_be_merged_is_answered_through_the_hooks_and_the_bound() {
+    fn a_result_that_cannot_be_merged_is_reported_once_through_the_hooks_and_the_bound() {
         let seen = Arc::new(Mutex::new(Vec::new()));
         let log = Arc::clone(&seen);
         let toolbox = Toolbox::builder()
@@ -320,8 +392,47 @@ mod tests {
         assert!(result.is_error, "{result:?}");
         // Cut to the bound like every answer (in full, the message is longer).
         assert_eq!(result.text(), "Error: double: the value for state key \"");
-        // The hooks saw the tool's answer, then the error that answers the call.
-        assert_eq!(*seen.lock().unwrap(), [false, true]);
+        // Merged before it is rendered and reported: the hooks saw one answer, the error.
+        assert_eq!(*seen.lock().unwrap(), [true]);
         assert_eq!(state.to_json(), json!({"n": 21}));
+    }
+
+    #[test]
+    fn an_output_cut_by_the_bound_reaches_state_whole() {
+        let schema = json!({"type": "object", "properties": {"n": {"type": "integer"}}});
+        let long = ToolProxy::from_fn(ToolDefinition::new("long", "A long label", schema), |_| {
+            Ok::<_, String>("x".repeat(100))
+        });
+        let long = long.with_state(StateWiring::new().output("label")).unwrap();
+        let toolbox = Toolbox::builder()
+            .tool(long)
+            .limits(Limits::default().with_max_output_bytes(40))
+            .build()
+            .unwrap();
+        let mut state = state();
+        let result = toolbox.call_with_state(&mut state, &ToolCall::new("long", json!({})));
+        // The model reads the result cut to the bound; state holds what the tool returned.
+        assert!(!result.is_error, "{result:?}");
+        assert!(result.text().len() < 100, "{}", result.text());
+        assert_eq!(state.to_json()["label"], json!("x".repeat(100)));
+    }
+
+    #[tokio::test]
+    async fn a_batch_with_state_merges_each_output_before_it_is_cut() {
+        let schema = json!({"type": "object", "properties": {}});
+        let long = ToolProxy::from_fn(ToolDefinition::new("long", "A long label", schema), |_| {
+            Ok::<_, String>("y".repeat(100))
+        });
+        let long = long.with_state(StateWiring::new().output("label")).unwrap();
+        let toolbox = Toolbox::builder()
+            .tool(long)
+            .limits(Limits::default().with_max_output_bytes(40))
+            .build()
+            .unwrap();
+        let mut state = state();
+        let calls = vec![ToolCall::new("long", json!({}))];
+        let results = toolbox.call_all_with_state(&mut state, calls).await;
+        assert!(results[0].text().len() < 100, "{}", results[0].text());
+        assert_eq!(state.to_json()["label"], json!("y".repeat(100)));
     }
 }
