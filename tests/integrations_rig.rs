@@ -215,7 +215,7 @@ fn repeat(text: String, times: usize) -> String {
 
 #[tokio::test]
 async fn a_single_tool_keeps_its_own_output_limit_in_rig() {
-    let limited = repeat_tool().with_options(|o| o.max_output_bytes = Some(50));
+    let limited = repeat_tool().with_options(|o| o.limits.max_output_bytes = Some(50));
     let tool = dynamic_tool(&limited).expect("named");
 
     let output = tool.execute(json!({"text": "ab", "times": 40})).await;

@@ -134,7 +134,7 @@ fn deeply_nested_text_is_rejected_without_recursion() {
 fn brackets_inside_strings_are_text_not_nesting() {
     let text = "[".repeat(500);
     let toolbox = Toolbox::builder()
-        .tool(tool("echo_small").with_options(|o| o.max_input_bytes = None))
+        .tool(tool("echo_small").with_options(|o| o.limits.max_input_bytes = None))
         .limits(Limits::default().with_max_depth(1))
         .build()
         .unwrap();
@@ -184,7 +184,7 @@ impl Shallow {
 fn a_tools_own_max_depth_rejects_deeper_arguments_and_accepts_shallow_ones() {
     let tools = Shallow::to_tools();
     let data = &tools[0];
-    assert_eq!(data.options().max_depth, Some(3));
+    assert_eq!(data.options().limits.max_depth, Some(3));
     // The arguments object is level 1.
     assert_eq!(data.call(json!({"data": [[1]]})), Ok(json!([[1]])));
     assert_eq!(
@@ -300,12 +300,11 @@ fn a_tools_own_limits_win_over_the_toolbox_defaults() {
         repeat.value,
         json!("xxxxxxxxxxxxxxxxx... [output truncated: showing 17 of 100 bytes]")
     );
-    let resolved = toolbox
-        .limits()
-        .for_tool(toolbox.get("echo_small").unwrap().options());
+    let own = toolbox.get("echo_small").unwrap().options().limits;
+    let resolved = own.over(*toolbox.limits());
     assert_eq!(
         (
-            resolved.max_input_bytes,
+            resolved.max_input_bytes(),
             resolved.max_output_bytes,
             resolved.timeout
         ),

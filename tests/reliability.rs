@@ -54,7 +54,7 @@ fn a_deadline_is_kept_on_a_runtime_built_without_timers() {
         .description("Never answers")
         .build_async(|_| std::future::pending::<Result<Value, String>>())
         .unwrap()
-        .with_options(|o| o.timeout = Some(Duration::from_millis(50)));
+        .with_options(|o| o.limits.timeout = Some(Duration::from_millis(50)));
     let runtime = tokio::runtime::Builder::new_current_thread()
         .build()
         .unwrap();
@@ -110,8 +110,8 @@ async fn sync_calls_abandoned_at_their_deadline_cannot_take_every_thread() {
         })
         .unwrap()
         .with_options(|o| {
-            o.timeout = Some(Duration::from_millis(20));
-            o.max_threads = Some(4);
+            o.limits.timeout = Some(Duration::from_millis(20));
+            o.limits.max_threads = Some(4);
         });
     let calls = (0..10).map(|_| {
         let slow = slow.clone();
@@ -147,7 +147,7 @@ async fn sync_calls_abandoned_at_their_deadline_cannot_take_every_thread() {
         .description("Answers at once")
         .build(|_| Ok::<_, String>("now"))
         .unwrap()
-        .with_options(|o| o.timeout = Some(Duration::from_secs(1)));
+        .with_options(|o| o.limits.timeout = Some(Duration::from_secs(1)));
     assert_eq!(quick.dynamic_acall(json!({})).await, json!("now"));
 }
 
@@ -167,7 +167,7 @@ async fn calls_beyond_the_thread_places_wait_for_one_instead_of_being_refused() 
         .unwrap()
         .with_options(|o| {
             o.blocking = true;
-            o.max_threads = Some(2);
+            o.limits.max_threads = Some(2);
         });
     // 100 calls at once for 2 places, none with a deadline: each waits its turn.
     let calls = (0..100).map(|n| {
@@ -195,8 +195,8 @@ async fn a_call_that_waits_too_long_for_a_place_says_how_long_it_waited() {
         .unwrap()
         .with_options(|o| {
             o.blocking = true;
-            o.max_threads = Some(1);
-            o.max_thread_wait = Some(Duration::from_millis(100));
+            o.limits.max_threads = Some(1);
+            o.limits.max_thread_wait = Some(Duration::from_millis(100));
         });
     let first = tokio::spawn({
         let slow = slow.clone();
@@ -240,7 +240,7 @@ fn argument_checks_of_sync_tools_run_on_the_pool_and_leave_the_async_thread_free
         .unwrap()
         .with_options(|o| {
             o.blocking = true;
-            o.max_threads = Some(4);
+            o.limits.max_threads = Some(4);
         });
     // About 700 KB of arguments a call: tens of milliseconds to parse and check.
     let rows: Vec<Value> = (0..20_000)
@@ -311,7 +311,7 @@ fn shapes(name: &str) -> ToolProxy {
         .into_iter()
         .find(|t| t.name() == name)
         .unwrap();
-    tool.with_options(|o| o.max_depth = Some(8))
+    tool.with_options(|o| o.limits.max_depth = Some(8))
 }
 
 #[test]

@@ -432,12 +432,12 @@ fn options(p: &TokenStream, tool: &ToolFn) -> TokenStream {
     if let Some(ms) = attrs.timeout_ms {
         let ms = Literal::u64_unsuffixed(ms);
         let duration = quote!(#p::std::time::Duration::from_millis(#ms));
-        settings.push((quote!(timeout), some(duration)));
+        settings.push((quote!(limits.timeout), some(duration)));
     }
     let limits = [
-        (quote!(max_input_bytes), attrs.max_input_bytes),
-        (quote!(max_output_bytes), attrs.max_output_bytes),
-        (quote!(max_depth), attrs.max_depth),
+        (quote!(limits.max_input_bytes), attrs.max_input_bytes),
+        (quote!(limits.max_output_bytes), attrs.max_output_bytes),
+        (quote!(limits.max_depth), attrs.max_depth),
     ];
     for (field, value) in limits {
         if let Some(n) = value {

@@ -159,7 +159,7 @@ fn tools() -> &'static [(ToolProxy, ToolProxy)] {
         Everything::to_tools()
             .into_iter()
             .map(|tool| {
-                let tool = tool.with_options(|o| o.max_output_bytes = Some(CAP));
+                let tool = tool.with_options(|o| o.limits.max_output_bytes = Some(CAP));
                 let validated = tool.clone().with_options(|o| o.always_validate = true);
                 (tool, validated)
             })

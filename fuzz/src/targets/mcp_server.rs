@@ -33,7 +33,7 @@ fn tools() -> Vec<ToolProxy> {
                 .parameters(json!({"type": "object", "properties": {"text": {"type": "string"}}, "required": ["text"]}))
                 .build(|args| Ok::<_, String>(args["text"].clone()))
                 .unwrap_or_else(|err| panic!("the echo tool does not build: {err}"));
-            tools.push(echo.with_options(|o| o.timeout = Some(Duration::from_secs(1))));
+            tools.push(echo.with_options(|o| o.limits.timeout = Some(Duration::from_secs(1))));
             tools
         })
         .clone()

@@ -1,6 +1,6 @@
 //! Everything about a tool but its body: name, description, schemas and options.
 
-use std::time::Duration;
+use super::limits::Limits;
 
 use serde_json::Value;
 
@@ -35,19 +35,9 @@ pub struct ToolOptions {
     pub inline: bool,
     /// MCP-style hints.
     pub annotations: ToolAnnotations,
-    /// The longest a call may take.
-    pub timeout: Option<Duration>,
-    /// The largest argument payload accepted, in bytes.
-    pub max_input_bytes: Option<usize>,
-    /// The largest result returned before it is truncated, in bytes.
-    pub max_output_bytes: Option<usize>,
-    /// How deeply arrays and objects may nest in the arguments (see [`Limits`](crate::Limits)).
-    pub max_depth: Option<usize>,
-    /// How many calls of this tool may hold a blocking-pool thread at once (see [`Limits`](crate::Limits)).
-    pub max_threads: Option<usize>,
-    /// How long a call of this tool waits for one of those places before it is refused (see
-    /// [`Limits`](crate::Limits)).
-    pub max_thread_wait: Option<Duration>,
+    /// The tool's own limits (`#[tool(timeout_ms = 500, max_output_bytes = 10_000)]`): each
+    /// one set wins over the toolbox's (see [`Limits`](crate::Limits)).
+    pub limits: Limits,
     /// Check every call against the schema, even where the parameters' types already enforce
     /// all it says. Only for argument types whose `Deserialize` accepts more than their
     /// `JsonSchema` describes (a serde `alias`, `deserialize_with`, a hand-written impl): for

@@ -10,7 +10,6 @@ use std::time::Duration;
 
 use serde_json::Value;
 
-use super::definition::ToolOptions;
 use crate::error::ToolError;
 
 /// Bounds on one tool call: a deadline, the largest and deepest input accepted, and the largest
@@ -18,7 +17,7 @@ use crate::error::ToolError;
 ///
 /// A [`Toolbox`](crate::Toolbox) holds defaults; a tool's own settings
 /// (`#[tool(timeout_ms = 500, max_input_bytes = 4096, max_output_bytes = 10_000)]`, or
-/// [`ToolOptions`]) win over them. [`ToolProxy::call`](crate::ToolProxy::call) uses
+/// [`ToolOptions::limits`](crate::ToolOptions::limits)) win over them. [`ToolProxy::call`](crate::ToolProxy::call) uses
 /// `Limits::default()` under the tool's own settings.
 ///
 /// - `max_input_bytes` (default 1 MiB): arguments sent as JSON text are measured by their length
@@ -58,44 +57,36 @@ use crate::error::ToolError;
 ///   default is long enough to ride out a burst on a starved machine, and well under the 60 s
 ///   after which MCP clients give up on a request, so a caller gets an answer it can act on.
 ///
+/// The same type holds a toolbox's limits and a tool's own ([`ToolOptions::limits`](crate::ToolOptions::limits)): a field
+/// left `None` takes the next level's value (the tool's over the toolbox's over toolkit's
+/// defaults), and the methods of the same names read the value that applies.
+///
 /// ```
 /// use std::time::Duration;
 /// use toolkit_runtime::Limits;
 ///
 /// let limits = Limits::default().with_timeout(Duration::from_secs(30)).with_max_depth(16);
-/// assert_eq!(limits.max_input_bytes, 1 << 20);
-/// assert_eq!(limits.max_depth, 16);
+/// assert_eq!(limits.max_input_bytes(), 1 << 20);
+/// assert_eq!(limits.max_depth(), 16);
 /// assert_eq!(limits.timeout, Some(Duration::from_secs(30)));
-/// assert_eq!(limits.max_thread_wait, Duration::from_secs(10));
+/// assert_eq!(limits.max_thread_wait(), Duration::from_secs(10));
 /// ```
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct Limits {
-    /// The longest a call may take.
+    /// The longest a call may take (default none).
     pub timeout: Option<Duration>,
-    /// The largest argument payload accepted, in bytes.
-    pub max_input_bytes: usize,
-    /// How deeply arrays and objects may nest in the arguments (the arguments object is level 1).
-    pub max_depth: usize,
-    /// The largest result returned whole, in bytes.
+    /// The largest argument payload accepted, in bytes (default 1 MiB).
+    pub max_input_bytes: Option<usize>,
+    /// How deeply arrays and objects may nest in the arguments (the arguments object is level 1;
+    /// default 64).
+    pub max_depth: Option<usize>,
+    /// The largest result returned whole, in bytes (default none).
     pub max_output_bytes: Option<usize>,
-    /// How many calls of one tool may hold a blocking-pool thread at once.
-    pub max_threads: usize,
-    /// How long a call waits for one of those places before it is refused.
-    pub max_thread_wait: Duration,
-}
-
-impl Default for Limits {
-    fn default() -> Self {
-        Limits {
-            timeout: None,
-            max_input_bytes: Limits::DEFAULT_MAX_INPUT_BYTES,
-            max_depth: Limits::DEFAULT_MAX_DEPTH,
-            max_output_bytes: None,
-            max_threads: Limits::DEFAULT_MAX_THREADS,
-            max_thread_wait: Limits::DEFAULT_MAX_THREAD_WAIT,
-        }
-    }
+    /// How many calls of one tool may hold a blocking-pool thread at once (default 32).
+    pub max_threads: Option<usize>,
+    /// How long a call waits for one of those places before it is refused (default 10 s).
+    pub max_thread_wait: Option<Duration>,
 }
 
 impl Limits {
@@ -119,25 +110,25 @@ impl Limits {
 
     /// The same limits with another input size bound.
     pub fn with_max_input_bytes(mut self, bytes: usize) -> Self {
-        self.max_input_bytes = bytes;
+        self.max_input_bytes = Some(bytes);
         self
     }
 
     /// The same limits with another nesting bound.
     pub fn with_max_depth(mut self, depth: usize) -> Self {
-        self.max_depth = depth;
+        self.max_depth = Some(depth);
         self
     }
 
     /// The same limits with another bound on the blocking-pool threads one tool may hold.
     pub fn with_max_threads(mut self, threads: usize) -> Self {
-        self.max_threads = threads;
+        self.max_threads = Some(threads);
         self
     }
 
     /// The same limits with another bound on how long a call waits for a blocking-pool place.
     pub fn with_max_thread_wait(mut self, wait: Duration) -> Self {
-        self.max_thread_wait = wait;
+        self.max_thread_wait = Some(wait);
         self
     }
 
@@ -147,24 +138,46 @@ impl Limits {
         self
     }
 
-    /// These limits as defaults under a tool's own settings, which win.
+    /// The largest argument payload accepted, in bytes.
+    pub fn max_input_bytes(&self) -> usize {
+        self.max_input_bytes
+            .unwrap_or(Self::DEFAULT_MAX_INPUT_BYTES)
+    }
+
+    /// How deeply arrays and objects may nest in the arguments.
+    pub fn max_depth(&self) -> usize {
+        self.max_depth.unwrap_or(Self::DEFAULT_MAX_DEPTH)
+    }
+
+    /// How many calls of one tool may hold a blocking-pool thread at once.
+    pub fn max_threads(&self) -> usize {
+        self.max_threads.unwrap_or(Self::DEFAULT_MAX_THREADS)
+    }
+
+    /// How long a call waits for a blocking-pool place before it is refused.
+    pub fn max_thread_wait(&self) -> Duration {
+        self.max_thread_wait
+            .unwrap_or(Self::DEFAULT_MAX_THREAD_WAIT)
+    }
+
+    /// These limits over `defaults`: each field set here wins, each left `None` takes the
+    /// default's.
     ///
     /// ```
-    /// use toolkit_runtime::{Limits, ToolOptions};
+    /// use toolkit_runtime::Limits;
     ///
-    /// let mut options = ToolOptions::default();
-    /// options.max_input_bytes = Some(100);
-    /// let limits = Limits::default().with_max_depth(8).for_tool(&options);
-    /// assert_eq!((limits.max_input_bytes, limits.max_depth), (100, 8));
+    /// let tool = Limits::default().with_max_input_bytes(100);
+    /// let limits = tool.over(Limits::default().with_max_depth(8));
+    /// assert_eq!((limits.max_input_bytes(), limits.max_depth()), (100, 8));
     /// ```
-    pub fn for_tool(&self, options: &ToolOptions) -> Limits {
+    pub fn over(self, defaults: Limits) -> Limits {
         Limits {
-            timeout: options.timeout.or(self.timeout),
-            max_input_bytes: options.max_input_bytes.unwrap_or(self.max_input_bytes),
-            max_depth: options.max_depth.unwrap_or(self.max_depth),
-            max_output_bytes: options.max_output_bytes.or(self.max_output_bytes),
-            max_threads: options.max_threads.unwrap_or(self.max_threads),
-            max_thread_wait: options.max_thread_wait.unwrap_or(self.max_thread_wait),
+            timeout: self.timeout.or(defaults.timeout),
+            max_input_bytes: self.max_input_bytes.or(defaults.max_input_bytes),
+            max_depth: self.max_depth.or(defaults.max_depth),
+            max_output_bytes: self.max_output_bytes.or(defaults.max_output_bytes),
+            max_threads: self.max_threads.or(defaults.max_threads),
+            max_thread_wait: self.max_thread_wait.or(defaults.max_thread_wait),
         }
     }
 
@@ -185,8 +198,8 @@ impl Limits {
     /// sooner.
     pub(crate) fn thread_wait(&self) -> Duration {
         match self.timeout {
-            Some(timeout) => timeout.min(self.max_thread_wait),
-            None => self.max_thread_wait,
+            Some(timeout) => timeout.min(self.max_thread_wait()),
+            None => self.max_thread_wait(),
         }
     }
 
@@ -195,29 +208,29 @@ impl Limits {
     pub(crate) fn check_input(&self, tool: &str, input: &Value) -> Result<(), ToolError> {
         let too_large = || ToolError::InputTooLarge {
             tool: tool.into(),
-            limit: self.max_input_bytes,
+            limit: self.max_input_bytes(),
         };
         let too_deep = || ToolError::TooDeeplyNested {
             tool: tool.into(),
-            limit: self.max_depth,
+            limit: self.max_depth(),
         };
         match input {
             Value::String(text) => {
-                if text.len() > self.max_input_bytes {
+                if text.len() > self.max_input_bytes() {
                     return Err(too_large());
                 }
-                if text_nesting_exceeds(text, self.max_depth) {
+                if text_nesting_exceeds(text, self.max_depth()) {
                     return Err(too_deep());
                 }
             }
             value => {
                 // Depth first: serializing (to measure the size exactly) recurses.
-                let Some(bound) = measure(value, self.max_depth) else {
+                let Some(bound) = measure(value, self.max_depth()) else {
                     return Err(too_deep());
                 };
                 // The bound is loose; serialize only when it cannot settle the question.
-                if bound > self.max_input_bytes
-                    && serialized_len_exceeds(value, self.max_input_bytes)
+                if bound > self.max_input_bytes()
+                    && serialized_len_exceeds(value, self.max_input_bytes())
                 {
                     return Err(too_large());
                 }
@@ -229,11 +242,11 @@ impl Limits {
     /// Rejects arguments that nest too deeply once coercion has parsed JSON sent as strings
     /// (`"[[[...]]]"` for an array parameter): the depth checked before parsing did not see it.
     pub(crate) fn check_depth(&self, tool: &str, arguments: &Value) -> Result<(), ToolError> {
-        match measure(arguments, self.max_depth) {
+        match measure(arguments, self.max_depth()) {
             Some(_) => Ok(()),
             None => Err(ToolError::TooDeeplyNested {
                 tool: tool.into(),
-                limit: self.max_depth,
+                limit: self.max_depth(),
             }),
         }
     }

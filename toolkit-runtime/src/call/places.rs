@@ -38,25 +38,25 @@ impl ThreadPlaces {
     /// A place for one more call: at once when one is free (no lock, no allocation beyond the
     /// claim's reference count), or after waiting for one, or an error saying why there is none.
     pub(crate) async fn claim(&self, tool: &str, limits: &Limits) -> Claimed {
-        if let Some(claim) = self.try_claim(limits.max_threads) {
+        if let Some(claim) = self.try_claim(limits.max_threads()) {
             return Ok(claim);
         }
         let began = Instant::now();
-        let wait = self.wait_for_place(tool, limits.max_threads);
+        let wait = self.wait_for_place(tool, limits.max_threads());
         within(limits.thread_wait(), wait)
             .await
-            .unwrap_or_else(|| Err(self.busy(tool, limits.max_threads, began.elapsed())))
+            .unwrap_or_else(|| Err(self.busy(tool, limits.max_threads(), began.elapsed())))
     }
 
     /// [`claim`](Self::claim) for a caller outside async code: the thread waits, parked.
     pub(crate) fn claim_blocking(&self, tool: &str, limits: &Limits) -> Claimed {
-        if let Some(claim) = self.try_claim(limits.max_threads) {
+        if let Some(claim) = self.try_claim(limits.max_threads()) {
             return Ok(claim);
         }
         let began = Instant::now();
-        let wait = self.wait_for_place(tool, limits.max_threads);
+        let wait = self.wait_for_place(tool, limits.max_threads());
         block_on_until(wait, began + limits.thread_wait())
-            .unwrap_or_else(|| Err(self.busy(tool, limits.max_threads, began.elapsed())))
+            .unwrap_or_else(|| Err(self.busy(tool, limits.max_threads(), began.elapsed())))
     }
 
     /// A free place, taken without ever counting past `limit` (so a failed attempt never makes

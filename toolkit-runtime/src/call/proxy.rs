@@ -174,7 +174,7 @@ impl ToolProxy {
 
     /// The limits of a call made on the proxy itself: the tool's own, over the defaults.
     fn limits(&self) -> Limits {
-        Limits::default().for_tool(self.options())
+        self.options().limits
     }
 
     /// The compiled validator of the parameters schema, or why the schema does not compile.
@@ -380,7 +380,7 @@ impl ToolProxy {
     ///     }
     /// }
     ///
-    /// let say = Echo::to_tools().remove(0).with_options(|o| o.max_output_bytes = Some(50));
+    /// let say = Echo::to_tools().remove(0).with_options(|o| o.limits.max_output_bytes = Some(50));
     /// let long = say.dynamic_call(json!({"text": "a".repeat(100)}));
     /// assert_eq!(long, json!("aaa... [output truncated: showing 3 of 100 bytes]"));
     /// ```

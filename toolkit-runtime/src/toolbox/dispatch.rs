@@ -206,7 +206,7 @@ impl Toolbox {
             .tools
             .iter()
             .map(|tool| {
-                let limits = self.limits.for_tool(tool.options()).cut_to(time);
+                let limits = tool.options().limits.over(self.limits).cut_to(time);
                 (tool.clone(), limits)
             })
             .collect();
@@ -342,7 +342,7 @@ impl Toolbox {
     /// The tool called `name` and its limits, or the error the model reads.
     fn resolve(&self, name: &str) -> Result<(&ToolProxy, Limits), ToolError> {
         match self.get(name) {
-            Some(tool) => Ok((tool, self.limits.for_tool(tool.options()))),
+            Some(tool) => Ok((tool, tool.options().limits.over(self.limits))),
             None => Err(self.unknown_tool(name)),
         }
     }

@@ -137,7 +137,7 @@ impl Toolbox {
                     continue;
                 };
                 let tool = &self.tools[target.unwrap_or_default()];
-                let limits = self.limits.for_tool(tool.options()).cut_to(left);
+                let limits = tool.options().limits.over(self.limits).cut_to(left);
                 match filled(tool, wiring, &limits, &*state, call) {
                     Ok(filled) => members.push((position, target, filled, true)),
                     Err(err) => {

@@ -99,7 +99,7 @@ fn definition(options: &Options, tool: &rmcp::model::Tool) -> Result<ToolDefinit
         .output_schema
         .as_ref()
         .map(|schema| Value::Object((**schema).clone()));
-    definition.options.max_output_bytes = Some(options.max_output_bytes);
+    definition.options.limits.max_output_bytes = Some(options.max_output_bytes);
     // The title clients show; older servers put it in the annotations.
     definition.title = tool.title.clone().or_else(|| {
         let hints = tool.annotations.as_ref()?;

@@ -33,7 +33,7 @@ pub(super) fn for_serving(toolbox: Toolbox) -> Toolbox {
     let changed = |tool: &ToolProxy| {
         let options = tool.options();
         let moved = !tool.is_async() && !options.blocking && !options.inline;
-        moved || (uncapped && options.max_output_bytes.is_none())
+        moved || (uncapped && options.limits.max_output_bytes.is_none())
     };
     if !toolbox.iter().any(changed) {
         return toolbox;
@@ -49,7 +49,8 @@ pub(super) fn for_serving(toolbox: Toolbox) -> Toolbox {
             tool.with_options(|options| {
                 options.blocking |= sync && !options.inline;
                 if uncapped {
-                    options.max_output_bytes = options
+                    let limits = &mut options.limits;
+                    limits.max_output_bytes = limits
                         .max_output_bytes
                         .or(Some(McpServer::DEFAULT_MAX_OUTPUT_BYTES));
                 }
