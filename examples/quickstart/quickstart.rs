@@ -1,6 +1,7 @@
 //! The quickstart: two toolsets, their schemas, and a few calls as a model would make them.
 //!
-//! Run it with `cargo run --example quickstart`.
+//! Run it with `cargo run -p quickstart --example quickstart` (a package of its own, so it builds
+//! with toolset's default features only: `examples/quickstart/Cargo.toml`).
 
 use serde::{Deserialize, Serialize};
 use toolkit::prelude::*;
