@@ -39,6 +39,7 @@
 //! # });
 //! ```
 
+mod call_id;
 mod caller;
 mod elicit;
 mod error;
@@ -48,6 +49,8 @@ mod sampling;
 mod tests;
 
 use std::fmt;
+
+use call_id::CallId;
 use std::sync::atomic::{AtomicU8, Ordering};
 use std::sync::{Arc, OnceLock};
 
@@ -212,45 +215,6 @@ struct Inner {
     /// the flag.
     cancellation: OnceLock<CancellationToken>,
     scope: CallScope,
-}
-
-/// A call's id, kept inline when it is short, as model providers' ids are (`call_...`,
-/// `toolu_...`): copying it into the context then allocates nothing.
-enum CallId {
-    None,
-    Inline {
-        len: usize,
-        bytes: [u8; CallId::INLINE],
-    },
-    Heap(Box<str>),
-}
-
-impl CallId {
-    const INLINE: usize = 48;
-
-    fn new(id: Option<&str>) -> Self {
-        match id {
-            None => CallId::None,
-            Some(id) if id.len() <= Self::INLINE => {
-                let mut bytes = [0; Self::INLINE];
-                bytes[..id.len()].copy_from_slice(id.as_bytes());
-                CallId::Inline {
-                    len: id.len(),
-                    bytes,
-                }
-            }
-            Some(id) => CallId::Heap(id.into()),
-        }
-    }
-
-    fn as_str(&self) -> Option<&str> {
-        match self {
-            CallId::None => None,
-            // The bytes are a copy of a `str`'s: always UTF-8.
-            CallId::Inline { len, bytes } => std::str::from_utf8(&bytes[..*len]).ok(),
-            CallId::Heap(id) => Some(id),
-        }
-    }
 }
 
 /// Cancels a call's context when dropped ([`ToolContext::cancel_on_drop`]).

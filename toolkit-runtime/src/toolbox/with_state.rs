@@ -397,20 +397,27 @@ mod tests {
         assert_eq!(state.to_json(), json!({"n": 21}));
     }
 
-    #[test]
-    fn an_output_cut_by_the_bound_reaches_state_whole() {
-        let schema = json!({"type": "object", "properties": {"n": {"type": "integer"}}});
-        let long = ToolProxy::from_fn(ToolDefinition::new("long", "A long label", schema), |_| {
-            Ok::<_, String>("x".repeat(100))
-        });
+    /// `long()`, returning 100 copies of `letter`, merged into `label`, in a toolbox whose
+    /// results are cut at 40 bytes.
+    fn long_label(letter: char) -> Toolbox {
+        let schema = json!({"type": "object", "properties": {}});
+        let long = ToolProxy::from_fn(
+            ToolDefinition::new("long", "A long label", schema),
+            move |_| Ok::<_, String>(letter.to_string().repeat(100)),
+        );
         let long = long.with_state(StateWiring::new().output("label")).unwrap();
-        let toolbox = Toolbox::builder()
+        Toolbox::builder()
             .tool(long)
             .limits(Limits::default().with_max_output_bytes(40))
             .build()
-            .unwrap();
+            .unwrap()
+    }
+
+    #[test]
+    fn an_output_cut_by_the_bound_reaches_state_whole() {
         let mut state = state();
-        let result = toolbox.call_with_state(&mut state, &ToolCall::new("long", json!({})));
+        let call = ToolCall::new("long", json!({}));
+        let result = long_label('x').call_with_state(&mut state, &call);
         // The model reads the result cut to the bound; state holds what the tool returned.
         assert!(!result.is_error, "{result:?}");
         assert!(result.text().len() < 100, "{}", result.text());
@@ -419,19 +426,9 @@ mod tests {
 
     #[tokio::test]
     async fn a_batch_with_state_merges_each_output_before_it_is_cut() {
-        let schema = json!({"type": "object", "properties": {}});
-        let long = ToolProxy::from_fn(ToolDefinition::new("long", "A long label", schema), |_| {
-            Ok::<_, String>("y".repeat(100))
-        });
-        let long = long.with_state(StateWiring::new().output("label")).unwrap();
-        let toolbox = Toolbox::builder()
-            .tool(long)
-            .limits(Limits::default().with_max_output_bytes(40))
-            .build()
-            .unwrap();
         let mut state = state();
         let calls = vec![ToolCall::new("long", json!({}))];
-        let results = toolbox.call_all_with_state(&mut state, calls).await;
+        let results = long_label('y').call_all_with_state(&mut state, calls).await;
         assert!(results[0].text().len() < 100, "{}", results[0].text());
         assert_eq!(state.to_json()["label"], json!("y".repeat(100)));
     }
