@@ -61,9 +61,7 @@ impl fmt::Display for Problem {
         match self {
             Problem::ClosesNothing => f.write_str("has a `}` that closes nothing"),
             Problem::NeverClosed => f.write_str("has a `{` that is never closed"),
-            Problem::Empty => {
-                f.write_str("has an empty `{}`: write the parameter's name in it")
-            }
+            Problem::Empty => f.write_str("has an empty `{}`: write the parameter's name in it"),
             Problem::Operator {
                 operator,
                 expression,
@@ -207,14 +205,22 @@ mod tests {
     fn parameters_and_literals_are_split_in_order() {
         assert_eq!(
             parse("users://{id}/posts/{post_id}").unwrap(),
-            [lit("users://"), param("id", false), lit("/posts/"), param("post_id", false)]
+            [
+                lit("users://"),
+                param("id", false),
+                lit("/posts/"),
+                param("post_id", false)
+            ]
         );
         assert_eq!(parse("test://static").unwrap(), [lit("test://static")]);
         assert_eq!(
             parse("file:///{+path}").unwrap(),
             [lit("file:///"), param("path", true)]
         );
-        assert_eq!(parse("a://{1st}").unwrap(), [lit("a://"), param("1st", false)]);
+        assert_eq!(
+            parse("a://{1st}").unwrap(),
+            [lit("a://"), param("1st", false)]
+        );
     }
 
     #[test]
@@ -222,8 +228,14 @@ mod tests {
         for (template, problem) in [
             ("a://{id", "has a `{` that is never closed"),
             ("a://id}", "has a `}` that closes nothing"),
-            ("a://{}", "has an empty `{}`: write the parameter's name in it"),
-            ("a://{+}", "has an empty `{}`: write the parameter's name in it"),
+            (
+                "a://{}",
+                "has an empty `{}`: write the parameter's name in it",
+            ),
+            (
+                "a://{+}",
+                "has an empty `{}`: write the parameter's name in it",
+            ),
             (
                 "a://{?q}",
                 "uses the operator `?` in `{?q}`, which is not supported: write `{name}`, or \
@@ -249,7 +261,11 @@ mod tests {
                 "names `{x}` twice: each variable fills one parameter",
             ),
         ] {
-            assert_eq!(parse(template).unwrap_err().to_string(), problem, "{template}");
+            assert_eq!(
+                parse(template).unwrap_err().to_string(),
+                problem,
+                "{template}"
+            );
         }
     }
 
