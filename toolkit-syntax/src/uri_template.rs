@@ -118,24 +118,20 @@ pub fn parse(template: &str) -> Result<Vec<Part>, Problem> {
         }
         let after = &rest[open + 1..];
         let close = after.find('}').ok_or(Problem::NeverClosed)?;
-        let param = param(&after[..close])?;
-        if let (Some(Part::Param { name: first, .. }), Part::Param { name: second, .. }) =
-            (parts.last(), &param)
-        {
+        let (name, path) = param(&after[..close])?;
+        if let Some(Part::Param { name: first, .. }) = parts.last() {
             return Err(Problem::SideBySide {
                 first: first.clone(),
-                second: second.clone(),
+                second: name,
             });
         }
-        if let Part::Param { name, .. } = &param {
-            if parts
-                .iter()
-                .any(|part| matches!(part, Part::Param { name: seen, .. } if seen == name))
-            {
-                return Err(Problem::Twice { name: name.clone() });
-            }
+        if parts
+            .iter()
+            .any(|part| matches!(part, Part::Param { name: seen, .. } if *seen == name))
+        {
+            return Err(Problem::Twice { name });
         }
-        parts.push(param);
+        parts.push(Part::Param { name, path });
         rest = &after[close + 1..];
     }
     if !rest.is_empty() {
@@ -144,8 +140,8 @@ pub fn parse(template: &str) -> Result<Vec<Part>, Problem> {
     Ok(parts)
 }
 
-/// The parameter of one `{...}` expression: a name, after a `+` for a path.
-fn param(expression: &str) -> Result<Part, Problem> {
+/// The parameter of one `{...}` expression: its name, and whether a `+` made it a path.
+fn param(expression: &str) -> Result<(String, bool), Problem> {
     let (name, path) = match expression.strip_prefix('+') {
         Some(name) => (name, true),
         None => (expression, false),
@@ -164,10 +160,7 @@ fn param(expression: &str) -> Result<Part, Problem> {
             expression: expression.to_owned(),
         });
     }
-    Ok(Part::Param {
-        name: name.to_owned(),
-        path,
-    })
+    Ok((name.to_owned(), path))
 }
 
 /// Whether the URI (or template) starts with a scheme, `name:`, as every resource URI does.
