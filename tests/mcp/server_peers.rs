@@ -391,7 +391,7 @@ async fn a_served_tools_answer_is_cut_at_one_mib_unless_its_toolbox_says_otherwi
     })
     .await
     .expect("the client ends");
-    assert_eq!(text.len(), McpServer::DEFAULT_MAX_OUTPUT_BYTES);
+    assert_eq!(text.len(), toolkit::mcp::DEFAULT_MAX_OUTPUT_BYTES);
     assert!(
         text.ends_with(&format!(" of {} bytes]", 4 << 20)),
         "{}",

@@ -17,7 +17,6 @@ mod mcp;
 mod params;
 mod state;
 mod symbol;
-mod template;
 mod types;
 mod valid;
 mod wiring;

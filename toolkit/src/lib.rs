@@ -109,6 +109,14 @@ pub mod mcp;
     feature = "mcp"
 ))]
 mod sse;
+// One retry policy, with jitter, for the model clients and the MCP client's reconnections.
+#[cfg(any(
+    feature = "openai",
+    feature = "anthropic",
+    feature = "gemini",
+    feature = "mcp"
+))]
+mod retry;
 // The model clients' key redaction and the MCP client's transport names.
 #[cfg(any(
     feature = "openai",

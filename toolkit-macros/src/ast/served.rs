@@ -6,7 +6,7 @@ use super::Method;
 use crate::attr::{self, Spanned, unknown_key};
 use crate::ctxt::Ctxt;
 use crate::symbol::*;
-use crate::template::{self, Part};
+use toolkit_syntax::uri_template::{self, Part};
 
 /// The keys of `#[resource(...)]` and `#[prompt(...)]` (a prompt takes no `uri`/`mime_type`).
 #[derive(Default)]
@@ -64,8 +64,10 @@ impl ResourceFn {
                 span: Span::call_site(),
             }
         });
+        let parts = uri_template::parse(&uri.value)
+            .map_err(|problem| format!("URI template `{}` {problem}", uri.value));
         ResourceFn {
-            parts: template::parse(&uri.value),
+            parts,
             uri,
             name: attrs
                 .name
@@ -84,7 +86,7 @@ impl ResourceFn {
             Ok(parts) => parts
                 .iter()
                 .filter_map(|part| match part {
-                    Part::Variable(name) => Some(name.as_str()),
+                    Part::Param { name, .. } => Some(name.as_str()),
                     Part::Literal(_) => None,
                 })
                 .collect(),

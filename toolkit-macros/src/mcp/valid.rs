@@ -66,7 +66,7 @@ fn check_resource(cx: &Ctxt, resource: &ResourceFn) {
         }
         return;
     }
-    if !crate::template::has_scheme(&uri.value) {
+    if !toolkit_syntax::uri_template::has_scheme(&uri.value) {
         cx.error_at(
             uri.span,
             format!(
@@ -87,18 +87,7 @@ fn check_resource(cx: &Ctxt, resource: &ResourceFn) {
 fn check_template(cx: &Ctxt, resource: &ResourceFn) {
     let variables = resource.variables();
     let uri = &resource.uri;
-    let mut seen = BTreeSet::new();
     for variable in &variables {
-        if !seen.insert(*variable) {
-            cx.error_at(
-                uri.span,
-                format!(
-                    "URI template `{}` names `{{{variable}}}` twice: each variable fills one \
-                     parameter",
-                    uri.value
-                ),
-            );
-        }
         if !resource
             .method
             .args

@@ -157,45 +157,8 @@ impl ToolDefinition {
 pub(crate) const TOOL_NAME_RULE: &str = "the name must be 1 to 64 letters, digits, `_` or `-` \
      (^[a-zA-Z0-9_-]{1,64}$), as model providers require";
 
-/// Whether model providers accept `name` as a tool name: 1 to 64 ASCII letters, digits, `_` or
-/// `-` (`^[a-zA-Z0-9_-]{1,64}$`, the rule OpenAI, Anthropic and Gemini share).
-///
-/// ```
-/// use toolkit::is_valid_tool_name;
-///
-/// assert!(is_valid_tool_name("stats_word_count"));
-/// assert!(!is_valid_tool_name("word count"));
-/// assert!(!is_valid_tool_name(&"a".repeat(65)));
-/// ```
-pub fn is_valid_tool_name(name: &str) -> bool {
-    (1..=64).contains(&name.len())
-        && name
-            .bytes()
-            .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
-}
-
-#[cfg(test)]
-mod tests {
-    use super::is_valid_tool_name;
-
-    /// The table the macro crate's rule is tested against too: one rule, two crates.
-    #[test]
-    fn the_tool_name_rule_matches_the_shared_table() {
-        let table = include_str!("../../../tests/fixtures/tool_names.txt");
-        for line in table
-            .lines()
-            .filter(|line| !line.is_empty() && !line.starts_with('#'))
-        {
-            let (verdict, name) = line.split_once(' ').unwrap_or((line, ""));
-            let expected = match verdict {
-                "valid" => true,
-                "invalid" => false,
-                other => panic!("unknown verdict {other:?} in tool_names.txt"),
-            };
-            assert_eq!(is_valid_tool_name(name), expected, "{name:?}");
-        }
-    }
-}
+// The rule the macros check names with too: one function, in toolset-syntax.
+pub use toolkit_syntax::is_valid_tool_name;
 
 /// One rendering per provider [`Format`], made on first use and kept (on a proxy, and for a
 /// whole toolbox): a request carries them every time, and the strict rewrite costs more than a

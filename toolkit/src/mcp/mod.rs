@@ -31,9 +31,8 @@ mod server;
 pub use client::{__EventStreamRead, __read_event_stream};
 pub use client::{
     CompletionRef, DEFAULT_CALL_TIMEOUT, DEFAULT_MAX_LISTING_BYTES, DEFAULT_MAX_MESSAGE_BYTES,
-    DEFAULT_MAX_OUTPUT_BYTES, DEFAULT_MAX_SCHEMA_BYTES, DEFAULT_MAX_TOOLS, ElicitationHandler,
-    McpClient, McpClientBuilder, McpTransport, SamplingHandler, ServerInfo, UrlElicitation,
-    UrlElicitationHandler,
+    DEFAULT_MAX_SCHEMA_BYTES, DEFAULT_MAX_TOOLS, ElicitationHandler, McpClient, McpClientBuilder,
+    McpTransport, SamplingHandler, ServerInfo, UrlElicitation, UrlElicitationHandler,
 };
 #[cfg(feature = "oauth")]
 pub use client::{
@@ -51,6 +50,23 @@ pub use toolkit_runtime::BoxFuture;
 
 /// rmcp, re-exported for callers that need its protocol types.
 pub use rmcp;
+
+/// The longest tool answer MCP hands on whole, both ways, unless told otherwise: 1 MiB, cut
+/// with a marker saying so.
+///
+/// A client cuts a remote result at it ([`McpClientBuilder::max_output_bytes`]); a server cuts
+/// each served tool's answer at it unless the tool or its toolbox sets its own
+/// [`max_output_bytes`](crate::Limits::max_output_bytes). A megabyte of text is some 250,000
+/// tokens, more than a model's context holds, so a longer answer helps no one; unbounded, each
+/// answer waiting for a slow client was held whole in memory (64 clients that never read held
+/// 528 MB). Set a toolbox limit
+/// ([`Limits::with_max_output_bytes`](crate::Limits::with_max_output_bytes)) to serve longer
+/// answers.
+///
+/// ```
+/// assert_eq!(toolkit::mcp::DEFAULT_MAX_OUTPUT_BYTES, 1 << 20);
+/// ```
+pub const DEFAULT_MAX_OUTPUT_BYTES: usize = 1 << 20;
 
 /// Why connecting to, or serving, MCP failed.
 #[derive(Debug, thiserror::Error)]

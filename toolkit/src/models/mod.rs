@@ -41,6 +41,12 @@ pub use toolkit_runtime::chat::{
     RefusedCall, StreamDelta, ToolChoice, Usage,
 };
 
+#[cfg(any(feature = "openai", feature = "anthropic", feature = "gemini"))]
+#[cfg_attr(
+    docsrs,
+    doc(cfg(any(feature = "openai", feature = "anthropic", feature = "gemini")))
+)]
+pub use crate::retry::RetryPolicy;
 #[cfg(feature = "anthropic")]
 #[cfg_attr(docsrs, doc(cfg(feature = "anthropic")))]
 pub use anthropic::{Anthropic, AnthropicClient, AnthropicClientBuilder};
@@ -71,12 +77,6 @@ pub use openai::{OpenAi, OpenAiClient, OpenAiClientBuilder};
 #[cfg(feature = "openai")]
 #[cfg_attr(docsrs, doc(cfg(feature = "openai")))]
 pub use responses::{OpenAiResponses, OpenAiResponsesClient, OpenAiResponsesClientBuilder};
-#[cfg(any(feature = "openai", feature = "anthropic", feature = "gemini"))]
-#[cfg_attr(
-    docsrs,
-    doc(cfg(any(feature = "openai", feature = "anthropic", feature = "gemini")))
-)]
-pub use retry::RetryPolicy;
 
 pub use toolkit_runtime::BoxFuture;
 

@@ -31,8 +31,9 @@ pub use types::{IssueState, IssueStatus, Mergeable, PrState, PrStatus, TrafficPe
 
 /// How long one `gh` run may take before it is killed, by default.
 pub const DEFAULT_GITHUB_TIMEOUT: Duration = Duration::from_secs(30);
-/// The most `gh` may print on stdout for one call, by default (4 MiB).
-const DEFAULT_MAX_OUTPUT_BYTES: usize = 4 << 20;
+/// The most `gh` may print on stdout for one call, by default (4 MiB): `gh`'s raw JSON, before
+/// the toolset trims it to the fields a model reads, so larger than an answer's bound.
+const DEFAULT_MAX_GH_STDOUT_BYTES: usize = 4 << 20;
 /// How much of `gh`'s stderr an error message keeps.
 const MAX_STDERR_BYTES: usize = 8 * 1024;
 /// The one host a model may name in a repository, by default.
@@ -80,7 +81,7 @@ impl Default for GithubCliToolset {
         GithubCliToolset {
             program: PathBuf::from("gh"),
             timeout: DEFAULT_GITHUB_TIMEOUT,
-            max_output_bytes: DEFAULT_MAX_OUTPUT_BYTES,
+            max_output_bytes: DEFAULT_MAX_GH_STDOUT_BYTES,
             allowed_hosts: vec![DEFAULT_HOST.to_owned()],
         }
     }

@@ -66,8 +66,8 @@ impl McpClientBuilder {
     }
 
     /// Each remote tool's [`max_output_bytes`](crate::ToolOptions::max_output_bytes): a longer
-    /// result is cut to fit, with a marker saying so (default [`DEFAULT_MAX_OUTPUT_BYTES`](super::DEFAULT_MAX_OUTPUT_BYTES),
-    /// 1 MiB).
+    /// result is cut to fit, with a marker saying so (default
+    /// [`DEFAULT_MAX_OUTPUT_BYTES`](crate::mcp::DEFAULT_MAX_OUTPUT_BYTES), 1 MiB).
     pub fn max_output_bytes(mut self, bytes: usize) -> Self {
         self.options.max_output_bytes = bytes;
         self
@@ -80,9 +80,10 @@ impl McpClientBuilder {
         self
     }
 
-    /// After a dropped HTTP connection, tries `attempts` times to reconnect, waiting `delay`
-    /// before the first try and twice as long before each next one (default: 5 tries from
-    /// 100 ms).
+    /// After a dropped HTTP connection, tries `attempts` times to reconnect, waiting up to
+    /// `delay` before the first try and up to twice as long before each next one, up to 10 s
+    /// (default: 5 tries from 100 ms). Each wait is drawn between half and all of that (equal
+    /// jitter), so the clients of a restarted server do not all come back at once.
     ///
     /// The call that met the failure is then sent once more only if it cannot have reached the
     /// server (the connection was refused or already closed) or if the tool is annotated
@@ -92,8 +93,8 @@ impl McpClientBuilder {
     /// fails too, as it does against a server that was restarted, it counts as a dropped
     /// connection.
     pub fn reconnect(mut self, attempts: u32, delay: Duration) -> Self {
-        self.options.reconnect.attempts = attempts;
-        self.options.reconnect.delay = delay;
+        self.options.reconnect.backoff.max_retries = attempts;
+        self.options.reconnect.backoff.initial_backoff = delay;
         self
     }
 

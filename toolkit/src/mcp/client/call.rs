@@ -11,6 +11,7 @@ use rmcp::model::{
 use rmcp::service::{PeerRequestOptions, ServiceError};
 use rmcp::{Peer, RoleClient};
 
+use super::abandon::Abandon;
 use super::notices::Routes;
 use crate::context::ToolContext;
 
@@ -32,12 +33,9 @@ pub(super) async fn call_tool(
         .send_request_with_option(request, PeerRequestOptions::no_options())
         .await?;
     route.claim(handle.progress_token.clone());
-    let mut guard = CancelOnDrop {
-        peer: peer.clone(),
-        id: Some(handle.id.clone()),
-    };
+    let abandon = Abandon::notify(cancel_request(peer.clone(), handle.id.clone()));
     let answer = handle.await_response().await;
-    guard.id = None;
+    abandon.finished();
     match answer? {
         ServerResult::CallToolResult(result) => Ok(result),
         // A call with nothing to say (rmcp reads `{}` as an empty result).
@@ -46,28 +44,10 @@ pub(super) async fn call_tool(
     }
 }
 
-/// Tells the server to cancel request `id` unless disarmed (`id` taken) first.
-struct CancelOnDrop {
-    peer: Peer<RoleClient>,
-    id: Option<RequestId>,
-}
-
-impl Drop for CancelOnDrop {
-    fn drop(&mut self) {
-        let Some(id) = self.id.take() else {
-            return;
-        };
-        // Sending is async and `drop` is not: the notice goes from a task of its own. Without
-        // a runtime (it is shutting down) there is no connection left to send it on either.
-        let Ok(runtime) = tokio::runtime::Handle::try_current() else {
-            return;
-        };
-        let peer = self.peer.clone();
-        runtime.spawn(async move {
-            let cancelled = CancelledNotificationParam::new(Some(id), Some(ABANDONED.into()));
-            if let Err(err) = peer.notify_cancelled(cancelled).await {
-                tracing::debug!(%err, "could not send notifications/cancelled");
-            }
-        });
+/// Tells the server to cancel request `id`: its caller stopped waiting.
+async fn cancel_request(peer: Peer<RoleClient>, id: RequestId) {
+    let cancelled = CancelledNotificationParam::new(Some(id), Some(ABANDONED.into()));
+    if let Err(err) = peer.notify_cancelled(cancelled).await {
+        tracing::debug!(%err, "could not send notifications/cancelled");
     }
 }

@@ -9,6 +9,7 @@
 //! - `builder`: [`McpClientBuilder`], the settings a client is opened with;
 //! - here: the client a caller holds, its options, and the catalog of its tools.
 
+mod abandon;
 mod builder;
 mod call;
 mod handlers;
@@ -89,7 +90,7 @@ impl Default for Options {
             structured: false,
             reconnect: Reconnect::default(),
             max_message_bytes: DEFAULT_MAX_MESSAGE_BYTES,
-            max_output_bytes: DEFAULT_MAX_OUTPUT_BYTES,
+            max_output_bytes: super::DEFAULT_MAX_OUTPUT_BYTES,
             listing: ListingLimits::default(),
             handlers: Handlers::default(),
             #[cfg(feature = "oauth")]
@@ -105,11 +106,6 @@ impl Default for Options {
 /// is long for a tool a model waits on, and short against an agent run; a slower tool needs
 /// its own setting.
 pub const DEFAULT_CALL_TIMEOUT: Duration = Duration::from_secs(60);
-
-/// The largest remote result handed on whole unless told otherwise
-/// ([`McpClientBuilder::max_output_bytes`]): 1 MiB, about 250,000 tokens, already more than
-/// any model's context; a longer one is cut, with a marker saying so.
-pub const DEFAULT_MAX_OUTPUT_BYTES: usize = 1 << 20;
 
 /// A live connection to one MCP server, whose tools are [`ToolProxy`]s.
 ///

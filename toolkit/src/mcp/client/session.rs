@@ -23,14 +23,15 @@ use super::transport::{McpTransport, Opened, open};
 use super::version::spoken_version;
 use crate::context::ToolContext;
 use crate::mcp::McpError;
+use crate::retry::RetryPolicy;
 
 /// How often, and how patiently, a connection is opened and a dropped HTTP connection reopened.
 #[derive(Debug, Clone, Copy)]
 pub(super) struct Reconnect {
-    /// How many times to try.
-    pub(super) attempts: u32,
-    /// The wait before the first try; each next wait is twice as long, up to 10 s.
-    pub(super) delay: Duration,
+    /// How many times to try (`max_retries`), and the wait before each try: from
+    /// `initial_backoff`, doubling up to 10 s, with jitter, so the clients of a restarted
+    /// server do not all come back at once.
+    pub(super) backoff: RetryPolicy,
     /// How long one attempt to connect and initialize may take.
     pub(super) connect_timeout: Duration,
 }
@@ -38,8 +39,11 @@ pub(super) struct Reconnect {
 impl Default for Reconnect {
     fn default() -> Self {
         Reconnect {
-            attempts: 5,
-            delay: Duration::from_millis(100),
+            backoff: RetryPolicy {
+                max_retries: 5,
+                initial_backoff: Duration::from_millis(100),
+                max_delay: MAX_RECONNECT_DELAY,
+            },
             connect_timeout: DEFAULT_CONNECT_TIMEOUT,
         }
     }
@@ -299,11 +303,9 @@ impl Session {
         if !self.transport.reconnects() {
             return Err(self.disconnected());
         }
-        let mut delay = self.reconnect.delay;
         let mut last = None;
-        for _ in 0..self.reconnect.attempts.max(1) {
-            tokio::time::sleep(delay).await;
-            delay = delay.saturating_mul(2).min(MAX_RECONNECT_DELAY);
+        for attempt in 0..self.reconnect.backoff.max_retries.max(1) {
+            tokio::time::sleep(self.reconnect.backoff.delay(attempt, None)).await;
             let listener = Listener {
                 changed: Arc::clone(&self.changed),
                 handlers: self.handlers.clone(),

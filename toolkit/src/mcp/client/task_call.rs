@@ -17,6 +17,7 @@ use rmcp::service::ServiceError;
 use rmcp::{Peer, RoleClient};
 use serde_json::{Map, Value, json};
 
+use super::abandon::Abandon;
 use crate::context::ToolContext;
 
 /// How long the server keeps a task's result (asked for; the server may choose another).
@@ -69,16 +70,13 @@ pub(super) async fn call_as_task(
     let Some(task) = created.get("task").and_then(task_state) else {
         return read_result(created);
     };
-    let mut cancel = CancelOnDrop {
-        peer: peer.clone(),
-        task_id: Some(task.id.clone()),
-    };
+    let abandon = Abandon::notify(cancel_task(peer.clone(), task.id.clone()));
     let result = request(peer, "tasks/result", json!({"taskId": task.id}));
     let answer = tokio::select! {
         answer = result => answer,
         failed = follow(peer, task, ctx) => Err(failed),
     };
-    cancel.task_id = None;
+    abandon.finished();
     read_result(answer?)
 }
 
@@ -154,25 +152,9 @@ fn read_result(value: Value) -> Result<CallToolResult, ServiceError> {
     serde_json::from_value(value).map_err(|_| ServiceError::UnexpectedResponse)
 }
 
-/// Cancels the task on the server unless disarmed (`task_id` taken) first.
-struct CancelOnDrop {
-    peer: Peer<RoleClient>,
-    task_id: Option<String>,
-}
-
-impl Drop for CancelOnDrop {
-    fn drop(&mut self) {
-        let Some(task_id) = self.task_id.take() else {
-            return;
-        };
-        let Ok(runtime) = tokio::runtime::Handle::try_current() else {
-            return;
-        };
-        let peer = self.peer.clone();
-        runtime.spawn(async move {
-            if let Err(err) = request(&peer, "tasks/cancel", json!({"taskId": task_id})).await {
-                tracing::debug!(%err, "could not send tasks/cancel");
-            }
-        });
+/// Tells the server to cancel task `task_id`: its caller stopped waiting.
+async fn cancel_task(peer: Peer<RoleClient>, task_id: String) {
+    if let Err(err) = request(&peer, "tasks/cancel", json!({"taskId": task_id})).await {
+        tracing::debug!(%err, "could not send tasks/cancel");
     }
 }

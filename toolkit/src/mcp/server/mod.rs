@@ -75,8 +75,9 @@ use tools::{content_blocks, for_serving, mcp_tool};
 /// microseconds, runs on the worker instead: the hop to a pool thread and back would cost more
 /// than the body.
 ///
-/// A tool's answer is cut at [`McpServer::DEFAULT_MAX_OUTPUT_BYTES`] (1 MiB) unless the tool or
-/// the toolbox sets its own [`max_output_bytes`](crate::Limits::max_output_bytes).
+/// A tool's answer is cut at [`DEFAULT_MAX_OUTPUT_BYTES`](super::DEFAULT_MAX_OUTPUT_BYTES)
+/// (1 MiB) unless the tool or the toolbox sets its own
+/// [`max_output_bytes`](crate::Limits::max_output_bytes).
 ///
 /// ```no_run
 /// use toolkit::mcp::McpServer;
@@ -145,19 +146,10 @@ impl std::fmt::Debug for McpServer {
 }
 
 impl McpServer {
-    /// The longest answer a served tool gives unless it or its toolbox sets its own
-    /// [`max_output_bytes`](crate::Limits::max_output_bytes): 1 MiB, cut with a marker saying
-    /// so. A megabyte of text is some 250,000 tokens, more than a model's context holds, so
-    /// a longer answer helps no client; unbounded, each one waiting for a slow client was held
-    /// whole in memory (64 clients that never read held 528 MB). Set a toolbox limit
-    /// ([`Limits::with_max_output_bytes`](crate::Limits::with_max_output_bytes)) to serve
-    /// longer answers.
-    pub const DEFAULT_MAX_OUTPUT_BYTES: usize = 1 << 20;
-
     /// How many bytes of finished task results a server keeps unless
     /// [`with_max_task_result_bytes`](Self::with_max_task_result_bytes) says otherwise: 64 MiB,
     /// 64 results of the longest answer a tool gives by default
-    /// ([`DEFAULT_MAX_OUTPUT_BYTES`](Self::DEFAULT_MAX_OUTPUT_BYTES)), thousands of ordinary
+    /// ([`DEFAULT_MAX_OUTPUT_BYTES`](super::DEFAULT_MAX_OUTPUT_BYTES)), thousands of ordinary
     /// ones.
     pub const DEFAULT_MAX_TASK_RESULT_BYTES: usize = 64 << 20;
 

@@ -16,7 +16,6 @@
 //! from 19 to 559 MB).
 
 use std::collections::{HashMap, VecDeque};
-use std::hash::{BuildHasher, Hasher};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, PoisonError, Weak};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
@@ -156,21 +155,9 @@ impl Drop for Kept {
 }
 
 /// The tasks of one session.
+#[derive(Default)]
 pub(super) struct Tasks {
     entries: Mutex<HashMap<String, Entry>>,
-    /// Random per session: task ids cannot be guessed from another session's.
-    seed: u64,
-}
-
-impl Default for Tasks {
-    fn default() -> Self {
-        Tasks {
-            entries: Mutex::default(),
-            seed: std::collections::hash_map::RandomState::new()
-                .build_hasher()
-                .finish(),
-        }
-    }
 }
 
 struct Entry {
@@ -218,7 +205,7 @@ impl Tasks {
             .max()
             .unwrap_or(0)
             + 1;
-        let id = format!("{:016x}{number:08x}", self.seed ^ number.rotate_left(32));
+        let id = new_id();
         let ttl = ttl_ms
             .map_or(DEFAULT_TTL, Duration::from_millis)
             .min(MAX_TTL);
@@ -423,6 +410,11 @@ fn unknown(id: &str) -> ErrorData {
 }
 
 /// `time` as ISO 8601 in UTC, to the millisecond (`2026-12-06T04:01:19.123Z`).
+/// A task's id: a random (v4) UUID, so no one guesses another session's tasks from their own.
+fn new_id() -> String {
+    uuid::Uuid::new_v4().to_string()
+}
+
 fn timestamp(time: SystemTime) -> String {
     let since = time.duration_since(UNIX_EPOCH).unwrap_or_default();
     let secs = since.as_secs();
@@ -449,6 +441,18 @@ fn timestamp(time: SystemTime) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn task_ids_are_random_v4_uuids() {
+        let ids: Vec<String> = (0..64).map(|_| new_id()).collect();
+        for id in &ids {
+            let parsed = uuid::Uuid::parse_str(id).expect("a UUID");
+            assert_eq!(parsed.get_version(), Some(uuid::Version::Random), "{id}");
+            assert_eq!(parsed.hyphenated().to_string(), *id);
+        }
+        let distinct: std::collections::HashSet<&String> = ids.iter().collect();
+        assert_eq!(distinct.len(), ids.len());
+    }
 
     #[test]
     fn timestamps_are_iso_8601_in_utc() {

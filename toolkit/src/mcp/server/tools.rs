@@ -4,7 +4,6 @@
 use rmcp::model::{ContentBlock, Tool};
 use serde_json::{Map, json};
 
-use super::McpServer;
 use crate::providers::Format;
 use crate::{ToolProxy, Toolbox};
 
@@ -24,8 +23,9 @@ pub(super) fn content_blocks(parts: &crate::providers::McpResult) -> Vec<Content
 ///   (one more waits for a place, see [`Limits`](crate::Limits)), its arguments checked there
 ///   too, and never on the async workers, which must stay free to answer every other request,
 ///   a 401 included;
-/// - each tool's output cut at [`McpServer::DEFAULT_MAX_OUTPUT_BYTES`] unless the tool or the
-///   toolbox sets its own [`max_output_bytes`](crate::Limits::max_output_bytes).
+/// - each tool's output cut at [`DEFAULT_MAX_OUTPUT_BYTES`](crate::mcp::DEFAULT_MAX_OUTPUT_BYTES)
+///   unless the tool or the toolbox sets its own
+///   [`max_output_bytes`](crate::Limits::max_output_bytes).
 ///
 /// Limits and hooks stay the toolbox's.
 pub(super) fn for_serving(toolbox: Toolbox) -> Toolbox {
@@ -52,7 +52,7 @@ pub(super) fn for_serving(toolbox: Toolbox) -> Toolbox {
                     let limits = &mut options.limits;
                     limits.max_output_bytes = limits
                         .max_output_bytes
-                        .or(Some(McpServer::DEFAULT_MAX_OUTPUT_BYTES));
+                        .or(Some(crate::mcp::DEFAULT_MAX_OUTPUT_BYTES));
                 }
             })
         })
