@@ -126,7 +126,7 @@ impl<A: output::Built> AgentBuilder<A> {
     }
 
     /// Called with every [`AgentEvent`] as it happens.
-    pub fn on_event(mut self, callback: impl Fn(&AgentEvent<'_>) + Send + Sync + 'static) -> Self {
+    pub fn on_event(mut self, callback: impl Fn(&AgentEvent) + Send + Sync + 'static) -> Self {
         self.agent.on_event = Some(Arc::new(callback));
         self
     }
