@@ -141,7 +141,7 @@ impl ResumeToken {
     }
 
     /// The run's state as JSON when it ran with one: rebuild the state from it for
-    /// [`Agent::resume_with_state`](super::Agent::resume_with_state).
+    /// [`RunRequest::state`](super::RunRequest::state) on [`Agent::resume`](super::Agent::resume).
     pub fn state(&self) -> Option<&serde_json::Value> {
         self.state.as_ref()
     }

@@ -134,7 +134,7 @@ pub trait ChatModel: Send + Sync {
 
     /// Asks the model for its next reply as [`chat`](Self::chat) does, passing each piece of
     /// it to `deltas` as it arrives: text and tool-call fragments ([`StreamDelta`]), for an
-    /// agent's `run_stream`. The HTTP clients stream (whatever their `streaming` setting)
+    /// agent's streamed run (`agent.run(..).stream()`). The HTTP clients stream (whatever their `streaming` setting)
     /// and pass their stream parsers' deltas on; this default asks [`chat`](Self::chat) and
     /// passes the whole reply as one text delta and one delta per call.
     ///
