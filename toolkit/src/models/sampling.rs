@@ -75,3 +75,46 @@ fn mcp_stop_reason(finish: &FinishReason) -> String {
         FinishReason::Other(reason) => reason.clone(),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::Image;
+    use crate::models::{ModelReply, ScriptedModel};
+
+    fn block_on<F: std::future::Future>(future: F) -> F::Output {
+        let runtime = tokio::runtime::Builder::new_current_thread().build();
+        runtime.expect("a runtime").block_on(future)
+    }
+
+    #[test]
+    fn a_model_is_asked_the_system_prompt_and_messages_and_its_stop_reason_is_mcps() {
+        let model = ScriptedModel::from_fn(|request| {
+            let said: Vec<String> = (request.messages.iter())
+                .map(|m| serde_json::to_string(m).unwrap_or_default())
+                .collect();
+            assert_eq!(request.options.max_tokens, Some(64));
+            let mut reply = ModelReply::text(format!("{} messages", said.len()));
+            reply.finish = FinishReason::Length;
+            Ok(reply)
+        });
+        let request = SamplingRequest::new("Summarise").system("Be brief.").max_tokens(64);
+        let reply = block_on(sample(&model, request)).expect("a reply");
+        assert_eq!(reply.text(), Some("2 messages"));
+        assert_eq!(reply.stop_reason.as_deref(), Some("maxTokens"));
+        assert_eq!(reply.model, "scripted");
+    }
+
+    #[test]
+    fn a_message_a_text_model_cannot_read_is_refused_not_dropped() {
+        let model = ScriptedModel::new([ModelReply::text("never")]);
+        let request =
+            SamplingRequest::new("Look").message(Role::User, Content::Image(Image::png([1, 2])));
+        let error = block_on(sample(&model, request)).unwrap_err();
+        assert_eq!(
+            error,
+            "sampling message 1 is an image, and the model is sent text only"
+        );
+        assert_eq!(model.calls(), 0);
+    }
+}
