@@ -63,10 +63,7 @@ fn line(event: &AgentEvent) -> String {
     }
 }
 
-fn recorder() -> (
-    Arc<Mutex<Vec<String>>>,
-    impl Fn(&AgentEvent) + Send + Sync,
-) {
+fn recorder() -> (Arc<Mutex<Vec<String>>>, impl Fn(&AgentEvent) + Send + Sync) {
     let lines = Arc::new(Mutex::new(Vec::new()));
     let sink = Arc::clone(&lines);
     (lines, move |event: &AgentEvent| {

@@ -162,7 +162,8 @@ async fn the_hook_chooses_from_the_runs_state() {
             .prepare(only_admins_delete)
             .build();
         let run = agent
-            .run("clean up").state(Box::new(Session { admin }))
+            .run("clean up")
+            .state(Box::new(Session { admin }))
             .await
             .unwrap();
         let result = run.tool_calls().next().unwrap().result.text();
@@ -227,7 +228,10 @@ async fn a_resumed_step_runs_through_the_toolbox_its_hook_narrowed() {
     let results: Vec<String> = run.tool_calls().map(|c| c.result.text()).collect();
     assert_eq!(
         results,
-        ["found old", "Error: Unknown tool: delete. Available: search"]
+        [
+            "found old",
+            "Error: Unknown tool: delete. Available: search"
+        ]
     );
     assert_eq!(deleted.load(Ordering::SeqCst), 0, "the hidden tool ran");
 }

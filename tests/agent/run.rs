@@ -459,7 +459,8 @@ async fn a_run_with_state_fills_wired_parameters_and_returns_the_final_state() {
     let run = Agent::builder(model)
         .toolbox(toolbox)
         .build()
-        .run("double twice").state(Box::new(state))
+        .run("double twice")
+        .state(Box::new(state))
         .await
         .unwrap();
     let values: Vec<Value> = run.tool_calls().map(|r| r.result.value.clone()).collect();
@@ -487,7 +488,8 @@ async fn a_run_returns_its_derived_state_as_its_own_type() {
     let run = Agent::builder(model)
         .toolbox(toolbox)
         .build()
-        .run("double").state(Box::new(Ledger { n: 5 }))
+        .run("double")
+        .state(Box::new(Ledger { n: 5 }))
         .await
         .unwrap();
     assert_eq!(run.state_as::<Ledger>().map(|ledger| ledger.n), Some(10));

@@ -258,7 +258,9 @@ async fn a_typed_agent_streams_and_ends_with_its_typed_answer() {
     let events: Vec<String> = items
         .iter()
         .map(|item| match item {
-            StreamItem::Event(AgentEvent::ToolCalled { call, .. }) => format!("called {}", call.name),
+            StreamItem::Event(AgentEvent::ToolCalled { call, .. }) => {
+                format!("called {}", call.name)
+            }
             StreamItem::Event(AgentEvent::Answer { answer }) => format!("answer {answer}"),
             _ => String::new(),
         })

@@ -152,7 +152,9 @@ impl Toolbox {
     ) -> Result<Toolbox, ToolboxError> {
         let sources: HashMap<&str, &super::Source> = self.names().zip(&self.sources).collect();
         let entries = tools.into_iter().map(|tool| {
-            let source = sources.get(tool.name()).map_or(super::Source::Single, |s| (*s).clone());
+            let source = sources
+                .get(tool.name())
+                .map_or(super::Source::Single, |s| (*s).clone());
             Entry { tool, source }
         });
         self.rebuilt(entries.collect())

@@ -13,8 +13,8 @@ use serde::{Deserialize, Serialize};
 use super::plan::Planned;
 use super::react::{self, ReactReply};
 use super::{Agent, AgentBuilder, AgentError};
-use crate::{ToolCall, Toolbox};
 use crate::models::{BoxFuture, Message, RefusedCall, Usage};
+use crate::{ToolCall, Toolbox};
 
 type ApproveFn = dyn Fn(ApprovalRequest) -> BoxFuture<'static, Verdict> + Send + Sync;
 type NeedsFn = dyn Fn(&ToolCall) -> bool + Send + Sync;

@@ -63,8 +63,8 @@ pub use conversation::Conversation;
 pub use events::AgentEvent;
 pub use output::TypedAgent;
 pub use prepare::PrepareContext;
-pub use run::{AgentError, AgentRun, StepRecord, ToolCallRecord};
 pub use request::RunRequest;
+pub use run::{AgentError, AgentRun, StepRecord, ToolCallRecord};
 pub use stream::{RunStream, StreamItem};
 
 use crate::Toolbox;
@@ -192,7 +192,7 @@ impl Agent {
     /// [`state`](RunRequest::state), [`conversation`](RunRequest::conversation) or
     /// [`stream`](RunRequest::stream) (see [`RunRequest`]).
     pub fn run(&self, input: impl Into<String>) -> RunRequest<'_> {
-        RunRequest::new(self, input.into(), request::as_text)
+        RunRequest::new(self, input.into(), request::untyped)
     }
 
     /// A resume of a run paused for approval ([`AgentError::Paused`]) with a [`Decision`] for
@@ -210,7 +210,7 @@ impl Agent {
         decisions: impl IntoIterator<Item = Decision>,
     ) -> RunRequest<'_> {
         let decisions = decisions.into_iter().collect();
-        RunRequest::resuming(self, token, decisions, request::as_text)
+        RunRequest::resuming(self, token, decisions, request::untyped)
     }
 
     /// The toolbox the agent calls.

@@ -17,7 +17,7 @@ pub(super) type ReadAnswer<O> = fn(AgentRun) -> Result<AgentRun<O>, AgentError>;
 /// Where a run starts: a new input, or a paused run's token and the decisions on its calls.
 enum Start {
     Input(String),
-    Resume(ResumeToken, Vec<Decision>),
+    Resume(Box<ResumeToken>, Vec<Decision>),
 }
 
 /// A run about to start: made by [`Agent::run`] or [`Agent::resume`] (or a [`TypedAgent`]'s),
@@ -74,7 +74,7 @@ impl<'a, O> RunRequest<'a, O> {
         decisions: Vec<Decision>,
         read: ReadAnswer<O>,
     ) -> Self {
-        Self::starting(agent, Start::Resume(token, decisions), read)
+        Self::starting(agent, Start::Resume(Box::new(token), decisions), read)
     }
 
     fn starting(agent: &'a Agent, start: Start, read: ReadAnswer<O>) -> Self {
@@ -158,7 +158,7 @@ impl<'a, O> RunRequest<'a, O> {
                 let earlier = conversation.as_ref().map(|c| c.messages.clone());
                 runner.run_after(earlier.unwrap_or_default(), input).await?
             }
-            Start::Resume(token, decisions) => runner.resume(token, decisions).await?,
+            Start::Resume(token, decisions) => runner.resume(*token, decisions).await?,
         };
         if let Some(conversation) = conversation {
             conversation.record(&run);
@@ -188,6 +188,6 @@ impl<O> std::fmt::Debug for RunRequest<'_, O> {
 }
 
 /// The answer as it is: the text, or a typed answer's JSON text.
-pub(super) fn as_text(run: AgentRun) -> Result<AgentRun, AgentError> {
+pub(super) fn untyped(run: AgentRun) -> Result<AgentRun, AgentError> {
     Ok(run)
 }

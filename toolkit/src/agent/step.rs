@@ -21,10 +21,10 @@ use super::{
     ToolCallRecord,
 };
 use crate::context::{Cancellation, Data};
-use crate::{ToolCall, Toolbox};
 use crate::models::{ChatRequest, Message, ModelError, ModelReply, Usage};
 use crate::providers::ToolDefinitions;
 use crate::state::AgentState;
+use crate::{ToolCall, Toolbox};
 
 /// One run's progress; kept outside the deadline's future so a timed-out run keeps its history.
 pub(super) struct Runner<'a> {
@@ -437,5 +437,4 @@ impl<'a> Runner<'a> {
             self.link.emit(event());
         }
     }
-
 }

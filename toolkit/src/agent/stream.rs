@@ -14,6 +14,8 @@ use crate::models::BoxFuture;
 /// An item of a [`RunStream`]: an event as it happens, and last the finished run.
 #[derive(Debug)]
 #[non_exhaustive]
+// Events are most of a stream and go unboxed; the one finished run is boxed.
+#[allow(clippy::large_enum_variant)]
 pub enum StreamItem<O = String> {
     /// Something that happened in the run (the same events the
     /// [`on_event`](super::AgentBuilder::on_event) callback sees, the model's reply as it

@@ -98,7 +98,9 @@ mod tests {
             reply.finish = FinishReason::Length;
             Ok(reply)
         });
-        let request = SamplingRequest::new("Summarise").system("Be brief.").max_tokens(64);
+        let request = SamplingRequest::new("Summarise")
+            .system("Be brief.")
+            .max_tokens(64);
         let reply = block_on(sample(&model, request)).expect("a reply");
         assert_eq!(reply.text(), Some("2 messages"));
         assert_eq!(reply.stop_reason.as_deref(), Some("maxTokens"));
