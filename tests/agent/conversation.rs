@@ -245,7 +245,6 @@ async fn a_paused_run_resumes_into_its_conversation() {
     use toolkit::models::{ModelReply, ScriptedModel};
 
     let model = ScriptedModel::new([
-        ModelReply::text("Hello, Ana."),
         ModelReply::calls([ToolCall::new("notes", json!({"topic": "Ana"})).with_id("n1")]),
         ModelReply::text("Ana likes tea."),
     ]);
@@ -254,12 +253,13 @@ async fn a_paused_run_resumes_into_its_conversation() {
         .toolbox(notes())
         .approval_policy(ApprovalPolicy::when(|_| true))
         .build();
+    // A conversation saved after a first turn.
     let mut conversation = Conversation::new();
-    agent
-        .run("I am Ana.")
-        .conversation(&mut conversation)
-        .await
-        .unwrap();
+    conversation.messages = vec![
+        Message::system("Be brief."),
+        Message::user("I am Ana."),
+        Message::assistant("Hello, Ana."),
+    ];
     let paused = agent
         .run("What do I like?")
         .conversation(&mut conversation)
