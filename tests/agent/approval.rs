@@ -415,7 +415,7 @@ async fn a_typed_answer_never_waits_for_approval() {
 }
 
 #[tokio::test]
-async fn a_paused_run_with_state_carries_the_state_to_its_resume() {
+async fn a_paused_run_given_state_carries_the_state_to_its_resume() {
     use toolkit::state::{AgentState, DynamicState, StateSchema};
     let state = || DynamicState::new(StateSchema::new().key("note", json!({"type": "string"})));
     let (server, files) = (three_calls().await, Files::default());

@@ -447,7 +447,7 @@ fn doubling_toolbox() -> Toolbox {
 }
 
 #[tokio::test]
-async fn a_run_with_state_fills_wired_parameters_and_returns_the_final_state() {
+async fn a_run_given_state_fills_wired_parameters_and_returns_the_final_state() {
     let toolbox = doubling_toolbox();
     let mut state = DynamicState::new(StateSchema::new().key("n", json!({"type": "integer"})));
     state.merge("n", json!(5)).unwrap();
