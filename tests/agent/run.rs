@@ -447,6 +447,42 @@ fn doubling_toolbox() -> Toolbox {
 }
 
 #[tokio::test]
+async fn a_streamed_run_with_state_reports_each_call_and_ends_with_the_final_state() {
+    use futures::StreamExt;
+    use toolkit::agent::StreamItem;
+
+    let mut state = DynamicState::new(StateSchema::new().key("n", json!({"type": "integer"})));
+    state.merge("n", json!(5)).unwrap();
+    let model = ScriptedModel::new([
+        ModelReply::calls([call("c1", "double", json!({}))]),
+        ModelReply::calls([call("c2", "double", json!({}))]),
+        ModelReply::text("twenty"),
+    ]);
+    let agent = Agent::builder(model).toolbox(doubling_toolbox()).build();
+    let items: Vec<_> = agent
+        .run("double twice")
+        .state(Box::new(state))
+        .stream()
+        .collect()
+        .await;
+    let mut finished = Vec::new();
+    let mut last = None;
+    for item in items {
+        match item.unwrap() {
+            StreamItem::Event(AgentEvent::ToolFinished { record, .. }) => {
+                finished.push(record.result.value)
+            }
+            StreamItem::Done(run) => last = Some(run),
+            _ => {}
+        }
+    }
+    assert_eq!(finished, [json!(10), json!(20)]);
+    let run = last.expect("the stream ends with the run");
+    assert_eq!(run.answer, "twenty");
+    assert_eq!(run.state.unwrap().to_json(), json!({"n": 20}));
+}
+
+#[tokio::test]
 async fn a_run_given_state_fills_wired_parameters_and_returns_the_final_state() {
     let toolbox = doubling_toolbox();
     let mut state = DynamicState::new(StateSchema::new().key("n", json!({"type": "integer"})));
