@@ -446,11 +446,8 @@ fn doubling_toolbox() -> Toolbox {
     Toolbox::builder().tool(double).build().unwrap()
 }
 
-#[tokio::test]
-async fn a_streamed_run_with_state_reports_each_call_and_ends_with_the_final_state() {
-    use futures::StreamExt;
-    use toolkit::agent::StreamItem;
-
+/// A state with `n` at 5, and a model that calls `double` twice, then answers.
+fn doubling_twice() -> (DynamicState, ScriptedModel) {
     let mut state = DynamicState::new(StateSchema::new().key("n", json!({"type": "integer"})));
     state.merge("n", json!(5)).unwrap();
     let model = ScriptedModel::new([
@@ -458,6 +455,15 @@ async fn a_streamed_run_with_state_reports_each_call_and_ends_with_the_final_sta
         ModelReply::calls([call("c2", "double", json!({}))]),
         ModelReply::text("twenty"),
     ]);
+    (state, model)
+}
+
+#[tokio::test]
+async fn a_streamed_run_with_state_reports_each_call_and_ends_with_the_final_state() {
+    use futures::StreamExt;
+    use toolkit::agent::StreamItem;
+
+    let (state, model) = doubling_twice();
     let agent = Agent::builder(model).toolbox(doubling_toolbox()).build();
     let items: Vec<_> = agent
         .run("double twice")
@@ -485,13 +491,7 @@ async fn a_streamed_run_with_state_reports_each_call_and_ends_with_the_final_sta
 #[tokio::test]
 async fn a_run_given_state_fills_wired_parameters_and_returns_the_final_state() {
     let toolbox = doubling_toolbox();
-    let mut state = DynamicState::new(StateSchema::new().key("n", json!({"type": "integer"})));
-    state.merge("n", json!(5)).unwrap();
-    let model = ScriptedModel::new([
-        ModelReply::calls([call("c1", "double", json!({}))]),
-        ModelReply::calls([call("c2", "double", json!({}))]),
-        ModelReply::text("twenty"),
-    ]);
+    let (state, model) = doubling_twice();
     let run = Agent::builder(model)
         .toolbox(toolbox)
         .build()
