@@ -3,7 +3,7 @@
 //! list with a slow tool that reports its progress as it goes, then answers. A second agent then
 //! reads the answer back as a typed value (`output::<Essentials>()`): OpenAI is held to its
 //! JSON Schema by `response_format`. Last, a third question is streamed
-//! (`Agent::run_stream`): the answer's text is printed as it arrives.
+//! (`agent.run(..).stream()`): the answer's text is printed as it arrives.
 //!
 //! `cargo run --example agent` runs offline: it starts a small scripted OpenAI-compatible server
 //! on 127.0.0.1 and talks to it over real HTTP. With `OPENAI_BASE_URL` set (and
@@ -17,7 +17,7 @@ use std::time::Duration;
 
 use futures::StreamExt;
 use model_server::{ModelServer, Reply};
-use toolkit::agent::{Agent, AgentEvent, RunEvent};
+use toolkit::agent::{Agent, AgentEvent, StreamItem};
 use toolkit::models::OpenAiClient;
 use toolkit::prelude::*;
 use toolkit::state::{DynamicState, StateSchema, StateWiring};
@@ -195,18 +195,20 @@ fn chunks(deltas: &[Value]) -> Reply {
 async fn stream(agent: &Agent, question: &str) -> Result<(), Box<dyn std::error::Error>> {
     use std::io::Write;
     println!("streamed question: {question}");
-    let mut events = agent.run_stream(question);
-    while let Some(event) = events.next().await {
-        match event? {
-            RunEvent::ToolStarted { call, .. } => println!("  calls  {}", call.name),
-            RunEvent::ToolFinished { record, .. } => {
+    let mut items = agent.run(question).stream();
+    while let Some(item) = items.next().await {
+        match item? {
+            StreamItem::Event(AgentEvent::ToolCalled { call, .. }) => {
+                println!("  calls  {}", call.name)
+            }
+            StreamItem::Event(AgentEvent::ToolFinished { record, .. }) => {
                 println!("  -> {} = {}", record.call.name, record.result.value)
             }
-            RunEvent::TextDelta { text, .. } => {
+            StreamItem::Event(AgentEvent::TextDelta { text, .. }) => {
                 print!("{text}");
                 std::io::stdout().flush()?;
             }
-            RunEvent::Answer { run, .. } => println!("\n({} steps)", run.steps.len()),
+            StreamItem::Done(run) => println!("\n({} steps)", run.steps.len()),
             _ => {}
         }
     }
@@ -225,7 +227,7 @@ struct Essentials {
     euros: f64,
 }
 
-fn print_event(event: &AgentEvent<'_>) {
+fn print_event(event: &AgentEvent) {
     match event {
         AgentEvent::StepStarted { step } => println!("step {step}"),
         AgentEvent::ModelReplied { reply, .. } => {
@@ -297,7 +299,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         .build();
     let state = DynamicState::new(StateSchema::new().key("rate", json!({"type": "number"})));
     println!("question: {QUESTION}");
-    let run = agent.run_with_state(QUESTION, Box::new(state)).await?;
+    let run = agent.run(QUESTION).state(Box::new(state)).await?;
     if let Some(state) = &run.state {
         println!("state: {}", state.to_json());
     }

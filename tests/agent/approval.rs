@@ -388,10 +388,7 @@ async fn calls_through_state_pass_the_same_gate() {
         .on_approval(|_| async { Verdict::Deny("no".into()) })
         .build();
     let state = toolkit::state::DynamicState::new(toolkit::state::StateSchema::new());
-    agent
-        .run_with_state("tidy up", Box::new(state))
-        .await
-        .unwrap();
+    agent.run("tidy up").state(Box::new(state)).await.unwrap();
     assert_eq!(files.done(), ["read c.txt"]);
 }
 
@@ -418,7 +415,7 @@ async fn a_typed_answer_never_waits_for_approval() {
 }
 
 #[tokio::test]
-async fn a_paused_run_with_state_carries_the_state_to_its_resume() {
+async fn a_paused_run_given_state_carries_the_state_to_its_resume() {
     use toolkit::state::{AgentState, DynamicState, StateSchema};
     let state = || DynamicState::new(StateSchema::new().key("note", json!({"type": "string"})));
     let (server, files) = (three_calls().await, Files::default());
@@ -428,7 +425,8 @@ async fn a_paused_run_with_state_carries_the_state_to_its_resume() {
     let mut before = state();
     before.merge("note", json!("keep b")).unwrap();
     let AgentError::Paused(token) = agent
-        .run_with_state("tidy up", Box::new(before))
+        .run("tidy up")
+        .state(Box::new(before))
         .await
         .unwrap_err()
     else {
@@ -441,7 +439,8 @@ async fn a_paused_run_with_state_carries_the_state_to_its_resume() {
     }
     let decisions: Vec<Decision> = token.pending().iter().map(Decision::approve).collect();
     let run = agent
-        .resume_with_state(*token, decisions, Box::new(after))
+        .resume(*token, decisions)
+        .state(Box::new(after))
         .await
         .unwrap();
     assert_eq!(run.state.unwrap().to_json(), json!({"note": "keep b"}));

@@ -39,7 +39,7 @@ fn outer(inner: ToolProxy, task: Value) -> Agent {
 }
 
 /// One line per event, the nested ones prefixed with where they came from.
-fn line(event: &AgentEvent<'_>) -> String {
+fn line(event: &AgentEvent) -> String {
     match event {
         AgentEvent::Nested {
             agent,
@@ -63,13 +63,10 @@ fn line(event: &AgentEvent<'_>) -> String {
     }
 }
 
-fn recorder() -> (
-    Arc<Mutex<Vec<String>>>,
-    impl Fn(&AgentEvent<'_>) + Send + Sync,
-) {
+fn recorder() -> (Arc<Mutex<Vec<String>>>, impl Fn(&AgentEvent) + Send + Sync) {
     let lines = Arc::new(Mutex::new(Vec::new()));
     let sink = Arc::clone(&lines);
-    (lines, move |event: &AgentEvent<'_>| {
+    (lines, move |event: &AgentEvent| {
         sink.lock().unwrap().push(line(event))
     })
 }
@@ -122,6 +119,42 @@ async fn the_inner_answer_is_the_result_and_its_events_and_tokens_reach_the_call
         "answer The sum is 5.".into(),
     ];
     assert_eq!(*lines.lock().unwrap(), expected);
+}
+
+#[tokio::test]
+async fn a_streamed_run_carries_the_inner_agents_events_nested_on_the_same_stream() {
+    use futures::StreamExt;
+    use toolkit::agent::StreamItem;
+
+    let inner = adder().into_tool("adder", "Adds numbers").unwrap();
+    let agent = outer(inner, json!({"task": "2 + 3?"}));
+    let items: Vec<_> = agent.run("What is 2 + 3?").stream().collect().await;
+    let mut nested = Vec::new();
+    let mut answer = None;
+    for item in items {
+        match item.unwrap() {
+            StreamItem::Event(event @ AgentEvent::Nested { .. }) => nested.push(line(&event)),
+            StreamItem::Done(run) => answer = Some(run.answer),
+            _ => {}
+        }
+    }
+    let at = "[adder outer_1 depth 1]";
+    let expected: Vec<String> = [
+        "step 1",
+        "replied",
+        "call add",
+        "finished add",
+        "step 1 done",
+        "step 2",
+        "replied",
+        "step 2 done",
+        "answer 5",
+    ]
+    .iter()
+    .map(|line| format!("{at} {line}"))
+    .collect();
+    assert_eq!(nested, expected);
+    assert_eq!(answer.as_deref(), Some("The sum is 5."));
 }
 
 #[tokio::test]

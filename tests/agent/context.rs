@@ -32,7 +32,7 @@ fn only_result(run: &toolkit::agent::AgentRun) -> Value {
 }
 
 /// A one-line record of each event, for comparing orders.
-fn recorded(log: &Arc<Mutex<Vec<String>>>) -> impl Fn(&AgentEvent<'_>) + Send + Sync + 'static {
+fn recorded(log: &Arc<Mutex<Vec<String>>>) -> impl Fn(&AgentEvent) + Send + Sync + 'static {
     let log = Arc::clone(log);
     move |event| {
         let line = match event {

@@ -41,10 +41,18 @@ async fn a_conversation_carries_the_history_across_runs_and_a_save() {
         .system_prompt("Be brief.")
         .build();
     let mut conversation = Conversation::new();
-    agent.run_in(&mut conversation, "I am Ana.").await.unwrap();
+    agent
+        .run("I am Ana.")
+        .conversation(&mut conversation)
+        .await
+        .unwrap();
     let saved = serde_json::to_string(&conversation).unwrap();
     let mut conversation: Conversation = serde_json::from_str(&saved).unwrap();
-    let run = agent.run_in(&mut conversation, "Who am I?").await.unwrap();
+    let run = agent
+        .run("Who am I?")
+        .conversation(&mut conversation)
+        .await
+        .unwrap();
     assert_eq!(run.answer, "You are Ana.");
     let second = &server.received()[1].body;
     assert_eq!(roles(second), ["system", "user", "assistant", "user"]);
@@ -71,7 +79,11 @@ async fn the_agents_system_prompt_replaces_the_conversations() {
         Message::user("hi"),
         Message::assistant("hello"),
     ];
-    agent.run_in(&mut conversation, "again").await.unwrap();
+    agent
+        .run("again")
+        .conversation(&mut conversation)
+        .await
+        .unwrap();
     let body = &server.received()[0].body;
     assert_eq!(roles(body), ["system", "user", "assistant", "user"]);
     assert_eq!(body["messages"][0]["content"], "New rules.");
@@ -85,7 +97,11 @@ async fn a_failed_run_leaves_the_conversation_as_it_was() {
     let mut conversation = Conversation::new();
     conversation.messages = vec![Message::user("hi"), Message::assistant("hello")];
     let before = conversation.clone();
-    agent.run_in(&mut conversation, "again").await.unwrap_err();
+    agent
+        .run("again")
+        .conversation(&mut conversation)
+        .await
+        .unwrap_err();
     assert_eq!(conversation, before);
 }
 
@@ -108,7 +124,8 @@ async fn long_conversation(turns: usize) -> Conversation {
     let mut conversation = Conversation::new();
     for turn in 0..turns {
         agent
-            .run_in(&mut conversation, format!("question {turn}"))
+            .run(format!("question {turn}"))
+            .conversation(&mut conversation)
             .await
             .unwrap();
     }
@@ -126,7 +143,8 @@ async fn the_budget_drops_the_oldest_turns_whole_and_keeps_the_system_prompt() {
         .context_budget(700)
         .build();
     agent
-        .run_in(&mut conversation, "last question")
+        .run("last question")
+        .conversation(&mut conversation)
         .await
         .unwrap();
     let body = &server.received()[0].body;
@@ -175,7 +193,8 @@ async fn the_providers_count_of_the_prompt_drives_the_budget_mid_run() {
         Message::assistant("old answer"),
     ];
     agent
-        .run_in(&mut conversation, "new question")
+        .run("new question")
+        .conversation(&mut conversation)
         .await
         .unwrap();
     let first = &server.received()[0].body;
@@ -199,8 +218,16 @@ async fn anthropic_is_sent_tool_use_and_tool_result_together_after_a_cut() {
         .context_budget(300)
         .build();
     let mut conversation = Conversation::new();
-    agent.run_in(&mut conversation, "one").await.unwrap();
-    agent.run_in(&mut conversation, "two").await.unwrap();
+    agent
+        .run("one")
+        .conversation(&mut conversation)
+        .await
+        .unwrap();
+    agent
+        .run("two")
+        .conversation(&mut conversation)
+        .await
+        .unwrap();
     let last = &server.received()[3].body["messages"];
     let messages = last.as_array().unwrap();
     // The provider counted 110 tokens up to the last reply; with the new result's 250 or so
@@ -210,4 +237,46 @@ async fn anthropic_is_sent_tool_use_and_tool_result_together_after_a_cut() {
     assert_eq!(messages[1]["content"][0]["type"], "tool_use");
     assert_eq!(messages[2]["content"][0]["type"], "tool_result");
     assert_eq!(messages[2]["content"][0]["tool_use_id"], "toolu_2");
+}
+
+#[tokio::test]
+async fn a_paused_run_resumes_into_its_conversation() {
+    use toolkit::agent::{AgentError, ApprovalPolicy, Decision};
+    use toolkit::models::{ModelReply, ScriptedModel};
+
+    let model = ScriptedModel::new([
+        ModelReply::calls([ToolCall::new("notes", json!({"topic": "Ana"})).with_id("n1")]),
+        ModelReply::text("Ana likes tea."),
+    ]);
+    let agent = Agent::builder(model)
+        .system_prompt("Be brief.")
+        .toolbox(notes())
+        .approval_policy(ApprovalPolicy::when(|_| true))
+        .build();
+    // A conversation saved after a first turn.
+    let mut conversation = Conversation::new();
+    conversation.messages = vec![
+        Message::system("Be brief."),
+        Message::user("I am Ana."),
+        Message::assistant("Hello, Ana."),
+    ];
+    let paused = agent
+        .run("What do I like?")
+        .conversation(&mut conversation)
+        .await;
+    let Err(AgentError::Paused(token)) = paused else {
+        panic!("the run did not pause")
+    };
+    // A paused run leaves the conversation as it was.
+    assert_eq!(conversation.messages.len(), 3);
+    let approve = Decision::approve(&token.pending()[0]);
+    let run = agent
+        .resume(*token, [approve])
+        .conversation(&mut conversation)
+        .await
+        .unwrap();
+    assert_eq!(run.answer, "Ana likes tea.");
+    assert_eq!(conversation.messages, run.history);
+    // system, the first turn (user, assistant), then user, the call, its result, the answer
+    assert_eq!(conversation.messages.len(), 7);
 }

@@ -1,6 +1,7 @@
 //! The agent's `prepare` hook: what each model call offers, chosen from the step, the
-//! messages and the state; a call to a tool not offered at its step is refused with an error
-//! result naming the tools that are; an edited description is what the model reads.
+//! messages and the state; a call to a tool not offered at its step is refused by the toolbox the
+//! hook narrowed, with an error result naming the tools it holds; an edited description is what
+//! the model reads.
 
 use std::sync::{Arc, Mutex};
 
@@ -80,9 +81,8 @@ async fn each_step_offers_what_the_hook_returns_and_a_hidden_tool_is_refused() {
         [
             (
                 true,
-                "Error: the call to delete was refused: it is not offered at step 1; the tools \
-                 offered are: search"
-                    .to_owned()
+                // Refused by the toolbox the hook narrowed, which holds only `search`.
+                "Error: Unknown tool: delete. Available: search".to_owned()
             ),
             (false, "deleted".to_owned()),
         ]
@@ -151,7 +151,7 @@ async fn the_hook_chooses_from_the_runs_state() {
     };
     for (admin, expected) in [
         (true, "deleted"),
-        (false, "Error: the call to delete was refused"),
+        (false, "Error: Unknown tool: delete. Available: search"),
     ] {
         let (model, _) = recording(vec![ModelReply::calls([ToolCall::new(
             "delete",
@@ -162,7 +162,8 @@ async fn the_hook_chooses_from_the_runs_state() {
             .prepare(only_admins_delete)
             .build();
         let run = agent
-            .run_with_state("clean up", Box::new(Session { admin }))
+            .run("clean up")
+            .state(Box::new(Session { admin }))
             .await
             .unwrap();
         let result = run.tool_calls().next().unwrap().result.text();
@@ -184,7 +185,53 @@ async fn a_hook_that_offers_nothing_sends_no_tools_and_refuses_every_call() {
     assert!(offered.lock().unwrap().iter().all(Vec::is_empty));
     assert_eq!(
         run.tool_calls().next().unwrap().result.text(),
-        "Error: the call to search was refused: it is not offered at step 1; the tools offered \
-         are: none"
+        "Error: Unknown tool: search. Available: "
     );
+}
+
+#[tokio::test]
+async fn a_resumed_step_runs_through_the_toolbox_its_hook_narrowed() {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    use toolkit::agent::{AgentError, ApprovalPolicy, Decision};
+
+    let deleted = Arc::new(AtomicUsize::new(0));
+    let counter = Arc::clone(&deleted);
+    let delete = ToolBuilder::new("delete")
+        .description("Delete the notes")
+        .build(move |_| {
+            counter.fetch_add(1, Ordering::SeqCst);
+            Ok::<_, String>("deleted")
+        })
+        .unwrap();
+    let tools = Toolbox::builder()
+        .tool(search_tool())
+        .tool(delete)
+        .build()
+        .unwrap();
+    let (model, _) = recording(vec![ModelReply::calls([
+        ToolCall::new("search", json!({"query": "old"})).with_id("s1"),
+        ToolCall::new("delete", json!({})).with_id("d1"),
+    ])]);
+    let agent = Agent::builder(model)
+        .toolbox(tools)
+        .approval_policy(ApprovalPolicy::when(|call| call.name == "search"))
+        .prepare(|_, tools| tools.into_iter().filter(|t| t.name() != "delete").collect())
+        .build();
+    let Err(AgentError::Paused(token)) = agent.run("clean up").await else {
+        panic!("the run did not pause for the search")
+    };
+    // The hidden call waits for nobody: only the offered one is pending.
+    let pending: Vec<&str> = token.pending().iter().map(|c| c.name.as_str()).collect();
+    assert_eq!(pending, ["search"]);
+    let approve = Decision::approve(&token.pending()[0]);
+    let run = agent.resume(*token, [approve]).await.unwrap();
+    let results: Vec<String> = run.tool_calls().map(|c| c.result.text()).collect();
+    assert_eq!(
+        results,
+        [
+            "found old",
+            "Error: Unknown tool: delete. Available: search"
+        ]
+    );
+    assert_eq!(deleted.load(Ordering::SeqCst), 0, "the hidden tool ran");
 }

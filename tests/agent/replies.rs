@@ -556,3 +556,31 @@ async fn the_deadline_holds_against_a_slow_sync_tool() {
     let err = outcome.unwrap_err();
     assert_eq!(err.to_string(), "the agent did not finish within 1s");
 }
+
+/// A model that says it caps its own replies, and does not: what it gives is what the agent
+/// keeps, so a client's reply is capped once, by the client.
+struct SelfCapping;
+
+impl toolkit::models::ChatModel for SelfCapping {
+    fn chat<'a>(
+        &'a self,
+        _request: toolkit::models::ChatRequest<'a>,
+    ) -> toolkit::models::BoxFuture<'a, Result<ModelReply, toolkit::models::ModelError>> {
+        Box::pin(async { Ok(ModelReply::text("b".repeat(2000))) })
+    }
+
+    fn caps_replies(&self) -> bool {
+        true
+    }
+}
+
+#[tokio::test]
+async fn a_reply_is_capped_once_by_the_model_that_caps_its_own_or_by_the_agent() {
+    let agent = Agent::builder(SelfCapping).max_text_bytes(1000).build();
+    let run = agent.run("go").await.unwrap();
+    assert_eq!(run.answer, "b".repeat(2000));
+    let scripted = ScriptedModel::new([ModelReply::text("a".repeat(5000))]);
+    let agent = Agent::builder(scripted).max_text_bytes(1000).build();
+    let run = agent.run("go").await.unwrap();
+    assert_eq!(run.answer, cut_answer());
+}

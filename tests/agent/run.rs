@@ -446,9 +446,8 @@ fn doubling_toolbox() -> Toolbox {
     Toolbox::builder().tool(double).build().unwrap()
 }
 
-#[tokio::test]
-async fn a_run_with_state_fills_wired_parameters_and_returns_the_final_state() {
-    let toolbox = doubling_toolbox();
+/// A state with `n` at 5, and a model that calls `double` twice, then answers.
+fn doubling_twice() -> (DynamicState, ScriptedModel) {
     let mut state = DynamicState::new(StateSchema::new().key("n", json!({"type": "integer"})));
     state.merge("n", json!(5)).unwrap();
     let model = ScriptedModel::new([
@@ -456,10 +455,48 @@ async fn a_run_with_state_fills_wired_parameters_and_returns_the_final_state() {
         ModelReply::calls([call("c2", "double", json!({}))]),
         ModelReply::text("twenty"),
     ]);
+    (state, model)
+}
+
+#[tokio::test]
+async fn a_streamed_run_with_state_reports_each_call_and_ends_with_the_final_state() {
+    use futures::StreamExt;
+    use toolkit::agent::StreamItem;
+
+    let (state, model) = doubling_twice();
+    let agent = Agent::builder(model).toolbox(doubling_toolbox()).build();
+    let items: Vec<_> = agent
+        .run("double twice")
+        .state(Box::new(state))
+        .stream()
+        .collect()
+        .await;
+    let mut finished = Vec::new();
+    let mut last = None;
+    for item in items {
+        match item.unwrap() {
+            StreamItem::Event(AgentEvent::ToolFinished { record, .. }) => {
+                finished.push(record.result.value)
+            }
+            StreamItem::Done(run) => last = Some(run),
+            _ => {}
+        }
+    }
+    assert_eq!(finished, [json!(10), json!(20)]);
+    let run = last.expect("the stream ends with the run");
+    assert_eq!(run.answer, "twenty");
+    assert_eq!(run.state.unwrap().to_json(), json!({"n": 20}));
+}
+
+#[tokio::test]
+async fn a_run_given_state_fills_wired_parameters_and_returns_the_final_state() {
+    let toolbox = doubling_toolbox();
+    let (state, model) = doubling_twice();
     let run = Agent::builder(model)
         .toolbox(toolbox)
         .build()
-        .run_with_state("double twice", Box::new(state))
+        .run("double twice")
+        .state(Box::new(state))
         .await
         .unwrap();
     let values: Vec<Value> = run.tool_calls().map(|r| r.result.value.clone()).collect();
@@ -487,7 +524,8 @@ async fn a_run_returns_its_derived_state_as_its_own_type() {
     let run = Agent::builder(model)
         .toolbox(toolbox)
         .build()
-        .run_with_state("double", Box::new(Ledger { n: 5 }))
+        .run("double")
+        .state(Box::new(Ledger { n: 5 }))
         .await
         .unwrap();
     assert_eq!(run.state_as::<Ledger>().map(|ledger| ledger.n), Some(10));

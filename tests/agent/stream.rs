@@ -1,4 +1,4 @@
-//! `Agent::run_stream`: events as they happen, from the clients' stream parsers over loopback
+//! `agent.run(..).stream()`: events as they happen, from the clients' stream parsers over loopback
 //! (Chat Completions and Anthropic event streams) and from any model's whole reply; dropping the
 //! stream cancels the run's tool calls.
 
@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 
 use common::model_server::{ModelServer, Reply};
 use futures::StreamExt;
-use toolkit::agent::{Agent, RunEvent};
+use toolkit::agent::{Agent, AgentEvent, StreamItem};
 use toolkit::models::{AnthropicClient, ModelReply, OpenAiClient, RetryPolicy, ScriptedModel};
 use toolkit::prelude::*;
 
@@ -44,31 +44,38 @@ fn weather_tools() -> Toolbox {
 async fn trace(agent: &Agent) -> (Vec<String>, serde_json::Value) {
     let mut lines = Vec::new();
     let mut answer = serde_json::Value::Null;
-    let mut stream = agent.run_stream("Weather in São Paulo?");
-    while let Some(event) = stream.next().await {
-        lines.push(match event.unwrap() {
-            RunEvent::StepStarted { step } => format!("step {step}"),
-            RunEvent::TextDelta { text, .. } => format!("text {text:?}"),
-            RunEvent::ToolCallDelta {
+    let mut stream = agent.run("Weather in São Paulo?").stream();
+    while let Some(item) = stream.next().await {
+        let event = match item.unwrap() {
+            StreamItem::Event(event) => event,
+            StreamItem::Done(run) => {
+                assert_eq!(run.steps.len(), 2);
+                answer = json!(run.answer);
+                lines.push("done".into());
+                continue;
+            }
+            other => panic!("{other:?}"),
+        };
+        lines.push(match event {
+            AgentEvent::StepStarted { step } => format!("step {step}"),
+            AgentEvent::TextDelta { text, .. } => format!("text {text:?}"),
+            AgentEvent::ToolCallDelta {
                 index,
                 name,
                 arguments,
                 ..
             } => format!("call {index} {name:?} {arguments:?}"),
-            RunEvent::ToolStarted { call, .. } => format!("started {}", call.name),
-            RunEvent::ToolProgress { tool, progress, .. } => {
+            AgentEvent::ModelReplied { step, .. } => format!("replied {step}"),
+            AgentEvent::ToolCalled { call, .. } => format!("started {}", call.name),
+            AgentEvent::ToolProgress { tool, progress, .. } => {
                 format!("progress {tool} {:?}", progress.message)
             }
-            RunEvent::ToolFinished { record, .. } => {
+            AgentEvent::ToolFinished { record, .. } => {
                 assert!(!record.is_error(), "{:?}", record.result);
                 format!("finished {}", record.call.name)
             }
-            RunEvent::StepFinished { record } => format!("step {} done", record.step),
-            RunEvent::Answer { answer: a, run } => {
-                assert_eq!(run.steps.len(), 2);
-                answer = a;
-                "answer".into()
-            }
+            AgentEvent::StepFinished { record } => format!("step {} done", record.step),
+            AgentEvent::Answer { answer } => format!("answer {answer}"),
             other => format!("{other:?}"),
         });
     }
@@ -117,8 +124,10 @@ async fn a_streamed_run_over_chat_completions_yields_deltas_then_tools_then_the_
             "step 2",
             "text \"Sunny, \"",
             "text \"28 °C\"",
+            "replied 2",
             "step 2 done",
-            "answer"
+            "answer Sunny, 28 °C",
+            "done"
         ]
     );
     for request in server.received() {
@@ -146,12 +155,14 @@ async fn a_streamed_run_over_anthropic_passes_input_json_deltas_on() {
     let agent = Agent::builder(model).build();
     let mut arguments = String::new();
     let mut texts = Vec::new();
-    let mut stream = agent.run_stream("Weather?");
-    while let Some(event) = stream.next().await {
-        match event.unwrap() {
-            RunEvent::ToolCallDelta { arguments: a, .. } => arguments.push_str(&a),
-            RunEvent::TextDelta { text, .. } => texts.push(text),
-            RunEvent::Answer { answer, .. } => assert_eq!(answer, json!("Foggy")),
+    let mut stream = agent.run("Weather?").stream();
+    while let Some(item) = stream.next().await {
+        match item.unwrap() {
+            StreamItem::Event(AgentEvent::ToolCallDelta { arguments: a, .. }) => {
+                arguments.push_str(&a)
+            }
+            StreamItem::Event(AgentEvent::TextDelta { text, .. }) => texts.push(text),
+            StreamItem::Done(run) => assert_eq!(run.answer, "Foggy"),
             _ => {}
         }
     }
@@ -165,11 +176,13 @@ async fn a_streamed_run_over_anthropic_passes_input_json_deltas_on() {
 #[tokio::test]
 async fn any_model_streams_its_whole_reply_and_a_failed_run_ends_the_stream_with_its_error() {
     let agent = Agent::builder(ScriptedModel::new([ModelReply::text("four")])).build();
-    let events: Vec<_> = agent.run_stream("2 + 2?").collect().await;
-    assert!(matches!(&events[1], Ok(RunEvent::TextDelta { text, .. }) if text == "four"));
-    assert!(matches!(events.last(), Some(Ok(RunEvent::Answer { .. }))));
+    let events: Vec<_> = agent.run("2 + 2?").stream().collect().await;
+    assert!(
+        matches!(&events[1], Ok(StreamItem::Event(AgentEvent::TextDelta { text, .. })) if text == "four")
+    );
+    assert!(matches!(events.last(), Some(Ok(StreamItem::Done(run))) if run.answer == "four"));
     let failing = Agent::builder(ScriptedModel::new([])).build();
-    let events: Vec<_> = failing.run_stream("2 + 2?").collect().await;
+    let events: Vec<_> = failing.run("2 + 2?").stream().collect().await;
     let last = events.last().unwrap().as_ref().unwrap_err();
     assert!(
         last.to_string().starts_with("the model failed at step 1"),
@@ -241,10 +254,10 @@ async fn dropping_the_stream_cancels_the_running_tools_contexts() {
         )
         .deadline(Duration::from_secs(60))
         .build();
-    let mut stream = agent.run_stream("go");
+    let mut stream = agent.run("go").stream();
     let mut started = 0;
     while started < 2 {
-        if let Some(Ok(RunEvent::ToolStarted { .. })) = stream.next().await {
+        if let Some(Ok(StreamItem::Event(AgentEvent::ToolCalled { .. }))) = stream.next().await {
             started += 1;
         }
     }

@@ -229,9 +229,9 @@ fn a_schema_strict_mode_cannot_express_is_sent_as_it_is_and_not_strict() {
 }
 
 #[tokio::test]
-async fn a_typed_agent_streams_and_its_answer_event_carries_the_answers_json() {
+async fn a_typed_agent_streams_and_ends_with_its_typed_answer() {
     use futures::StreamExt;
-    use toolkit::agent::RunEvent;
+    use toolkit::agent::{AgentEvent, StreamItem};
     use toolkit::models::{ModelReply, ScriptedModel};
 
     let model = ScriptedModel::new([ModelReply::calls([ToolCall::new(
@@ -239,39 +239,94 @@ async fn a_typed_agent_streams_and_its_answer_event_carries_the_answers_json() {
         json!({"name": "Lisbon", "population": "545000"}),
     )])]);
     let agent = Agent::builder(model).output::<City>().build();
-    let mut stream = agent.run_stream("The capital of Portugal?");
-    let mut events = Vec::new();
-    while let Some(event) = stream.next().await {
-        events.push(event.unwrap());
+    let mut stream = agent.run("The capital of Portugal?").stream();
+    let mut items = Vec::new();
+    while let Some(item) = stream.next().await {
+        items.push(item.unwrap());
     }
-    let Some(RunEvent::Answer { answer, run }) = events.pop() else {
-        panic!("the stream did not end with the answer")
+    let Some(StreamItem::Done(run)) = items.pop() else {
+        panic!("the stream did not end with the run")
     };
-    // The checked answer, the population coerced to a number: not the text of it.
-    assert_eq!(answer, json!({"name": "Lisbon", "population": 545000}));
-    assert_eq!(run.answer, answer.to_string());
-    let started = events
+    // The checked answer, the population coerced to a number, as a `City`.
+    assert_eq!(
+        run.answer,
+        City {
+            name: "Lisbon".into(),
+            population: 545000
+        }
+    );
+    let events: Vec<String> = items
         .iter()
-        .filter(|e| matches!(e, RunEvent::ToolStarted { .. }));
-    assert_eq!(started.count(), 1);
+        .map(|item| match item {
+            StreamItem::Event(AgentEvent::ToolCalled { call, .. }) => {
+                format!("called {}", call.name)
+            }
+            StreamItem::Event(AgentEvent::Answer { answer }) => format!("answer {answer}"),
+            _ => String::new(),
+        })
+        .filter(|line| !line.is_empty())
+        .collect();
+    assert_eq!(
+        events,
+        [
+            "called final_result",
+            r#"answer {"name":"Lisbon","population":545000}"#
+        ]
+    );
 }
 
 #[tokio::test]
-async fn a_plain_agents_answer_event_carries_its_text_as_a_json_string() {
+async fn a_typed_agent_streams_with_state_into_a_conversation() {
     use futures::StreamExt;
-    use toolkit::agent::RunEvent;
+    use serde::Serialize;
+    use toolkit::agent::{Conversation, StreamItem};
+    use toolkit::models::{ModelReply, ScriptedModel};
+
+    #[derive(AgentState, Default, Serialize, Deserialize)]
+    struct Notes {
+        seen: Vec<String>,
+    }
+
+    let model = ScriptedModel::new([ModelReply::calls([ToolCall::new(
+        "final_result",
+        json!({"name": "Lisbon", "population": 545000}),
+    )])]);
+    let agent = Agent::builder(model).output::<City>().build();
+    let mut conversation = Conversation::new();
+    let notes = Notes {
+        seen: vec!["Porto".into()],
+    };
+    let stream = agent
+        .run("The capital of Portugal?")
+        .state(Box::new(notes))
+        .conversation(&mut conversation)
+        .stream();
+    let items: Vec<_> = stream.collect().await;
+    let Some(Ok(StreamItem::Done(run))) = items.into_iter().last() else {
+        panic!("the stream did not end with the run")
+    };
+    assert_eq!(run.answer.name, "Lisbon");
+    assert_eq!(run.state_as::<Notes>().unwrap().seen, ["Porto"]);
+    // user, the answer's call, its result
+    assert_eq!(conversation.messages.len(), 3);
+}
+
+#[tokio::test]
+async fn a_plain_agents_stream_ends_with_its_text_answer_as_it_is() {
+    use futures::StreamExt;
+    use toolkit::agent::StreamItem;
     use toolkit::models::{ModelReply, ScriptedModel};
 
     // Text that is JSON stays text: only a typed answer is read as JSON.
     let model = ScriptedModel::new([ModelReply::text("{\"a\": 1}")]);
     let agent = Agent::builder(model).build();
-    let mut stream = agent.run_stream("go");
+    let mut stream = agent.run("go").stream();
     let mut last = None;
-    while let Some(event) = stream.next().await {
-        last = Some(event.unwrap());
+    while let Some(item) = stream.next().await {
+        last = Some(item.unwrap());
     }
-    let Some(RunEvent::Answer { answer, .. }) = last else {
-        panic!("the stream did not end with the answer")
+    let Some(StreamItem::Done(run)) = last else {
+        panic!("the stream did not end with the run")
     };
-    assert_eq!(answer, json!("{\"a\": 1}"));
+    assert_eq!(run.answer, "{\"a\": 1}");
 }

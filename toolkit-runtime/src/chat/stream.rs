@@ -26,7 +26,7 @@ pub trait StreamAssembler: Send {
     /// The reply, or why the stream was incomplete.
     fn finish(self) -> Result<ModelReply, ModelError>;
     /// The pieces of the reply the events fed since the last call brought, for a caller that
-    /// shows the reply as it arrives (an agent's `run_stream`). An assembler that keeps none
+    /// shows the reply as it arrives (an agent's streamed run). An assembler that keeps none
     /// returns none: the whole reply still comes from [`finish`](Self::finish).
     fn take_deltas(&mut self) -> Vec<StreamDelta> {
         Vec::new()

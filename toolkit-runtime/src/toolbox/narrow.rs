@@ -127,6 +127,39 @@ impl Toolbox {
         self.rebuilt(entries)
     }
 
+    /// A toolbox of `tools` (this toolbox's own, edited, or others) with this one's limits,
+    /// concurrency, hooks and data: what an agent's `prepare` hook offers one step, so a call
+    /// to a tool it left out is refused as unknown. A name given twice is an error.
+    ///
+    /// ```
+    /// use toolkit::prelude::*;
+    ///
+    /// /// Add two numbers
+    /// #[tool]
+    /// fn add(a: i64, b: i64) -> i64 {
+    ///     a + b
+    /// }
+    ///
+    /// let toolbox = Toolbox::builder().tool(add_tool()).concurrency(2).build().unwrap();
+    /// let edited = add_tool().with_description("Add two integers");
+    /// let narrowed = toolbox.with_tools([edited]).unwrap();
+    /// assert_eq!(narrowed.tools()[0].description(), "Add two integers");
+    /// assert_eq!(narrowed.with_tools([]).unwrap().len(), 0);
+    /// ```
+    pub fn with_tools(
+        &self,
+        tools: impl IntoIterator<Item = ToolProxy>,
+    ) -> Result<Toolbox, ToolboxError> {
+        let sources: HashMap<&str, &super::Source> = self.names().zip(&self.sources).collect();
+        let entries = tools.into_iter().map(|tool| {
+            let source = sources
+                .get(tool.name())
+                .map_or(super::Source::Single, |s| (*s).clone());
+            Entry { tool, source }
+        });
+        self.rebuilt(entries.collect())
+    }
+
     /// A toolbox of `entries` with this one's limits, concurrency, hooks and data.
     pub(super) fn rebuilt(&self, entries: Vec<Entry>) -> Result<Toolbox, ToolboxError> {
         let mut toolbox = Toolbox::empty(self.limits, self.concurrency, self.hooks.clone());

@@ -13,8 +13,8 @@ use serde::{Deserialize, Serialize};
 use super::plan::Planned;
 use super::react::{self, ReactReply};
 use super::{Agent, AgentBuilder, AgentError};
-use crate::ToolCall;
 use crate::models::{BoxFuture, Message, RefusedCall, Usage};
+use crate::{ToolCall, Toolbox};
 
 type ApproveFn = dyn Fn(ApprovalRequest) -> BoxFuture<'static, Verdict> + Send + Sync;
 type NeedsFn = dyn Fn(&ToolCall) -> bool + Send + Sync;
@@ -141,7 +141,7 @@ impl ResumeToken {
     }
 
     /// The run's state as JSON when it ran with one: rebuild the state from it for
-    /// [`Agent::resume_with_state`](super::Agent::resume_with_state).
+    /// [`RunRequest::state`](super::RunRequest::state) on [`Agent::resume`](super::Agent::resume).
     pub fn state(&self) -> Option<&serde_json::Value> {
         self.state.as_ref()
     }
@@ -222,9 +222,11 @@ impl<A> AgentBuilder<A> {
 
 impl Agent {
     /// Whether `call` waits for a person's approval before it runs.
-    fn needs_approval(&self, call: &ToolCall) -> bool {
-        let Some(tool) = self.toolbox.get(&call.name) else {
-            // An unknown tool never runs: its call is answered with an error.
+    /// Whether `call` waits for approval, as a call through `toolbox`, the step's.
+    fn needs_approval(&self, toolbox: &Toolbox, call: &ToolCall) -> bool {
+        let Some(tool) = toolbox.get(&call.name) else {
+            // An unknown tool (or one the step's `prepare` left out) never runs: the step's
+            // toolbox answers its call with an error.
             return false;
         };
         if (self.output.as_ref()).is_some_and(|o| o.is_answer_tool(self.react, &call.name)) {
@@ -245,11 +247,13 @@ impl Agent {
 /// denied ones are answered with their reason; without a handler the run pauses.
 pub(super) async fn approve(
     agent: &Agent,
+    toolbox: &Toolbox,
     step: usize,
     planned: Vec<Planned>,
 ) -> Result<Vec<Planned>, Pending> {
     {
-        let waits = |p: &Planned| matches!(p, Planned::Run(call) if agent.needs_approval(call));
+        let needs = |call: &ToolCall| agent.needs_approval(toolbox, call);
+        let waits = |p: &Planned| matches!(p, Planned::Run(call) if needs(call));
         if !planned.iter().any(waits) {
             return Ok(planned);
         }
@@ -262,14 +266,8 @@ pub(super) async fn approve(
             };
             for planned in planned {
                 match planned {
-                    Planned::Run(call) if agent.needs_approval(&call) => pause.pending.push(call),
+                    Planned::Run(call) if needs(&call) => pause.pending.push(call),
                     Planned::Refuse(refused) => pause.refused.push(refused),
-                    // Kept as refused, so a resumed run answers it the same and never runs it.
-                    Planned::Reject(call, result) => {
-                        let text = result.text();
-                        let reason = text.strip_prefix("Error: ").unwrap_or(&text);
-                        pause.refused.push(RefusedCall::new(call, reason));
-                    }
                     Planned::Run(_) | Planned::Deny(..) => {}
                 }
             }
@@ -278,7 +276,7 @@ pub(super) async fn approve(
         let mut approved = Vec::with_capacity(planned.len());
         for planned in planned {
             approved.push(match planned {
-                Planned::Run(call) if agent.needs_approval(&call) => {
+                Planned::Run(call) if needs(&call) => {
                     let request = ApprovalRequest {
                         step,
                         call: call.clone(),
@@ -326,6 +324,7 @@ impl ResumeToken {
     pub(super) fn reopen(
         self,
         agent: &Agent,
+        toolbox: &Toolbox,
         decisions: Vec<Decision>,
     ) -> Result<Resumed, AgentError> {
         let token = self;
@@ -353,7 +352,7 @@ impl ResumeToken {
                 planned.push(Planned::Refuse(refused.clone()));
                 continue;
             }
-            if !agent.needs_approval(&call) {
+            if !agent.needs_approval(toolbox, &call) {
                 planned.push(Planned::Run(call));
                 continue;
             }

@@ -158,7 +158,7 @@ async fn run_as_tool(
         ctx.clone(),
         (agent.max_steps, agent.budget),
     );
-    let run = step::Runner::linked(agent, None, link).run(task);
+    let run = step::Runner::linked(agent, None, link).run_after(Vec::new(), task);
     tokio::select! {
         outcome = run => outcome
             .map(|run| run.answer)

@@ -126,7 +126,7 @@ impl<A: output::Built> AgentBuilder<A> {
     }
 
     /// Called with every [`AgentEvent`] as it happens.
-    pub fn on_event(mut self, callback: impl Fn(&AgentEvent<'_>) + Send + Sync + 'static) -> Self {
+    pub fn on_event(mut self, callback: impl Fn(&AgentEvent) + Send + Sync + 'static) -> Self {
         self.agent.on_event = Some(Arc::new(callback));
         self
     }
@@ -254,9 +254,10 @@ impl<A: output::Built> AgentBuilder<A> {
 
     /// Chooses or edits the tools offered before each model call (Pydantic AI's prepared
     /// toolsets): `hook` gets the step, the messages, the state and the data, and the
-    /// toolbox's tools, and returns the tools this step offers. Dropping a tool hides it for
-    /// the step, and a call to a tool not offered is answered with an error result naming the
-    /// tools that are. Edit a tool's description with [`ToolProxy::with_description`]; rename
+    /// toolbox's tools, and returns the tools this step offers: the step's own toolbox
+    /// ([`Toolbox::with_tools`]), which its calls go through. Dropping a tool hides it for the
+    /// step, and a call to a tool not offered is refused by that toolbox with an error result
+    /// naming the tools it holds. Edit a tool's description with [`ToolProxy::with_description`]; rename
     /// tools on the toolbox ([`Toolbox::renamed`]), where calls are dispatched by name.
     ///
     /// ```
@@ -286,8 +287,7 @@ impl<A: output::Built> AgentBuilder<A> {
     /// let run = agent.run("wipe it").await.unwrap();
     /// assert_eq!(
     ///     run.tool_calls().next().unwrap().result.text(),
-    ///     "Error: the call to wipe was refused: it is not offered at step 1; \
-    ///      the tools offered are: none"
+    ///     "Error: Unknown tool: wipe. Available: "
     /// );
     /// # });
     /// ```

@@ -4,13 +4,18 @@
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
-use super::{Agent, AgentEvent, EventFn, ToolCallRecord};
+use super::link::RunLink;
+use super::{AgentEvent, ToolCallRecord};
 use crate::{ToolCall, ToolCallResult, Toolbox};
 
-/// Reports a finished call; also called from the toolbox's workers, which hold no `Agent`.
-pub(super) fn tool_finished(on_event: Option<&EventFn>, step: usize, record: &ToolCallRecord) {
-    if let Some(callback) = on_event {
-        callback(&AgentEvent::ToolFinished { step, record });
+/// Reports a finished call to `listening`, the run's link when anyone listens; also called from
+/// the toolbox's workers, which hold no `Runner`.
+pub(super) fn tool_finished(listening: Option<&RunLink>, step: usize, record: &ToolCallRecord) {
+    if let Some(link) = listening {
+        link.emit(AgentEvent::ToolFinished {
+            step,
+            record: record.clone(),
+        });
     }
 }
 
@@ -40,8 +45,8 @@ pub(super) async fn acall(
 /// toolbox's concurrency at a time, each with what is left of the run's time, each reported
 /// `ToolFinished` as it ends, with the time the toolbox measured.
 pub(super) async fn run_all(
-    agent: &Agent,
-    on_event: Option<Arc<EventFn>>,
+    toolbox: &Toolbox,
+    listening: Option<Arc<RunLink>>,
     step: usize,
     calls: Vec<ToolCall>,
     deadline: Option<Instant>,
@@ -49,20 +54,22 @@ pub(super) async fn run_all(
     let asked = Arc::new(calls.clone());
     let took = Arc::new(Mutex::new(vec![None; calls.len()]));
     let finished = {
-        let (asked, took, on_event) = (Arc::clone(&asked), Arc::clone(&took), on_event.clone());
+        let (asked, took, listening) = (Arc::clone(&asked), Arc::clone(&took), listening.clone());
         move |position: usize, result: &ToolCallResult, duration: Duration| {
             took.lock().unwrap_or_else(PoisonError::into_inner)[position] = Some(duration);
-            if on_event.is_some() {
-                let record = ToolCallRecord {
-                    call: asked[position].clone(),
-                    result: result.clone(),
-                    duration,
-                };
-                tool_finished(on_event.as_deref(), step, &record);
+            if let Some(link) = &listening {
+                link.emit(AgentEvent::ToolFinished {
+                    step,
+                    record: ToolCallRecord {
+                        call: asked[position].clone(),
+                        result: result.clone(),
+                        duration,
+                    },
+                });
             }
         }
     };
-    let results = (agent.toolbox)
+    let results = toolbox
         .call_all_within(calls, time_left(deadline), finished)
         .await;
     let took = std::mem::take(&mut *took.lock().unwrap_or_else(PoisonError::into_inner));
@@ -77,7 +84,7 @@ pub(super) async fn run_all(
             };
             // A call no worker answered (the runtime shut down under it) is reported here.
             if took.is_none() {
-                tool_finished(on_event.as_deref(), step, &record);
+                tool_finished(listening.as_deref(), step, &record);
             }
             record
         })

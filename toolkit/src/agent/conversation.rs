@@ -7,7 +7,7 @@ use super::{AgentBuilder, AgentRun};
 use crate::models::{Message, Usage};
 
 /// The history of a conversation, carried from one run to the next with
-/// [`Agent::run_in`](super::Agent::run_in); serde-serializable, so it can be saved between
+/// [`RunRequest::conversation`](super::RunRequest::conversation); serde-serializable, so it can be saved between
 /// requests.
 ///
 /// Each run starts with the agent's own system prompt (the conversation's is replaced), then
@@ -21,10 +21,10 @@ use crate::models::{Message, Usage};
 /// let model = ScriptedModel::new([ModelReply::text("Hello, Ana."), ModelReply::text("Ana.")]);
 /// let agent = Agent::builder(model).system_prompt("Be brief.").build();
 /// let mut conversation = Conversation::new();
-/// agent.run_in(&mut conversation, "I am Ana.").await.unwrap();
+/// agent.run("I am Ana.").conversation(&mut conversation).await.unwrap();
 /// let saved = serde_json::to_string(&conversation).unwrap();
 /// let mut conversation: Conversation = serde_json::from_str(&saved).unwrap();
-/// let run = agent.run_in(&mut conversation, "Who am I?").await.unwrap();
+/// let run = agent.run("Who am I?").conversation(&mut conversation).await.unwrap();
 /// assert_eq!(run.answer, "Ana.");
 /// assert_eq!(conversation.messages.len(), 5); // system, and two turns of user and assistant
 /// # });
@@ -45,8 +45,8 @@ impl Conversation {
         Conversation::default()
     }
 
-    /// Takes a finished run's history and usage, as [`Agent::run_in`](super::Agent::run_in)
-    /// does: for a run resumed after a pause, or run otherwise.
+    /// Takes a finished run's history and usage, as
+    /// [`RunRequest::conversation`](super::RunRequest::conversation) does: for a run resumed after a pause, or run otherwise.
     pub fn record<O>(&mut self, run: &AgentRun<O>) {
         self.messages = run.history.clone();
         if let Some(usage) = run.usage {

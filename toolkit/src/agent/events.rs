@@ -1,33 +1,56 @@
-//! Live progress of a run, for a terminal or UI.
+//! Live progress of a run, for a terminal, a UI or a stream: one event type, whether it reaches
+//! the [`on_event`](super::AgentBuilder::on_event) callback, a [`RunStream`](super::RunStream)
+//! or, nested, the run that called this one as a tool.
 
 use super::{StepRecord, ToolCallRecord};
 use crate::ToolCall;
 use crate::context::{LogLevel, Progress};
-use crate::models::ModelReply;
+use crate::models::{ModelReply, StreamDelta};
 
-/// Something that happened in a run, passed to the [`on_event`](super::AgentBuilder::on_event)
-/// callback as it happens.
-#[derive(Debug, Clone, Copy)]
+/// Something that happened in a run, as it happens. Built only when someone listens: an
+/// [`on_event`](super::AgentBuilder::on_event) callback, a stream
+/// ([`RunRequest::stream`](super::RunRequest::stream)) or a calling agent.
+#[derive(Debug, Clone)]
 #[non_exhaustive]
-pub enum AgentEvent<'a> {
+pub enum AgentEvent {
     /// A step began (numbered from 1).
     StepStarted {
         /// The step.
         step: usize,
     },
-    /// The model replied.
+    /// More of the model's text, as it arrives; only in a streamed run.
+    TextDelta {
+        /// The step.
+        step: usize,
+        /// The next piece of text.
+        text: String,
+    },
+    /// More of a tool call the model is writing, as it arrives; only in a streamed run.
+    ToolCallDelta {
+        /// The step.
+        step: usize,
+        /// The call's position in the reply, from 0.
+        index: usize,
+        /// The provider's id for the call, when this piece carries it.
+        id: Option<String>,
+        /// The tool, when this piece names it.
+        name: Option<String>,
+        /// The next piece of the arguments' JSON text.
+        arguments: String,
+    },
+    /// The model replied (in a streamed run, after its deltas).
     ModelReplied {
         /// The step.
         step: usize,
         /// The reply.
-        reply: &'a ModelReply,
+        reply: ModelReply,
     },
     /// A tool call is about to run.
     ToolCalled {
         /// The step.
         step: usize,
-        /// The call.
-        call: &'a ToolCall,
+        /// The call, with its id.
+        call: ToolCall,
     },
     /// A running tool reported progress ([`ToolContext::progress`](crate::ToolContext::progress)).
     /// It comes between the call's `ToolCalled` and `ToolFinished`, from the thread the tool
@@ -36,53 +59,75 @@ pub enum AgentEvent<'a> {
         /// The step.
         step: usize,
         /// The id of the call (every call of a run has one).
-        call_id: &'a str,
+        call_id: String,
         /// The tool.
-        tool: &'a str,
+        tool: String,
         /// How far it has come.
-        progress: &'a Progress,
+        progress: Progress,
     },
     /// A running tool logged a message ([`ToolContext::log`](crate::ToolContext::log)).
     ToolLog {
         /// The step.
         step: usize,
         /// The id of the call.
-        call_id: &'a str,
+        call_id: String,
         /// The tool.
-        tool: &'a str,
+        tool: String,
         /// The level.
         level: LogLevel,
         /// The message.
-        message: &'a str,
+        message: String,
     },
     /// A tool call finished.
     ToolFinished {
         /// The step.
         step: usize,
         /// The call, its result and duration.
-        record: &'a ToolCallRecord,
+        record: ToolCallRecord,
     },
     /// A step finished: its thought and its calls (the trajectory's entry).
     StepFinished {
         /// The step's record.
-        record: &'a StepRecord,
+        record: StepRecord,
     },
-    /// The run has its answer.
+    /// The run has its answer: the text, or a typed answer's JSON text.
     Answer {
         /// The answer.
-        answer: &'a str,
+        answer: String,
     },
     /// An event of an agent this run called as a tool
     /// ([`Agent::into_tool`](super::Agent::into_tool)), as it happens. An agent's run called
     /// from that one arrives nested once more.
     Nested {
         /// The name the inner agent was called by (its tool's name).
-        agent: &'a str,
+        agent: String,
         /// The id of the call that runs it.
-        call_id: &'a str,
+        call_id: String,
         /// How deep the inner run is: 1 for an agent this run called.
         depth: usize,
         /// The inner run's event.
-        event: &'a AgentEvent<'a>,
+        event: Box<AgentEvent>,
     },
+}
+
+impl AgentEvent {
+    /// The event for a piece of step `step`'s reply, or `None` for a piece of no kind shown.
+    pub(super) fn delta(step: usize, delta: StreamDelta) -> Option<AgentEvent> {
+        match delta {
+            StreamDelta::Text(text) => Some(AgentEvent::TextDelta { step, text }),
+            StreamDelta::ToolCall {
+                index,
+                id,
+                name,
+                arguments,
+            } => Some(AgentEvent::ToolCallDelta {
+                step,
+                index,
+                id,
+                name,
+                arguments,
+            }),
+            _ => None,
+        }
+    }
 }

@@ -7,13 +7,13 @@ use tracing::Instrument;
 
 use super::link::RunLink;
 use super::{AgentEvent, ElicitFn};
+use crate::ToolContext;
 use crate::context::{
-    ContextError, ElicitationAnswer, ElicitationRequest, LogLevel, Progress, Role, SamplingMessage,
-    SamplingReply, SamplingRequest, ToolHost,
+    ContextError, ElicitationAnswer, ElicitationRequest, LogLevel, Progress, SamplingReply,
+    SamplingRequest, ToolHost,
 };
-use crate::models::{BoxFuture, ChatModel, ChatOptions, ChatRequest, FinishReason, Message};
-use crate::providers::ToolDefinitions;
-use crate::{Content, ToolContext};
+use crate::models::sampling::sample;
+use crate::models::{BoxFuture, ChatModel};
 
 /// The host of one step's tool calls. A step gets its own, so the events it sends carry the
 /// step; what it holds is shared with the agent.
@@ -26,22 +26,26 @@ pub(super) struct AgentHost {
 
 impl ToolHost for AgentHost {
     fn progress(&self, ctx: &ToolContext, progress: Progress) {
-        self.link.emit(&AgentEvent::ToolProgress {
-            step: self.step,
-            call_id: ctx.call_id().unwrap_or_default(),
-            tool: ctx.tool_name(),
-            progress: &progress,
-        });
+        if self.link.listens() {
+            self.link.emit(AgentEvent::ToolProgress {
+                step: self.step,
+                call_id: ctx.call_id().unwrap_or_default().to_owned(),
+                tool: ctx.tool_name().to_owned(),
+                progress,
+            });
+        }
     }
 
     fn log(&self, ctx: &ToolContext, level: LogLevel, message: &str) {
-        self.link.emit(&AgentEvent::ToolLog {
-            step: self.step,
-            call_id: ctx.call_id().unwrap_or_default(),
-            tool: ctx.tool_name(),
-            level,
-            message,
-        });
+        if self.link.listens() {
+            self.link.emit(AgentEvent::ToolLog {
+                step: self.step,
+                call_id: ctx.call_id().unwrap_or_default().to_owned(),
+                tool: ctx.tool_name().to_owned(),
+                level,
+                message: message.to_owned(),
+            });
+        }
     }
 
     fn sample<'a>(
@@ -54,7 +58,11 @@ impl ToolHost for AgentHost {
             tool = ctx.tool_name(),
             model = self.model.name()
         );
-        Box::pin(sample(&*self.model, request).instrument(span))
+        let asked = async move {
+            let reply = sample(&*self.model, request).await;
+            reply.map_err(|e| ContextError::Failed(format!("the agent's sampling failed: {e}")))
+        };
+        Box::pin(asked.instrument(span))
     }
 
     fn elicit<'a>(
@@ -70,60 +78,5 @@ impl ToolHost for AgentHost {
                 Box::pin(async move { Ok(answer.await) })
             }
         }
-    }
-}
-
-/// Asks `model` a tool's sampling request: its messages (text only) after its system prompt,
-/// no tools, its token bound and temperature; the reply's text comes back.
-async fn sample(
-    model: &dyn ChatModel,
-    request: SamplingRequest,
-) -> Result<SamplingReply, ContextError> {
-    let mut messages = Vec::with_capacity(request.messages.len() + 1);
-    messages.extend(request.system_prompt.map(Message::system));
-    for (position, message) in request.messages.into_iter().enumerate() {
-        messages.push(chat_message(position, message)?);
-    }
-    let options = ChatOptions {
-        temperature: request.temperature.map(|t| t as f32),
-        max_tokens: Some(request.max_tokens),
-        ..ChatOptions::default()
-    };
-    let chat = ChatRequest::new(&messages, ToolDefinitions::none(), &options);
-    let reply = model
-        .chat(chat)
-        .await
-        .map_err(|e| ContextError::Failed(format!("the agent's model failed: {e}")))?
-        .capped_by(&options);
-    Ok(SamplingReply {
-        role: Role::Assistant,
-        content: Content::text(reply.text.unwrap_or_default()),
-        model: model.name().to_owned(),
-        stop_reason: Some(mcp_stop_reason(&reply.finish)),
-    })
-}
-
-/// A sampling message as a chat message. The agent's messages carry text only, so an image or
-/// audio message is refused rather than dropped: the model would answer without it.
-fn chat_message(position: usize, message: SamplingMessage) -> Result<Message, ContextError> {
-    let Content::Text(text) = message.content else {
-        return Err(ContextError::Failed(format!(
-            "sampling message {position} is not text, and the agent's model is sent text only"
-        )));
-    };
-    Ok(match message.role {
-        Role::User => Message::user(text.text),
-        Role::Assistant => Message::assistant(text.text),
-    })
-}
-
-/// MCP's name for why the model stopped.
-fn mcp_stop_reason(finish: &FinishReason) -> String {
-    match finish {
-        FinishReason::Stop => "endTurn".into(),
-        FinishReason::Length => "maxTokens".into(),
-        FinishReason::ToolCalls => "toolUse".into(),
-        FinishReason::ContentFilter => "contentFilter".into(),
-        FinishReason::Other(reason) => reason.clone(),
     }
 }

@@ -1,19 +1,23 @@
-//! What ties a run to the run that called it as a tool: its events go up to the caller's
-//! callback, its tokens to the caller's usage, its depth bounds recursion, and the run tree's
-//! budget is shared through it.
+//! What ties a run to whoever listens and to the run that called it as a tool: the one route of
+//! its events (the agent's callback, a stream, the caller, nested), its tokens to the caller's
+//! usage, its depth bounds recursion, and the run tree's budget is shared through it.
 
 use std::sync::{Arc, Mutex, PoisonError};
+
+use tokio::sync::mpsc::UnboundedSender;
 
 use super::budget::{RunBudget, Spending};
 use super::{AgentEvent, EventFn};
 use crate::ToolContext;
-use crate::models::Usage;
+use crate::models::{StreamDelta, Usage};
 
-/// One run's link: its own callback, the run that called it (if any), and the usage its own
-/// inner runs reported. Reached by the tools of the run through their scope's data, so an
-/// agent called as a tool finds the run that called it.
+/// One run's link: its own callback, its stream, the run that called it (if any), and the usage
+/// its own inner runs reported. Reached by the tools of the run through their scope's data, so
+/// an agent called as a tool finds the run that called it.
 pub(super) struct RunLink {
     on_event: Option<Arc<EventFn>>,
+    /// The channel of a streamed run.
+    stream: Option<UnboundedSender<AgentEvent>>,
     /// The call that started this run, when it runs as a tool.
     called: Option<Called>,
     /// The run that made that call, when an agent did (not an MCP client).
@@ -41,10 +45,15 @@ struct Called {
 pub(super) struct LinkData(pub(super) Arc<RunLink>);
 
 impl RunLink {
-    /// The link of a run no agent called, with the tree's `budget`.
-    pub(super) fn root(on_event: Option<Arc<EventFn>>, budget: RunBudget) -> Arc<RunLink> {
+    /// The link of a run no agent called, with the tree's `budget`, streamed into `stream`.
+    pub(super) fn root(
+        on_event: Option<Arc<EventFn>>,
+        stream: Option<UnboundedSender<AgentEvent>>,
+        budget: RunBudget,
+    ) -> Arc<RunLink> {
         Arc::new(RunLink {
             on_event,
+            stream,
             called: None,
             parent: None,
             depth: 0,
@@ -71,6 +80,7 @@ impl RunLink {
         let call_id = ctx.call_id().unwrap_or_default().to_owned();
         Arc::new(RunLink {
             on_event,
+            stream: None,
             called: Some(Called {
                 agent,
                 call_id,
@@ -94,30 +104,48 @@ impl RunLink {
         &self.budget
     }
 
-    /// Whether anyone listens to this run's events.
+    /// Whether anyone listens to this run's events: events are built only then.
     pub(super) fn listens(&self) -> bool {
-        self.on_event.is_some() || self.called.is_some()
+        self.on_event.is_some() || self.stream.is_some() || self.called.is_some()
     }
 
-    /// Passes `event` to this run's callback, then, when the run is a tool call, its steps to
-    /// the call's progress and the event up to the calling run's callback, nested.
-    pub(super) fn emit(&self, event: &AgentEvent<'_>) {
+    /// Whether the run is streamed, so the model is asked for its reply piece by piece.
+    pub(super) fn streams(&self) -> bool {
+        self.stream.is_some()
+    }
+
+    /// Passes `event` to this run's callback and stream, then, when the run is a tool call,
+    /// its steps to the call's progress and the event up to the calling run, nested.
+    pub(super) fn emit(&self, event: AgentEvent) {
         if let Some(callback) = &self.on_event {
-            callback(event);
+            callback(&event);
+        }
+        if let Some(stream) = &self.stream {
+            // A stream dropped mid-run has no receiver; its run is being dropped too. A
+            // streamed run is a root: nothing above it needs the event.
+            let _ = stream.send(event);
+            return;
         }
         let Some(called) = &self.called else { return };
         if let AgentEvent::StepStarted { step } = event {
-            let (done, total) = (*step as f64, Some(called.max_steps as f64));
+            let (done, total) = (step as f64, Some(called.max_steps as f64));
             let message = format!("{}: step {step}", called.agent);
             called.ctx.progress(done, total, message);
         }
         if let Some(parent) = &self.parent {
-            parent.emit(&AgentEvent::Nested {
-                agent: &called.agent,
-                call_id: &called.call_id,
+            parent.emit(AgentEvent::Nested {
+                agent: called.agent.to_string(),
+                call_id: called.call_id.clone(),
                 depth: self.depth,
-                event,
+                event: Box::new(event),
             });
+        }
+    }
+
+    /// Passes a piece of step `step`'s reply on, as its event.
+    pub(super) fn emit_delta(&self, step: usize, delta: StreamDelta) {
+        if let Some(event) = AgentEvent::delta(step, delta) {
+            self.emit(event);
         }
     }
 

@@ -3,11 +3,14 @@
 //!
 //! - [`Agent`] / [`AgentBuilder`]: the model, toolbox, system prompt, step limit, exit
 //!   conditions, tool choice, parallel calls, deadline and event callback;
+//! - [`RunRequest`]: the one way to run, from [`Agent::run`] or [`Agent::resume`], with
+//!   state, a conversation or as a stream ([`RunStream`]), in any combination;
 //! - [`AgentRun`]: the answer, history, trajectory ([`StepRecord`]s), usage and final state;
 //! - [`AgentError`]: the step limit, the deadline or a model failure, with the history so far;
-//! - [`AgentEvent`]: live progress, the tools' own progress and logs included;
+//! - [`AgentEvent`]: live progress, the tools' own progress and logs and the events of agents
+//!   called as tools included, to the callback and the stream alike;
 //! - [`TypedAgent`]: answers of a type, from [`AgentBuilder::output`];
-//! - [`Conversation`]: a history carried across runs ([`Agent::run_in`]), within
+//! - [`Conversation`]: a history carried across runs ([`RunRequest::conversation`]), within
 //!   [`AgentBuilder::context_budget`];
 //! - human approval: [`ApprovalPolicy`], [`AgentBuilder::on_approval`], and a paused run's
 //!   [`ResumeToken`] resumed with [`Agent::resume`].
@@ -43,6 +46,7 @@ mod output;
 mod plan;
 mod prepare;
 mod react;
+mod request;
 mod run;
 mod step;
 mod stream;
@@ -59,15 +63,15 @@ pub use conversation::Conversation;
 pub use events::AgentEvent;
 pub use output::TypedAgent;
 pub use prepare::PrepareContext;
+pub use request::RunRequest;
 pub use run::{AgentError, AgentRun, StepRecord, ToolCallRecord};
-pub use stream::{RunEvent, RunStream};
+pub use stream::{RunStream, StreamItem};
 
 use crate::Toolbox;
 use crate::context::{Data, ElicitationAnswer, ElicitationRequest};
 use crate::models::{BoxFuture, ChatModel, ChatOptions};
-use crate::state::AgentState;
 
-type EventFn = dyn Fn(&AgentEvent<'_>) + Send + Sync;
+type EventFn = dyn Fn(&AgentEvent) + Send + Sync;
 type ElicitFn = dyn Fn(ElicitationRequest) -> BoxFuture<'static, ElicitationAnswer> + Send + Sync;
 
 /// What ends a run with an answer.
@@ -184,111 +188,29 @@ impl Agent {
         }
     }
 
-    /// Runs the agent on `input` until an exit condition, the step limit or the deadline.
-    ///
-    /// Dropping the returned future stops the run, and any tool calls in flight with it: their
-    /// contexts are cancelled (a sync tool on the blocking pool sees `is_cancelled()`, an async
-    /// tool's future is dropped).
-    pub async fn run(&self, input: impl Into<String>) -> Result<AgentRun, AgentError> {
-        step::Runner::new(self, None).run(input.into()).await
+    /// A run of the agent on `input`: await it for the [`AgentRun`], or set it up first with
+    /// [`state`](RunRequest::state), [`conversation`](RunRequest::conversation) or
+    /// [`stream`](RunRequest::stream) (see [`RunRequest`]).
+    pub fn run(&self, input: impl Into<String>) -> RunRequest<'_> {
+        RunRequest::new(self, input.into(), request::untyped)
     }
 
-    /// Runs the agent on `input` as [`run`](Self::run) does, as a stream of [`RunEvent`]s
-    /// arriving as they happen: the model's text and tool calls as it writes them (through
-    /// [`ChatModel::chat_stream`]; the HTTP clients stream whatever their `streaming`
-    /// setting), each tool call's start, progress, logs and end, each step's end, and last the
-    /// [`RunEvent::Answer`] (or the [`AgentError`]), whose answer is the text as a JSON string
-    /// (the typed answer's JSON for the agent under a [`TypedAgent`]). The agent's own
-    /// [`on_event`](AgentBuilder::on_event) callback still sees every event.
-    ///
-    /// The run goes on only while the stream is polled. Dropping the stream stops the run,
-    /// and any tool calls in flight with it: their contexts are cancelled.
-    ///
-    /// ```
-    /// use futures::StreamExt;
-    /// use toolkit::agent::{Agent, RunEvent};
-    /// use toolkit::models::{ModelReply, ScriptedModel};
-    /// use toolkit::prelude::*;
-    ///
-    /// # tokio::runtime::Runtime::new().unwrap().block_on(async {
-    /// let model = ScriptedModel::new([
-    ///     ModelReply::calls([ToolCall::new("missing", json!({}))]),
-    ///     ModelReply::text("done"),
-    /// ]);
-    /// let agent = Agent::builder(model).build();
-    /// let mut stream = agent.run_stream("go");
-    /// let mut text = String::new();
-    /// while let Some(event) = stream.next().await {
-    ///     match event.unwrap() {
-    ///         RunEvent::TextDelta { text: piece, .. } => text.push_str(&piece),
-    ///         RunEvent::Answer { answer, .. } => assert_eq!(answer, json!("done")),
-    ///         _ => {}
-    ///     }
-    /// }
-    /// assert_eq!(text, "done");
-    /// # });
-    /// ```
-    pub fn run_stream(&self, input: impl Into<String>) -> RunStream<'_> {
-        let (sender, events) = tokio::sync::mpsc::unbounded_channel();
-        let runner = step::Runner::streamed(self, None, sender);
-        let typed = self.output.is_some();
-        RunStream::new(Box::pin(runner.run(input.into())), events, typed)
-    }
-
-    /// Runs the agent on `input` with `state`: tools wired to state read from and write to it
-    /// (through [`Toolbox::call_all_with_state`]), and [`AgentRun::state`] holds it afterwards.
-    pub async fn run_with_state(
-        &self,
-        input: impl Into<String>,
-        state: Box<dyn AgentState>,
-    ) -> Result<AgentRun, AgentError> {
-        step::Runner::new(self, Some(state)).run(input.into()).await
-    }
-
-    /// Runs the agent on `input` after the messages of `conversation`, and on success leaves
-    /// the run's history and usage in it for the next run (see [`Conversation`]). A run that
-    /// fails or pauses leaves the conversation as it was.
-    pub async fn run_in(
-        &self,
-        conversation: &mut Conversation,
-        input: impl Into<String>,
-    ) -> Result<AgentRun, AgentError> {
-        let run = step::Runner::new(self, None)
-            .run_after(conversation.messages.clone(), input.into())
-            .await?;
-        conversation.record(&run);
-        Ok(run)
-    }
-
-    /// Resumes a run paused for approval ([`AgentError::Paused`]) with a [`Decision`] for
+    /// A resume of a run paused for approval ([`AgentError::Paused`]) with a [`Decision`] for
     /// each pending call: the approved calls run, the denied ones reach the model as an error
-    /// result, and the run goes on. A call that needs approval and has no decision matching it
-    /// exactly (id, tool and arguments) stops the resume with [`AgentError::Resume`], which
-    /// gives the token back: the call never runs. So does a token whose paused step repeats a
-    /// call id or has more calls to run than
+    /// result, and the run goes on; set it up and await it as [`run`](Self::run)'s (a run that
+    /// had state is given it again with [`RunRequest::state`]). A call that needs approval and
+    /// has no decision matching it exactly (id, tool and arguments) stops the resume with
+    /// [`AgentError::Resume`], which gives the token back: the call never runs. So does a
+    /// token whose paused step repeats a call id or has more calls to run than
     /// [`max_tool_calls_per_step`](AgentBuilder::max_tool_calls_per_step): one decision runs
     /// one call at most.
-    pub async fn resume(
+    pub fn resume(
         &self,
         token: ResumeToken,
         decisions: impl IntoIterator<Item = Decision>,
-    ) -> Result<AgentRun, AgentError> {
+    ) -> RunRequest<'_> {
         let decisions = decisions.into_iter().collect();
-        step::Runner::new(self, None).resume(token, decisions).await
-    }
-
-    /// Resumes a paused run that ran with state (see [`resume`](Self::resume)): `state` is
-    /// rebuilt by the caller, from [`ResumeToken::state`] or its own store.
-    pub async fn resume_with_state(
-        &self,
-        token: ResumeToken,
-        decisions: impl IntoIterator<Item = Decision>,
-        state: Box<dyn AgentState>,
-    ) -> Result<AgentRun, AgentError> {
-        let decisions = decisions.into_iter().collect();
-        step::Runner::new(self, Some(state))
-            .resume(token, decisions)
-            .await
+        RunRequest::resuming(self, token, decisions, request::untyped)
     }
 
     /// The toolbox the agent calls.

@@ -9,15 +9,12 @@ use schemars::JsonSchema;
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value, json};
 
-#[cfg(doc)]
-use super::RunEvent;
 use super::react;
 use super::step::{Runner, Stop};
-use super::{Agent, AgentBuilder, AgentError, AgentRun, Conversation, Decision, ExitCondition};
-use super::{ResumeToken, RunStream, ToolCallRecord};
+use super::{Agent, AgentBuilder, AgentError, AgentRun, Decision, ExitCondition};
+use super::{ResumeToken, RunRequest, ToolCallRecord};
 use crate::models::{Message, OutputSchema};
 use crate::providers::repair_arguments;
-use crate::state::AgentState;
 use crate::{ToolBuilder, ToolProxy, Toolbox};
 
 /// The name of the tool a model calls with its typed answer (Pydantic AI's name).
@@ -238,18 +235,12 @@ pub struct TypedAgent<T> {
 }
 
 impl<T: DeserializeOwned> TypedAgent<T> {
-    /// Runs the agent on `input` (see [`Agent::run`]); the answer is a `T`.
-    pub async fn run(&self, input: impl Into<String>) -> Result<AgentRun<T>, AgentError> {
-        typed(self.agent.run(input).await)
-    }
-
-    /// Runs the agent on `input` as a stream of [`RunEvent`]s (see [`Agent::run_stream`]); the
-    /// last, [`RunEvent::Answer`], carries the typed answer's JSON, checked against `T` as
-    /// [`run`](Self::run)'s answer is.
+    /// A run of the agent on `input` whose answer is a `T` (see [`Agent::run`] and
+    /// [`RunRequest`]): streamed, its last item carries the typed answer too.
     ///
     /// ```
     /// use futures::StreamExt;
-    /// use toolkit::agent::{Agent, RunEvent};
+    /// use toolkit::agent::{Agent, StreamItem};
     /// use toolkit::models::{ModelReply, ScriptedModel};
     /// use toolkit::prelude::*;
     ///
@@ -264,55 +255,28 @@ impl<T: DeserializeOwned> TypedAgent<T> {
     /// )])]);
     /// let agent = Agent::builder(model).output::<City>().build();
     /// # tokio::runtime::Runtime::new().unwrap().block_on(async {
-    /// let mut stream = agent.run_stream("The capital of Portugal?");
-    /// let mut answer = None;
-    /// while let Some(event) = stream.next().await {
-    ///     if let RunEvent::Answer { answer: json, .. } = event.unwrap() {
-    ///         answer = Some(json);
+    /// let mut stream = agent.run("The capital of Portugal?").stream();
+    /// let mut city = None;
+    /// while let Some(item) = stream.next().await {
+    ///     if let StreamItem::Done(run) = item.unwrap() {
+    ///         city = Some(run.answer.name);
     ///     }
     /// }
-    /// assert_eq!(answer, Some(json!({"name": "Lisbon"})));
+    /// assert_eq!(city.as_deref(), Some("Lisbon"));
     /// # });
     /// ```
-    pub fn run_stream(&self, input: impl Into<String>) -> RunStream<'_> {
-        self.agent.run_stream(input)
+    pub fn run(&self, input: impl Into<String>) -> RunRequest<'_, T> {
+        RunRequest::new(&self.agent, input.into(), typed::<T>)
     }
 
-    /// Runs the agent with `state` (see [`Agent::run_with_state`]).
-    pub async fn run_with_state(
-        &self,
-        input: impl Into<String>,
-        state: Box<dyn AgentState>,
-    ) -> Result<AgentRun<T>, AgentError> {
-        typed(self.agent.run_with_state(input, state).await)
-    }
-
-    /// Runs the agent in a conversation (see [`Agent::run_in`]).
-    pub async fn run_in(
-        &self,
-        conversation: &mut Conversation,
-        input: impl Into<String>,
-    ) -> Result<AgentRun<T>, AgentError> {
-        typed(self.agent.run_in(conversation, input).await)
-    }
-
-    /// Resumes a paused run (see [`Agent::resume`]).
-    pub async fn resume(
+    /// A resume of a paused run whose answer is a `T` (see [`Agent::resume`]).
+    pub fn resume(
         &self,
         token: ResumeToken,
         decisions: impl IntoIterator<Item = Decision>,
-    ) -> Result<AgentRun<T>, AgentError> {
-        typed(self.agent.resume(token, decisions).await)
-    }
-
-    /// Resumes a paused run that ran with state (see [`Agent::resume_with_state`]).
-    pub async fn resume_with_state(
-        &self,
-        token: ResumeToken,
-        decisions: impl IntoIterator<Item = Decision>,
-        state: Box<dyn AgentState>,
-    ) -> Result<AgentRun<T>, AgentError> {
-        typed(self.agent.resume_with_state(token, decisions, state).await)
+    ) -> RunRequest<'_, T> {
+        let decisions = decisions.into_iter().collect();
+        RunRequest::resuming(&self.agent, token, decisions, typed::<T>)
     }
 
     /// The agent underneath, whose runs answer the typed answer's JSON as text.
@@ -323,10 +287,7 @@ impl<T: DeserializeOwned> TypedAgent<T> {
 
 /// A run's answer read as a `T`. The answer passed `T`'s own deserialization already, so this
 /// fails only if `T`'s `Deserialize` reads the same JSON differently twice.
-fn typed<T: DeserializeOwned>(
-    run: Result<AgentRun, AgentError>,
-) -> Result<AgentRun<T>, AgentError> {
-    let run = run?;
+fn typed<T: DeserializeOwned>(run: AgentRun) -> Result<AgentRun<T>, AgentError> {
     match serde_json::from_str::<T>(&run.answer) {
         Ok(answer) => Ok(run.with_answer(answer)),
         Err(e) => Err(AgentError::Output {

@@ -16,8 +16,6 @@ pub(super) enum Planned {
     Refuse(RefusedCall),
     /// Does not run: a person denied it, for this reason.
     Deny(ToolCall, String),
-    /// Does not run, though it was read whole; this result answers it.
-    Reject(ToolCall, ToolCallResult),
 }
 
 impl Planned {
@@ -27,7 +25,6 @@ impl Planned {
             Planned::Run(call) => call,
             Planned::Refuse(refused) => &refused.call,
             Planned::Deny(call, _) => call,
-            Planned::Reject(call, _) => call,
         }
     }
 
@@ -47,7 +44,6 @@ impl Planned {
                 let result = ToolCallResult::from_outcome(&call, Err(error));
                 (call, Some(result))
             }
-            Planned::Reject(call, result) => (call, Some(result)),
         }
     }
 }

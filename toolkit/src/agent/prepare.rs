@@ -1,15 +1,14 @@
 //! Per-step toolsets: the agent's `prepare` hook chooses or edits the tools each model call
-//! offers, and a call to a tool not offered at its step is refused.
+//! offers, as a toolbox that step's calls go through, so a call to a tool not offered at its
+//! step is refused by it.
 
 use std::collections::HashSet;
 
 use super::Agent;
-use super::plan::Planned;
 use crate::context::Data;
 use crate::models::Message;
-use crate::providers::ToolDefinitions;
 use crate::state::AgentState;
-use crate::{ToolCallResult, ToolError, ToolProxy};
+use crate::{ToolProxy, Toolbox};
 
 pub(super) type PrepareFn =
     dyn Fn(&PrepareContext<'_>, Vec<ToolProxy>) -> Vec<ToolProxy> + Send + Sync;
@@ -22,7 +21,7 @@ pub struct PrepareContext<'a> {
     pub step: usize,
     /// The messages so far, the system prompt first.
     pub messages: &'a [Message],
-    /// The run's state, when it runs with one ([`Agent::run_with_state`]).
+    /// The run's state, when it runs with one ([`RunRequest::state`](super::RunRequest::state)).
     pub state: Option<&'a dyn AgentState>,
     /// The agent's data ([`AgentBuilder::data`](super::AgentBuilder::data)).
     pub data: &'a Data,
@@ -46,61 +45,29 @@ impl std::fmt::Debug for PrepareContext<'_> {
     }
 }
 
-/// The tools one step offers, as its `prepare` hook chose them.
-pub(super) struct Offered {
-    definitions: ToolDefinitions,
-    names: HashSet<String>,
-}
-
-impl Offered {
-    /// What `agent`'s hook offers at `step`; `None` when it has no hook (the whole toolbox).
-    pub(super) fn prepare(
-        agent: &Agent,
-        step: usize,
-        messages: &[Message],
-        state: Option<&dyn AgentState>,
-    ) -> Option<Offered> {
-        let hook = agent.prepare.as_ref()?;
-        let context = PrepareContext {
-            step,
-            messages,
-            state,
-            data: &agent.data,
-        };
-        let tools = hook(&context, agent.toolbox.tools().to_vec());
-        let names = tools.iter().map(|tool| tool.name().to_owned()).collect();
-        Some(Offered {
-            definitions: ToolDefinitions::new(tools),
-            names,
-        })
-    }
-
-    /// The definitions the model is sent.
-    pub(super) fn definitions(&self) -> &ToolDefinitions {
-        &self.definitions
-    }
-
-    /// Answers each call of `planned` to a tool not offered at `step` with an error result
-    /// naming the tools that are.
-    pub(super) fn refuse_others(&self, step: usize, planned: &mut [Planned]) {
-        for entry in planned.iter_mut() {
-            let Planned::Run(call) = entry else { continue };
-            if self.names.contains(&call.name) {
-                continue;
-            }
-            let offered: Vec<&str> = self.definitions.tools().iter().map(|t| t.name()).collect();
-            let offered = match offered.is_empty() {
-                true => "none".to_owned(),
-                false => offered.join(", "),
-            };
-            let error = ToolError::Rejected {
-                tool: call.name.clone(),
-                reason: format!(
-                    "it is not offered at step {step}; the tools offered are: {offered}"
-                ),
-            };
-            let result = ToolCallResult::from_outcome(call, Err(error));
-            *entry = Planned::Reject(call.clone(), result);
-        }
-    }
+/// The toolbox `agent`'s hook offers at `step`: the tools it returned, with the agent's
+/// toolbox's limits, hooks and data, so a call to a tool it left out is refused by that
+/// toolbox. `None` when the agent has no hook (the whole toolbox).
+pub(super) fn offered(
+    agent: &Agent,
+    step: usize,
+    messages: &[Message],
+    state: Option<&dyn AgentState>,
+) -> Option<Toolbox> {
+    let hook = agent.prepare.as_ref()?;
+    let context = PrepareContext {
+        step,
+        messages,
+        state,
+        data: &agent.data,
+    };
+    let mut tools = hook(&context, agent.toolbox.tools().to_vec());
+    // A tool the hook gave twice is offered once, the first: providers refuse a name twice.
+    let mut seen = HashSet::new();
+    tools.retain(|tool| seen.insert(tool.name().to_owned()));
+    // With each name once, nothing is left to refuse; were it, nothing is offered.
+    Some(match agent.toolbox.with_tools(tools) {
+        Ok(toolbox) => toolbox,
+        Err(_) => agent.toolbox.filtered(|_| false),
+    })
 }

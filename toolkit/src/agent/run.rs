@@ -85,7 +85,7 @@ impl<O> AgentRun<O> {
     /// # tokio::runtime::Runtime::new().unwrap().block_on(async {
     /// let agent = Agent::builder(ScriptedModel::new([ModelReply::text("done")])).build();
     /// let notes = Notes { seen: vec!["a".into()] };
-    /// let run = agent.run_with_state("go", Box::new(notes)).await.unwrap();
+    /// let run = agent.run("go").state(Box::new(notes)).await.unwrap();
     /// assert_eq!(run.state_as::<Notes>().unwrap().seen, ["a"]);
     /// let notes: Notes = run.into_state().unwrap();
     /// assert_eq!(notes.seen, ["a"]);

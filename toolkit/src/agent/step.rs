@@ -6,25 +6,25 @@ mod dispatch;
 use std::sync::Arc;
 use std::time::Instant;
 
+use tokio::sync::mpsc::UnboundedSender;
 use tracing::Instrument;
 
 use super::approval::{Pending, Resumed, approve};
 use super::conversation::{Counted, trim};
 use super::link::{LinkData, RunLink};
 use super::plan::{Plan, Planned, plan};
-use super::prepare::Offered;
+use super::prepare::offered;
 use super::react::{self, ReactReply};
-use super::stream::{RunEvent, Sinks};
 use super::telemetry;
 use super::{
-    Agent, AgentError, AgentEvent, AgentRun, Decision, EventFn, ExitCondition, ResumeToken,
-    StepRecord, ToolCallRecord,
+    Agent, AgentError, AgentEvent, AgentRun, Decision, ExitCondition, ResumeToken, StepRecord,
+    ToolCallRecord,
 };
-use crate::ToolCall;
 use crate::context::{Cancellation, Data};
 use crate::models::{ChatRequest, Message, ModelError, ModelReply, Usage};
 use crate::providers::ToolDefinitions;
 use crate::state::AgentState;
+use crate::{ToolCall, Toolbox};
 
 /// One run's progress; kept outside the deadline's future so a timed-out run keeps its history.
 pub(super) struct Runner<'a> {
@@ -42,17 +42,15 @@ pub(super) struct Runner<'a> {
     /// The parent of every tool call's context: cancelled at the deadline, and when the run
     /// ends or its future is dropped.
     cancellation: Cancellation,
-    /// Where events go: the agent's callback, and a streamed run's channel.
-    sinks: Sinks,
-    /// The callback events go through: the link's, which reports to the agent's callback, a
-    /// stream's channel, and the run that called this one as a tool.
-    on_event: Option<Arc<EventFn>>,
-    /// Where the run's events go, and what ties it to the run that called it as a tool.
+    /// Where the run's events go (the agent's callback, a stream, the run that called this
+    /// one as a tool), and what ties it to that run.
     link: Arc<RunLink>,
+    /// Whether anyone listens: events are built only then.
+    listens: bool,
     /// The agent's data with the link, which the tools' contexts carry.
     data: Data,
-    /// The tools offered at this step, when the agent prepares them.
-    offered: Option<Offered>,
+    /// The toolbox of this step's calls, narrowed by the agent's `prepare` hook when it has one.
+    offered: Option<Toolbox>,
 }
 
 /// How a run ended early, before the history is attached.
@@ -67,56 +65,25 @@ pub(super) enum Stop {
 }
 
 impl<'a> Runner<'a> {
-    pub(super) fn new(agent: &'a Agent, state: Option<Box<dyn AgentState>>) -> Self {
-        let sinks = Sinks {
-            on_event: agent.on_event.clone(),
-            stream: None,
-        };
-        Self::with_sinks(agent, state, sinks, None)
-    }
-
-    /// A run whose events also go to `stream`, the model's reply as it arrives included.
-    pub(super) fn streamed(
+    /// A run of its own, its events to the agent's callback and, when streamed, to `stream`
+    /// (the model's reply as it arrives included).
+    pub(super) fn new(
         agent: &'a Agent,
         state: Option<Box<dyn AgentState>>,
-        stream: tokio::sync::mpsc::UnboundedSender<RunEvent>,
+        stream: Option<UnboundedSender<AgentEvent>>,
     ) -> Self {
-        let sinks = Sinks {
-            on_event: agent.on_event.clone(),
-            stream: Some(stream),
-        };
-        Self::with_sinks(agent, state, sinks, None)
+        let link = RunLink::root(agent.on_event.clone(), stream, agent.budget);
+        Self::linked(agent, state, link)
     }
 
-    /// A run tied to `link`: one that an agent's tool call started.
+    /// A run tied to `link`: a root's, or one that an agent's tool call started.
     pub(super) fn linked(
         agent: &'a Agent,
         state: Option<Box<dyn AgentState>>,
         link: Arc<RunLink>,
     ) -> Self {
-        let sinks = Sinks {
-            on_event: None,
-            stream: None,
-        };
-        Self::with_sinks(agent, state, sinks, Some(link))
-    }
-
-    /// `link`: the run's tie to its caller; `None` for a run of its own, whose events go to
-    /// `sinks`.
-    fn with_sinks(
-        agent: &'a Agent,
-        state: Option<Box<dyn AgentState>>,
-        sinks: Sinks,
-        link: Option<Arc<RunLink>>,
-    ) -> Self {
-        let link = link.unwrap_or_else(|| RunLink::root(sinks.callback(), agent.budget));
-        let on_event = link.listens().then(|| {
-            let link = Arc::clone(&link);
-            Arc::new(move |event: &AgentEvent<'_>| link.emit(event)) as Arc<EventFn>
-        });
         Runner {
-            on_event,
-            sinks,
+            listens: link.listens(),
             agent,
             state,
             history: Vec::new(),
@@ -131,10 +98,6 @@ impl<'a> Runner<'a> {
             link,
             offered: None,
         }
-    }
-
-    pub(super) async fn run(self, input: String) -> Result<AgentRun, AgentError> {
-        self.run_after(Vec::new(), input).await
     }
 
     /// Runs on `input` after `earlier` messages (a conversation's; its system prompt is
@@ -166,7 +129,14 @@ impl<'a> Runner<'a> {
         token: ResumeToken,
         decisions: Vec<Decision>,
     ) -> Result<AgentRun, AgentError> {
-        let mut resumed = token.reopen(self.agent, decisions)?;
+        // The paused step's toolbox, as its `prepare` hook chose it before the model's reply
+        // (the token's last message), so a resume runs no call the step left out.
+        let agent = self.agent;
+        let before = token.history().len().saturating_sub(1);
+        let state = self.state.as_deref();
+        self.offered = offered(agent, token.step(), &token.history()[..before], state);
+        let toolbox = self.offered.as_ref().unwrap_or(&agent.toolbox);
+        let mut resumed = token.reopen(agent, toolbox, decisions)?;
         self.history = std::mem::take(&mut resumed.history);
         (self.usage, self.output_failures) = (resumed.usage, resumed.output_failures);
         self.go(Some(resumed)).await
@@ -230,7 +200,9 @@ impl<'a> Runner<'a> {
 
     async fn drive(&mut self, resumed: Option<Resumed>) -> Result<String, Stop> {
         let answer = self.steps_from(resumed).await?;
-        self.emit(AgentEvent::Answer { answer: &answer });
+        self.emit(|| AgentEvent::Answer {
+            answer: answer.clone(),
+        });
         Ok(answer)
     }
 
@@ -258,7 +230,7 @@ impl<'a> Runner<'a> {
             let span = tracing::info_span!("agent.step", step);
             let answer = async {
                 self.link.budget().model_call().map_err(Stop::Budget)?;
-                self.emit(AgentEvent::StepStarted { step });
+                self.emit(|| AgentEvent::StepStarted { step });
                 let reply = self.ask(step).await.map_err(|e| Stop::Model(step, e))?;
                 if self.agent.react {
                     self.react_step(step, reply).await
@@ -277,11 +249,10 @@ impl<'a> Runner<'a> {
 
     async fn ask(&mut self, step: usize) -> Result<ModelReply, ModelError> {
         let agent = self.agent;
-        self.offered = Offered::prepare(agent, step, &self.history, self.state.as_deref());
-        let tools = match (&self.offered, agent.react) {
-            (_, true) => ToolDefinitions::none(),
-            (Some(offered), false) => offered.definitions(),
-            (None, false) => agent.toolbox.offered(),
+        self.offered = offered(agent, step, &self.history, self.state.as_deref());
+        let tools = match agent.react {
+            true => ToolDefinitions::none(),
+            false => self.offered.as_ref().unwrap_or(&agent.toolbox).offered(),
         };
         if let Some(budget) = agent.context_budget
             && trim(&mut self.history, budget, self.counted) > 0
@@ -292,18 +263,21 @@ impl<'a> Runner<'a> {
         let request = ChatRequest::new(&self.history, tools, &agent.options);
         let span = telemetry::chat_span(step, &*agent.model, &agent.options);
         telemetry::record_input(&span, &self.history, agent.trace_content);
-        let reply = match self.sinks.stream.is_some() {
+        let reply = match self.link.streams() {
             false => agent.model.chat(request).instrument(span.clone()).await?,
             true => {
-                let sinks = &self.sinks;
-                let deltas = |delta| sinks.delta(step, delta);
+                let link = &self.link;
+                let deltas = |delta| link.emit_delta(step, delta);
                 let asked = agent.model.chat_stream(request, &deltas);
                 asked.instrument(span.clone()).await?
             }
         };
+        // Held to the caps once: by the client as it reads, or here for any other model.
+        let reply = match agent.model.caps_replies() {
+            true => reply,
+            false => reply.capped_by(&agent.options),
+        };
         telemetry::record_reply(&span, &reply, agent.trace_content);
-        // Any model's reply, not only a client's stream, is held to the caps.
-        let reply = reply.capped_by(&agent.options);
         if let Some(usage) = reply.usage {
             *self.usage.get_or_insert_with(Usage::default) += usage;
             let tokens = usage.total();
@@ -311,9 +285,9 @@ impl<'a> Runner<'a> {
             self.link.budget().spend_tokens(tokens);
             self.link.roll_up(usage);
         }
-        self.emit(AgentEvent::ModelReplied {
+        self.emit(|| AgentEvent::ModelReplied {
             step,
-            reply: &reply,
+            reply: reply.clone(),
         });
         Ok(reply)
     }
@@ -332,12 +306,9 @@ impl<'a> Runner<'a> {
         } = reply;
         let limit = self.agent.max_tool_calls_per_step;
         let Plan {
-            calls: mut planned,
+            calls: planned,
             note,
         } = plan(step, tool_calls, refused_calls, limit);
-        if let Some(offered) = &self.offered {
-            offered.refuse_others(step, &mut planned);
-        }
         let calls: Vec<ToolCall> = planned.iter().map(|p| p.call().clone()).collect();
         self.history
             .push(Message::assistant_calls(text.clone(), calls));
@@ -362,7 +333,8 @@ impl<'a> Runner<'a> {
             pending.note = note.clone();
             Stop::Paused(pending)
         };
-        let planned = approve(self.agent, step, planned).await.map_err(paused)?;
+        let toolbox = self.offered.as_ref().unwrap_or(&self.agent.toolbox);
+        let planned = (approve(self.agent, toolbox, step, planned).await).map_err(paused)?;
         self.finish_calls(step, text, planned, note).await
     }
 
@@ -402,7 +374,8 @@ impl<'a> Runner<'a> {
             ReactReply::Act { thought, call } => {
                 let call = call.with_id(format!("react_{step}"));
                 let planned = vec![Planned::Run(call)];
-                let planned = approve(self.agent, step, planned)
+                let toolbox = self.offered.as_ref().unwrap_or(&self.agent.toolbox);
+                let planned = approve(self.agent, toolbox, step, planned)
                     .await
                     .map_err(Stop::Paused)?;
                 Ok(self.finish_react(step, thought, planned).await)
@@ -436,7 +409,9 @@ impl<'a> Runner<'a> {
             thought,
             calls,
         };
-        self.emit(AgentEvent::StepFinished { record: &record });
+        self.emit(|| AgentEvent::StepFinished {
+            record: record.clone(),
+        });
         self.steps.push(record);
     }
 
@@ -456,9 +431,10 @@ impl<'a> Runner<'a> {
         )
     }
 
-    fn emit(&self, event: AgentEvent<'_>) {
-        if let Some(callback) = &self.on_event {
-            callback(&event);
+    /// Passes the event `event` builds on its route, when anyone listens.
+    fn emit(&self, event: impl FnOnce() -> AgentEvent) {
+        if self.listens {
+            self.link.emit(event());
         }
     }
 }

@@ -328,6 +328,10 @@ impl<A: WireApi> ChatModel for ModelClient<A> {
         A::native_output()
     }
 
+    fn caps_replies(&self) -> bool {
+        true
+    }
+
     fn provider_name(&self) -> Option<&str> {
         Some(A::PROVIDER)
     }

@@ -13,6 +13,7 @@
 //! - `GeminiClient` (feature `gemini`): the Gemini API over HTTP.
 
 mod record;
+pub(crate) mod sampling;
 mod scripted;
 
 #[cfg(feature = "anthropic")]
@@ -117,6 +118,14 @@ pub trait ChatModel: Send + Sync {
         false
     }
 
+    /// Whether the model holds its replies to the request's caps itself
+    /// ([`ChatOptions::max_text_bytes`], [`ChatOptions::max_argument_bytes`]), as the HTTP
+    /// clients do as they read. An agent (and the sampler) caps the reply of a model that
+    /// does not, so each reply is capped once.
+    fn caps_replies(&self) -> bool {
+        false
+    }
+
     /// The provider, as OpenTelemetry's GenAI conventions name it for `gen_ai.provider.name`
     /// (`openai`, `anthropic`, `gcp.gemini`); `None` when it is none of theirs.
     fn provider_name(&self) -> Option<&str> {
@@ -125,7 +134,7 @@ pub trait ChatModel: Send + Sync {
 
     /// Asks the model for its next reply as [`chat`](Self::chat) does, passing each piece of
     /// it to `deltas` as it arrives: text and tool-call fragments ([`StreamDelta`]), for an
-    /// agent's `run_stream`. The HTTP clients stream (whatever their `streaming` setting)
+    /// agent's streamed run (`agent.run(..).stream()`). The HTTP clients stream (whatever their `streaming` setting)
     /// and pass their stream parsers' deltas on; this default asks [`chat`](Self::chat) and
     /// passes the whole reply as one text delta and one delta per call.
     ///
@@ -200,6 +209,10 @@ impl<M: ChatModel + ?Sized> ChatModel for std::sync::Arc<M> {
 
     fn native_output(&self) -> bool {
         (**self).native_output()
+    }
+
+    fn caps_replies(&self) -> bool {
+        (**self).caps_replies()
     }
 
     fn provider_name(&self) -> Option<&str> {

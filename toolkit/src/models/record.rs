@@ -86,6 +86,10 @@ impl<M: ChatModel> ChatModel for Recorder<M> {
     fn name(&self) -> &str {
         self.model.name()
     }
+
+    fn caps_replies(&self) -> bool {
+        self.model.caps_replies()
+    }
 }
 
 /// A model that plays back recorded exchanges, checking that each request matches the

@@ -84,9 +84,10 @@ impl StreamAssembler for GeminiStream {
             usage: self.usage,
             refused_calls: Vec::new(),
         };
-        // A call's arguments arrive as a value: the caps of a whole reply hold them.
+        // A call's arguments arrive as a value: the caps of a whole reply hold them. The text
+        // was capped as it came, so it is not capped again.
         Ok(reply.capped_by(&ChatOptions {
-            max_text_bytes: self.caps.text,
+            max_text_bytes: usize::MAX,
             max_argument_bytes: self.caps.arguments,
             ..ChatOptions::default()
         }))

@@ -58,9 +58,9 @@ impl Runner<'_> {
             }
         }
         for at in answered {
-            self.emit(AgentEvent::ToolFinished {
+            self.emit(|| AgentEvent::ToolFinished {
                 step,
-                record: &records[at],
+                record: records[at].clone(),
             });
         }
         records
@@ -70,21 +70,26 @@ impl Runner<'_> {
     /// take a context report to the run and are cancelled with it.
     async fn run_calls(&mut self, step: usize, calls: Vec<ToolCall>) -> Vec<ToolCallRecord> {
         for call in &calls {
-            self.emit(AgentEvent::ToolCalled { step, call });
+            self.emit(|| AgentEvent::ToolCalled {
+                step,
+                call: call.clone(),
+            });
         }
         let scope = self.scope(step);
         scope.run(self.dispatch(step, calls)).await
     }
 
-    /// Runs a step's calls: concurrently unless parallel calls are off, through state when set.
-    /// `ToolFinished` is reported as each call ends (as its batch ends, with state).
+    /// Runs a step's calls through the step's toolbox (narrowed by `prepare`, so a call to a
+    /// tool it left out is refused there): concurrently unless parallel calls are off, through
+    /// state when set. `ToolFinished` is reported as each call ends (as its batch ends, with
+    /// state).
     async fn dispatch(&mut self, step: usize, calls: Vec<ToolCall>) -> Vec<ToolCallRecord> {
         let agent = self.agent;
-        let toolbox = &agent.toolbox;
+        let toolbox = self.offered.as_ref().unwrap_or(&agent.toolbox);
         let deadline = self.deadline;
-        let on_event = self.on_event.clone();
+        let listening = self.listens.then(|| Arc::clone(&self.link));
         let finished = |record: ToolCallRecord| {
-            tool_finished(on_event.as_deref(), step, &record);
+            tool_finished(listening.as_deref(), step, &record);
             record
         };
         match (&mut self.state, agent.options.parallel_tool_calls) {
@@ -114,7 +119,7 @@ impl Runner<'_> {
                 }
                 records
             }
-            (None, true) => run_all(agent, on_event.clone(), step, calls, deadline).await,
+            (None, true) => run_all(toolbox, listening.clone(), step, calls, deadline).await,
             (None, false) => {
                 let mut records = Vec::with_capacity(calls.len());
                 for call in calls {

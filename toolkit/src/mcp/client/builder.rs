@@ -6,7 +6,6 @@ use std::sync::{Arc, RwLock};
 use std::time::Duration;
 
 #[cfg(feature = "agent")]
-use super::model_sampler;
 use super::session::Session;
 #[cfg(feature = "oauth")]
 use super::{Authorizer, OAuthConfig};
@@ -138,8 +137,10 @@ impl McpClientBuilder {
     }
 
     /// Answers the server's `sampling/createMessage` requests with `model`: the request's
-    /// messages and system prompt as its conversation, its token bound and temperature, no
-    /// tools. Declares the `sampling` capability.
+    /// system prompt and messages as its conversation (text only: a request with an image,
+    /// audio or a resource is answered with an error, not without it), its token bound and
+    /// temperature, no tools; as an agent answers a tool's `ctx.sample`. Declares the
+    /// `sampling` capability.
     ///
     /// ```
     /// use toolkit::mcp::{McpClient, McpTransport};
@@ -151,7 +152,11 @@ impl McpClientBuilder {
     #[cfg(feature = "agent")]
     #[cfg_attr(docsrs, doc(cfg(feature = "agent")))]
     pub fn sampling_model(self, model: impl crate::models::ChatModel + 'static) -> Self {
-        self.on_sampling(model_sampler::ModelSampler(Arc::new(model)))
+        let model: Arc<dyn crate::models::ChatModel> = Arc::new(model);
+        self.on_sampling(move |request| {
+            let model = Arc::clone(&model);
+            async move { crate::models::sampling::sample(&*model, request).await }
+        })
     }
 
     /// Answers the server's `elicitation/create` requests (form mode) with `handler`, and

@@ -16,8 +16,6 @@ mod handlers;
 mod http;
 mod listener;
 mod listing;
-#[cfg(feature = "agent")]
-mod model_sampler;
 mod notices;
 #[cfg(feature = "oauth")]
 mod oauth;
