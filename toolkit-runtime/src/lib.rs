@@ -70,5 +70,5 @@ pub use names::{NameTaken, first_of_each_name};
 pub use prompts::{PromptMessage, PromptProxy};
 pub use providers::parse::ToolCalls;
 pub use resources::{RequestError, ResourceProxy, ResourceTemplateProxy};
-pub use toolbox::{Toolbox, ToolboxBuilder, ToolboxError};
+pub use toolbox::{BatchRequest, Toolbox, ToolboxBuilder, ToolboxError};
 pub use toolset::Toolset;

@@ -58,7 +58,7 @@ pub use toolkit_runtime::{
     Audio, Content, Elicited, Image, IsContent, Resource, ResourceContents, ResourceLink, Text,
     ToolContext, ToolOutput, context,
 };
-pub use toolkit_runtime::{Limits, Toolbox, ToolboxBuilder, ToolboxError};
+pub use toolkit_runtime::{BatchRequest, Limits, Toolbox, ToolboxBuilder, ToolboxError};
 pub use toolkit_runtime::{
     PromptMessage, PromptProxy, RequestError, ResourceProxy, ResourceTemplateProxy, completion,
     prompts, resources,

@@ -18,7 +18,8 @@ use crate::call::{CallSpan, Limits, Rendering, ToolProxy};
 use crate::error::ToolError;
 use crate::{ToolCall, ToolCallResult};
 
-/// What `call_all_within` calls as each call ends: its position, its result, how long it ran.
+/// What a batch tells as each call's result is final (`BatchRequest::on_finished`): its position,
+/// its result, how long it ran.
 pub(super) type Finished = dyn Fn(usize, &ToolCallResult, Duration) + Send + Sync;
 
 /// How a call of a batch ended: answered (rendered, through the after-call hooks), or ran with

@@ -103,67 +103,22 @@ impl Toolbox {
     /// # });
     /// ```
     pub async fn call_all(&self, calls: Vec<ToolCall>) -> Vec<ToolCallResult> {
-        self.call_all_resolved(calls, None, None).await
-    }
-
-    /// [`call_all`](Self::call_all) within `time`, telling `finished` about each call as it
-    /// ends: its position in `calls`, its result, and how long it ran. With a `time`, each
-    /// call's timeout is the shorter of its own and `time`, as with
-    /// [`acall_within`](Self::acall_within); an agent runs a reply's calls this way, reporting
-    /// each as it ends and stopping at its deadline. `finished` runs on the worker that ran the
-    /// call.
-    ///
-    /// ```
-    /// use std::sync::{Arc, Mutex};
-    /// use toolkit::prelude::*;
-    ///
-    /// #[derive(Default)]
-    /// struct Maths;
-    ///
-    /// #[toolset(name = "maths")]
-    /// impl Maths {
-    ///     /// Double a number
-    ///     #[tool]
-    ///     async fn double(&self, n: i64) -> i64 {
-    ///         n * 2
-    ///     }
-    /// }
-    ///
-    /// # tokio::runtime::Runtime::new().unwrap().block_on(async {
-    /// let toolbox = Toolbox::builder().toolset::<Maths>().build().unwrap();
-    /// let calls = (0..3).map(|n| ToolCall::new("maths_double", json!({"n": n}))).collect();
-    /// let seen = Arc::new(Mutex::new(Vec::new()));
-    /// let log = Arc::clone(&seen);
-    /// let results = toolbox
-    ///     .call_all_within(calls, None, move |position, result, _took| {
-    ///         log.lock().unwrap().push((position, result.value.clone()));
-    ///     })
-    ///     .await;
-    /// assert_eq!(results[2].value, json!(4));
-    /// seen.lock().unwrap().sort_by_key(|(position, _)| *position);
-    /// assert_eq!(seen.lock().unwrap()[1], (1, json!(2)));
-    /// # });
-    /// ```
-    pub async fn call_all_within(
-        &self,
-        calls: Vec<ToolCall>,
-        time: Option<Duration>,
-        finished: impl Fn(usize, &ToolCallResult, Duration) + Send + Sync + 'static,
-    ) -> Vec<ToolCallResult> {
-        self.call_all_resolved(calls, time, Some(Arc::new(finished)))
+        self.call_all_resolved(calls, None, None, self.concurrency)
             .await
     }
 
-    /// `call_all` and `call_all_within`: each call resolved once, then the batch.
-    async fn call_all_resolved(
+    /// A batch without state: each call resolved once, then run by at most `concurrency`
+    /// workers.
+    pub(super) async fn call_all_resolved(
         &self,
         calls: Vec<ToolCall>,
         time: Option<Duration>,
         finished: Option<Arc<Finished>>,
+        concurrency: usize,
     ) -> Vec<ToolCallResult> {
         let targets = calls.iter().map(|call| self.index_of(&call.name)).collect();
         let answers = self
-            .run_batch(calls, targets, Vec::new(), time, finished)
+            .run_batch(calls, targets, Vec::new(), time, finished, concurrency)
             .await;
         // Nothing was kept, so every call is answered.
         let nameless = ToolCall::new("", Value::Null);
@@ -174,8 +129,8 @@ impl Toolbox {
     }
 
     /// The batch behind every `call_all`: the calls and their tools' positions (`None`: an
-    /// unknown tool), run by workers; the outcome of the calls `kept` marks kept
-    /// (`Answer::Ran`), the others answered.
+    /// unknown tool), run by at most `concurrency` workers; the outcome of the calls `kept`
+    /// marks kept (`Answer::Ran`), the others answered.
     pub(super) async fn run_batch(
         &self,
         calls: Vec<ToolCall>,
@@ -183,6 +138,7 @@ impl Toolbox {
         kept: Vec<bool>,
         time: Option<Duration>,
         finished: Option<Arc<Finished>>,
+        concurrency: usize,
     ) -> Vec<Answer> {
         // Resolved by the caller, as positions in one copy of the tool list: the workers then
         // need none of the toolbox, and no call touches a tool's shared count (cheap calls on
@@ -213,7 +169,7 @@ impl Toolbox {
         // A few long-lived workers that each take the next chunk of calls, rather than a task
         // per call: the bound holds by construction, and cheap calls do not pay a spawn and a
         // cross-thread wake-up each.
-        let workers = self.concurrency.min(calls.len());
+        let workers = concurrency.min(calls.len());
         let work = Arc::new(Batch::new(calls, tools, targets, results, kept, workers));
         // Outside a task (in a `block_on`) the calling thread would only wait, so it works as
         // one of the workers, on calls its own thread just wrote (with every worker spawned,

@@ -6,6 +6,7 @@
 //! before/after policy, and `formats` renders the whole toolbox for each provider.
 
 mod batch;
+mod batch_request;
 mod builder;
 mod dispatch;
 mod formats;
@@ -22,6 +23,7 @@ use crate::context::Data;
 use crate::names::{NameTaken, first_of_each_name};
 use crate::providers::ToolDefinitions;
 
+pub use batch_request::BatchRequest;
 pub use builder::ToolboxBuilder;
 use hooks::Hooks;
 

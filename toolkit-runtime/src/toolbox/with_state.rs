@@ -64,58 +64,19 @@ impl Toolbox {
         state: &mut dyn AgentState,
         calls: Vec<ToolCall>,
     ) -> Vec<ToolCallResult> {
-        self.run_with_state(state, calls, None, None).await
-    }
-
-    /// [`call_all_with_state`](Self::call_all_with_state) within `time`, telling `finished`
-    /// about each call as its result is final, as
-    /// [`call_all_within`](Self::call_all_within) does: a call that writes state once its
-    /// round's results are merged, any other as it ends. `time` counts from now and covers
-    /// every round, so an agent's run with state keeps its deadline.
-    ///
-    /// ```
-    /// use std::time::Duration;
-    /// use toolkit::prelude::*;
-    /// use toolkit::ToolDefinition;
-    /// use toolkit::state::{AgentState, DynamicState, StateSchema, StateWiring};
-    ///
-    /// let schema = json!({"type": "object", "properties": {"n": {"type": "integer"}},
-    ///     "required": ["n"]});
-    /// let double = ToolProxy::from_fn(ToolDefinition::new("double", "Double n", schema), |args| {
-    ///     Ok::<_, String>(args["n"].as_i64().unwrap_or_default() * 2)
-    /// });
-    /// let double = double.with_state(StateWiring::new().input("n").output("n")).unwrap();
-    /// let toolbox = Toolbox::builder().tool(double).build().unwrap();
-    /// let mut state = DynamicState::new(StateSchema::new().key("n", json!({"type": "integer"})));
-    /// state.merge("n", json!(1)).unwrap();
-    /// let calls = vec![ToolCall::new("double", json!({})), ToolCall::new("double", json!({}))];
-    /// # tokio::runtime::Runtime::new().unwrap().block_on(async {
-    /// let time = Some(Duration::from_secs(5));
-    /// let results = toolbox.call_all_with_state_within(&mut state, calls, time, |_, _, _| {}).await;
-    /// assert_eq!(results[1].value, json!(4));
-    /// # });
-    /// assert_eq!(state.to_json(), json!({"n": 4}));
-    /// ```
-    pub async fn call_all_with_state_within(
-        &self,
-        state: &mut dyn AgentState,
-        calls: Vec<ToolCall>,
-        time: Option<Duration>,
-        finished: impl Fn(usize, &ToolCallResult, Duration) + Send + Sync + 'static,
-    ) -> Vec<ToolCallResult> {
-        let finished: Arc<Finished> = Arc::new(finished);
-        self.run_with_state(state, calls, time, Some(finished))
+        self.run_with_state(state, calls, None, None, self.concurrency)
             .await
     }
 
     /// The batch behind `call_all_with_state`: each call resolved once, then run round by round,
     /// the outcomes of the calls that write state merged in call order before they are answered.
-    async fn run_with_state(
+    pub(super) async fn run_with_state(
         &self,
         state: &mut dyn AgentState,
         calls: Vec<ToolCall>,
         time: Option<Duration>,
         finished: Option<Arc<Finished>>,
+        concurrency: usize,
     ) -> Vec<ToolCallResult> {
         let began = Instant::now();
         let targets: Vec<Option<usize>> = calls.iter().map(|c| self.index_of(&c.name)).collect();
@@ -158,7 +119,7 @@ impl Toolbox {
             let kept = members.iter().map(|m| m.3).collect();
             let filled: Vec<ToolCall> = members.iter().map(|m| m.2.clone()).collect();
             let answers = self
-                .run_batch(filled, round_targets, kept, left, told)
+                .run_batch(filled, round_targets, kept, left, told, concurrency)
                 .await;
             for ((position, target, call, _), answer) in members.into_iter().zip(answers) {
                 results[position] = Some(match answer {

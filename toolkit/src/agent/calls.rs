@@ -6,6 +6,7 @@ use std::time::{Duration, Instant};
 
 use super::link::RunLink;
 use super::{AgentEvent, ToolCallRecord};
+use crate::state::AgentState;
 use crate::{ToolCall, ToolCallResult, Toolbox};
 
 /// Reports a finished call to `listening`, the run's link when anyone listens; also called from
@@ -29,23 +30,14 @@ fn time_left(deadline: Option<Instant>) -> Option<Duration> {
     deadline.map(|at| at.saturating_duration_since(Instant::now()) + GRACE)
 }
 
-/// One call, with what is left of the run's time as its timeout.
-pub(super) async fn acall(
-    toolbox: &Toolbox,
-    call: &ToolCall,
-    deadline: Option<Instant>,
-) -> ToolCallResult {
-    match time_left(deadline) {
-        Some(left) => toolbox.acall_within(call, left).await,
-        None => toolbox.acall(call).await,
-    }
-}
-
-/// A reply's calls through [`Toolbox::call_all_within`]: in the reply's order, at most the
-/// toolbox's concurrency at a time, each with what is left of the run's time, each reported
-/// `ToolFinished` as it ends, with the time the toolbox measured.
+/// A reply's calls as one [`Toolbox::batch`]: in the reply's order, at most the toolbox's
+/// concurrency at a time (one, `one_at_a_time`), through `state` when given, each with what is
+/// left of the run's time, each reported `ToolFinished` as its result is final, with the time the
+/// toolbox measured.
 pub(super) async fn run_all(
     toolbox: &Toolbox,
+    state: Option<&mut dyn AgentState>,
+    one_at_a_time: bool,
     listening: Option<Arc<RunLink>>,
     step: usize,
     calls: Vec<ToolCall>,
@@ -69,9 +61,15 @@ pub(super) async fn run_all(
             }
         }
     };
-    let results = toolbox
-        .call_all_within(calls, time_left(deadline), finished)
-        .await;
+    let batch = toolbox
+        .batch(calls)
+        .within(time_left(deadline))
+        .one_at_a_time(one_at_a_time)
+        .on_finished(finished);
+    let results = match state {
+        Some(state) => batch.state(state).await,
+        None => batch.await,
+    };
     let took = std::mem::take(&mut *took.lock().unwrap_or_else(PoisonError::into_inner));
     let asked = Arc::try_unwrap(asked).unwrap_or_else(|shared| (*shared).clone());
     let records = asked.into_iter().zip(results).zip(took);
@@ -89,12 +87,4 @@ pub(super) async fn run_all(
             record
         })
         .collect()
-}
-
-pub(super) fn timed(call: ToolCall, result: ToolCallResult, started: Instant) -> ToolCallRecord {
-    ToolCallRecord {
-        call,
-        result,
-        duration: started.elapsed(),
-    }
 }

@@ -5,10 +5,10 @@
 //! A child of `step` so it reaches the `Runner`'s fields without widening them.
 
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use super::Runner;
-use crate::agent::calls::{acall, run_all, timed, tool_finished};
+use crate::agent::calls::run_all;
 use crate::agent::host::AgentHost;
 use crate::agent::plan::Planned;
 use crate::agent::{AgentEvent, ToolCallRecord};
@@ -80,56 +80,25 @@ impl Runner<'_> {
     }
 
     /// Runs a step's calls through the step's toolbox (narrowed by `prepare`, so a call to a
-    /// tool it left out is refused there): concurrently unless parallel calls are off, through
-    /// state when set. `ToolFinished` is reported as each call ends (as its batch ends, with
-    /// state).
+    /// tool it left out is refused there), as one batch: concurrently unless parallel calls are
+    /// off, through state when set, each call's timeout what is left of the run's time.
+    /// `ToolFinished` is reported as each call's result is final.
     async fn dispatch(&mut self, step: usize, calls: Vec<ToolCall>) -> Vec<ToolCallRecord> {
         let agent = self.agent;
         let toolbox = self.offered.as_ref().unwrap_or(&agent.toolbox);
-        let deadline = self.deadline;
         let listening = self.listens.then(|| Arc::clone(&self.link));
-        let finished = |record: ToolCallRecord| {
-            tool_finished(listening.as_deref(), step, &record);
-            record
-        };
-        match (&mut self.state, agent.options.parallel_tool_calls) {
-            (Some(state), true) => {
-                let started = Instant::now();
-                let results = toolbox
-                    .call_all_with_state(state.as_mut(), calls.clone())
-                    .await;
-                let duration = started.elapsed();
-                let records = calls.into_iter().zip(results);
-                records
-                    .map(|(call, result)| {
-                        finished(ToolCallRecord {
-                            call,
-                            result,
-                            duration,
-                        })
-                    })
-                    .collect()
-            }
-            (Some(state), false) => {
-                let mut records = Vec::with_capacity(calls.len());
-                for call in calls {
-                    let started = Instant::now();
-                    let result = toolbox.acall_with_state(state.as_mut(), &call).await;
-                    records.push(finished(timed(call, result, started)));
-                }
-                records
-            }
-            (None, true) => run_all(toolbox, listening.clone(), step, calls, deadline).await,
-            (None, false) => {
-                let mut records = Vec::with_capacity(calls.len());
-                for call in calls {
-                    let started = Instant::now();
-                    let result = acall(toolbox, &call, deadline).await;
-                    records.push(finished(timed(call, result, started)));
-                }
-                records
-            }
-        }
+        let state = self.state.as_deref_mut();
+        let one_at_a_time = !agent.options.parallel_tool_calls;
+        run_all(
+            toolbox,
+            state,
+            one_at_a_time,
+            listening,
+            step,
+            calls,
+            self.deadline,
+        )
+        .await
     }
 
     /// The scope of step `step`'s tool calls: the agent's host, data and the run's token.
