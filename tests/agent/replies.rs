@@ -16,6 +16,7 @@ use toolkit::models::{
     AnthropicClient, ChatOptions, ModelReply, OpenAiClient, RetryPolicy, ScriptedModel,
 };
 use toolkit::prelude::*;
+use toolkit::state::{DynamicState, StateSchema, StateWiring};
 
 /// `echo(n)` answers "ran {n}" and counts its runs.
 fn echo(runs: &Arc<AtomicUsize>) -> Toolbox {
@@ -555,6 +556,67 @@ async fn the_deadline_holds_against_a_slow_sync_tool() {
     assert!(elapsed < Duration::from_millis(2500), "{elapsed:?}");
     let err = outcome.unwrap_err();
     assert_eq!(err.to_string(), "the agent did not finish within 1s");
+}
+
+#[tokio::test]
+async fn an_agent_run_with_state_stops_at_its_deadline() {
+    let schema = json!({"type": "object", "properties": {}});
+    let slow = ToolProxy::from_fn(ToolDefinition::new("slow", "Slow", schema), |_| {
+        std::thread::sleep(Duration::from_secs(4));
+        Ok::<_, String>(1)
+    });
+    let slow = slow.with_state(StateWiring::new().output("n")).unwrap();
+    let toolbox = Toolbox::builder().tool(slow).build().unwrap();
+    let model = ScriptedModel::new([
+        ModelReply::calls([ToolCall::new("slow", json!({}))]),
+        ModelReply::text("done"),
+    ]);
+    let agent = Agent::builder(model)
+        .toolbox(toolbox)
+        .deadline(Duration::from_secs(1))
+        .build();
+    let state = DynamicState::new(StateSchema::new().key("n", json!({"type": "integer"})));
+    let started = Instant::now();
+    let outcome = agent.run("go").state(Box::new(state)).await;
+    let elapsed = started.elapsed();
+    // About 1.0 s: the batch with state takes the run's time left, so the sync tool runs where
+    // the run can stop waiting for it (before, it ran on the run's own task for its 4 s).
+    assert!(elapsed < Duration::from_millis(2500), "{elapsed:?}");
+    assert_eq!(
+        outcome.unwrap_err().to_string(),
+        "the agent did not finish within 1s"
+    );
+}
+
+#[derive(Default)]
+struct Shouter;
+
+#[toolset(name = "shouter")]
+impl Shouter {
+    /// Say it louder
+    #[tool]
+    fn shout(&self, text: String) -> String {
+        text.to_uppercase()
+    }
+}
+
+#[tokio::test]
+async fn an_agents_call_under_a_deadline_takes_the_typed_fast_path() {
+    let toolbox = Toolbox::builder().toolset::<Shouter>().build().unwrap();
+    let model = ScriptedModel::new([
+        ModelReply::calls([ToolCall::new("shouter_shout", json!({"text": "hi"}))]),
+        ModelReply::text("done"),
+    ]);
+    let agent = Agent::builder(model)
+        .toolbox(toolbox)
+        .deadline(Duration::from_secs(30))
+        .build();
+    let before = toolkit::__fast_path_calls("shouter_shout");
+    let run = agent.run("go").await.unwrap();
+    assert_eq!(run.tool_calls().next().unwrap().result.value, json!("HI"));
+    // Under the run's deadline the call runs on the blocking pool, read there by the typed
+    // reader (before, a deadline sent it down the full JSON pipeline).
+    assert_eq!(toolkit::__fast_path_calls("shouter_shout") - before, 1);
 }
 
 /// A model that says it caps its own replies, and does not: what it gives is what the agent
