@@ -288,7 +288,7 @@ impl Toolbox {
     }
 
     /// What every call of this toolbox runs with besides the tool: its hooks and data.
-    fn callers(&self) -> Callers<'_> {
+    pub(super) fn callers(&self) -> Callers<'_> {
         Callers {
             hooks: &self.hooks,
             data: &self.data,
@@ -399,13 +399,13 @@ async fn run_worker(work: Arc<Batch>, hooks: &Hooks, data: &Data, finished: Opti
 /// What every call of a toolbox runs with besides the tool: the hooks, and the data tools read
 /// through their context.
 #[derive(Clone, Copy)]
-struct Callers<'a> {
+pub(super) struct Callers<'a> {
     hooks: &'a Hooks,
     data: &'a Data,
 }
 
 /// One call to a known tool, from async code: policy, pipeline, span, rendering and report.
-async fn dispatch(
+pub(super) async fn dispatch(
     tool: &ToolProxy,
     limits: &Limits,
     callers: Callers<'_>,

@@ -11,6 +11,7 @@ mod dispatch;
 mod formats;
 mod hooks;
 mod narrow;
+mod resolved;
 mod with_state;
 
 use std::collections::HashMap;
@@ -23,6 +24,7 @@ use crate::names::{NameTaken, first_of_each_name};
 use crate::providers::ToolDefinitions;
 
 pub use builder::ToolboxBuilder;
+pub use resolved::ToolRef;
 use hooks::Hooks;
 
 /// The tools an agent may call, in order and keyed by name, and the dispatch of calls to them.

@@ -27,11 +27,11 @@ struct Passed {
     /// The remote tool's name as served (its prefix included).
     tool: String,
     result: CallToolResult,
-    outcome: Result<Value, String>,
+    outcome: Result<Value, ToolError>,
 }
 
 /// Leaves a remote tool's result for the server whose call this is, if any.
-pub(super) fn leave(tool: &str, result: &CallToolResult, outcome: &Result<Value, String>) {
+pub(super) fn leave(tool: &str, result: &CallToolResult, outcome: &Result<Value, ToolError>) {
     let _ = SLOT.try_with(|slot| {
         *slot.borrow_mut() = Some(Passed {
             tool: tool.to_owned(),
@@ -55,21 +55,15 @@ pub(super) async fn scope(
         })
         .await;
     let passed = passed
-        .filter(|passed| passed.tool == tool && unchanged(tool, &passed.outcome, &result))
+        .filter(|passed| passed.tool == tool && unchanged(&passed.outcome, &result))
         .map(|passed| passed.result);
     (result, passed)
 }
 
 /// Whether the toolbox's result is the remote tool's outcome as it returned it.
-fn unchanged(tool: &str, outcome: &Result<Value, String>, result: &ToolCallResult) -> bool {
+fn unchanged(outcome: &Result<Value, ToolError>, result: &ToolCallResult) -> bool {
     match outcome {
         Ok(value) => !result.is_error && result.value == *value,
-        Err(message) => {
-            let failed = ToolError::Failed {
-                tool: tool.to_owned(),
-                message: message.clone(),
-            };
-            result.is_error && result.value.as_str() == Some(failed.to_model_string().as_str())
-        }
+        Err(error) => result.is_error && result.error() == Some(error),
     }
 }

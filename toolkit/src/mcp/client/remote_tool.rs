@@ -11,7 +11,11 @@ use super::listing::{SchemaRefused, json_len_within};
 use super::session::Session;
 use crate::mcp::passthrough;
 use crate::schema::{InlineError, inline_refs};
-use crate::{ToolAnnotations, ToolDefinition, ToolProxy};
+use crate::{ToolAnnotations, ToolDefinition, ToolError, ToolProxy};
+
+/// Why a remote call ends as [`ToolError::Cancelled`]: its context was cancelled (an MCP
+/// client's `notifications/cancelled`, an agent stopped), and the server was told to stop.
+const CANCELLED: &str = "its caller stopped it, and the MCP server was told to stop too";
 
 /// Why a remote tool is left out.
 #[derive(Debug, thiserror::Error)]
@@ -49,8 +53,17 @@ pub(super) fn remote_tool(
             let call = async {
                 let result = session
                     .call_tool(&name, arguments, idempotent, &ctx)
-                    .await?;
-                let outcome = into_value(&result, structured);
+                    .await
+                    .map_err(|message| ToolError::Failed {
+                        tool: local_name.clone(),
+                        message,
+                    })?;
+                let outcome = into_value(&result, structured).map_err(|message| {
+                    ToolError::Failed {
+                        tool: local_name.clone(),
+                        message,
+                    }
+                });
                 // For an MCP server serving this tool: it answers with the result itself.
                 passthrough::leave(&local_name, &result, &outcome);
                 outcome
@@ -58,12 +71,12 @@ pub(super) fn remote_tool(
             // Either way the call's future is dropped, which tells the server to cancel it.
             tokio::select! {
                 outcome = toolkit_runtime::within(timeout, call) => outcome.unwrap_or_else(|| {
-                    Err(format!(
-                        "the MCP server did not answer within {} ms",
-                        timeout.as_millis()
-                    ))
+                    Err(ToolError::TimedOut { tool: local_name.clone(), timeout })
                 }),
-                () = ctx.cancelled() => Err(format!("the call to {name} was cancelled")),
+                () = ctx.cancelled() => Err(ToolError::Cancelled {
+                    tool: local_name.clone(),
+                    reason: CANCELLED.to_owned(),
+                }),
             }
         }
     });

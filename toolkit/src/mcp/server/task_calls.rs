@@ -8,6 +8,7 @@ use std::sync::Arc;
 use rmcp::model::{CallToolRequestParams, CustomRequest, CustomResult, ErrorCode};
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer};
+use serde::Deserialize;
 use serde_json::{Value, json};
 
 use super::auth::{caller_of, may_use};
@@ -75,16 +76,13 @@ impl McpServer {
         params: &Value,
         context: RequestContext<RoleServer>,
     ) -> Result<Value, ErrorData> {
-        let request: CallToolRequestParams = serde_json::from_value(params.clone())
+        // Read in place: rmcp parsed the frame into `params` already, and this is its one read.
+        let request = CallToolRequestParams::deserialize(params)
             .map_err(|err| ErrorData::invalid_params(format!("tools/call params: {err}"), None))?;
-        // An unknown tool is refused as a plain call of it is, before any task is made.
-        let Some(tool) = self.inner.toolbox.get(&request.name) else {
-            return Err(ErrorData::invalid_params(
-                format!("unknown tool {}", request.name),
-                None,
-            ));
-        };
-        if self.task_support(tool) == TaskSupport::Forbidden {
+        // An unknown tool, or one the caller may not use, is refused as a plain call of it is,
+        // before any task is made; the tool found runs the task, not looked up again.
+        let tool = self.resolve(&request.name, caller_of(&context))?;
+        if self.task_support(tool.tool()) == TaskSupport::Forbidden {
             return Err(ErrorData::new(
                 ErrorCode::METHOD_NOT_FOUND,
                 format!(
@@ -94,6 +92,7 @@ impl McpServer {
                 None,
             ));
         }
+        let tool = tool.into_owned();
         let ttl = params["task"]["ttl"].as_u64();
         let created = self.tasks.create(ttl, context.peer.clone())?;
         let mut context = context;
@@ -113,7 +112,7 @@ impl McpServer {
         // returns: a task is a call that answers early, not one the cap does not count.
         let place = guard::CallPlace::of(&context.extensions);
         tokio::spawn(async move {
-            let call = server.call(request, &context);
+            let call = server.call(&tool, request.arguments, &context);
             tokio::pin!(call);
             let answer = tokio::select! {
                 answer = &mut call => answer,
@@ -130,12 +129,9 @@ impl McpServer {
                 place.release();
             }
             // Kept as its JSON: the budget counts what is held, and bytes hold less than a tree.
-            let outcome = match answer.and_then(|result| {
-                serde_json::to_vec(&result)
-                    .map_err(|err| ErrorData::internal_error(err.to_string(), None))
-            }) {
+            let outcome = match serde_json::to_vec(&answer) {
                 Ok(json) => Outcome::Result(server.inner.task_results.keep(json)),
-                Err(error) => Outcome::Error(error),
+                Err(err) => Outcome::Error(ErrorData::internal_error(err.to_string(), None)),
             };
             if let Some(tasks) = tasks.upgrade() {
                 tasks.finish(&id, outcome);
