@@ -14,7 +14,7 @@ use toolkit::{ToolErrorKind, ToolProxy};
 use toolkit::context::{
     CallScope, Cancellation, ElicitationAnswer, ElicitationRequest, LogLevel, Progress, ToolHost,
 };
-use toolkit::mcp::{McpClient, McpClientBuilder, McpTransport};
+use toolkit::mcp::{HttpOptions, McpClient, McpClientBuilder, McpServer, McpTransport};
 use toolkit::models::{Message, ModelReply, ScriptedModel};
 use toolkit::prelude::*;
 
@@ -345,5 +345,54 @@ async fn every_content_kind_maps_to_the_runtime_types() {
     eprintln!(
         "figure: text, image, audio, 2 resources, resource_link and structuredContent: {} blocks equal",
         output.content.len()
+    );
+}
+
+/// An rmcp client of `server`'s Streamable HTTP endpoint calls `name`; its answer as JSON.
+async fn call_through(server: McpServer, name: &str) -> Value {
+    use toolkit::mcp::rmcp::ServiceExt;
+    use toolkit::mcp::rmcp::model::CallToolRequestParams;
+    use toolkit::mcp::rmcp::transport::StreamableHttpClientTransport;
+    let served = server
+        .spawn_http("127.0.0.1:0", HttpOptions::default())
+        .await
+        .expect("serve");
+    let client = ()
+        .serve(StreamableHttpClientTransport::from_uri(served.url()))
+        .await
+        .expect("initialize");
+    let result = client
+        .call_tool(CallToolRequestParams::new(name.to_owned()))
+        .await
+        .expect("a result");
+    client.cancel().await.expect("close");
+    served.shutdown().await.expect("graceful shutdown");
+    serde_json::to_value(result).expect("JSON")
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_served_remote_tools_structured_content_and_meta_reach_the_client_unchanged() {
+    let remote = Remote::start().await;
+    let client = builder(&remote).connect().await.expect("connect");
+    let structured = tool(&client, "structured");
+    // The model reads the text; the remote result rides beside it.
+    assert_eq!(structured.acall(json!({})).await.unwrap(), json!("{\"n\":1}"));
+    let answer = call_through(McpServer::new(client.tools()), "structured").await;
+    assert_eq!(answer, remote::structured());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_hook_that_changes_a_remote_result_is_what_the_client_gets() {
+    let remote = Remote::start().await;
+    let client = builder(&remote).connect().await.expect("connect");
+    let toolbox = Toolbox::builder()
+        .tools("remote", client.tools())
+        .after_call(|_, result| result.value = json!("rewritten"))
+        .build()
+        .expect("toolbox");
+    let answer = call_through(McpServer::from_toolbox(toolbox), "structured").await;
+    assert_eq!(
+        answer,
+        json!({"content": [{"type": "text", "text": "rewritten"}], "isError": false})
     );
 }

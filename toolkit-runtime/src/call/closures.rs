@@ -19,6 +19,7 @@ use crate::context::ToolContext;
 const CONTEXT: ToolTraits = ToolTraits {
     takes_context: true,
     returns_content: false,
+    forwards: false,
 };
 
 impl ToolProxy {
@@ -175,8 +176,13 @@ impl ToolProxy {
             returns_content: true,
             ..self.inner.traits
         };
-        let (handler, typed) = (self.inner.handler.clone(), self.inner.typed.clone());
-        let (definition, state) = (self.inner.definition.clone(), self.inner.state.clone());
-        ToolProxy::build(definition, handler, typed, state, traits)
+        rebuilt(self, traits)
     }
+}
+
+/// `tool` with other traits.
+pub(super) fn rebuilt(tool: ToolProxy, traits: ToolTraits) -> ToolProxy {
+    let (handler, typed) = (tool.inner.handler.clone(), tool.inner.typed.clone());
+    let (definition, state) = (tool.inner.definition.clone(), tool.inner.state.clone());
+    ToolProxy::build(definition, handler, typed, state, traits)
 }

@@ -32,6 +32,7 @@ mod coerce;
 mod complexity;
 mod deadline;
 mod definition;
+mod forwarded;
 mod handler;
 mod limits;
 mod method_tool;
@@ -59,6 +60,7 @@ pub(crate) use definition::TOOL_NAME_RULE;
 pub use definition::{
     Icon, TaskSupport, ToolAnnotations, ToolDefinition, ToolOptions, is_valid_tool_name,
 };
+pub use forwarded::Forwarded;
 pub use handler::{BoxFuture, Handler, HandlerError, TypedHandler, TypedInput};
 pub use limits::Limits;
 pub use method_tool::MethodTool;

@@ -47,6 +47,7 @@ pub(super) struct ToolInner {
 pub(crate) struct ToolTraits {
     pub(crate) takes_context: bool,
     pub(crate) returns_content: bool,
+    pub(crate) forwards: bool,
 }
 
 /// How a tool is wired to state: the wiring, the full parameter schema calls are validated

@@ -13,6 +13,7 @@
 
 use serde_json::Value;
 
+use super::forwarded::{Forwarded, Kept};
 use super::limits::{Limits, serialized_len_exceeds, truncate};
 use crate::ToolProxy;
 use crate::content::{Content, Resource, ToolOutput};
@@ -28,6 +29,8 @@ const ERROR_PREFIX: &str = "Error: ";
 pub(crate) struct Rendering {
     max_output_bytes: Option<usize>,
     content: bool,
+    /// The tool forwards another server's results ([`Forwarded`]).
+    forwards: bool,
 }
 
 impl Rendering {
@@ -37,6 +40,7 @@ impl Rendering {
         Rendering {
             max_output_bytes: limits.max_output_bytes,
             content: false,
+            forwards: false,
         }
     }
 
@@ -47,6 +51,7 @@ impl Rendering {
         Rendering {
             max_output_bytes: limits.max_output_bytes,
             content: tool.returns_content(),
+            forwards: tool.forwards(),
         }
     }
 
@@ -55,6 +60,7 @@ impl Rendering {
         Rendering {
             max_output_bytes: None,
             content: true,
+            forwards: false,
         }
     }
 
@@ -124,15 +130,48 @@ impl Rendering {
     #[inline]
     pub(crate) fn rendered(self, outcome: Result<Value, ToolError>) -> (Value, Option<ToolError>) {
         match outcome {
-            Ok(value) => (self.output(value), None),
+            Ok(value) => (self.output(self.forwarded(value).0), None),
             Err(err) => (Value::String(self.error_text(&err)), Some(err)),
+        }
+    }
+
+    /// [`rendered`](Self::rendered), and a forwarding tool's remote result kept beside the
+    /// value, unless the bound cut that value (the remote result then says more than it).
+    pub(crate) fn rendered_keeping(
+        self,
+        outcome: Result<Value, ToolError>,
+    ) -> (Value, Option<ToolError>, Option<Box<Kept>>) {
+        match outcome {
+            Ok(value) if self.forwards => {
+                let (value, result) = Forwarded::split(value);
+                let shown = self.output(value.clone());
+                let kept = result.filter(|_| shown == value).map(|result| Kept {
+                    result,
+                    rendered: value,
+                });
+                (shown, None, kept.map(Box::new))
+            }
+            outcome => {
+                let (value, error) = self.rendered(outcome);
+                (value, error, None)
+            }
         }
     }
 
     /// The outcome for a Rust caller: the result bounded, an error kept typed.
     #[inline]
     pub(crate) fn bounded(self, outcome: Result<Value, ToolError>) -> Result<Value, ToolError> {
-        outcome.map(|value| self.output(value))
+        outcome.map(|value| self.output(self.forwarded(value).0))
+    }
+
+    /// A forwarding tool's JSON split into the value a model reads and the remote result; any
+    /// other tool's JSON as it is.
+    #[inline]
+    fn forwarded(self, value: Value) -> (Value, Option<Value>) {
+        match self.forwards {
+            true => Forwarded::split(value),
+            false => (value, None),
+        }
     }
 }
 

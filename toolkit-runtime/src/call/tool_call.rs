@@ -3,6 +3,7 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use super::forwarded::Kept;
 use super::render::Rendering;
 use crate::content::ToolOutput;
 use crate::error::ToolError;
@@ -77,6 +78,9 @@ pub struct ToolCallResult {
     /// through every layer of a call, and most results are not errors.
     #[serde(skip)]
     error: Option<Box<ToolError>>,
+    /// A forwarding tool's remote result, as it was when rendered ([`forwarded`](Self::forwarded)).
+    #[serde(skip)]
+    forwarded: Option<Box<Kept>>,
     /// How `value` was rendered: the output bound the call ran under, and whether it is
     /// content. Only the latter is kept when a result is written out (`"is_content": true`), so
     /// a conversation read back still renders its images as images.
@@ -160,6 +164,7 @@ impl ToolCallResult {
             value,
             is_error,
             error: None,
+            forwarded: None,
             rendering: Rendering::default(),
         }
     }
@@ -208,13 +213,14 @@ impl ToolCallResult {
         outcome: Result<Value, ToolError>,
         rendering: Rendering,
     ) -> Self {
-        let (value, error) = rendering.rendered(outcome);
+        let (value, error, forwarded) = rendering.rendered_keeping(outcome);
         ToolCallResult {
             call_id,
             name,
             is_error: error.is_some(),
             value,
             error: error.map(Box::new),
+            forwarded,
             rendering,
         }
     }
@@ -227,6 +233,15 @@ impl ToolCallResult {
     /// The value a model reads: the result, or the `"Error: ..."` text.
     pub fn model_value(&self) -> &Value {
         &self.value
+    }
+
+    /// The remote server's own result, when the tool forwards one (an MCP client's remote
+    /// tool) and nothing changed this result since it was rendered: no hook rewrote it, no
+    /// bound cut it. An MCP server serving the tool answers with it.
+    #[doc(hidden)]
+    pub fn forwarded(&self) -> Option<&Value> {
+        let kept = self.forwarded.as_deref()?;
+        (!self.is_error && self.value == kept.rendered).then_some(&kept.result)
     }
 
     /// The error the call failed with, when the result was rendered from one.

@@ -23,7 +23,6 @@
 #![doc = include_str!("../../docs/mcp.md")]
 
 mod client;
-mod passthrough;
 mod server;
 
 #[cfg(feature = "__test_hooks")]

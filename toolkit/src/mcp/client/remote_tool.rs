@@ -9,8 +9,8 @@ use serde_json::{Value, json};
 use super::Options;
 use super::listing::{SchemaRefused, json_len_within};
 use super::session::Session;
-use crate::mcp::passthrough;
 use crate::schema::{InlineError, inline_refs};
+use toolkit_runtime::__private::Forwarded;
 use crate::{ToolAnnotations, ToolDefinition, ToolError, ToolProxy};
 
 /// Why a remote call ends as [`ToolError::Cancelled`]: its context was cancelled (an MCP
@@ -58,15 +58,16 @@ pub(super) fn remote_tool(
                         tool: local_name.clone(),
                         message,
                     })?;
-                let outcome = into_value(&result, structured).map_err(|message| {
+                let value = into_value(&result, structured).map_err(|message| {
                     ToolError::Failed {
                         tool: local_name.clone(),
                         message,
                     }
-                });
-                // For an MCP server serving this tool: it answers with the result itself.
-                passthrough::leave(&local_name, &result, &outcome);
-                outcome
+                })?;
+                // The result itself rides beside the value: an MCP server serving this tool
+                // answers with it.
+                let result = serde_json::to_value(&result).unwrap_or(Value::Null);
+                Ok(Forwarded { value, result })
             };
             // Either way the call's future is dropped, which tells the server to cancel it.
             tokio::select! {
@@ -81,6 +82,7 @@ pub(super) fn remote_tool(
         }
     });
     // Asked for structured content, a caller gets the server's JSON as it is.
+    let proxy = proxy.forwarding();
     Ok(if structured {
         proxy
     } else {

@@ -37,6 +37,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use rmcp::model::{CallToolResult, Implementation, JsonObject, Tool};
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer, ServiceExt};
+use serde::Deserialize;
 use serde_json::Value;
 
 use crate::context::{Caller, Data};
@@ -44,7 +45,6 @@ use toolkit_runtime::__private::ToolRef;
 use crate::{TaskSupport, ToolCall, ToolError, ToolProxy, Toolbox};
 
 use super::McpError;
-use super::passthrough;
 pub use auth::{ProtectedResource, StaticTokens, TokenRejection, TokenVerifier};
 use auth::may_use;
 use catalog::Offerings;
@@ -379,9 +379,9 @@ impl McpServer {
         let toolbox = &self.inner.toolbox;
         let proxy = tool.tool();
         let call = ToolCall::new(proxy.name(), arguments.map_or(Value::Null, Value::Object));
-        let called = passthrough::scope(proxy.name(), toolbox.acall_tool(tool, &call));
+        let called = toolbox.acall_tool(tool, &call);
         // Only a tool that takes a context pays for one: the scope, its host, the queue.
-        let (result, remote) = match proxy.takes_context() {
+        let result = match proxy.takes_context() {
             true => {
                 let (session, data) = (&self.session, &self.inner.data);
                 host::run_call(context, session, data, proxy.name(), called).await
@@ -389,7 +389,9 @@ impl McpServer {
             false => called.await,
         };
         // A remote tool's own result, as its server sent it: what its output schema promises.
-        if let Some(remote) = remote {
+        if let Some(forwarded) = result.forwarded()
+            && let Ok(remote) = CallToolResult::deserialize(forwarded)
+        {
             return remote;
         }
         // What `McpResult::to_json` renders, built in rmcp's types without a JSON round trip.
