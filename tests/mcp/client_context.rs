@@ -10,13 +10,13 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
-use toolkit::{ToolErrorKind, ToolProxy};
 use toolkit::context::{
     CallScope, Cancellation, ElicitationAnswer, ElicitationRequest, LogLevel, Progress, ToolHost,
 };
 use toolkit::mcp::{HttpOptions, McpClient, McpClientBuilder, McpServer, McpTransport};
 use toolkit::models::{Message, ModelReply, ScriptedModel};
 use toolkit::prelude::*;
+use toolkit::{ToolErrorKind, ToolProxy};
 
 use remote::Remote;
 
@@ -177,9 +177,9 @@ async fn a_remote_call_cancelled_by_its_caller_ends_as_cancelled_and_is_cancelle
         .tool(tool(&client, "wait"))
         .build()
         .expect("toolbox");
-    let call = tokio::spawn(scope.run(async move {
-        toolbox.acall(&ToolCall::new("wait", json!({}))).await
-    }));
+    let call = tokio::spawn(
+        scope.run(async move { toolbox.acall(&ToolCall::new("wait", json!({}))).await }),
+    );
     remote.started().await;
     let cancelled = Instant::now();
     token.cancel();
@@ -357,10 +357,10 @@ async fn call_through(server: McpServer, name: &str) -> Value {
         .spawn_http("127.0.0.1:0", HttpOptions::default())
         .await
         .expect("serve");
-    let client = ()
-        .serve(StreamableHttpClientTransport::from_uri(served.url()))
-        .await
-        .expect("initialize");
+    let client =
+        ().serve(StreamableHttpClientTransport::from_uri(served.url()))
+            .await
+            .expect("initialize");
     let result = client
         .call_tool(CallToolRequestParams::new(name.to_owned()))
         .await
@@ -376,7 +376,10 @@ async fn a_served_remote_tools_structured_content_and_meta_reach_the_client_unch
     let client = builder(&remote).connect().await.expect("connect");
     let structured = tool(&client, "structured");
     // The model reads the text; the remote result rides beside it.
-    assert_eq!(structured.acall(json!({})).await.unwrap(), json!("{\"n\":1}"));
+    assert_eq!(
+        structured.acall(json!({})).await.unwrap(),
+        json!("{\"n\":1}")
+    );
     let answer = call_through(McpServer::new(client.tools()), "structured").await;
     assert_eq!(answer, remote::structured());
 }

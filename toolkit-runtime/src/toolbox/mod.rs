@@ -24,8 +24,8 @@ use crate::names::{NameTaken, first_of_each_name};
 use crate::providers::ToolDefinitions;
 
 pub use builder::ToolboxBuilder;
-pub use resolved::ToolRef;
 use hooks::Hooks;
+pub use resolved::ToolRef;
 
 /// The tools an agent may call, in order and keyed by name, and the dispatch of calls to them.
 ///

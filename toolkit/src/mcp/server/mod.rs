@@ -37,23 +37,23 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use rmcp::model::{CallToolResult, Implementation, JsonObject, Tool};
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer, ServiceExt};
-use serde::Deserialize;
 use serde_json::Value;
 
 use crate::context::{Caller, Data};
-use toolkit_runtime::__private::ToolRef;
 use crate::{TaskSupport, ToolCall, ToolError, ToolProxy, Toolbox};
+use toolkit_runtime::__private::ToolRef;
 
 use super::McpError;
-pub use auth::{ProtectedResource, StaticTokens, TokenRejection, TokenVerifier};
+use super::convert::{call_result, mcp_tool};
 use auth::may_use;
+pub use auth::{ProtectedResource, StaticTokens, TokenRejection, TokenVerifier};
 use catalog::Offerings;
 pub use http::HttpServerHandle;
 #[cfg(feature = "oauth")]
 pub use jwt::JwtVerifier;
 pub use notifier::ServerNotifier;
 pub use options::{DEFAULT_MAX_BODY_BYTES, HttpOptions};
-use tools::{content_blocks, for_serving, mcp_tool};
+use tools::for_serving;
 
 /// Serves a set of tools over MCP.
 ///
@@ -388,21 +388,7 @@ impl McpServer {
             }
             false => called.await,
         };
-        // A remote tool's own result, as its server sent it: what its output schema promises.
-        if let Some(forwarded) = result.forwarded()
-            && let Ok(remote) = CallToolResult::deserialize(forwarded)
-        {
-            return remote;
-        }
-        // What `McpResult::to_json` renders, built in rmcp's types without a JSON round trip.
-        let parts = proxy.mcp_result(result);
-        let content = content_blocks(&parts);
-        let mut answer = match parts.is_error {
-            true => CallToolResult::error(content),
-            false => CallToolResult::success(content),
-        };
-        answer.structured_content = parts.structured;
-        answer
+        call_result(proxy, result)
     }
 }
 
