@@ -186,3 +186,17 @@ pub(super) fn rebuilt(tool: ToolProxy, traits: ToolTraits) -> ToolProxy {
     let (definition, state) = (tool.inner.definition.clone(), tool.inner.state.clone());
     ToolProxy::build(definition, handler, typed, state, traits)
 }
+
+impl ToolProxy {
+    /// The same tool, its successful results read as [`Forwarded`]: the model reads their
+    /// `value`, and a [`ToolCallResult`](crate::ToolCallResult) keeps their `result` for an MCP
+    /// server serving the tool ([`ToolCallResult::forwarded`](crate::ToolCallResult::forwarded)).
+    #[doc(hidden)]
+    pub fn forwarding(self) -> ToolProxy {
+        let traits = ToolTraits {
+            forwards: true,
+            ..self.inner.traits
+        };
+        rebuilt(self, traits)
+    }
+}

@@ -32,7 +32,6 @@ mod coerce;
 mod complexity;
 mod deadline;
 mod definition;
-mod forwarded;
 mod handler;
 mod limits;
 mod method_tool;
@@ -60,7 +59,6 @@ pub(crate) use definition::TOOL_NAME_RULE;
 pub use definition::{
     Icon, TaskSupport, ToolAnnotations, ToolDefinition, ToolOptions, is_valid_tool_name,
 };
-pub use forwarded::Forwarded;
 pub use handler::{BoxFuture, Handler, HandlerError, TypedHandler, TypedInput};
 pub use limits::Limits;
 pub use method_tool::MethodTool;
@@ -69,6 +67,7 @@ pub use output::{
     OutputSchemaProbe, ReturnsContent, ReturnsJson, output, output_ref, result_output,
 };
 pub use proxy::ToolProxy;
+pub use render::Forwarded;
 pub use tool_call::{ToolCall, ToolCallResult};
 pub use typed::{Field, FieldReaders, FieldsProbe, HasFields, NoFields, ParseFields};
 

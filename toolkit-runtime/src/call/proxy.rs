@@ -282,6 +282,13 @@ impl ToolProxy {
         self.inner.traits.returns_content
     }
 
+    /// Whether the tool forwards another server's results
+    /// ([`forwarding`](Self::forwarding)).
+    #[doc(hidden)]
+    pub fn forwards(&self) -> bool {
+        self.inner.traits.forwards
+    }
+
     /// A name for people (MCP's `title`), when the tool has one.
     pub fn title(&self) -> Option<&str> {
         self.inner.definition.title.as_deref()

@@ -10,10 +10,21 @@
 //! A tool that returns content ([`ToolProxy::returns_content`](crate::ToolProxy::returns_content))
 //! is rendered as content: its JSON is read as a [`ToolOutput`], and the output bound is kept
 //! block by block so that base64 is never cut in half (see [`Rendering::output`]).
+//!
+//! A tool that forwards another server's results ([`ToolProxy::forwards`]) returns the value a
+//! model reads and that server's own result beside it, so that a server serving the tool
+//! answers with the result itself. An MCP client's remote tool is the one forwarder. Its model-facing value (one text block as
+//! its string, say) drops what the remote result also held: each block as sent, its
+//! `structuredContent` and `_meta`. A server serving that tool must answer with those (a tool's
+//! `outputSchema` promises the `structuredContent`), so the tool returns both, as a
+//! [`Forwarded`], and the rendering step, told by the tool's trait (as it is told that a tool
+//! returns content), splits them: the model reads `value`, and the
+//! [`ToolCallResult`](crate::ToolCallResult) keeps `result` beside it. A hook that rewrites
+//! the result, or a bound that cuts it, leaves the forwarded result unused.
 
+use serde::Serialize;
 use serde_json::Value;
 
-use super::forwarded::{Forwarded, Kept};
 use super::limits::{Limits, serialized_len_exceeds, truncate};
 use crate::ToolProxy;
 use crate::content::{Content, Resource, ToolOutput};
@@ -140,12 +151,12 @@ impl Rendering {
     pub(crate) fn rendered_keeping(
         self,
         outcome: Result<Value, ToolError>,
-    ) -> (Value, Option<ToolError>, Option<Box<Kept>>) {
+    ) -> (Value, Option<ToolError>, Option<Box<KeptResult>>) {
         match outcome {
             Ok(value) if self.forwards => {
                 let (value, result) = Forwarded::split(value);
                 let shown = self.output(value.clone());
-                let kept = result.filter(|_| shown == value).map(|result| Kept {
+                let kept = result.filter(|_| shown == value).map(|result| KeptResult {
                     result,
                     rendered: value,
                 });
@@ -360,6 +371,41 @@ impl ToolError {
     /// [`ToolProxy::dynamic_call`]: crate::ToolProxy::dynamic_call
     pub fn to_model_string(&self) -> String {
         Rendering::default().error_text(self)
+    }
+}
+
+/// What a forwarding tool returns ([`ToolProxy::forwarding`](crate::ToolProxy::forwarding)): the value a model reads, and the
+/// remote server's own result, as JSON.
+#[doc(hidden)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Forwarded {
+    /// What a model reads.
+    pub value: Value,
+    /// The remote server's result, as it sent it.
+    pub result: Value,
+}
+
+/// A forwarded result as a [`ToolCallResult`](crate::ToolCallResult) keeps it: the remote
+/// result, and the value it was rendered with, which tells whether a hook changed it since.
+#[derive(Debug, Clone)]
+pub(crate) struct KeptResult {
+    pub(crate) result: Value,
+    pub(crate) rendered: Value,
+}
+
+impl Forwarded {
+    /// Splits a forwarding tool's successful JSON into the value a model reads and the remote
+    /// result. JSON of another shape (which a forwarding tool does not return) is the value.
+    pub(crate) fn split(value: Value) -> (Value, Option<Value>) {
+        match value {
+            Value::Object(mut map)
+                if map.len() == 2 && map.contains_key("value") && map.contains_key("result") =>
+            {
+                let result = map.remove("result");
+                (map.remove("value").unwrap_or_default(), result)
+            }
+            other => (other, None),
+        }
     }
 }
 

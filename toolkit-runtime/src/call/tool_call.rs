@@ -3,8 +3,7 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::forwarded::Kept;
-use super::render::Rendering;
+use super::render::{KeptResult, Rendering};
 use crate::content::ToolOutput;
 use crate::error::ToolError;
 
@@ -80,7 +79,7 @@ pub struct ToolCallResult {
     error: Option<Box<ToolError>>,
     /// A forwarding tool's remote result, as it was when rendered ([`forwarded`](Self::forwarded)).
     #[serde(skip)]
-    forwarded: Option<Box<Kept>>,
+    forwarded: Option<Box<KeptResult>>,
     /// How `value` was rendered: the output bound the call ran under, and whether it is
     /// content. Only the latter is kept when a result is written out (`"is_content": true`), so
     /// a conversation read back still renders its images as images.
