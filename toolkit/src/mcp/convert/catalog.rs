@@ -16,31 +16,37 @@ fn put<T: serde::Serialize>(object: &mut Map<String, Value>, key: &str, value: &
 
 /// A resource as `resources/list` gives it.
 pub(in crate::mcp) fn resource_json(def: &ResourceDefinition) -> Value {
-    let mut object = Map::new();
-    object.insert("uri".into(), json!(def.uri));
-    object.insert("name".into(), json!(def.name));
-    put(&mut object, "title", &def.title);
-    put(&mut object, "description", &def.description);
-    put(&mut object, "mimeType", &def.mime_type);
+    let texts = [&def.title, &def.description, &def.mime_type];
+    let mut object = listed(("uri", &def.uri), &def.name, texts, &def.icons);
     put(&mut object, "size", &def.size);
-    if !def.icons.is_empty() {
-        object.insert("icons".into(), json!(def.icons));
-    }
     Value::Object(object)
 }
 
 /// A resource template as `resources/templates/list` gives it.
 pub(in crate::mcp) fn template_json(def: &ResourceTemplateDefinition) -> Value {
+    let texts = [&def.title, &def.description, &def.mime_type];
+    let address = ("uriTemplate", def.uri_template.as_str());
+    Value::Object(listed(address, &def.name, texts, &def.icons))
+}
+
+/// What a listed resource and a listed template share: an address (`uri` or `uriTemplate`), a
+/// name, a title, description and MIME type when they have one, and their icons.
+fn listed(
+    (key, address): (&str, &str),
+    name: &str,
+    [title, description, mime_type]: [&Option<String>; 3],
+    icons: &[Icon],
+) -> Map<String, Value> {
     let mut object = Map::new();
-    object.insert("uriTemplate".into(), json!(def.uri_template.as_str()));
-    object.insert("name".into(), json!(def.name));
-    put(&mut object, "title", &def.title);
-    put(&mut object, "description", &def.description);
-    put(&mut object, "mimeType", &def.mime_type);
-    if !def.icons.is_empty() {
-        object.insert("icons".into(), json!(def.icons));
+    object.insert(key.into(), json!(address));
+    object.insert("name".into(), json!(name));
+    put(&mut object, "title", title);
+    put(&mut object, "description", description);
+    put(&mut object, "mimeType", mime_type);
+    if !icons.is_empty() {
+        object.insert("icons".into(), json!(icons));
     }
-    Value::Object(object)
+    object
 }
 
 /// A prompt as `prompts/list` gives it.
