@@ -1,4 +1,5 @@
-//! How many times the server looks a `tools/call`'s tool up by name: once, plain or as a task.
+//! How many times the server looks a `tools/call`'s tool up by name (once, plain or as a task),
+//! and how many times the HTTP guard reads its body (once, before rmcp's own parse).
 //!
 //! Checked on the source, as `scripts/structure-check` checks a call's hops: a lookup leaves no
 //! trace a test could observe (each finds the same tool), so a counting test would need a probe
@@ -49,4 +50,18 @@ fn an_mcp_tools_call_is_looked_up_once() {
     assert_eq!(lookups(body(resolved, "acall_tool")), [0, 0, 0, 0, 0]);
     assert_eq!(lookups(body(dispatch, "dispatch")), [0, 0, 0, 0, 0]);
     assert_eq!(lookups(body(dispatch, "run")), [0, 0, 0, 0, 0]);
+}
+
+#[test]
+fn a_plain_tools_call_with_scoped_tools_is_parsed_by_the_guard_once_before_rmcp() {
+    let guard = include_str!("../../toolkit/src/mcp/server/guard.rs");
+    let bearer = include_str!("../../toolkit/src/mcp/server/bearer.rs");
+    // The guard's one read of the frame names the tool, and the scope check takes that name;
+    // it reads the frame itself only for a task call, whose frame as sent was not read.
+    let screen = body(guard, "screen");
+    assert_eq!(screen.matches("Screened::read(").count(), 1, "{screen}");
+    assert!(screen.contains("authorize_call(caller, message.tool.as_deref(), sent"));
+    let authorize = body(bearer, "authorize_call");
+    assert!(authorize.contains("None => match serde_json::from_slice::<Call<'_>>(body)"));
+    assert_eq!(authorize.matches("from_slice").count(), 1, "{authorize}");
 }
