@@ -146,25 +146,28 @@ impl Rendering {
         }
     }
 
-    /// [`rendered`](Self::rendered), and a forwarding tool's remote result kept beside the
-    /// value, unless the bound cut that value (the remote result then says more than it).
+    /// [`rendered`](Self::rendered), with what the value was rendered from kept behind it: the
+    /// error, or a forwarding tool's remote result (unless the bound cut the value: the remote
+    /// result then says more than it).
     pub(crate) fn rendered_keeping(
         self,
         outcome: Result<Value, ToolError>,
-    ) -> (Value, Option<ToolError>, Option<Box<KeptResult>>) {
+    ) -> (Value, Option<Box<Behind>>) {
         match outcome {
             Ok(value) if self.forwards => {
                 let (value, result) = Forwarded::split(value);
                 let shown = self.output(value.clone());
-                let kept = result.filter(|_| shown == value).map(|result| KeptResult {
-                    result,
-                    rendered: value,
-                });
-                (shown, None, kept.map(Box::new))
+                let kept = result
+                    .filter(|_| shown == value)
+                    .map(|result| Behind::Forwarded {
+                        result,
+                        rendered: value,
+                    });
+                (shown, kept.map(Box::new))
             }
             outcome => {
                 let (value, error) = self.rendered(outcome);
-                (value, error, None)
+                (value, error.map(|error| Box::new(Behind::Error(error))))
             }
         }
     }
@@ -385,12 +388,15 @@ pub struct Forwarded {
     pub result: Value,
 }
 
-/// A forwarded result as a [`ToolCallResult`](crate::ToolCallResult) keeps it: the remote
-/// result, and the value it was rendered with, which tells whether a hook changed it since.
+/// What a rendered result keeps behind its value, in one box (most results keep nothing, and a
+/// result is moved through every layer of a call).
 #[derive(Debug, Clone)]
-pub(crate) struct KeptResult {
-    pub(crate) result: Value,
-    pub(crate) rendered: Value,
+pub(crate) enum Behind {
+    /// The error the value was rendered from.
+    Error(ToolError),
+    /// A forwarding tool's remote result, and the value it was rendered with, which tells
+    /// whether a hook changed the result since.
+    Forwarded { result: Value, rendered: Value },
 }
 
 impl Forwarded {
