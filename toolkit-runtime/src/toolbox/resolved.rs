@@ -7,6 +7,7 @@ use std::borrow::Cow;
 use super::Toolbox;
 use super::dispatch::dispatch;
 use crate::call::{Limits, ToolProxy};
+use crate::error::ToolError;
 use crate::{ToolCall, ToolCallResult};
 
 /// A tool of a toolbox, found by name once, with the limits it runs under there.
@@ -65,5 +66,18 @@ impl Toolbox {
     #[doc(hidden)]
     pub async fn acall_tool(&self, tool: &ToolRef<'_>, call: &ToolCall) -> ToolCallResult {
         dispatch(&tool.tool, &tool.limits, self.callers(), call).await
+    }
+
+    /// The answer to a call of `tool` its caller cancelled before it ended (an MCP client's
+    /// `notifications/cancelled`): [`ToolError::Cancelled`](crate::ToolError::Cancelled), in a
+    /// span and through the after-call hooks as every answer, so that a call stopped halfway is
+    /// reported, not lost.
+    #[doc(hidden)]
+    pub fn cancelled(&self, tool: &ToolRef<'_>, call: &ToolCall, reason: &str) -> ToolCallResult {
+        let cancelled = ToolError::Cancelled {
+            tool: call.name.clone(),
+            reason: reason.to_owned(),
+        };
+        self.refuse(call, cancelled, &tool.limits)
     }
 }

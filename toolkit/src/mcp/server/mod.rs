@@ -34,17 +34,17 @@ mod write_deadline;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use rmcp::model::{CallToolResult, Implementation, JsonObject, Tool};
+use rmcp::model::{Implementation, JsonObject, Tool};
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer, ServiceExt};
 use serde_json::Value;
 
 use crate::context::{Caller, Data};
-use crate::{TaskSupport, ToolCall, ToolError, ToolProxy, Toolbox};
+use crate::{TaskSupport, ToolCall, ToolCallResult, ToolError, ToolProxy, Toolbox};
 use toolkit_runtime::__private::ToolRef;
 
 use super::McpError;
-use super::convert::{call_result, mcp_tool};
+use super::convert::mcp_tool;
 use auth::may_use;
 pub use auth::{ProtectedResource, StaticTokens, TokenRejection, TokenVerifier};
 use catalog::Offerings;
@@ -368,27 +368,33 @@ impl McpServer {
         Err(ErrorData::invalid_params(unknown.to_string(), None))
     }
 
-    /// Runs a `tools/call` of `tool` ([`resolve`](Self::resolve)d) with its arguments, and
-    /// answers it in rmcp's types.
+    /// A `tools/call` of `tool` ([`resolve`](Self::resolve)d) with its arguments, as the
+    /// toolbox takes it.
+    fn tool_call(&self, tool: &ToolRef<'_>, arguments: Option<JsonObject>) -> ToolCall {
+        ToolCall::new(
+            tool.tool().name(),
+            arguments.map_or(Value::Null, Value::Object),
+        )
+    }
+
+    /// Runs `call` of `tool` ([`resolve`](Self::resolve)d) through the toolbox: the result,
+    /// for [`call_result`] to answer in rmcp's types.
     async fn call(
         &self,
         tool: &ToolRef<'_>,
-        arguments: Option<JsonObject>,
+        call: &ToolCall,
         context: &RequestContext<RoleServer>,
-    ) -> CallToolResult {
-        let toolbox = &self.inner.toolbox;
-        let proxy = tool.tool();
-        let call = ToolCall::new(proxy.name(), arguments.map_or(Value::Null, Value::Object));
-        let called = toolbox.acall_tool(tool, &call);
+    ) -> ToolCallResult {
+        let called = self.inner.toolbox.acall_tool(tool, call);
+        let name = tool.tool().name();
         // Only a tool that takes a context pays for one: the scope, its host, the queue.
-        let result = match proxy.takes_context() {
+        match tool.tool().takes_context() {
             true => {
                 let (session, data) = (&self.session, &self.inner.data);
-                host::run_call(context, session, data, proxy.name(), called).await
+                host::run_call(context, session, data, name, called).await
             }
             false => called.await,
-        };
-        call_result(proxy, result)
+        }
     }
 }
 

@@ -17,6 +17,7 @@ use super::tasks::Outcome;
 use super::{McpServer, guard};
 use crate::TaskSupport;
 use crate::context::Caller;
+use crate::mcp::convert::call_result;
 use crate::providers::Format;
 
 /// How long a cancelled task's tool may take to stop before its future is dropped.
@@ -112,13 +113,18 @@ impl McpServer {
         // returns: a task is a call that answers early, not one the cap does not count.
         let place = guard::CallPlace::of(&context.extensions);
         tokio::spawn(async move {
-            let call = server.call(&tool, request.arguments, &context);
+            let tool_call = server.tool_call(&tool, request.arguments);
+            let call = server.call(&tool, &tool_call, &context);
             tokio::pin!(call);
             let answer = tokio::select! {
                 answer = &mut call => answer,
                 () = context.ct.cancelled() => {
-                    // Cancelled: the tool sees it in its context, and has a moment to stop.
-                    let _ = tokio::time::timeout(CANCEL_GRACE, call).await;
+                    // Cancelled: the tool sees it in its context, and has a moment to stop;
+                    // past it, the call is dropped, and reported so.
+                    if tokio::time::timeout(CANCEL_GRACE, call).await.is_err() {
+                        let toolbox = &server.inner.toolbox;
+                        toolbox.cancelled(&tool, &tool_call, "its task was cancelled");
+                    }
                     if let Some(place) = place {
                         place.release();
                     }
@@ -129,6 +135,7 @@ impl McpServer {
                 place.release();
             }
             // Kept as its JSON: the budget counts what is held, and bytes hold less than a tree.
+            let answer = call_result(tool.tool(), answer);
             let outcome = match serde_json::to_vec(&answer) {
                 Ok(json) => Outcome::Result(server.inner.task_results.keep(json)),
                 Err(err) => Outcome::Error(ErrorData::internal_error(err.to_string(), None)),
