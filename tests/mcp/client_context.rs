@@ -10,13 +10,13 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
-use toolkit::ToolProxy;
 use toolkit::context::{
     CallScope, Cancellation, ElicitationAnswer, ElicitationRequest, LogLevel, Progress, ToolHost,
 };
-use toolkit::mcp::{McpClient, McpClientBuilder, McpTransport};
+use toolkit::mcp::{HttpOptions, McpClient, McpClientBuilder, McpServer, McpTransport};
 use toolkit::models::{Message, ModelReply, ScriptedModel};
 use toolkit::prelude::*;
+use toolkit::{ToolErrorKind, ToolProxy};
 
 use remote::Remote;
 
@@ -136,7 +136,7 @@ async fn a_dropped_call_is_cancelled_on_the_server() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_timed_out_call_is_cancelled_on_the_server() {
+async fn a_timed_out_remote_call_ends_as_timed_out_and_is_cancelled_on_the_server() {
     let remote = Remote::start().await;
     let client = builder(&remote)
         .timeout(Duration::from_millis(300))
@@ -144,10 +144,19 @@ async fn a_timed_out_call_is_cancelled_on_the_server() {
         .await
         .expect("connect");
     let began = Instant::now();
-    let answer = tool(&client, "wait").dynamic_acall(json!({})).await;
+    let wait = tool(&client, "wait");
+    let toolbox = Toolbox::builder().tool(wait).build().expect("toolbox");
+    let result = toolbox.acall(&ToolCall::new("wait", json!({}))).await;
     assert_eq!(
-        answer,
-        json!("Error: the MCP server did not answer within 300 ms")
+        result.error().map(ToolError::kind),
+        Some(ToolErrorKind::TimedOut)
+    );
+    assert_eq!(
+        result.value,
+        json!(
+            "Error: tool wait did not finish within its time limit of 300 ms and the call was \
+             abandoned; try a smaller request or a different approach"
+        )
     );
     let seen = remote.cancelled().await;
     let after = seen.duration_since(began);
@@ -159,22 +168,33 @@ async fn a_timed_out_call_is_cancelled_on_the_server() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_cancelled_context_cancels_the_call_on_the_server() {
+async fn a_remote_call_cancelled_by_its_caller_ends_as_cancelled_and_is_cancelled_on_the_server() {
     let remote = Remote::start().await;
     let client = builder(&remote).connect().await.expect("connect");
     let token = Cancellation::new();
     let scope = CallScope::new().cancellation(token.clone());
-    let wait = tool(&client, "wait");
-    let call = tokio::spawn(scope.run(async move { wait.acall(json!({})).await }));
+    let toolbox = Toolbox::builder()
+        .tool(tool(&client, "wait"))
+        .build()
+        .expect("toolbox");
+    let call = tokio::spawn(
+        scope.run(async move { toolbox.acall(&ToolCall::new("wait", json!({}))).await }),
+    );
     remote.started().await;
     let cancelled = Instant::now();
     token.cancel();
     let seen = remote.cancelled().await;
     let result = call.await.expect("the call's task");
-    let message = result.expect_err("a cancelled call fails").to_string();
-    assert!(
-        message.contains("the call to wait was cancelled"),
-        "{message}"
+    assert_eq!(
+        result.error().map(ToolError::kind),
+        Some(ToolErrorKind::Cancelled)
+    );
+    assert_eq!(
+        result.value,
+        json!(
+            "Error: the call to wait was cancelled: its caller stopped it, and the MCP server \
+             was told to stop too"
+        )
     );
     eprintln!(
         "figure: the server saw notifications/cancelled {} us after the context was cancelled",
@@ -325,5 +345,57 @@ async fn every_content_kind_maps_to_the_runtime_types() {
     eprintln!(
         "figure: text, image, audio, 2 resources, resource_link and structuredContent: {} blocks equal",
         output.content.len()
+    );
+}
+
+/// An rmcp client of `server`'s Streamable HTTP endpoint calls `name`; its answer as JSON.
+async fn call_through(server: McpServer, name: &str) -> Value {
+    use toolkit::mcp::rmcp::ServiceExt;
+    use toolkit::mcp::rmcp::model::CallToolRequestParams;
+    use toolkit::mcp::rmcp::transport::StreamableHttpClientTransport;
+    let served = server
+        .spawn_http("127.0.0.1:0", HttpOptions::default())
+        .await
+        .expect("serve");
+    let client =
+        ().serve(StreamableHttpClientTransport::from_uri(served.url()))
+            .await
+            .expect("initialize");
+    let result = client
+        .call_tool(CallToolRequestParams::new(name.to_owned()))
+        .await
+        .expect("a result");
+    client.cancel().await.expect("close");
+    served.shutdown().await.expect("graceful shutdown");
+    serde_json::to_value(result).expect("JSON")
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_served_remote_tools_structured_content_and_meta_reach_the_client_unchanged() {
+    let remote = Remote::start().await;
+    let client = builder(&remote).connect().await.expect("connect");
+    let structured = tool(&client, "structured");
+    // The model reads the text; the remote result rides beside it.
+    assert_eq!(
+        structured.acall(json!({})).await.unwrap(),
+        json!("{\"n\":1}")
+    );
+    let answer = call_through(McpServer::new(client.tools()), "structured").await;
+    assert_eq!(answer, remote::structured());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_hook_that_changes_a_remote_result_is_what_the_client_gets() {
+    let remote = Remote::start().await;
+    let client = builder(&remote).connect().await.expect("connect");
+    let toolbox = Toolbox::builder()
+        .tools("remote", client.tools())
+        .after_call(|_, result| result.value = json!("rewritten"))
+        .build()
+        .expect("toolbox");
+    let answer = call_through(McpServer::from_toolbox(toolbox), "structured").await;
+    assert_eq!(
+        answer,
+        json!({"content": [{"type": "text", "text": "rewritten"}], "isError": false})
     );
 }

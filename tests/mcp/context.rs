@@ -307,6 +307,40 @@ async fn an_async_tool_cancelled_by_the_client_stops_within_50_ms_and_gets_no_re
 }
 
 #[tokio::test]
+async fn a_call_the_client_cancels_ends_as_cancelled_through_the_after_call_hooks() {
+    let stops = Arc::new(Stops::default());
+    let seen = Arc::new(Mutex::new(Vec::new()));
+    let hook_seen = Arc::clone(&seen);
+    let toolbox = Toolbox::builder()
+        .tools("test", tools(Arc::clone(&stops)))
+        .after_call(move |_, result| {
+            let kind = result.error().map(|err| err.kind().as_str());
+            hook_seen
+                .lock()
+                .unwrap()
+                .push((result.name.clone(), kind, result.value.clone()));
+        })
+        .build()
+        .expect("toolbox");
+    let (client, _wire) = stdio_pair(McpServer::from_toolbox(toolbox), Recorder::default()).await;
+    cancel_slow(&client, &stops).await;
+    let deadline = Instant::now() + Duration::from_secs(2);
+    while seen.lock().unwrap().is_empty() {
+        assert!(Instant::now() < deadline, "no hook saw the cancelled call");
+        tokio::time::sleep(Duration::from_millis(1)).await;
+    }
+    assert_eq!(
+        seen.lock().unwrap().clone(),
+        [(
+            "slow".to_owned(),
+            Some("cancelled"),
+            json!("Error: the call to slow was cancelled: the client sent notifications/cancelled")
+        )]
+    );
+    client.cancel().await.expect("close");
+}
+
+#[tokio::test]
 async fn an_async_tool_cancelled_by_the_client_stops_within_50_ms_over_http() {
     let stops = Arc::new(Stops::default());
     let options = HttpOptions::default().bearer_token("s3cret");

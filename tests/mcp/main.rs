@@ -10,6 +10,7 @@ mod client_context;
 mod client_hardening;
 mod context;
 mod load_faults;
+mod lookups;
 mod oauth_client;
 mod oauth_server;
 mod proxy;

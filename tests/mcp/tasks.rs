@@ -258,7 +258,7 @@ async fn a_tool_runs_as_a_task_that_is_polled_listed_cancelled_and_kept_to_its_s
     let nameless = raw(&client, "tools/call", json!({"task": {}})).await;
     assert!(nameless.is_err_and(|err| err.contains("tools/call params")));
     let unknown = raw(&client, "tools/call", json!({"name": "nope", "task": {}})).await;
-    assert!(unknown.is_err_and(|err| err.contains("unknown tool nope")));
+    assert!(unknown.is_err_and(|err| err.contains("Unknown tool: nope. Available: ")));
     let quick = raw(&client, "tools/call", json!({"name": "quick", "task": {}})).await;
     assert!(quick.is_err_and(|err| err.contains("does not run as a task")));
 

@@ -180,7 +180,7 @@ impl ToolBuilder {
     where
         F: Fn(Map<String, Value>) -> Result<T, E> + Send + Sync + 'static,
         T: Serialize,
-        E: Display,
+        E: Display + 'static,
     {
         Ok(ToolProxy::from_fn(self.definition()?, body))
     }
@@ -207,7 +207,7 @@ impl ToolBuilder {
         F: Fn(Map<String, Value>) -> Fut + Send + Sync + 'static,
         Fut: Future<Output = Result<T, E>> + Send + 'static,
         T: Serialize,
-        E: Display,
+        E: Display + 'static,
     {
         Ok(ToolProxy::from_async_fn(self.definition()?, body))
     }
@@ -229,7 +229,7 @@ impl ToolBuilder {
     where
         F: Fn(Map<String, Value>, ToolContext) -> Result<T, E> + Send + Sync + 'static,
         T: Serialize,
-        E: Display,
+        E: Display + 'static,
     {
         Ok(ToolProxy::from_fn_with_context(self.definition()?, body))
     }
@@ -257,7 +257,7 @@ impl ToolBuilder {
         F: Fn(Map<String, Value>, ToolContext) -> Fut + Send + Sync + 'static,
         Fut: Future<Output = Result<T, E>> + Send + 'static,
         T: Serialize,
-        E: Display,
+        E: Display + 'static,
     {
         Ok(ToolProxy::from_async_fn_with_context(
             self.definition()?,

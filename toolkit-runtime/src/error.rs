@@ -164,6 +164,16 @@ pub enum ToolError {
         /// The deadline the call ran past.
         timeout: std::time::Duration,
     },
+    /// The call's caller stopped it before it finished: an MCP client's
+    /// `notifications/cancelled`, a cancelled [`ToolContext`](crate::ToolContext), or a remote
+    /// call its caller gave up on.
+    #[error("the call to {tool} was cancelled: {reason}")]
+    Cancelled {
+        /// The name of the tool that was called.
+        tool: String,
+        /// Who stopped it, in a few words.
+        reason: String,
+    },
     /// Every place the tool has on the blocking pool stayed taken while the call waited for one
     /// (`Limits::max_thread_wait`, or its deadline if sooner); the call was refused without
     /// running.
@@ -269,6 +279,7 @@ impl ToolError {
             | ToolError::InputTooLarge { tool, .. }
             | ToolError::TooDeeplyNested { tool, .. }
             | ToolError::TimedOut { tool, .. }
+            | ToolError::Cancelled { tool, .. }
             | ToolError::Busy { tool, .. }
             | ToolError::Overdue { tool, .. }
             | ToolError::TooComplex { tool }

@@ -47,6 +47,8 @@ pub enum ToolErrorKind {
     TooDeeplyNested,
     /// The call ran past its deadline.
     TimedOut,
+    /// The call's caller cancelled it before it finished.
+    Cancelled,
     /// Every place the tool has on the blocking pool stayed taken.
     Busy,
     /// Every place the tool has is held by a call past its deadline.
@@ -84,6 +86,7 @@ impl ToolErrorKind {
             ToolErrorKind::InputTooLarge => "input_too_large",
             ToolErrorKind::TooDeeplyNested => "too_deeply_nested",
             ToolErrorKind::TimedOut => "timed_out",
+            ToolErrorKind::Cancelled => "cancelled",
             ToolErrorKind::Busy => "busy",
             ToolErrorKind::Overdue => "overdue",
             ToolErrorKind::TooComplex => "too_complex",
@@ -117,6 +120,7 @@ impl ToolError {
             ToolError::InputTooLarge { .. } => ToolErrorKind::InputTooLarge,
             ToolError::TooDeeplyNested { .. } => ToolErrorKind::TooDeeplyNested,
             ToolError::TimedOut { .. } => ToolErrorKind::TimedOut,
+            ToolError::Cancelled { .. } => ToolErrorKind::Cancelled,
             ToolError::Busy { .. } => ToolErrorKind::Busy,
             ToolError::Overdue { .. } => ToolErrorKind::Overdue,
             ToolError::TooComplex { .. } => ToolErrorKind::TooComplex,

@@ -23,6 +23,10 @@ pub use crate::resources::{
 pub use crate::schema::build::{ParamSpec, param_schema, param_schema_option, parameters_schema};
 pub use crate::state::typed::*;
 pub use crate::state::{AgentState, MergeRule, StateError, StateKey, StateWiring, merge_list_into};
+// Not for generated code: the MCP client's forwarded results and the MCP server's door into
+// the toolbox (`toolbox/resolved.rs`).
+pub use crate::call::Forwarded;
+pub use crate::toolbox::ToolRef;
 pub use crate::toolset::{DefaultProbe, NoDefault, ViaDefault, toolset_registration};
 pub use crate::{
     Icon, ResourceContents, TaskSupport, ToolAnnotations, ToolArgument, ToolDefinition,

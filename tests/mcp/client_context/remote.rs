@@ -150,7 +150,19 @@ fn tools() -> Vec<Tool> {
         Tool::new("image", "An image", schema(json!({}))),
         Tool::new("everything", "Every kind of content", schema(json!({}))),
         Tool::new("fail", "Fails", schema(json!({}))),
+        Tool::new("structured", "Structured, with _meta", schema(json!({}))),
     ]
+}
+
+/// The `structured` tool's result: a text block with annotations, `structuredContent` and
+/// `_meta`, none of which the value a model reads keeps.
+pub fn structured() -> Value {
+    json!({
+        "content": [{"type": "text", "text": "{\"n\":1}", "annotations": {"priority": 0.5}}],
+        "structuredContent": {"n": 1},
+        "isError": false,
+        "_meta": {"trace": "abc"}
+    })
 }
 
 fn text(text: impl Into<String>) -> CallToolResult {
@@ -337,6 +349,7 @@ impl ServerHandler for Handler {
             "fail" => {
                 result(json!({"isError": true, "content": [{"type": "text", "text": "it broke"}]}))
             }
+            "structured" => result(structured()),
             other => return Err(ErrorData::invalid_params(format!("no tool {other}"), None)),
         };
         Ok(CallToolResponse::from(result))

@@ -11,7 +11,7 @@ use serde_json::{Map, Value};
 use super::arguments::Arguments;
 use super::definition::ToolDefinition;
 use super::handler::{BoxFuture, Handler, HandlerError};
-use super::output::result_output;
+use super::output::closure_output;
 use super::proxy::{ToolProxy, ToolTraits};
 use crate::context::ToolContext;
 
@@ -19,16 +19,20 @@ use crate::context::ToolContext;
 const CONTEXT: ToolTraits = ToolTraits {
     takes_context: true,
     returns_content: false,
+    forwards: false,
 };
 
 impl ToolProxy {
     /// A tool from a definition and a sync body over the argument map.
     ///
     /// The body receives the arguments as a JSON object already coerced and validated against
-    /// `definition.parameters`, and returns `Result<T, E>` with `T: Serialize` and `E: Display`
-    /// (the error text is what the model reads). Unlike [`ToolBuilder`](crate::ToolBuilder),
-    /// nothing about the definition is checked here: use this for definitions that come from
-    /// elsewhere as they are (an MCP server's tools).
+    /// `definition.parameters`, and returns `Result<T, E>` with `T: Serialize` and `E: Display`:
+    /// the error's text is what the model reads, as a
+    /// [`ToolError::Failed`](crate::ToolError::Failed). A body that fails with a
+    /// [`ToolError`](crate::ToolError) keeps its kind (an MCP client's remote tool ends as
+    /// [`Cancelled`](crate::ToolError::Cancelled) or [`TimedOut`](crate::ToolError::TimedOut)).
+    /// Unlike [`ToolBuilder`](crate::ToolBuilder), nothing about the definition is checked here:
+    /// use this for definitions that come from elsewhere as they are (an MCP server's tools).
     ///
     /// ```
     /// use toolkit::prelude::*;
@@ -39,15 +43,23 @@ impl ToolProxy {
     ///     Ok::<_, String>(args["n"].as_i64().unwrap_or_default() * 2)
     /// });
     /// assert_eq!(double.dynamic_call(json!({"n": "21"})), json!(42));
+    ///
+    /// // A typed error keeps its kind.
+    /// let stop = ToolProxy::from_fn(ToolDefinition::new("stop", "Stop", json!({})), |_| {
+    ///     Err::<(), _>(ToolError::Cancelled { tool: "stop".into(), reason: "told to".into() })
+    /// });
+    /// let err = stop.call(json!({})).unwrap_err();
+    /// assert_eq!(err.kind(), toolkit::ToolErrorKind::Cancelled);
+    /// assert_eq!(err.to_string(), "the call to stop was cancelled: told to");
     /// ```
     pub fn from_fn<F, T, E>(definition: ToolDefinition, body: F) -> ToolProxy
     where
         F: Fn(Map<String, Value>) -> Result<T, E> + Send + Sync + 'static,
         T: Serialize,
-        E: Display,
+        E: Display + 'static,
     {
         let handler = move |arguments: &mut Arguments| {
-            result_output(body(std::mem::take(arguments).into_map()))
+            closure_output(body(std::mem::take(arguments).into_map()))
         };
         ToolProxy::from_parts(
             definition,
@@ -78,12 +90,12 @@ impl ToolProxy {
         F: Fn(Map<String, Value>) -> Fut + Send + Sync + 'static,
         Fut: Future<Output = Result<T, E>> + Send + 'static,
         T: Serialize,
-        E: Display,
+        E: Display + 'static,
     {
         let handler = move |arguments: Arguments| {
             let future = body(arguments.into_map());
             let boxed: BoxFuture<'static, Result<Value, HandlerError>> =
-                Box::pin(async move { result_output(future.await) });
+                Box::pin(async move { closure_output(future.await) });
             Ok(boxed)
         };
         ToolProxy::from_parts(
@@ -111,12 +123,12 @@ impl ToolProxy {
     where
         F: Fn(Map<String, Value>, ToolContext) -> Result<T, E> + Send + Sync + 'static,
         T: Serialize,
-        E: Display,
+        E: Display + 'static,
     {
         let name = definition.name.clone();
         let handler = move |arguments: &mut Arguments| {
             let ctx = ToolContext::current(&name);
-            result_output(body(std::mem::take(arguments).into_map(), ctx))
+            closure_output(body(std::mem::take(arguments).into_map(), ctx))
         };
         ToolProxy::from_parts(definition, Handler::Sync(Arc::new(handler)), CONTEXT)
     }
@@ -131,14 +143,14 @@ impl ToolProxy {
         F: Fn(Map<String, Value>, ToolContext) -> Fut + Send + Sync + 'static,
         Fut: Future<Output = Result<T, E>> + Send + 'static,
         T: Serialize,
-        E: Display,
+        E: Display + 'static,
     {
         let name = definition.name.clone();
         let handler = move |arguments: Arguments| {
             // Read now, while the proxy's context is current; the future may run elsewhere.
             let future = body(arguments.into_map(), ToolContext::current(&name));
             let boxed: BoxFuture<'static, Result<Value, HandlerError>> =
-                Box::pin(async move { result_output(future.await) });
+                Box::pin(async move { closure_output(future.await) });
             Ok(boxed)
         };
         ToolProxy::from_parts(definition, Handler::Async(Arc::new(handler)), CONTEXT)
@@ -164,8 +176,27 @@ impl ToolProxy {
             returns_content: true,
             ..self.inner.traits
         };
-        let (handler, typed) = (self.inner.handler.clone(), self.inner.typed.clone());
-        let (definition, state) = (self.inner.definition.clone(), self.inner.state.clone());
-        ToolProxy::build(definition, handler, typed, state, traits)
+        rebuilt(self, traits)
+    }
+}
+
+/// `tool` with other traits.
+pub(super) fn rebuilt(tool: ToolProxy, traits: ToolTraits) -> ToolProxy {
+    let (handler, typed) = (tool.inner.handler.clone(), tool.inner.typed.clone());
+    let (definition, state) = (tool.inner.definition.clone(), tool.inner.state.clone());
+    ToolProxy::build(definition, handler, typed, state, traits)
+}
+
+impl ToolProxy {
+    /// The same tool, its successful results read as [`Forwarded`]: the model reads their
+    /// `value`, and a [`ToolCallResult`](crate::ToolCallResult) keeps their `result` for an MCP
+    /// server serving the tool ([`ToolCallResult::forwarded`](crate::ToolCallResult::forwarded)).
+    #[doc(hidden)]
+    pub fn forwarding(self) -> ToolProxy {
+        let traits = ToolTraits {
+            forwards: true,
+            ..self.inner.traits
+        };
+        rebuilt(self, traits)
     }
 }

@@ -8,7 +8,7 @@ use serde_json::Value;
 pub use crate::future::BoxFuture;
 
 use super::arguments::Arguments;
-use crate::error::ArgumentProblem;
+use crate::error::{ArgumentProblem, ToolError};
 use crate::state::AgentState;
 
 /// The body of a sync tool.
@@ -68,6 +68,9 @@ pub enum TypedInput<'a> {
 pub enum HandlerError {
     Argument(ArgumentProblem),
     Failed(String),
+    /// A typed error of the body's own (a closure tool's `Err(ToolError)`), kept as it is.
+    /// Boxed: every call's future carries a `HandlerError`'s room, and this one is rare.
+    Tool(Box<ToolError>),
     Unserializable(String),
     Panicked(String),
 }

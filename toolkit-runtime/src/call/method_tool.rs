@@ -129,6 +129,7 @@ impl MethodTool {
         ToolTraits {
             takes_context: self.takes_context,
             returns_content: (self.returns_content)(),
+            forwards: false,
         }
     }
 

@@ -69,6 +69,7 @@ pub use output::{
 #[cfg(feature = "__test_hooks")]
 pub use pipeline::__fast_path_calls;
 pub use proxy::ToolProxy;
+pub use render::Forwarded;
 pub use tool_call::{ToolCall, ToolCallResult};
 pub use typed::{Field, FieldReaders, FieldsProbe, HasFields, NoFields, ParseFields};
 

@@ -1,6 +1,8 @@
 //! A tool's return value as JSON, and the probes generated code uses to pick an output schema
 //! and a shown default by autoref specialization.
 
+use std::any::Any;
+
 use schemars::JsonSchema;
 use serde::Serialize;
 use serde_json::Value;
@@ -8,6 +10,7 @@ use serde_json::Value;
 use super::handler::HandlerError;
 use crate::bounds::{ToolErrorMessage, ToolReturn};
 use crate::content::IsContent;
+use crate::error::ToolError;
 
 /// Converts a plain return value.
 pub fn output<T: ToolReturn>(value: T) -> Result<Value, HandlerError> {
@@ -27,6 +30,28 @@ pub fn result_output<T: ToolReturn, E: ToolErrorMessage>(
         Ok(value) => output(value),
         Err(err) => Err(HandlerError::Failed(err.to_string())),
     }
+}
+
+/// Converts a closure body's `Result`: `Err(e)` is kept as it is when `e` is a [`ToolError`]
+/// (a remote tool's `Cancelled` or `TimedOut`), and is the tool error `e.to_string()` otherwise.
+pub(super) fn closure_output<T: ToolReturn, E: ToolErrorMessage + 'static>(
+    result: Result<T, E>,
+) -> Result<Value, HandlerError> {
+    match result {
+        Ok(value) => output(value),
+        Err(err) => Err(failure(err)),
+    }
+}
+
+/// A body's error as the pipeline takes it. Told apart at run time, as `anyhow` and
+/// `Box<dyn Error>` downcast: a trait bound cannot, since `ToolError` is `Display` too.
+fn failure<E: ToolErrorMessage + 'static>(err: E) -> HandlerError {
+    let mut slot = Some(err);
+    let typed = (&mut slot as &mut dyn Any).downcast_mut::<Option<ToolError>>();
+    if let Some(typed) = typed.and_then(Option::take) {
+        return HandlerError::Tool(Box::new(typed));
+    }
+    HandlerError::Failed(slot.map(|err| err.to_string()).unwrap_or_default())
 }
 
 /// Picks the output schema of a return type when it has one, through autoref specialization:

@@ -178,6 +178,7 @@ impl ToolProxy {
                 problems: vec![problem],
             }),
             HandlerError::Failed(message) => Err(ToolError::Failed { tool, message }),
+            HandlerError::Tool(error) => Err(*error),
             HandlerError::Unserializable(message) => {
                 Err(ToolError::UnserializableResult { tool, message })
             }

@@ -46,6 +46,7 @@ pub(super) struct ToolInner {
 pub(crate) struct ToolTraits {
     pub(crate) takes_context: bool,
     pub(crate) returns_content: bool,
+    pub(crate) forwards: bool,
 }
 
 /// How a tool is wired to state: the wiring, the full parameter schema calls are validated
@@ -286,6 +287,13 @@ impl ToolProxy {
     /// ...) rather than JSON: every format renders its result as content.
     pub fn returns_content(&self) -> bool {
         self.inner.traits.returns_content
+    }
+
+    /// Whether the tool forwards another server's results
+    /// ([`forwarding`](Self::forwarding)).
+    #[doc(hidden)]
+    pub fn forwards(&self) -> bool {
+        self.inner.traits.forwards
     }
 
     /// A name for people (MCP's `title`), when the tool has one.

@@ -10,7 +10,19 @@
 //! A tool that returns content ([`ToolProxy::returns_content`](crate::ToolProxy::returns_content))
 //! is rendered as content: its JSON is read as a [`ToolOutput`], and the output bound is kept
 //! block by block so that base64 is never cut in half (see [`Rendering::output`]).
+//!
+//! A tool that forwards another server's results ([`ToolProxy::forwards`]) returns the value a
+//! model reads and that server's own result beside it, so that a server serving the tool
+//! answers with the result itself. An MCP client's remote tool is the one forwarder. Its model-facing value (one text block as
+//! its string, say) drops what the remote result also held: each block as sent, its
+//! `structuredContent` and `_meta`. A server serving that tool must answer with those (a tool's
+//! `outputSchema` promises the `structuredContent`), so the tool returns both, as a
+//! [`Forwarded`], and the rendering step, told by the tool's trait (as it is told that a tool
+//! returns content), splits them: the model reads `value`, and the
+//! [`ToolCallResult`](crate::ToolCallResult) keeps `result` beside it. A hook that rewrites
+//! the result, or a bound that cuts it, leaves the forwarded result unused.
 
+use serde::Serialize;
 use serde_json::Value;
 
 use super::limits::{Limits, serialized_len_exceeds, truncate};
@@ -28,6 +40,8 @@ const ERROR_PREFIX: &str = "Error: ";
 pub(crate) struct Rendering {
     max_output_bytes: Option<usize>,
     content: bool,
+    /// The tool forwards another server's results ([`Forwarded`]).
+    forwards: bool,
 }
 
 impl Rendering {
@@ -37,6 +51,7 @@ impl Rendering {
         Rendering {
             max_output_bytes: limits.max_output_bytes,
             content: false,
+            forwards: false,
         }
     }
 
@@ -47,6 +62,7 @@ impl Rendering {
         Rendering {
             max_output_bytes: limits.max_output_bytes,
             content: tool.returns_content(),
+            forwards: tool.forwards(),
         }
     }
 
@@ -55,6 +71,7 @@ impl Rendering {
         Rendering {
             max_output_bytes: None,
             content: true,
+            forwards: false,
         }
     }
 
@@ -124,15 +141,51 @@ impl Rendering {
     #[inline]
     pub(crate) fn rendered(self, outcome: Result<Value, ToolError>) -> (Value, Option<ToolError>) {
         match outcome {
-            Ok(value) => (self.output(value), None),
+            Ok(value) => (self.output(self.forwarded(value).0), None),
             Err(err) => (Value::String(self.error_text(&err)), Some(err)),
+        }
+    }
+
+    /// [`rendered`](Self::rendered), with what the value was rendered from kept behind it: the
+    /// error, or a forwarding tool's remote result (unless the bound cut the value: the remote
+    /// result then says more than it).
+    pub(crate) fn rendered_keeping(
+        self,
+        outcome: Result<Value, ToolError>,
+    ) -> (Value, Option<Box<Behind>>) {
+        match outcome {
+            Ok(value) if self.forwards => {
+                let (value, result) = Forwarded::split(value);
+                let shown = self.output(value.clone());
+                let kept = result
+                    .filter(|_| shown == value)
+                    .map(|result| Behind::Forwarded {
+                        result,
+                        rendered: value,
+                    });
+                (shown, kept.map(Box::new))
+            }
+            outcome => {
+                let (value, error) = self.rendered(outcome);
+                (value, error.map(|error| Box::new(Behind::Error(error))))
+            }
         }
     }
 
     /// The outcome for a Rust caller: the result bounded, an error kept typed.
     #[inline]
     pub(crate) fn bounded(self, outcome: Result<Value, ToolError>) -> Result<Value, ToolError> {
-        outcome.map(|value| self.output(value))
+        outcome.map(|value| self.output(self.forwarded(value).0))
+    }
+
+    /// A forwarding tool's JSON split into the value a model reads and the remote result; any
+    /// other tool's JSON as it is.
+    #[inline]
+    fn forwarded(self, value: Value) -> (Value, Option<Value>) {
+        match self.forwards {
+            true => Forwarded::split(value),
+            false => (value, None),
+        }
     }
 }
 
@@ -321,6 +374,44 @@ impl ToolError {
     /// [`ToolProxy::dynamic_call`]: crate::ToolProxy::dynamic_call
     pub fn to_model_string(&self) -> String {
         Rendering::default().error_text(self)
+    }
+}
+
+/// What a forwarding tool returns ([`ToolProxy::forwarding`](crate::ToolProxy::forwarding)): the value a model reads, and the
+/// remote server's own result, as JSON.
+#[doc(hidden)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Forwarded {
+    /// What a model reads.
+    pub value: Value,
+    /// The remote server's result, as it sent it.
+    pub result: Value,
+}
+
+/// What a rendered result keeps behind its value, in one box (most results keep nothing, and a
+/// result is moved through every layer of a call).
+#[derive(Debug, Clone)]
+pub(crate) enum Behind {
+    /// The error the value was rendered from.
+    Error(ToolError),
+    /// A forwarding tool's remote result, and the value it was rendered with, which tells
+    /// whether a hook changed the result since.
+    Forwarded { result: Value, rendered: Value },
+}
+
+impl Forwarded {
+    /// Splits a forwarding tool's successful JSON into the value a model reads and the remote
+    /// result. JSON of another shape (which a forwarding tool does not return) is the value.
+    pub(crate) fn split(value: Value) -> (Value, Option<Value>) {
+        match value {
+            Value::Object(mut map)
+                if map.len() == 2 && map.contains_key("value") && map.contains_key("result") =>
+            {
+                let result = map.remove("result");
+                (map.remove("value").unwrap_or_default(), result)
+            }
+            other => (other, None),
+        }
     }
 }
 

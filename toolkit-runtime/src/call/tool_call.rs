@@ -3,7 +3,7 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::render::Rendering;
+use super::render::{Behind, Rendering};
 use crate::content::ToolOutput;
 use crate::error::ToolError;
 
@@ -73,10 +73,12 @@ pub struct ToolCallResult {
     pub value: Value,
     /// Whether the call failed.
     pub is_error: bool,
-    /// The error `value` was rendered from, when the call failed. Boxed: a result is moved
-    /// through every layer of a call, and most results are not errors.
+    /// What `value` was rendered from: the error, when the call failed
+    /// ([`error`](Self::error)), or a forwarding tool's remote result
+    /// ([`forwarded`](Self::forwarded)). Boxed: a result is moved through every layer of a
+    /// call, and most results keep neither.
     #[serde(skip)]
-    error: Option<Box<ToolError>>,
+    behind: Option<Box<Behind>>,
     /// How `value` was rendered: the output bound the call ran under, and whether it is
     /// content. Only the latter is kept when a result is written out (`"is_content": true`), so
     /// a conversation read back still renders its images as images.
@@ -159,7 +161,7 @@ impl ToolCallResult {
             name: name.into(),
             value,
             is_error,
-            error: None,
+            behind: None,
             rendering: Rendering::default(),
         }
     }
@@ -208,13 +210,13 @@ impl ToolCallResult {
         outcome: Result<Value, ToolError>,
         rendering: Rendering,
     ) -> Self {
-        let (value, error) = rendering.rendered(outcome);
+        let (value, behind) = rendering.rendered_keeping(outcome);
         ToolCallResult {
             call_id,
             name,
-            is_error: error.is_some(),
+            is_error: matches!(behind.as_deref(), Some(Behind::Error(_))),
             value,
-            error: error.map(Box::new),
+            behind,
             rendering,
         }
     }
@@ -229,9 +231,25 @@ impl ToolCallResult {
         &self.value
     }
 
+    /// The remote server's own result, when the tool forwards one (an MCP client's remote
+    /// tool) and nothing changed this result since it was rendered: no hook rewrote it, no
+    /// bound cut it. An MCP server serving the tool answers with it.
+    #[doc(hidden)]
+    pub fn forwarded(&self) -> Option<&Value> {
+        match self.behind.as_deref() {
+            Some(Behind::Forwarded { result, rendered }) if !self.is_error => {
+                (self.value == *rendered).then_some(result)
+            }
+            _ => None,
+        }
+    }
+
     /// The error the call failed with, when the result was rendered from one.
     pub fn error(&self) -> Option<&ToolError> {
-        self.error.as_deref().filter(|_| self.is_error)
+        match self.behind.as_deref() {
+            Some(Behind::Error(error)) if self.is_error => Some(error),
+            _ => None,
+        }
     }
 
     /// The result's content blocks, when the tool returns content ([`Image`](crate::Image),
@@ -284,5 +302,49 @@ impl ToolCallResult {
     /// The call id, or `""` for a call that had none (the provider formats need a string).
     pub(crate) fn id(&self) -> &str {
         self.call_id.as_deref().unwrap_or_default()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+    use crate::call::{Limits, ToolDefinition, ToolProxy};
+
+    /// A forwarding tool whose model value is `text` and whose remote result is `{"n": 1}`.
+    fn forwarder(text: &'static str) -> ToolProxy {
+        let definition = ToolDefinition::new("remote", "Forwards", json!({"type": "object"}));
+        ToolProxy::from_fn(definition, move |_| {
+            Ok::<_, String>(json!({"value": text, "result": {"n": 1}}))
+        })
+        .forwarding()
+    }
+
+    fn answer(tool: &ToolProxy, limits: Limits) -> ToolCallResult {
+        let call = ToolCall::new("remote", json!({}));
+        // The pipeline's outcome, as the toolbox renders it (`call` would render it already).
+        let outcome = tool.run(std::borrow::Cow::Owned(json!({})), &limits);
+        ToolCallResult::rendered(&call, outcome, Rendering::of_tool(&limits, tool))
+    }
+
+    #[test]
+    fn a_forwarded_result_is_kept_beside_the_value_the_model_reads() {
+        let result = answer(&forwarder("hi"), Limits::default());
+        assert_eq!(result.value, json!("hi"));
+        assert_eq!(result.forwarded(), Some(&json!({"n": 1})));
+    }
+
+    #[test]
+    fn a_forwarded_result_is_dropped_when_the_bound_cuts_or_a_hook_rewrites_the_value() {
+        let cut = answer(
+            &forwarder("a long answer"),
+            Limits::default().with_max_output_bytes(4),
+        );
+        assert_ne!(cut.value, json!("a long answer"));
+        assert_eq!(cut.forwarded(), None);
+        let mut rewritten = answer(&forwarder("hi"), Limits::default());
+        rewritten.value = json!("changed");
+        assert_eq!(rewritten.forwarded(), None);
     }
 }

@@ -288,7 +288,7 @@ impl Toolbox {
     }
 
     /// What every call of this toolbox runs with besides the tool: its hooks and data.
-    fn callers(&self) -> Callers<'_> {
+    pub(super) fn callers(&self) -> Callers<'_> {
         Callers {
             hooks: &self.hooks,
             data: &self.data,
@@ -405,7 +405,7 @@ async fn run_worker(work: Arc<Batch>, hooks: &Hooks, data: &Data, finished: Opti
 /// What every call of a toolbox runs with besides the tool: the hooks, and the data tools read
 /// through their context.
 #[derive(Clone, Copy)]
-struct Callers<'a> {
+pub(super) struct Callers<'a> {
     hooks: &'a Hooks,
     data: &'a Data,
 }
@@ -413,7 +413,7 @@ struct Callers<'a> {
 /// Policy and pipeline of one call to a known tool, under the call's span, which is finished and
 /// handed back for the report.
 #[inline]
-fn run<'a>(
+pub(super) fn run<'a>(
     tool: &'a ToolProxy,
     limits: &'a Limits,
     callers: Callers<'a>,

@@ -12,6 +12,7 @@ mod dispatch;
 mod formats;
 mod hooks;
 mod narrow;
+mod resolved;
 mod with_state;
 
 use std::collections::HashMap;
@@ -26,6 +27,7 @@ use crate::providers::ToolDefinitions;
 pub use batch_request::BatchRequest;
 pub use builder::ToolboxBuilder;
 use hooks::Hooks;
+pub use resolved::ToolRef;
 
 /// The tools an agent may call, in order and keyed by name, and the dispatch of calls to them.
 ///

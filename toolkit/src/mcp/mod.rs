@@ -23,7 +23,7 @@
 #![doc = include_str!("../../docs/mcp.md")]
 
 mod client;
-mod passthrough;
+mod convert;
 mod server;
 
 #[cfg(feature = "__test_hooks")]

@@ -16,9 +16,12 @@ use rmcp::service::{NotificationContext, RequestContext};
 use rmcp::{ClientHandler, RoleClient};
 use tokio::sync::watch;
 
-use super::handlers::{self, Handlers, not_declared};
+use super::handlers::{Handlers, not_declared};
 use super::url_elicitation;
 use super::version;
+use crate::mcp::convert::{
+    create_message_result, elicit_result, elicitation_request, sampling_request,
+};
 
 /// The client side of the session: says who we are and what we can answer, hears
 /// `tools/list_changed`, and answers the server's sampling and elicitation requests. (Progress
@@ -43,13 +46,13 @@ impl ClientHandler for Listener {
         let Some(handler) = &self.handlers.sampling else {
             return Err(not_declared("sampling"));
         };
-        let request = handlers::sampling_request(&params);
+        let request = sampling_request(&params);
         let reply = tokio::select! {
             reply = handler.sample(request) => reply,
             () = context.ct.cancelled() => Err("the server cancelled the request".to_owned()),
         };
         reply
-            .and_then(handlers::create_message_result)
+            .and_then(create_message_result)
             .map_err(|message| ErrorData::internal_error(message, None))
     }
 
@@ -65,7 +68,7 @@ impl ClientHandler for Listener {
         let Some(handler) = &self.handlers.elicitation else {
             return Err(not_declared("elicitation"));
         };
-        let Some(request) = handlers::elicitation_request(params) else {
+        let Some(request) = elicitation_request(params) else {
             return Err(ErrorData::invalid_params(
                 "this client answers form elicitation only",
                 None,
@@ -76,7 +79,7 @@ impl ClientHandler for Listener {
             answer = handler.elicit(request) => answer,
             () = context.ct.cancelled() => crate::context::ElicitationAnswer::Cancel,
         };
-        Ok(handlers::elicit_result(answer, &schema))
+        Ok(elicit_result(answer, &schema))
     }
 
     fn get_info(&self) -> ClientConfig {

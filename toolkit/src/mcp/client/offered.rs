@@ -14,14 +14,15 @@ use rmcp::model::{
 use rmcp::service::{Peer, ServiceError};
 use serde_json::{Map, Value};
 use toolkit_runtime::completion::Completion;
-use toolkit_runtime::prompts::{PromptArgument, PromptDefinition};
-use toolkit_runtime::resources::{ResourceDefinition, ResourceTemplateDefinition, UriTemplate};
-use toolkit_runtime::{Icon, PromptMessage, ResourceContents};
+use toolkit_runtime::prompts::PromptDefinition;
+use toolkit_runtime::resources::{ResourceDefinition, ResourceTemplateDefinition};
+use toolkit_runtime::{PromptMessage, ResourceContents};
 
 use super::McpClient;
 use super::listing::MAX_TOOL_PAGES;
 use super::session::{Session, is_connection_error};
 use crate::mcp::McpError;
+use crate::mcp::convert::{prompt_definition, resource_definition, template_definition};
 
 /// What a completion is for: a prompt's argument or a resource template's parameter.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -66,59 +67,6 @@ fn through_json<T: serde::de::DeserializeOwned>(
             request: what.to_owned(),
             message: format!("unreadable answer: {err}"),
         })
-}
-
-fn text(item: &Value, key: &str) -> Option<String> {
-    item.get(key).and_then(Value::as_str).map(str::to_owned)
-}
-
-fn icons(item: &Value) -> Vec<Icon> {
-    item.get("icons")
-        .and_then(|icons| serde_json::from_value(icons.clone()).ok())
-        .unwrap_or_default()
-}
-
-fn resource_definition(item: &Value) -> ResourceDefinition {
-    let mut def = ResourceDefinition::new(
-        text(item, "uri").unwrap_or_default(),
-        text(item, "name").unwrap_or_default(),
-    );
-    def.title = text(item, "title");
-    def.description = text(item, "description");
-    def.mime_type = text(item, "mimeType");
-    def.size = item.get("size").and_then(Value::as_u64);
-    def.icons = icons(item);
-    def
-}
-
-fn template_definition(item: &Value) -> ResourceTemplateDefinition {
-    let template = UriTemplate::as_written(&text(item, "uriTemplate").unwrap_or_default());
-    let mut def =
-        ResourceTemplateDefinition::from_template(template, text(item, "name").unwrap_or_default());
-    def.title = text(item, "title");
-    def.description = text(item, "description");
-    def.mime_type = text(item, "mimeType");
-    def.icons = icons(item);
-    def
-}
-
-fn prompt_definition(item: &Value) -> PromptDefinition {
-    let mut def = PromptDefinition::new(text(item, "name").unwrap_or_default());
-    def.title = text(item, "title");
-    def.description = text(item, "description");
-    def.icons = icons(item);
-    let arguments = item.get("arguments").and_then(Value::as_array);
-    for argument in arguments.into_iter().flatten() {
-        let name = text(argument, "name").unwrap_or_default();
-        let mut read = match argument.get("required").and_then(Value::as_bool) {
-            Some(true) => PromptArgument::required(name),
-            _ => PromptArgument::optional(name),
-        };
-        read.title = text(argument, "title");
-        read.description = text(argument, "description");
-        def.arguments.push(read);
-    }
-    def
 }
 
 /// Every page of one listing, up to [`MAX_TOOL_PAGES`]: `list` sends one page's request and

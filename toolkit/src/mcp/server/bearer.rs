@@ -90,10 +90,13 @@ impl Bearer {
         }
     }
 
-    /// The 403 for a `tools/call` of a tool whose scopes `caller` lacks, if it lacks any.
+    /// The 403 for a `tools/call` of a tool whose scopes `caller` lacks, if it lacks any. `tool`:
+    /// the tool the guard read from a plain call; for another (a task call, read from `body` as
+    /// its client sent it) the tool is read here.
     pub(super) fn authorize_call(
         &self,
         caller: &Caller,
+        tool: Option<&str>,
         body: &[u8],
         id: &Value,
         headers: &HeaderMap,
@@ -114,21 +117,27 @@ impl Bearer {
         // Fails closed: a call whose tool this check cannot name (no `params.name`, a field
         // given twice, a name that is not a string) reaches no tool, and its answer is the same
         // whichever tools exist, so it cannot be used to find the scoped ones.
-        let Ok(call) = serde_json::from_slice::<Call<'_>>(body) else {
-            return Some(jsonrpc_error(
-                StatusCode::BAD_REQUEST,
-                id.clone(),
-                ErrorCode::INVALID_PARAMS,
-                "the call's `params.name` could not be read as one string",
-            ));
+        let name = match tool {
+            Some(tool) => std::borrow::Cow::Borrowed(tool),
+            None => match serde_json::from_slice::<Call<'_>>(body) {
+                Ok(call) => call.params.name,
+                Err(_) => {
+                    return Some(jsonrpc_error(
+                        StatusCode::BAD_REQUEST,
+                        id.clone(),
+                        ErrorCode::INVALID_PARAMS,
+                        "the call's `params.name` could not be read as one string",
+                    ));
+                }
+            },
         };
-        let needed = self.tool_scopes.get(call.params.name.as_ref())?;
+        let needed = self.tool_scopes.get(name.as_ref())?;
         if needed.iter().all(|scope| caller.has_scope(scope)) {
             return None;
         }
         let text = format!(
             "the tool `{}` needs the scope(s) `{}`",
-            call.params.name,
+            name,
             needed.join(" ")
         );
         // The scopes held and the ones needed (MCP 2025-11-25, "Scope Challenge Handling", the
@@ -310,7 +319,7 @@ mod tests {
         let headers = HeaderMap::new();
         let refused = |body: &str| {
             bearer
-                .authorize_call(&caller, body.as_bytes(), &json!(1), &headers)
+                .authorize_call(&caller, None, body.as_bytes(), &json!(1), &headers)
                 .map(|response| response.status())
         };
         for body in [

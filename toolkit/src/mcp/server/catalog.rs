@@ -2,7 +2,7 @@
 //! `*/list` answers (built once), reads, gets and completions, in rmcp's types.
 //!
 //! Our definitions serialize as MCP's own JSON, so each answer is built as that JSON and read
-//! into rmcp's type, as tool results are (`content_blocks`).
+//! into rmcp's type, as tool results are (`convert`).
 
 use std::collections::HashMap;
 
@@ -14,12 +14,11 @@ use rmcp::model::{
 };
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value, json};
-use toolkit_runtime::prompts::PromptDefinition;
-use toolkit_runtime::resources::{ResourceDefinition, ResourceTemplateDefinition};
 use toolkit_runtime::{PromptProxy, RequestError, ResourceProxy, ResourceTemplateProxy};
 
 use super::{McpServer, ServerNotifier};
 use crate::Toolset;
+use crate::mcp::convert::{prompt_json, resource_json, template_json};
 
 /// The resources, templates and prompts one server offers, with their listings.
 #[derive(Clone, Default)]
@@ -154,66 +153,6 @@ pub(super) fn rpc_error(err: RequestError) -> ErrorData {
         _ => None,
     };
     ErrorData::new(ErrorCode(err.code()), err.to_string(), data)
-}
-
-/// Sets `key` when there is a value.
-fn put<T: serde::Serialize>(object: &mut Map<String, Value>, key: &str, value: &Option<T>) {
-    if let Some(value) = value {
-        object.insert(key.to_owned(), json!(value));
-    }
-}
-
-fn resource_json(def: &ResourceDefinition) -> Value {
-    let mut object = Map::new();
-    object.insert("uri".into(), json!(def.uri));
-    object.insert("name".into(), json!(def.name));
-    put(&mut object, "title", &def.title);
-    put(&mut object, "description", &def.description);
-    put(&mut object, "mimeType", &def.mime_type);
-    put(&mut object, "size", &def.size);
-    if !def.icons.is_empty() {
-        object.insert("icons".into(), json!(def.icons));
-    }
-    Value::Object(object)
-}
-
-fn template_json(def: &ResourceTemplateDefinition) -> Value {
-    let mut object = Map::new();
-    object.insert("uriTemplate".into(), json!(def.uri_template.as_str()));
-    object.insert("name".into(), json!(def.name));
-    put(&mut object, "title", &def.title);
-    put(&mut object, "description", &def.description);
-    put(&mut object, "mimeType", &def.mime_type);
-    if !def.icons.is_empty() {
-        object.insert("icons".into(), json!(def.icons));
-    }
-    Value::Object(object)
-}
-
-fn prompt_json(def: &PromptDefinition) -> Value {
-    let mut object = Map::new();
-    object.insert("name".into(), json!(def.name));
-    put(&mut object, "title", &def.title);
-    put(&mut object, "description", &def.description);
-    let arguments: Vec<Value> = def
-        .arguments
-        .iter()
-        .map(|argument| {
-            let mut object = Map::new();
-            object.insert("name".into(), json!(argument.name));
-            put(&mut object, "title", &argument.title);
-            put(&mut object, "description", &argument.description);
-            object.insert("required".into(), json!(argument.required));
-            Value::Object(object)
-        })
-        .collect();
-    if !arguments.is_empty() {
-        object.insert("arguments".into(), Value::Array(arguments));
-    }
-    if !def.icons.is_empty() {
-        object.insert("icons".into(), json!(def.icons));
-    }
-    Value::Object(object)
 }
 
 impl Offerings {

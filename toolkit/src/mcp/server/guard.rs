@@ -156,7 +156,8 @@ impl Guard {
         }
         let tool_call = matches!(message.kind, Kind::ToolCall | Kind::TaskCall);
         if let (true, Some(bearer), Some(caller)) = (tool_call, &self.bearer, caller)
-            && let Some(refused) = bearer.authorize_call(caller, sent, &id, &parts.headers)
+            && let Some(refused) =
+                bearer.authorize_call(caller, message.tool.as_deref(), sent, &id, &parts.headers)
         {
             return Err(refused);
         }

@@ -18,6 +18,10 @@ use rmcp::{ErrorData, RoleServer, ServerHandler};
 use super::auth::{caller_of, may_use};
 use super::{McpServer, guard, rmcp_fixes};
 use crate::TaskSupport;
+use crate::mcp::convert::call_result;
+
+/// Why a call ends as `Cancelled` when its client cancels it.
+const CANCELLED: &str = "the client sent notifications/cancelled";
 
 impl ServerHandler for McpServer {
     // `enable_logging`: deprecated by rmcp for the revision after MCP 2025-11-25 (SEP-2577).
@@ -59,32 +63,34 @@ impl ServerHandler for McpServer {
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
         let place = guard::CallPlace::of(&context.extensions);
-        let required = self
-            .inner
-            .toolbox
-            .get(&request.name)
-            .is_some_and(|tool| self.task_support(tool) == TaskSupport::Required);
-        if required {
-            if let Some(place) = place {
-                place.release();
-            }
-            // The spec's answer to a plain call of a tool that runs as a task only.
-            return Err(ErrorData::new(
-                ErrorCode::METHOD_NOT_FOUND,
-                format!("{} runs as a task only: call it with `task`", request.name),
-                None,
-            ));
-        }
+        let resolved = self
+            .resolve(&request.name, caller_of(&context))
+            .and_then(|tool| match self.task_support(tool.tool()) {
+                // The spec's answer to a plain call of a tool that runs as a task only.
+                TaskSupport::Required => Err(ErrorData::new(
+                    ErrorCode::METHOD_NOT_FOUND,
+                    format!("{} runs as a task only: call it with `task`", request.name),
+                    None,
+                )),
+                _ => Ok(tool),
+            });
         // `notifications/cancelled` cancels `ct`: the call's future is dropped here (a sync
-        // tool's context is cancelled with it), and rmcp sends no answer for the request.
-        let answer = tokio::select! {
-            biased;
-            () = context.ct.cancelled() => Err(ErrorData::new(
-                ErrorCode::INTERNAL_ERROR,
-                "the client cancelled the call",
-                None,
-            )),
-            answer = self.call(request, &context) => answer.map(CallToolResponse::from),
+        // tool's context is cancelled with it), its end reported to the toolbox's hooks as
+        // `Cancelled`, and rmcp sends no answer for the request.
+        let answer = match resolved {
+            Err(refused) => Err(refused),
+            Ok(tool) => {
+                let call = self.tool_call(&tool, request.arguments);
+                let answer = tokio::select! {
+                    biased;
+                    () = context.ct.cancelled() => {
+                        let toolbox = &self.inner.toolbox;
+                        toolbox.cancelled(&tool, &call, CANCELLED)
+                    }
+                    answer = self.call(&tool, &call, &context) => answer,
+                };
+                Ok(CallToolResponse::from(call_result(tool.tool(), answer)))
+            }
         };
         if let Some(place) = place {
             place.release();

@@ -25,14 +25,13 @@ use std::sync::atomic::{AtomicU8, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 
 use rmcp::model::{
-    ClientResult, CreateMessageRequestParams, CreateMessageResult, ElicitRequest,
-    ElicitRequestParams, ElicitResult, ElicitationAction, LoggingLevel, LoggingMessageNotification,
-    LoggingMessageNotificationParam, ProgressNotification, ProgressNotificationParam,
-    ProgressToken, ServerNotification, ServerRequest,
+    ClientResult, CreateMessageRequestParams, ElicitRequest, ElicitRequestParams, LoggingLevel,
+    LoggingMessageNotification, LoggingMessageNotificationParam, ProgressNotification,
+    ProgressNotificationParam, ProgressToken, ServerNotification, ServerRequest,
 };
 use rmcp::service::{Peer, RequestContext};
 use rmcp::{RoleServer, ServiceError};
-use serde_json::{Value, json};
+use serde_json::json;
 use tokio::sync::Notify;
 use toolkit_runtime::BoxFuture;
 use toolkit_runtime::context::{
@@ -41,6 +40,7 @@ use toolkit_runtime::context::{
 };
 
 use super::sessions::SESSION_ID;
+use crate::mcp::convert::{elicitation_answer, rmcp_request, sampling_reply};
 
 /// What one session (one client) set: the lowest log level it wants.
 #[derive(Debug)]
@@ -271,7 +271,7 @@ impl ToolHost for McpHost {
     ) -> BoxFuture<'a, Result<SamplingReply, ContextError>> {
         Box::pin(async move {
             self.client_declared("sampling", ctx.tool_name())?;
-            let params: CreateMessageRequestParams = convert(&request)?;
+            let params: CreateMessageRequestParams = rmcp_request(&request)?;
             let result = self.peer.create_message(params).await.map_err(failed)?;
             sampling_reply(result)
         })
@@ -302,43 +302,10 @@ impl ToolHost for McpHost {
     }
 }
 
-/// One of our request types as rmcp's, through their shared JSON form.
-fn convert<T: serde::de::DeserializeOwned>(
-    value: &impl serde::Serialize,
-) -> Result<T, ContextError> {
-    serde_json::to_value(value)
-        .and_then(serde_json::from_value)
-        .map_err(|err| ContextError::Failed(format!("the request cannot be sent over MCP: {err}")))
-}
-
 fn failed(err: ServiceError) -> ContextError {
     match err {
         ServiceError::Cancelled { .. } => ContextError::Cancelled,
         other => ContextError::Failed(format!("the MCP client answered with an error: {other}")),
-    }
-}
-
-fn sampling_reply(result: CreateMessageResult) -> Result<SamplingReply, ContextError> {
-    let mut value = serde_json::to_value(&result)
-        .map_err(|err| ContextError::InvalidAnswer(err.to_string()))?;
-    // A client may answer with several content blocks (SEP-1577); a reply carries the first.
-    if let Some(Value::Array(blocks)) = value.get_mut("content") {
-        let first = blocks
-            .drain(..)
-            .next()
-            .unwrap_or_else(|| json!({"type": "text", "text": ""}));
-        value["content"] = first;
-    }
-    serde_json::from_value(value).map_err(|err| ContextError::InvalidAnswer(err.to_string()))
-}
-
-fn elicitation_answer(answer: ElicitResult) -> ElicitationAnswer {
-    match answer.action {
-        ElicitationAction::Accept => {
-            ElicitationAnswer::Accept(answer.content.unwrap_or_else(|| json!({})))
-        }
-        ElicitationAction::Decline => ElicitationAnswer::Decline,
-        _ => ElicitationAnswer::Cancel,
     }
 }
 

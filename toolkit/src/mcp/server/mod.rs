@@ -34,25 +34,26 @@ mod write_deadline;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use rmcp::model::{CallToolRequestParams, CallToolResult, Implementation, Tool};
+use rmcp::model::{Implementation, JsonObject, Tool};
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer, ServiceExt};
 use serde_json::Value;
 
-use crate::context::Data;
-use crate::{TaskSupport, ToolCall, ToolError, ToolProxy, Toolbox};
+use crate::context::{Caller, Data};
+use crate::{TaskSupport, ToolCall, ToolCallResult, ToolError, ToolProxy, Toolbox};
+use toolkit_runtime::__private::ToolRef;
 
 use super::McpError;
-use super::passthrough;
+use super::convert::mcp_tool;
+use auth::may_use;
 pub use auth::{ProtectedResource, StaticTokens, TokenRejection, TokenVerifier};
-use auth::{caller_of, may_use};
 use catalog::Offerings;
 pub use http::HttpServerHandle;
 #[cfg(feature = "oauth")]
 pub use jwt::JwtVerifier;
 pub use notifier::ServerNotifier;
 pub use options::{DEFAULT_MAX_BODY_BYTES, HttpOptions};
-use tools::{content_blocks, for_serving, mcp_tool};
+use tools::for_serving;
 
 /// Serves a set of tools over MCP.
 ///
@@ -337,52 +338,55 @@ impl McpServer {
         served.map_err(McpError::Serve)
     }
 
-    async fn call(
-        &self,
-        request: CallToolRequestParams,
-        context: &RequestContext<RoleServer>,
-    ) -> Result<CallToolResult, ErrorData> {
+    /// The tool a `tools/call` names, if `caller` may use it: looked up once, for the checks
+    /// made before the call and for the call itself. An unknown tool, or one the caller may not
+    /// use, is a JSON-RPC error (`-32602`) naming the tools it may use.
+    fn resolve(&self, name: &str, caller: Option<&Caller>) -> Result<ToolRef<'_>, ErrorData> {
         let toolbox = &self.inner.toolbox;
-        let caller = caller_of(context);
         // The HTTP guard has answered 403 already; this keeps a tool the caller may not use
         // out of reach whatever the way in, and its name out of the list of others.
-        let tool = toolbox
-            .get(&request.name)
-            .filter(|tool| may_use(caller, tool));
-        let Some(tool) = tool else {
-            let unknown = ToolError::UnknownTool {
-                name: request.name.to_string(),
-                available: (toolbox.iter())
-                    .filter(|tool| may_use(caller, tool))
-                    .map(|tool| tool.name().to_owned())
-                    .collect(),
-            };
-            return Err(ErrorData::invalid_params(unknown.to_string(), None));
+        if let Some(tool) = toolbox.lookup(name)
+            && may_use(caller, tool.tool())
+        {
+            return Ok(tool);
+        }
+        let unknown = ToolError::UnknownTool {
+            name: name.to_owned(),
+            available: (toolbox.iter())
+                .filter(|tool| may_use(caller, tool))
+                .map(|tool| tool.name().to_owned())
+                .collect(),
         };
-        let arguments = request.arguments.map_or(Value::Null, Value::Object);
-        let call = ToolCall::new(tool.name(), arguments);
-        let called = passthrough::scope(tool.name(), toolbox.acall(&call));
+        Err(ErrorData::invalid_params(unknown.to_string(), None))
+    }
+
+    /// A `tools/call` of `tool` ([`resolve`](Self::resolve)d) with its arguments, as the
+    /// toolbox takes it.
+    fn tool_call(&self, tool: &ToolRef<'_>, arguments: Option<JsonObject>) -> ToolCall {
+        ToolCall::new(
+            tool.tool().name(),
+            arguments.map_or(Value::Null, Value::Object),
+        )
+    }
+
+    /// Runs `call` of `tool` ([`resolve`](Self::resolve)d) through the toolbox: the result,
+    /// for [`call_result`] to answer in rmcp's types.
+    async fn call(
+        &self,
+        tool: &ToolRef<'_>,
+        call: &ToolCall,
+        context: &RequestContext<RoleServer>,
+    ) -> ToolCallResult {
+        let called = self.inner.toolbox.acall_tool(tool, call);
+        let name = tool.tool().name();
         // Only a tool that takes a context pays for one: the scope, its host, the queue.
-        let (result, remote) = match tool.takes_context() {
+        match tool.tool().takes_context() {
             true => {
                 let (session, data) = (&self.session, &self.inner.data);
-                host::run_call(context, session, data, tool.name(), called).await
+                host::run_call(context, session, data, name, called).await
             }
             false => called.await,
-        };
-        // A remote tool's own result, as its server sent it: what its output schema promises.
-        if let Some(remote) = remote {
-            return Ok(remote);
         }
-        // What `McpResult::to_json` renders, built in rmcp's types without a JSON round trip.
-        let parts = tool.mcp_result(result);
-        let content = content_blocks(&parts);
-        let mut answer = match parts.is_error {
-            true => CallToolResult::error(content),
-            false => CallToolResult::success(content),
-        };
-        answer.structured_content = parts.structured;
-        Ok(answer)
     }
 }
 

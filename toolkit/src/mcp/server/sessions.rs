@@ -95,7 +95,7 @@ impl SessionCap {
     /// has no place left, 429 when this client has its share.
     pub(super) async fn place(
         &self,
-        initialize: &Screened,
+        initialize: &Screened<'_>,
         extensions: &axum::http::Extensions,
         principal: Option<&str>,
     ) -> Result<Place<'_>, Response> {

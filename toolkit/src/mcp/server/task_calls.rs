@@ -8,6 +8,7 @@ use std::sync::Arc;
 use rmcp::model::{CallToolRequestParams, CustomRequest, CustomResult, ErrorCode};
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer};
+use serde::Deserialize;
 use serde_json::{Value, json};
 
 use super::auth::{caller_of, may_use};
@@ -16,6 +17,7 @@ use super::tasks::Outcome;
 use super::{McpServer, guard};
 use crate::TaskSupport;
 use crate::context::Caller;
+use crate::mcp::convert::call_result;
 use crate::providers::Format;
 
 /// How long a cancelled task's tool may take to stop before its future is dropped.
@@ -75,16 +77,13 @@ impl McpServer {
         params: &Value,
         context: RequestContext<RoleServer>,
     ) -> Result<Value, ErrorData> {
-        let request: CallToolRequestParams = serde_json::from_value(params.clone())
+        // Read in place: rmcp parsed the frame into `params` already, and this is its one read.
+        let request = CallToolRequestParams::deserialize(params)
             .map_err(|err| ErrorData::invalid_params(format!("tools/call params: {err}"), None))?;
-        // An unknown tool is refused as a plain call of it is, before any task is made.
-        let Some(tool) = self.inner.toolbox.get(&request.name) else {
-            return Err(ErrorData::invalid_params(
-                format!("unknown tool {}", request.name),
-                None,
-            ));
-        };
-        if self.task_support(tool) == TaskSupport::Forbidden {
+        // An unknown tool, or one the caller may not use, is refused as a plain call of it is,
+        // before any task is made; the tool found runs the task, not looked up again.
+        let tool = self.resolve(&request.name, caller_of(&context))?;
+        if self.task_support(tool.tool()) == TaskSupport::Forbidden {
             return Err(ErrorData::new(
                 ErrorCode::METHOD_NOT_FOUND,
                 format!(
@@ -94,6 +93,7 @@ impl McpServer {
                 None,
             ));
         }
+        let tool = tool.into_owned();
         let ttl = params["task"]["ttl"].as_u64();
         let created = self.tasks.create(ttl, context.peer.clone())?;
         let mut context = context;
@@ -113,13 +113,18 @@ impl McpServer {
         // returns: a task is a call that answers early, not one the cap does not count.
         let place = guard::CallPlace::of(&context.extensions);
         tokio::spawn(async move {
-            let call = server.call(request, &context);
+            let tool_call = server.tool_call(&tool, request.arguments);
+            let call = server.call(&tool, &tool_call, &context);
             tokio::pin!(call);
             let answer = tokio::select! {
                 answer = &mut call => answer,
                 () = context.ct.cancelled() => {
-                    // Cancelled: the tool sees it in its context, and has a moment to stop.
-                    let _ = tokio::time::timeout(CANCEL_GRACE, call).await;
+                    // Cancelled: the tool sees it in its context, and has a moment to stop;
+                    // past it, the call is dropped, and reported so.
+                    if tokio::time::timeout(CANCEL_GRACE, call).await.is_err() {
+                        let toolbox = &server.inner.toolbox;
+                        toolbox.cancelled(&tool, &tool_call, "its task was cancelled");
+                    }
                     if let Some(place) = place {
                         place.release();
                     }
@@ -130,12 +135,10 @@ impl McpServer {
                 place.release();
             }
             // Kept as its JSON: the budget counts what is held, and bytes hold less than a tree.
-            let outcome = match answer.and_then(|result| {
-                serde_json::to_vec(&result)
-                    .map_err(|err| ErrorData::internal_error(err.to_string(), None))
-            }) {
+            let answer = call_result(tool.tool(), answer);
+            let outcome = match serde_json::to_vec(&answer) {
                 Ok(json) => Outcome::Result(server.inner.task_results.keep(json)),
-                Err(error) => Outcome::Error(error),
+                Err(err) => Outcome::Error(ErrorData::internal_error(err.to_string(), None)),
             };
             if let Some(tasks) = tasks.upgrade() {
                 tasks.finish(&id, outcome);

@@ -1,19 +1,6 @@
-//! The tools as the server runs and lists them: moved off the async workers, capped, and in
-//! rmcp's types.
+//! The tools as the server runs them: moved off the async workers, and capped.
 
-use rmcp::model::{ContentBlock, Tool};
-use serde_json::{Map, json};
-
-use crate::providers::Format;
 use crate::{ToolProxy, Toolbox};
-
-/// A result's content blocks in rmcp's type. Ours serialize as MCP's own JSON, so rmcp reads
-/// them as they are; a block it could not read (none today) goes as the result's text.
-pub(super) fn content_blocks(parts: &crate::providers::McpResult) -> Vec<ContentBlock> {
-    serde_json::to_value(&parts.content)
-        .and_then(serde_json::from_value)
-        .unwrap_or_else(|_| vec![ContentBlock::text(parts.text.clone())])
-}
 
 /// The toolbox as the server runs it:
 ///
@@ -66,22 +53,4 @@ pub(super) fn for_serving(toolbox: Toolbox) -> Toolbox {
         .build()
         .expect("a toolbox's names are unique");
     empty.merge(marked).expect("a toolbox's names are unique")
-}
-
-/// A tool as `tools/list` describes it: its [`Format::Mcp`] definition, in rmcp's type.
-pub(super) fn mcp_tool(tool: &ToolProxy) -> Tool {
-    let listed = tool
-        .definition_in(Format::Mcp)
-        .map_err(|err| err.to_string())
-        .and_then(|definition| serde_json::from_value(definition).map_err(|err| err.to_string()));
-    listed.unwrap_or_else(|err| {
-        // Only a parameters schema that is not a JSON object could fail here, and tools are
-        // built with object schemas; list the tool without its schema rather than not at all.
-        tracing::warn!(tool = tool.name(), error = %err, "tool listed without its schema");
-        Tool::new(
-            tool.name().to_owned(),
-            tool.description().to_owned(),
-            Map::from_iter([("type".to_owned(), json!("object"))]),
-        )
-    })
 }

@@ -20,10 +20,13 @@ use super::screen::{mixes_request_and_response, readable_id, repeated_field};
 use super::tasks;
 
 /// A body that is one JSON-RPC message rmcp reads, as far as the guard needs it.
-pub(in crate::mcp::server) struct Screened {
+pub(in crate::mcp::server) struct Screened<'a> {
     pub(in crate::mcp::server) kind: Kind,
     /// The request's id; `null` for a notification or a response.
     pub(in crate::mcp::server) id: Value,
+    /// A plain `tools/call`'s tool, for the scope check: read here, so that it does not parse
+    /// the body again.
+    pub(in crate::mcp::server) tool: Option<Cow<'a, str>>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -35,19 +38,23 @@ pub(in crate::mcp::server) enum Kind {
     Other,
 }
 
-impl Screened {
+impl Screened<'_> {
     /// The message, or why the body is not one.
-    pub(in crate::mcp::server) fn read(bytes: &[u8]) -> Result<Screened, NotJsonRpc> {
+    pub(in crate::mcp::server) fn read(bytes: &[u8]) -> Result<Screened<'_>, NotJsonRpc> {
         if let Some(call) = plain_tool_call(bytes) {
             return Ok(call);
         }
         let message = parse_message(bytes)?;
         // A plain call cannot name a field twice: its derived reader refuses that.
         refuse_repeated_fields(bytes)?;
+        let mut tool = None;
         let (kind, id) = match &message {
             ClientJsonRpcMessage::Request(request) => {
                 let kind = match &request.request {
-                    ClientRequest::CallToolRequest(_) => Kind::ToolCall,
+                    ClientRequest::CallToolRequest(call) => {
+                        tool = Some(Cow::Owned(call.params.name.to_string()));
+                        Kind::ToolCall
+                    }
                     ClientRequest::InitializeRequest(_) => Kind::Initialize,
                     ClientRequest::CustomRequest(custom) if custom.method == tasks::CALL => {
                         Kind::TaskCall
@@ -61,7 +68,7 @@ impl Screened {
             }
             _ => (Kind::Other, Value::Null),
         };
-        Ok(Screened { kind, id })
+        Ok(Screened { kind, id, tool })
     }
 }
 
@@ -76,16 +83,15 @@ struct PlainToolCall<'a> {
     id: Value,
     #[serde(borrow)]
     method: Cow<'a, str>,
-    // Read only to check its shape.
-    #[serde(borrow, rename = "params")]
-    _params: PlainParams<'a>,
+    #[serde(borrow)]
+    params: PlainParams<'a>,
 }
 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct PlainParams<'a> {
-    #[serde(borrow, rename = "name")]
-    _name: Cow<'a, str>,
+    #[serde(borrow)]
+    name: Cow<'a, str>,
     #[serde(default, rename = "arguments")]
     _arguments: Option<AnObject>,
     /// rmcp's clients send `{"progressToken": n}` with every call; rmcp reads any object.
@@ -170,7 +176,7 @@ impl<'de> Visitor<'de> for SkipVisitor {
 }
 
 /// The body as a plain `tools/call`, or `None` when the full parse must decide.
-fn plain_tool_call(bytes: &[u8]) -> Option<Screened> {
+fn plain_tool_call(bytes: &[u8]) -> Option<Screened<'_>> {
     let call: PlainToolCall = serde_json::from_slice(bytes).ok()?;
     let plain = call.jsonrpc == "2.0"
         && call.method == "tools/call"
@@ -178,6 +184,7 @@ fn plain_tool_call(bytes: &[u8]) -> Option<Screened> {
     plain.then_some(Screened {
         kind: Kind::ToolCall,
         id: call.id,
+        tool: Some(call.params.name),
     })
 }
 
@@ -219,7 +226,7 @@ impl NotJsonRpc {
     }
 }
 
-impl Screened {
+impl Screened<'_> {
     /// A task call as its client sent it (`as_sent`, before [`tasks::rename`]), or why it is
     /// refused. Renaming parses the frame into a `Value`, which keeps the last of two fields of
     /// one name, so the renamed frame no longer shows what the scope check (which reads the
