@@ -1,8 +1,12 @@
-//! toolkit's one deadline on a future ([`within`]), on any runtime.
+//! toolkit's deadlines: on a future awaited in async code ([`within`], on any runtime), and on
+//! a future a sync caller waits for on its own thread (`wait_until`).
 
 use std::future::Future;
 use std::panic::{AssertUnwindSafe, catch_unwind};
-use std::time::Duration;
+use std::pin::pin;
+use std::sync::Arc;
+use std::task::{Context, Poll, Wake, Waker};
+use std::time::{Duration, Instant};
 
 use super::async_bridge::fallback_runtime;
 
@@ -53,5 +57,37 @@ struct AbortOnDrop(tokio::task::JoinHandle<()>);
 impl Drop for AbortOnDrop {
     fn drop(&mut self) {
         self.0.abort();
+    }
+}
+
+/// Polls `future` on this thread, parked between wake-ups, for at most `time`: its output, or
+/// `None` when the time ran out first. The deadline of a sync caller, which has no runtime of its
+/// own to wait in.
+pub(crate) fn wait_within<F: Future>(time: Duration, future: F) -> Option<F::Output> {
+    struct Unpark(std::thread::Thread);
+    impl Wake for Unpark {
+        fn wake(self: Arc<Self>) {
+            self.0.unpark();
+        }
+    }
+    // A time past the clock's end (`Duration::MAX`) is no deadline.
+    let until = Instant::now().checked_add(time);
+    let waker = Waker::from(Arc::new(Unpark(std::thread::current())));
+    let mut context = Context::from_waker(&waker);
+    let mut future = pin!(future);
+    loop {
+        if let Poll::Ready(output) = future.as_mut().poll(&mut context) {
+            return Some(output);
+        }
+        match until {
+            None => std::thread::park(),
+            Some(until) => {
+                let left = until.checked_duration_since(Instant::now())?;
+                if left.is_zero() {
+                    return None;
+                }
+                std::thread::park_timeout(left);
+            }
+        }
     }
 }

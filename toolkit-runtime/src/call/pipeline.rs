@@ -12,7 +12,6 @@
 //! places (`places`) until then.
 
 use std::borrow::Cow;
-use std::sync::mpsc::RecvTimeoutError;
 use std::time::{Duration, Instant};
 
 use serde_json::{Map, Value};
@@ -20,7 +19,7 @@ use serde_json::{Map, Value};
 use super::arguments::Arguments;
 use super::async_bridge::{self, fallback_runtime};
 use super::coerce;
-use super::deadline::within;
+use super::deadline::{wait_within, within};
 use super::handler::{BoxFuture, Handler, HandlerError, TypedHandler, TypedInput};
 use super::limits::Limits;
 use super::nulls::drop_omitted_nulls;
@@ -296,23 +295,15 @@ impl ToolProxy {
         // Held until the answer comes or the deadline passes.
         let _watch = claim.watch();
         let job = self.pool_job(claim, input.into_owned(), *limits, false);
-        let this = self.clone();
-        let (sender, receiver) = std::sync::mpsc::sync_channel(1);
-        let job = move || {
-            // The caller may have stopped waiting; then nobody needs the result.
-            let _ = sender.send(job().and_then(|begun| this.settle(begun)));
+        let task = match tokio::runtime::Handle::try_current() {
+            Ok(handle) => handle.spawn_blocking(job),
+            Err(_) => fallback_runtime().spawn_blocking(job),
         };
-        match tokio::runtime::Handle::try_current() {
-            Ok(handle) => drop(handle.spawn_blocking(job)),
-            Err(_) => drop(fallback_runtime().spawn_blocking(job)),
-        }
-        match receiver.recv_timeout(timeout.saturating_sub(began.elapsed())) {
-            Ok(result) => result,
-            Err(RecvTimeoutError::Timeout) => Err(self.timed_out(timeout)),
-            Err(RecvTimeoutError::Disconnected) => Err(ToolError::Failed {
-                tool: self.name().into(),
-                message: "the tool's thread stopped before it answered".into(),
-            }),
+        // Dropping the handle at the deadline detaches the job: it runs on to its end.
+        match wait_within(timeout.saturating_sub(began.elapsed()), task) {
+            Some(Ok(begun)) => self.settle(begun?),
+            Some(Err(join)) => self.finish(Err(join_failure(join))),
+            None => Err(self.timed_out(timeout)),
         }
     }
 

@@ -7,16 +7,14 @@
 //! busy moment into errors. It is refused at once only when every place is held by a call whose
 //! caller stopped waiting (past its deadline, or cancelled): those may never come back.
 
-use std::future::Future;
 use std::pin::pin;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU8, AtomicUsize, Ordering};
-use std::task::{Context, Poll, Wake, Waker};
 use std::time::{Duration, Instant};
 
 use tokio::sync::Notify;
 
-use super::deadline::within;
+use super::deadline::{wait_within, within};
 use super::limits::Limits;
 use crate::error::ToolError;
 
@@ -55,7 +53,7 @@ impl ThreadPlaces {
         }
         let began = Instant::now();
         let wait = self.wait_for_place(tool, limits.max_threads());
-        block_on_until(wait, began + limits.thread_wait())
+        wait_within(limits.thread_wait(), wait)
             .unwrap_or_else(|| Err(self.busy(tool, limits.max_threads(), began.elapsed())))
     }
 
@@ -174,29 +172,6 @@ impl Drop for Watch {
                 self.shared.overdue.fetch_sub(1, Ordering::AcqRel);
             }
         }
-    }
-}
-
-/// Polls `future` on this thread, parked between wake-ups, until it is ready or `until` passes.
-fn block_on_until<F: Future>(future: F, until: Instant) -> Option<F::Output> {
-    struct Unpark(std::thread::Thread);
-    impl Wake for Unpark {
-        fn wake(self: Arc<Self>) {
-            self.0.unpark();
-        }
-    }
-    let waker = Waker::from(Arc::new(Unpark(std::thread::current())));
-    let mut context = Context::from_waker(&waker);
-    let mut future = pin!(future);
-    loop {
-        if let Poll::Ready(output) = future.as_mut().poll(&mut context) {
-            return Some(output);
-        }
-        let left = until.checked_duration_since(Instant::now())?;
-        if left.is_zero() {
-            return None;
-        }
-        std::thread::park_timeout(left);
     }
 }
 

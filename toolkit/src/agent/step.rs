@@ -25,6 +25,7 @@ use crate::models::{ChatRequest, Message, ModelError, ModelReply, Usage};
 use crate::providers::ToolDefinitions;
 use crate::state::AgentState;
 use crate::{ToolCall, Toolbox};
+use toolkit_runtime::within;
 
 /// One run's progress; kept outside the deadline's future so a timed-out run keeps its history.
 pub(super) struct Runner<'a> {
@@ -91,7 +92,7 @@ impl<'a> Runner<'a> {
             usage: None,
             output_failures: 0,
             counted: None,
-            deadline: agent.deadline.map(|deadline| Instant::now() + deadline),
+            deadline: (agent.deadline).and_then(|deadline| Instant::now().checked_add(deadline)),
             cancellation: Cancellation::new(),
             // Over the toolbox's data once here, so no call copies the two into one.
             data: (agent.data.clone().or(agent.toolbox.data())).with(LinkData(Arc::clone(&link))),
@@ -149,10 +150,11 @@ impl<'a> Runner<'a> {
         let span = telemetry::agent_span(&*self.agent.model);
         let outcome = match self.agent.deadline {
             None => Some(self.drive(resumed).instrument(span.clone()).await),
-            Some(deadline) => tokio::time::timeout(deadline, self.drive(resumed))
-                .instrument(span.clone())
-                .await
-                .ok(),
+            Some(deadline) => {
+                within(deadline, self.drive(resumed))
+                    .instrument(span.clone())
+                    .await
+            }
         };
         telemetry::record_usage(&span, self.usage);
         if outcome.is_none() {

@@ -90,11 +90,11 @@ async fn next_chunk(
     response: &mut reqwest::Response,
     limits: BodyLimits,
 ) -> Result<Option<impl std::ops::Deref<Target = [u8]> + use<>>, ModelError> {
-    match tokio::time::timeout(limits.idle, response.chunk()).await {
-        Err(_) => Err(ModelError::Stalled(limits.idle)),
-        Ok(Ok(chunk)) => Ok(chunk),
-        Ok(Err(e)) if e.is_timeout() => Err(ModelError::Timeout(limits.timeout)),
-        Ok(Err(e)) => Err(ModelError::Truncated(source_chain(&e))),
+    match toolkit_runtime::within(limits.idle, response.chunk()).await {
+        None => Err(ModelError::Stalled(limits.idle)),
+        Some(Ok(chunk)) => Ok(chunk),
+        Some(Err(e)) if e.is_timeout() => Err(ModelError::Timeout(limits.timeout)),
+        Some(Err(e)) => Err(ModelError::Truncated(source_chain(&e))),
     }
 }
 

@@ -8,7 +8,7 @@
 
 use std::fmt;
 use std::marker::PhantomData;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use reqwest::header::{CONTENT_TYPE, HeaderMap, LOCATION};
 use serde_json::Value;
@@ -130,12 +130,7 @@ impl<A: WireApi> ModelClient<A> {
         stream: bool,
         deltas: Option<&DeltaSink<'_>>,
     ) -> Result<ModelReply, ModelError> {
-        // `Duration::MAX` (no budget) must not overflow the clock: tokio's far future stands in.
-        let far_future = Duration::from_secs(86_400 * 365 * 30);
-        let now = tokio::time::Instant::now();
-        let deadline = now
-            .checked_add(self.total_timeout)
-            .unwrap_or_else(|| now + far_future);
+        let began = Instant::now();
         let out_of_time = |attempts| ModelError::OutOfTime {
             budget: self.total_timeout,
             attempts,
@@ -143,9 +138,10 @@ impl<A: WireApi> ModelClient<A> {
         let mut attempt = 0;
         loop {
             let one = self.attempt(body.clone(), options, stream, deltas);
-            let outcome = tokio::time::timeout_at(deadline, one)
+            let left = self.total_timeout.saturating_sub(began.elapsed());
+            let outcome = toolkit_runtime::within(left, one)
                 .await
-                .map_err(|_| out_of_time(attempt + 1))?;
+                .ok_or_else(|| out_of_time(attempt + 1))?;
             let (error, retry_after) = match outcome {
                 Ok(reply) => return Ok(reply),
                 Err((error, retry_after)) => {
@@ -154,9 +150,7 @@ impl<A: WireApi> ModelClient<A> {
             };
             let delay = self.retry.delay(attempt, retry_after);
             // A retry that could not start within the budget is not waited for.
-            let in_time = tokio::time::Instant::now()
-                .checked_add(delay)
-                .is_some_and(|start| start < deadline);
+            let in_time = began.elapsed().saturating_add(delay) < self.total_timeout;
             if !error.is_retryable() || attempt >= self.retry.max_retries || !in_time {
                 return Err(match attempt {
                     0 => error,

@@ -299,10 +299,10 @@ impl Guard {
         };
         let read = axum::body::to_bytes(body, self.max_body_bytes);
         tokio::select! {
-            read = tokio::time::timeout(self.read_timeout, read) => match read {
-                Ok(Ok(bytes)) => Ok((parts, bytes)),
-                Ok(Err(_)) => Err(too_large(self.max_body_bytes)),
-                Err(_) => Err(too_slow(self.read_timeout)),
+            read = toolkit_runtime::within(self.read_timeout, read) => match read {
+                Some(Ok(bytes)) => Ok((parts, bytes)),
+                Some(Err(_)) => Err(too_large(self.max_body_bytes)),
+                None => Err(too_slow(self.read_timeout)),
             },
             () = evicted => Err(made_room()),
         }

@@ -102,7 +102,8 @@ impl Jwks {
         seen: &Arc<KeySet>,
         kid: Option<&str>,
     ) -> Result<Arc<KeySet>, TokenRejection> {
-        let Ok(_fetching) = tokio::time::timeout(self.timeout, self.fetching.lock()).await else {
+        let Some(_fetching) = toolkit_runtime::within(self.timeout, self.fetching.lock()).await
+        else {
             // Another request's fetch is still under way: the keys held may still do.
             let now = self.current();
             if now.fetched.is_some() && now.has(kid) {

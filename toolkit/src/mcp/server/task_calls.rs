@@ -121,7 +121,7 @@ impl McpServer {
                 () = context.ct.cancelled() => {
                     // Cancelled: the tool sees it in its context, and has a moment to stop;
                     // past it, the call is dropped, and reported so.
-                    if tokio::time::timeout(CANCEL_GRACE, call).await.is_err() {
+                    if toolkit_runtime::within(CANCEL_GRACE, call).await.is_none() {
                         let toolbox = &server.inner.toolbox;
                         toolbox.cancelled(&tool, &tool_call, "its task was cancelled");
                     }
