@@ -4,7 +4,7 @@
 
 use std::future::IntoFuture;
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use super::Toolbox;
 use super::batch::Finished;
@@ -29,7 +29,7 @@ use crate::{ToolCall, ToolCallResult};
 ///
 /// ```
 /// use std::sync::{Arc, Mutex};
-/// use std::time::Duration;
+/// use std::time::{Duration, Instant};
 /// use toolkit::prelude::*;
 ///
 /// #[derive(Default)]
@@ -115,7 +115,9 @@ impl<'a> BatchRequest<'a> {
         self
     }
 
-    async fn run(self) -> Vec<ToolCallResult> {
+    /// Runs the batch: what `.await` does, without boxing the batch's future (`IntoFuture`
+    /// needs a type it can name), for a caller that awaits it inside a future of its own.
+    pub async fn run(self) -> Vec<ToolCallResult> {
         let BatchRequest {
             toolbox,
             calls,
@@ -124,6 +126,15 @@ impl<'a> BatchRequest<'a> {
             finished,
             one_at_a_time,
         } = self;
+        // One call (an agent's step, most often) needs no workers: the core answers it here.
+        if let [call] = calls.as_slice() {
+            let started = finished.as_ref().map(|_| Instant::now());
+            let result = toolbox.adispatch(call, state, time).await;
+            if let (Some(finished), Some(started)) = (finished, started) {
+                finished(0, &result, started.elapsed());
+            }
+            return vec![result];
+        }
         let concurrency = if one_at_a_time {
             1
         } else {

@@ -258,22 +258,25 @@ impl Toolbox {
             Ok((tool, limits)) => (tool, limits.cut_to(time)),
             Err(unknown) => return self.unknown(call, unknown),
         };
-        let rendering = Rendering::of_tool(&limits, tool);
         // Each path awaits on its own, so a call without state carries nothing of the state
-        // path across the await (a call's future is moved whole; its size is its cost).
+        // path across the await (a call's future is moved whole; its size is its cost), and the
+        // rendering is made after it, for the same reason.
         let Some(state) = state else {
             let (span, outcome) = run(tool, &limits, self.callers(), call).await;
+            let rendering = Rendering::of_tool(&limits, tool);
             return self.hooks.report_in(&span, call, outcome, rendering);
         };
         match self.stated(tool, &limits, state, call) {
             Stated::Plain => {
                 let (span, outcome) = run(tool, &limits, self.callers(), call).await;
+                let rendering = Rendering::of_tool(&limits, tool);
                 self.hooks.report_in(&span, call, outcome, rendering)
             }
             Stated::Answered(result) => result,
             Stated::Filled(mut wired, filled) => {
                 let (span, outcome) = run(tool, &limits, self.callers(), &filled).await;
                 let outcome = wired.merge(&span, &filled, outcome);
+                let rendering = Rendering::of_tool(&limits, tool);
                 self.hooks.report_in(&span, &filled, outcome, rendering)
             }
         }

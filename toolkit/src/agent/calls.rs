@@ -67,8 +67,8 @@ pub(super) async fn run_all(
         .one_at_a_time(one_at_a_time)
         .on_finished(finished);
     let results = match state {
-        Some(state) => batch.state(state).await,
-        None => batch.await,
+        Some(state) => batch.state(state).run().await,
+        None => batch.run().await,
     };
     let took = std::mem::take(&mut *took.lock().unwrap_or_else(PoisonError::into_inner));
     let asked = Arc::try_unwrap(asked).unwrap_or_else(|shared| (*shared).clone());
