@@ -8,6 +8,7 @@ use std::time::{Duration, Instant};
 
 use super::Toolbox;
 use super::batch::Finished;
+use crate::call::{Limits, ToolProxy};
 use crate::future::BoxFuture;
 use crate::state::AgentState;
 use crate::{ToolCall, ToolCallResult};
@@ -126,14 +127,20 @@ impl<'a> BatchRequest<'a> {
             finished,
             one_at_a_time,
         } = self;
-        // One call (an agent's step, most often) needs no workers: the core answers it here.
-        if let [call] = calls.as_slice() {
-            let started = finished.as_ref().map(|_| Instant::now());
-            let result = toolbox.adispatch(call, state, time).await;
-            if let (Some(finished), Some(started)) = (finished, started) {
-                finished(0, &result, started.elapsed());
+        // One call (an agent's step, most often) needs no workers: the core answers it here,
+        // where that cannot keep the caller from being dropped meanwhile.
+        if let [call] = calls.as_slice()
+            && let Ok((tool, limits)) = toolbox.resolve(&call.name)
+        {
+            let limits = limits.cut_to(time);
+            if answers_in_place(tool, &limits) {
+                let started = finished.as_ref().map(|_| Instant::now());
+                let result = toolbox.adispatch_to(tool, limits, call, state).await;
+                if let (Some(finished), Some(started)) = (finished, started) {
+                    finished(0, &result, started.elapsed());
+                }
+                return vec![result];
             }
-            return vec![result];
         }
         let concurrency = if one_at_a_time {
             1
@@ -162,4 +169,16 @@ impl<'a> IntoFuture for BatchRequest<'a> {
     fn into_future(self) -> Self::IntoFuture {
         Box::pin(self.run())
     }
+}
+
+/// Whether a call may run in the caller's own task: outside any task (a `block_on`, which
+/// nothing drops meanwhile), or where the call does not hold the task's thread (an async tool, or
+/// one its placement runs off the caller's thread). A sync body run in the caller's task would
+/// keep that task from being dropped (an agent's run its caller stops) until the body returns,
+/// and so keep the body from seeing its cancellation; a worker task runs it instead.
+fn answers_in_place(tool: &ToolProxy, limits: &Limits) -> bool {
+    tokio::task::try_id().is_none()
+        || tool.is_async()
+        || limits.timeout.is_some()
+        || tool.options().blocking
 }

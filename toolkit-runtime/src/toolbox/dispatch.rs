@@ -254,10 +254,23 @@ impl Toolbox {
         state: Option<&mut dyn AgentState>,
         time: Option<Duration>,
     ) -> ToolCallResult {
-        let (tool, limits) = match self.resolve(&call.name) {
-            Ok((tool, limits)) => (tool, limits.cut_to(time)),
-            Err(unknown) => return self.unknown(call, unknown),
-        };
+        match self.resolve(&call.name) {
+            Ok((tool, limits)) => {
+                self.adispatch_to(tool, limits.cut_to(time), call, state)
+                    .await
+            }
+            Err(unknown) => self.unknown(call, unknown),
+        }
+    }
+
+    /// [`adispatch`](Self::adispatch) to a tool already found, under the limits it runs with.
+    pub(super) async fn adispatch_to(
+        &self,
+        tool: &ToolProxy,
+        limits: Limits,
+        call: &ToolCall,
+        state: Option<&mut dyn AgentState>,
+    ) -> ToolCallResult {
         // Each path awaits on its own, so a call without state carries nothing of the state
         // path across the await (a call's future is moved whole; its size is its cost), and the
         // rendering is made after it, for the same reason.
@@ -299,7 +312,7 @@ impl Toolbox {
     }
 
     /// The tool called `name` and its limits, or the error the model reads.
-    fn resolve(&self, name: &str) -> Result<(&ToolProxy, Limits), ToolError> {
+    pub(super) fn resolve(&self, name: &str) -> Result<(&ToolProxy, Limits), ToolError> {
         match self.get(name) {
             Some(tool) => Ok((tool, tool.options().limits.over(self.limits))),
             None => Err(self.unknown_tool(name)),
