@@ -132,10 +132,10 @@ impl<'a> BatchRequest<'a> {
         if let [call] = calls.as_slice()
             && let Ok((tool, limits)) = toolbox.resolve(&call.name)
         {
-            let limits = limits.cut_to(time);
-            if answers_in_place(tool, &limits) {
+            if answers_in_place(tool, &limits.cut_to(time)) {
                 let started = finished.as_ref().map(|_| Instant::now());
-                let result = toolbox.adispatch_to(tool, limits, call, state).await;
+                let found = Some((tool, limits));
+                let result = toolbox.adispatch(call, state, time, found).await;
                 if let (Some(finished), Some(started)) = (finished, started) {
                     finished(0, &result, started.elapsed());
                 }

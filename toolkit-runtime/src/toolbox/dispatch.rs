@@ -36,7 +36,7 @@ impl Toolbox {
 
     /// Runs one call from async code.
     pub async fn acall(&self, call: &ToolCall) -> ToolCallResult {
-        self.adispatch(call, None, None).await
+        self.adispatch(call, None, None, None).await
     }
 
     /// Runs one call from async code within `time`: its timeout is the shorter of its own and
@@ -68,7 +68,7 @@ impl Toolbox {
     /// # });
     /// ```
     pub async fn acall_within(&self, call: &ToolCall, time: Duration) -> ToolCallResult {
-        self.adispatch(call, None, Some(time)).await
+        self.adispatch(call, None, Some(time), None).await
     }
 
     /// Runs calls concurrently, at most [`concurrency`](Self::concurrency) at a time, and
@@ -247,30 +247,19 @@ impl Toolbox {
     }
 
     /// The core, from async code; see [`dispatch`](Self::dispatch). `time` caps the call's
-    /// timeout (`acall_within`).
+    /// timeout (`acall_within`); `found` is the tool and its limits when the caller looked it
+    /// up already (a batch of one call), so it is not looked up twice.
     pub(super) async fn adispatch(
         &self,
         call: &ToolCall,
         state: Option<&mut dyn AgentState>,
         time: Option<Duration>,
+        found: Option<(&ToolProxy, Limits)>,
     ) -> ToolCallResult {
-        match self.resolve(&call.name) {
-            Ok((tool, limits)) => {
-                self.adispatch_to(tool, limits.cut_to(time), call, state)
-                    .await
-            }
-            Err(unknown) => self.unknown(call, unknown),
-        }
-    }
-
-    /// [`adispatch`](Self::adispatch) to a tool already found, under the limits it runs with.
-    pub(super) async fn adispatch_to(
-        &self,
-        tool: &ToolProxy,
-        limits: Limits,
-        call: &ToolCall,
-        state: Option<&mut dyn AgentState>,
-    ) -> ToolCallResult {
+        let (tool, limits) = match found.map_or_else(|| self.resolve(&call.name), Ok) {
+            Ok((tool, limits)) => (tool, limits.cut_to(time)),
+            Err(unknown) => return self.unknown(call, unknown),
+        };
         // Each path awaits on its own, so a call without state carries nothing of the state
         // path across the await (a call's future is moved whole; its size is its cost), and the
         // rendering is made after it, for the same reason.
