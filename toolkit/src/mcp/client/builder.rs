@@ -5,7 +5,6 @@
 use std::sync::{Arc, RwLock};
 use std::time::Duration;
 
-#[cfg(feature = "agent")]
 use super::session::Session;
 #[cfg(feature = "oauth")]
 use super::{Authorizer, OAuthConfig};
