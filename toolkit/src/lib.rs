@@ -110,14 +110,17 @@ pub mod mcp;
 ))]
 mod sse;
 // One retry policy, with jitter, for the model clients and the MCP client's reconnections;
-// public (as `toolkit::models::RetryPolicy`) only where `models` is.
+// public (as `toolkit::models::RetryPolicy`) only with a model client.
 #[cfg(any(
     feature = "openai",
     feature = "anthropic",
     feature = "gemini",
     feature = "mcp"
 ))]
-#[cfg_attr(not(feature = "agent"), allow(unreachable_pub, dead_code))]
+#[cfg_attr(
+    not(any(feature = "openai", feature = "anthropic", feature = "gemini")),
+    allow(unreachable_pub, dead_code)
+)]
 mod retry;
 // The model clients' key redaction and the MCP client's transport names.
 #[cfg(any(
