@@ -533,22 +533,31 @@ async fn any_models_call_over_the_argument_cap_is_refused_by_the_agent() {
     assert_eq!(ChatOptions::default().max_argument_bytes, 1 << 20);
 }
 
-#[tokio::test]
-async fn the_deadline_holds_against_a_slow_sync_tool() {
+/// An agent with a one-second deadline whose model calls `slow`, a sync tool that takes 4 s,
+/// wired to state by `wiring` when given.
+fn slow_tool_agent(wiring: Option<StateWiring>) -> Agent {
     let schema = json!({"type": "object", "properties": {}});
     let slow = ToolProxy::from_fn(ToolDefinition::new("slow", "Slow", schema), |_| {
         std::thread::sleep(Duration::from_secs(4));
-        Ok::<_, String>("late")
+        Ok::<_, String>(1)
     });
-    let toolbox = Toolbox::builder().tool(slow).build().unwrap();
+    let slow = match wiring {
+        Some(wiring) => slow.with_state(wiring).unwrap(),
+        None => slow,
+    };
     let model = ScriptedModel::new([
         ModelReply::calls([ToolCall::new("slow", json!({}))]),
         ModelReply::text("done"),
     ]);
-    let agent = Agent::builder(model)
-        .toolbox(toolbox)
+    Agent::builder(model)
+        .toolbox(Toolbox::builder().tool(slow).build().unwrap())
         .deadline(Duration::from_secs(1))
-        .build();
+        .build()
+}
+
+#[tokio::test]
+async fn the_deadline_holds_against_a_slow_sync_tool() {
+    let agent = slow_tool_agent(None);
     let started = Instant::now();
     let outcome = agent.run("go").await;
     let elapsed = started.elapsed();
@@ -560,21 +569,7 @@ async fn the_deadline_holds_against_a_slow_sync_tool() {
 
 #[tokio::test]
 async fn an_agent_run_with_state_stops_at_its_deadline() {
-    let schema = json!({"type": "object", "properties": {}});
-    let slow = ToolProxy::from_fn(ToolDefinition::new("slow", "Slow", schema), |_| {
-        std::thread::sleep(Duration::from_secs(4));
-        Ok::<_, String>(1)
-    });
-    let slow = slow.with_state(StateWiring::new().output("n")).unwrap();
-    let toolbox = Toolbox::builder().tool(slow).build().unwrap();
-    let model = ScriptedModel::new([
-        ModelReply::calls([ToolCall::new("slow", json!({}))]),
-        ModelReply::text("done"),
-    ]);
-    let agent = Agent::builder(model)
-        .toolbox(toolbox)
-        .deadline(Duration::from_secs(1))
-        .build();
+    let agent = slow_tool_agent(Some(StateWiring::new().output("n")));
     let state = DynamicState::new(StateSchema::new().key("n", json!({"type": "integer"})));
     let started = Instant::now();
     let outcome = agent.run("go").state(Box::new(state)).await;
