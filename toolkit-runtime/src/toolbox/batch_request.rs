@@ -131,16 +131,15 @@ impl<'a> BatchRequest<'a> {
         // where that cannot keep the caller from being dropped meanwhile.
         if let [call] = calls.as_slice()
             && let Ok((tool, limits)) = toolbox.resolve(&call.name)
+            && answers_in_place(tool, &limits.cut_to(time))
         {
-            if answers_in_place(tool, &limits.cut_to(time)) {
-                let started = finished.as_ref().map(|_| Instant::now());
-                let found = Some((tool, limits));
-                let result = toolbox.adispatch(call, state, time, found).await;
-                if let (Some(finished), Some(started)) = (finished, started) {
-                    finished(0, &result, started.elapsed());
-                }
-                return vec![result];
+            let started = finished.as_ref().map(|_| Instant::now());
+            let found = Ok((tool, limits));
+            let result = toolbox.adispatch(call, state, time, found).await;
+            if let (Some(finished), Some(started)) = (finished, started) {
+                finished(0, &result, started.elapsed());
             }
+            return vec![result];
         }
         let concurrency = if one_at_a_time {
             1

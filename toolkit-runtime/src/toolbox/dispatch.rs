@@ -36,7 +36,8 @@ impl Toolbox {
 
     /// Runs one call from async code.
     pub async fn acall(&self, call: &ToolCall) -> ToolCallResult {
-        self.adispatch(call, None, None, None).await
+        self.adispatch(call, None, None, self.resolve(&call.name))
+            .await
     }
 
     /// Runs one call from async code within `time`: its timeout is the shorter of its own and
@@ -68,7 +69,8 @@ impl Toolbox {
     /// # });
     /// ```
     pub async fn acall_within(&self, call: &ToolCall, time: Duration) -> ToolCallResult {
-        self.adispatch(call, None, Some(time), None).await
+        let found = self.resolve(&call.name);
+        self.adispatch(call, None, Some(time), found).await
     }
 
     /// Runs calls concurrently, at most [`concurrency`](Self::concurrency) at a time, and
@@ -246,17 +248,16 @@ impl Toolbox {
         }
     }
 
-    /// The core, from async code; see [`dispatch`](Self::dispatch). `time` caps the call's
-    /// timeout (`acall_within`); `found` is the tool and its limits when the caller looked it
-    /// up already (a batch of one call), so it is not looked up twice.
+    /// The core, from async code; see [`dispatch`](Self::dispatch). `found` is the door's one
+    /// lookup of the call's tool (`resolve`); `time` caps the call's timeout (`acall_within`).
     pub(super) async fn adispatch(
         &self,
         call: &ToolCall,
         state: Option<&mut dyn AgentState>,
         time: Option<Duration>,
-        found: Option<(&ToolProxy, Limits)>,
+        found: Result<(&ToolProxy, Limits), ToolError>,
     ) -> ToolCallResult {
-        let (tool, limits) = match found.map_or_else(|| self.resolve(&call.name), Ok) {
+        let (tool, limits) = match found {
             Ok((tool, limits)) => (tool, limits.cut_to(time)),
             Err(unknown) => return self.unknown(call, unknown),
         };

@@ -48,7 +48,8 @@ impl Toolbox {
         state: &mut dyn AgentState,
         call: &ToolCall,
     ) -> ToolCallResult {
-        self.adispatch(call, Some(state), None, None).await
+        self.adispatch(call, Some(state), None, self.resolve(&call.name))
+            .await
     }
 
     /// Runs a batch with `state` and returns the results in the order of `calls`.

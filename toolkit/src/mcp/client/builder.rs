@@ -63,7 +63,7 @@ impl McpClientBuilder {
         self
     }
 
-    /// Each remote tool's [`max_output_bytes`](crate::ToolOptions::max_output_bytes): a longer
+    /// Each remote tool's [`max_output_bytes`](crate::Limits::max_output_bytes): a longer
     /// result is cut to fit, with a marker saying so (default
     /// [`DEFAULT_MAX_OUTPUT_BYTES`](crate::mcp::DEFAULT_MAX_OUTPUT_BYTES), 1 MiB).
     pub fn max_output_bytes(mut self, bytes: usize) -> Self {

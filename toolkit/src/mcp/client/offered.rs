@@ -134,7 +134,7 @@ impl McpClient {
     }
 
     /// The server's resource templates (`resources/templates/list`), every page of them. A
-    /// template beyond RFC 6570 level 1 is kept as written ([`UriTemplate::as_written`]).
+    /// template beyond RFC 6570 level 1 is kept as written ([`UriTemplate::as_written`](crate::resources::UriTemplate::as_written)).
     pub async fn list_resource_templates(
         &self,
     ) -> Result<Vec<ResourceTemplateDefinition>, McpError> {
