@@ -230,10 +230,6 @@ impl Toolbox {
             })
         };
         let rendering = Rendering::of_tool(&limits, tool);
-        let Some(state) = state else {
-            let (span, outcome) = run(call);
-            return self.hooks.report_in(&span, call, outcome, rendering);
-        };
         match self.stated(tool, &limits, state, call) {
             Stated::Plain => {
                 let (span, outcome) = run(call);
@@ -264,11 +260,6 @@ impl Toolbox {
         // Each path awaits on its own, so a call without state carries nothing of the state
         // path across the await (a call's future is moved whole; its size is its cost), and the
         // rendering is made after it, for the same reason.
-        let Some(state) = state else {
-            let (span, outcome) = run(tool, &limits, self.callers(), call).await;
-            let rendering = Rendering::of_tool(&limits, tool);
-            return self.hooks.report_in(&span, call, outcome, rendering);
-        };
         match self.stated(tool, &limits, state, call) {
             Stated::Plain => {
                 let (span, outcome) = run(tool, &limits, self.callers(), call).await;
@@ -294,7 +285,7 @@ impl Toolbox {
     }
 
     /// What every call of this toolbox runs with besides the tool: its hooks and data.
-    pub(super) fn callers(&self) -> Callers<'_> {
+    fn callers(&self) -> Callers<'_> {
         Callers {
             hooks: &self.hooks,
             data: &self.data,
@@ -411,7 +402,7 @@ async fn run_worker(work: Arc<Batch>, hooks: &Hooks, data: &Data, finished: Opti
 /// What every call of a toolbox runs with besides the tool: the hooks, and the data tools read
 /// through their context.
 #[derive(Clone, Copy)]
-pub(super) struct Callers<'a> {
+struct Callers<'a> {
     hooks: &'a Hooks,
     data: &'a Data,
 }
@@ -419,7 +410,7 @@ pub(super) struct Callers<'a> {
 /// Policy and pipeline of one call to a known tool, under the call's span, which is finished and
 /// handed back for the report.
 #[inline]
-pub(super) fn run<'a>(
+fn run<'a>(
     tool: &'a ToolProxy,
     limits: &'a Limits,
     callers: Callers<'a>,

@@ -5,8 +5,7 @@
 use std::borrow::Cow;
 
 use super::Toolbox;
-use super::dispatch::run;
-use crate::call::{Limits, Rendering, ToolProxy};
+use crate::call::{Limits, ToolProxy};
 use crate::error::ToolError;
 use crate::{ToolCall, ToolCallResult};
 
@@ -65,9 +64,8 @@ impl Toolbox {
     /// [`acall`](Self::acall) runs it: hooks, limits, pipeline, span, rendering and report.
     #[doc(hidden)]
     pub async fn acall_tool(&self, tool: &ToolRef<'_>, call: &ToolCall) -> ToolCallResult {
-        let (span, outcome) = run(&tool.tool, &tool.limits, self.callers(), call).await;
-        let rendering = Rendering::of_tool(&tool.limits, &tool.tool);
-        self.hooks.report_in(&span, call, outcome, rendering)
+        let found = Ok((&*tool.tool, tool.limits));
+        self.adispatch(call, None, None, found).await
     }
 
     /// The answer to a call of `tool` its caller cancelled before it ended (an MCP client's

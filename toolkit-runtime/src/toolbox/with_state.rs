@@ -92,61 +92,86 @@ impl Toolbox {
             let left = time.map(|time| time.saturating_sub(began.elapsed()));
             let mut members = Vec::new();
             for position in (0..calls.len()).filter(|&i| rounds[i] == round) {
-                let call = &calls[position];
-                let target = targets[position];
-                let Some(wiring) = target.and_then(|at| self.tools[at].state_wiring()) else {
-                    members.push((position, target, call.clone(), false));
-                    continue;
-                };
-                let tool = &self.tools[target.unwrap_or_default()];
-                let limits = tool.options().limits.over(self.limits).cut_to(left);
-                match filled(tool, wiring, &limits, &*state, call) {
-                    Ok(filled) => members.push((position, target, filled, true)),
-                    Err(err) => {
-                        let result = self.refuse(call, err, &limits);
-                        tell(position, &result, Duration::ZERO);
-                        results[position] = Some(result);
+                match self.member(position, targets[position], &calls[position], &*state, left) {
+                    Ok(member) => members.push(member),
+                    Err(refused) => {
+                        tell(position, &refused, Duration::ZERO);
+                        results[position] = Some(refused);
                     }
                 }
             }
-            let positions: Arc<Vec<usize>> = Arc::new(members.iter().map(|m| m.0).collect());
+            // The workers tell positions in the round's batch; `finished` wants the caller's.
+            let positions: Vec<usize> = members.iter().map(|m| m.position).collect();
             let told = finished.clone().map(|finished| {
-                let positions = Arc::clone(&positions);
                 Arc::new(move |at: usize, result: &ToolCallResult, took: Duration| {
                     finished(positions[at], result, took);
                 }) as Arc<Finished>
             });
-            let round_targets = members.iter().map(|m| m.1).collect();
-            let kept = members.iter().map(|m| m.3).collect();
-            let filled: Vec<ToolCall> = members.iter().map(|m| m.2.clone()).collect();
+            let round_targets = members.iter().map(|m| m.target).collect();
+            let kept = members.iter().map(|m| m.wiring.is_some()).collect();
+            let round_calls = members.iter().map(|m| m.call.clone()).collect();
             let answers = self
-                .run_batch(filled, round_targets, kept, left, told, concurrency)
+                .run_batch(round_calls, round_targets, kept, left, told, concurrency)
                 .await;
-            for ((position, target, call, _), answer) in members.into_iter().zip(answers) {
-                results[position] = Some(match answer {
+            for (member, answer) in members.into_iter().zip(answers) {
+                let result = match answer {
                     Answer::Answered(result) => result,
                     Answer::Ran(ran) => {
-                        let wiring = target.and_then(|at| self.tools[at].state_wiring());
-                        let outcome = match wiring {
-                            Some(wiring) => {
-                                let mut wired = Wired {
-                                    state: &mut *state,
-                                    wiring,
-                                };
-                                wired.merge(&ran.span, &call, ran.outcome)
+                        let outcome = match member.wiring {
+                            Some(wiring) => Wired {
+                                state: &mut *state,
+                                wiring,
                             }
+                            .merge(
+                                &ran.span,
+                                &member.call,
+                                ran.outcome,
+                            ),
                             None => ran.outcome,
                         };
-                        let result = self
-                            .hooks
-                            .report_in(&ran.span, &call, outcome, ran.rendering);
-                        tell(position, &result, ran.took);
+                        let rendering = ran.rendering;
+                        let result =
+                            (self.hooks).report_in(&ran.span, &member.call, outcome, rendering);
+                        tell(member.position, &result, ran.took);
                         result
                     }
-                });
+                };
+                results[member.position] = Some(result);
             }
         }
         results.into_iter().flatten().collect()
+    }
+
+    /// The call at `position` of a batch with state as its round runs it: its state-filled
+    /// parameters filled in when its tool is wired to state, or its refusal, answered.
+    fn member<'t>(
+        &'t self,
+        position: usize,
+        target: Option<usize>,
+        call: &ToolCall,
+        state: &dyn AgentState,
+        left: Option<Duration>,
+    ) -> Result<Member<'t>, ToolCallResult> {
+        let tool = target.map(|at| &self.tools[at]);
+        let Some((tool, wiring)) = tool.and_then(|tool| Some((tool, tool.state_wiring()?))) else {
+            let call = call.clone();
+            return Ok(Member {
+                position,
+                target,
+                call,
+                wiring: None,
+            });
+        };
+        let limits = tool.options().limits.over(self.limits).cut_to(left);
+        match filled(tool, wiring, &limits, state, call) {
+            Ok(call) => Ok(Member {
+                position,
+                target,
+                call,
+                wiring: Some(wiring),
+            }),
+            Err(err) => Err(self.refuse(call, err, &limits)),
+        }
     }
 
     /// The round of each call (by its tool's position, `None` for an unknown tool): 0, or one
@@ -182,10 +207,10 @@ impl Toolbox {
         &self,
         tool: &'t ToolProxy,
         limits: &Limits,
-        state: &'s mut dyn AgentState,
+        state: Option<&'s mut dyn AgentState>,
         call: &ToolCall,
     ) -> Stated<'t, 's> {
-        let Some(wiring) = tool.state_wiring() else {
+        let (Some(state), Some(wiring)) = (state, tool.state_wiring()) else {
             return Stated::Plain;
         };
         if let Err(err) = limits.check_input(tool.name(), &call.args) {
@@ -213,13 +238,25 @@ impl Toolbox {
 
 /// What the dispatch core's state steps leave to run.
 pub(super) enum Stated<'t, 's> {
-    /// A tool without a wiring: the call runs as it is.
+    /// No state, or a tool without a wiring: the call runs as it is.
     Plain,
     /// Answered already: on the typed path with state, or refused before it ran.
     Answered(ToolCallResult),
     /// The call with its state-filled parameters filled in, and the state to merge its result
     /// into.
     Filled(Wired<'t, 's>, Box<ToolCall>),
+}
+
+/// A call of a batch with state, as its round runs it.
+struct Member<'t> {
+    /// Its position in the batch.
+    position: usize,
+    /// Its tool's position in the toolbox; `None` for an unknown tool.
+    target: Option<usize>,
+    /// The call, its state-filled parameters filled in.
+    call: ToolCall,
+    /// How its result is merged into state: its outcome is kept for that (`Answer::Ran`).
+    wiring: Option<&'t StateWiring>,
 }
 
 /// The state a call's result is merged into, and how.
