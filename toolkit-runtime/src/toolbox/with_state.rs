@@ -96,7 +96,7 @@ impl Toolbox {
                     Ok(member) => members.push(member),
                     Err(refused) => {
                         tell(position, &refused, Duration::ZERO);
-                        results[position] = Some(refused);
+                        results[position] = Some(*refused);
                     }
                 }
             }
@@ -151,7 +151,7 @@ impl Toolbox {
         call: &ToolCall,
         state: &dyn AgentState,
         left: Option<Duration>,
-    ) -> Result<Member<'t>, ToolCallResult> {
+    ) -> Result<Member<'t>, Box<ToolCallResult>> {
         let tool = target.map(|at| &self.tools[at]);
         let Some((tool, wiring)) = tool.and_then(|tool| Some((tool, tool.state_wiring()?))) else {
             let call = call.clone();
@@ -170,7 +170,7 @@ impl Toolbox {
                 call,
                 wiring: Some(wiring),
             }),
-            Err(err) => Err(self.refuse(call, err, &limits)),
+            Err(err) => Err(Box::new(self.refuse(call, err, &limits))),
         }
     }
 
