@@ -4,7 +4,7 @@
 //! ```text
 //! cargo run --release --example mcp_load -- --url http://127.0.0.1:8000/mcp \
 //!     --clients 1000 --calls-per-client 10 [--token-env MCP_BEARER_TOKEN] \
-//!     [--tool task_assign | text_extract_lines | stats_word_count] [--interval-ms 0] \
+//!     [--tool task_assign | task_confirm | text_extract_lines | stats_word_count] [--interval-ms 0] \
 //!     [--record calls.jsonl] [--cpu-hog THREADS]
 //! ```
 //!
@@ -14,6 +14,11 @@
 //! error (or the client could not connect: all its calls count as failed). The last lines
 //! printed are `key=value` figures, for `scripts/load` and `scripts/scale-out` to read; with
 //! `--record`, every call is written as one JSON line (start and latency in ms, outcome).
+//!
+//! `task_confirm` asks the user before it files (`ctx.elicit`); each client answers yes, and
+//! notes which replica asked (the server's `--replica` name, in the question) and which one
+//! filed (in the answer): the figures `elicited`, `elsewhere` (answered on another replica than
+//! the one that asked) and `asked_twice` (a call whose question came more than once).
 //!
 //! With `--cpu-hog THREADS`, that many threads of this process spin on the CPU for as long as
 //! the clients run, so that a server on the same machine answers while starved of CPU (a
@@ -26,10 +31,11 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 use tokio::sync::Mutex;
+use toolkit::context::{ElicitationAnswer, ElicitationRequest};
 use toolkit::mcp::{McpClient, McpTransport};
 
 const USAGE: &str = "usage: mcp_load --url URL [--clients N] [--calls-per-client M] \
-                     [--token-env VAR] [--tool task_assign|text_extract_lines|stats_word_count] \
+                     [--token-env VAR] [--tool task_assign|task_confirm|text_extract_lines|stats_word_count] \
                      [--interval-ms MS] [--record PATH] [--cpu-hog THREADS]";
 
 /// What the command line asked for.
@@ -88,12 +94,27 @@ struct Call {
     latency: Duration,
     outcome: Outcome,
     error: Option<String>,
+    /// For `task_confirm`: how often its question came, and whether the replica that filed
+    /// was another than the one that asked.
+    asked: Option<(usize, bool)>,
+}
+
+/// The questions a client's `task_confirm` calls were asked: per task title, the replicas
+/// that asked, in order.
+type Questions = Arc<std::sync::Mutex<std::collections::HashMap<String, Vec<String>>>>;
+
+/// Reads `File "TITLE"? (asked by REPLICA)`, the question `task_confirm` asks.
+fn question(message: &str) -> Option<(String, String)> {
+    let (title, rest) = message.strip_prefix("File ")?.split_once("? (asked by ")?;
+    let title: String = serde_json::from_str(title).ok()?;
+    Some((title, rest.strip_suffix(')')?.to_owned()))
 }
 
 /// The arguments of call `id` and the text its result must contain.
 fn arguments(tool: &str, id: &str) -> (Value, String) {
     match tool {
         "text_extract_lines" => (json!({"text": id, "start_line": 1}), id.to_owned()),
+        "task_confirm" => (json!({ "title": id }), format!("filed {id} on ")),
         "stats_word_count" => {
             // The id and a few more words, how many depending on the id.
             let more = id.bytes().map(usize::from).sum::<usize>() % 10;
@@ -112,7 +133,15 @@ async fn client(config: Arc<Config>, index: usize, began: Instant) -> Vec<Call> 
     if let Some(token) = &config.token {
         transport = transport.bearer_token(token.as_str());
     }
+    let questions = Questions::default();
+    let asked = Arc::clone(&questions);
     let connected = McpClient::builder(transport)
+        .on_elicit(move |request: ElicitationRequest| {
+            if let (Some((title, replica)), Ok(mut asked)) = (question(&request.message), asked.lock()) {
+                asked.entry(title).or_default().push(replica);
+            }
+            async { ElicitationAnswer::Accept(json!({ "confirm": true })) }
+        })
         .timeout(Duration::from_secs(60))
         // A starved server may take seconds to open a thousand sessions; every one counts.
         .connect_timeout(Duration::from_secs(60))
@@ -136,6 +165,7 @@ async fn client(config: Arc<Config>, index: usize, began: Instant) -> Vec<Call> 
                 latency: Duration::ZERO,
                 outcome: Outcome::Failed,
                 error: Some(error.clone()),
+                asked: None,
             })
             .collect();
     };
@@ -146,19 +176,39 @@ async fn client(config: Arc<Config>, index: usize, began: Instant) -> Vec<Call> 
         let start = began.elapsed();
         let result = tool.acall(args).await;
         let latency = began.elapsed() - start;
+        // `task_confirm`'s answer names the replica that filed: after `expected`.
+        let filed_on = match &result {
+            Ok(Value::String(text)) if expected.ends_with(" on ") => {
+                text.strip_prefix(expected.as_str()).map(str::to_owned)
+            }
+            _ => None,
+        };
         let (outcome, error) = match result {
             Ok(Value::String(text)) if text.trim_end() == expected => (Outcome::Answered, None),
+            Ok(Value::String(_)) if filed_on.is_some() => (Outcome::Answered, None),
             Ok(Value::Number(number)) if number.to_string() == expected => {
                 (Outcome::Answered, None)
             }
             Ok(other) => (Outcome::Wrong, Some(other.to_string())),
             Err(err) => (Outcome::Failed, Some(err.to_string())),
         };
+        let asked = (config.tool == "task_confirm").then(|| {
+            let asked_by = questions
+                .lock()
+                .map(|asked| asked.get(&id).cloned().unwrap_or_default())
+                .unwrap_or_default();
+            let elsewhere = match (asked_by.first(), &filed_on) {
+                (Some(asker), Some(filer)) => asker != filer,
+                _ => false,
+            };
+            (asked_by.len(), elsewhere)
+        });
         calls.push(Call {
             start,
             latency,
             outcome,
             error,
+            asked,
         });
         if !config.interval.is_zero() {
             tokio::time::sleep(config.interval).await;
@@ -195,6 +245,12 @@ fn report(config: &Config, calls: &[Call], elapsed: Duration) -> std::io::Result
     println!("answered={answered}");
     println!("wrong={}", count(Outcome::Wrong));
     println!("failed={}", count(Outcome::Failed));
+    let asked: Vec<(usize, bool)> = calls.iter().filter_map(|call| call.asked).collect();
+    if !asked.is_empty() {
+        println!("elicited={}", asked.iter().filter(|(times, _)| *times > 0).count());
+        println!("elsewhere={}", asked.iter().filter(|(_, moved)| *moved).count());
+        println!("asked_twice={}", asked.iter().filter(|(times, _)| *times > 1).count());
+    }
     println!("seconds={:.2}", elapsed.as_secs_f64());
     println!("calls_per_s={:.0}", answered as f64 / elapsed.as_secs_f64());
     println!("p50_ms={:.2}", percentile(&latencies, 0.50));

@@ -6,7 +6,7 @@
 //! cargo run --example mcp_server -- --http 127.0.0.1:8000 [--token-file PATH] [--stateless]
 //!     [--max-sessions N] [--max-sessions-per-client N] [--session-idle-ms MS]
 //!     [--read-timeout-ms MS] [--write-timeout-ms MS] [--max-connections N] [--call-log PATH]
-//!     [--only NAME,NAME...] [--jwt-issuer URL --resource URL [--jwks-url URL]]
+//!     [--only NAME,NAME...] [--replica NAME] [--jwt-issuer URL --resource URL [--jwks-url URL]]
 //! MCP_BEARER_TOKEN=... cargo run --example mcp_server -- --http 127.0.0.1:8000
 //! cargo run --example mcp_server -- --http 127.0.0.1:8000 \
 //!     --jwt-issuer https://auth.example.com --resource http://127.0.0.1:8000/mcp
@@ -20,7 +20,8 @@
 //! long a client may take to send a request (default 30 s), `--write-timeout-ms` how long the
 //! server waits for one to take its answer (default 30 s); `--call-log PATH` appends a line
 //! per tool call run; `--only` serves just the tools named (`scripts/peers` serves
-//! `task_assign` alone, as the servers it is compared with do). Ctrl-C shuts the server down
+//! `task_assign` alone, as the servers it is compared with do); `--replica NAME` is the name
+//! `task_confirm` gives its server in its question and its answer. Ctrl-C shuts the server down
 //! gracefully.
 //!
 //! `--jwt-issuer` protects the server with OAuth instead of a fixed token: every request needs a
@@ -68,8 +69,20 @@ struct Task {
     assignee: String,
 }
 
+/// The user's answer to `task_confirm`.
+#[derive(Debug, Deserialize, JsonSchema)]
+struct Confirmation {
+    /// File the task?
+    confirm: bool,
+}
+
+/// The name this server gives itself (`--replica NAME`): `task_confirm` says which replica
+/// asked and which one filed, so `scripts/scale-out` can count questions answered on another
+/// replica than the one that asked.
 #[derive(Default)]
-struct TaskToolset;
+struct TaskToolset {
+    replica: String,
+}
 
 #[toolset(name = "task")]
 impl TaskToolset {
@@ -96,11 +109,30 @@ impl TaskToolset {
             task.title, task.assignee
         ))
     }
+
+    /// File a task once the user confirms it.
+    ///
+    /// # Arguments
+    /// * `title` - the task's title
+    // Asking is the tool's first step, so a retried call repeats nothing: over MCP 2026-07-28
+    // the question travels as an `input_required` result and the call may finish on another
+    // replica than the one that asked.
+    #[tool]
+    async fn confirm(&self, ctx: &ToolContext, title: String) -> Result<String, String> {
+        let asked = format!("File {title:?}? (asked by {})", self.replica);
+        match ctx.elicit::<Confirmation>(asked).await {
+            Ok(Elicited::Accepted(Confirmation { confirm: true })) => {
+                Ok(format!("filed {title} on {}", self.replica))
+            }
+            Ok(_) => Ok(format!("{title} not filed")),
+            Err(err) => Err(err.to_string()),
+        }
+    }
 }
 
-fn tools() -> Vec<ToolProxy> {
+fn tools(replica: String) -> Vec<ToolProxy> {
     let mut tools = TextStatsToolset::to_tools();
-    tools.extend(TaskToolset::to_tools());
+    tools.extend(std::sync::Arc::new(TaskToolset { replica }).into_tools());
     tools.extend(toolkit::builtin::TextProcessingToolset::to_tools());
     tools
 }
@@ -108,7 +140,7 @@ fn tools() -> Vec<ToolProxy> {
 const USAGE: &str = "usage: mcp_server --stdio | --http ADDR [--token-file PATH | --token SECRET] \
                      [--stateless] [--max-sessions N] [--max-sessions-per-client N] [--session-idle-ms MS] \
                      [--read-timeout-ms MS] [--write-timeout-ms MS] [--max-connections N] [--call-log PATH] \
-                     [--only NAME,NAME...] [--jwt-issuer URL --resource URL [--jwks-url URL]] \
+                     [--only NAME,NAME...] [--replica NAME] [--jwt-issuer URL --resource URL [--jwks-url URL]] \
                      (or the token in MCP_BEARER_TOKEN)";
 
 /// The bearer token: `--token-file` (its first line), `--token`, or `MCP_BEARER_TOKEN`.
@@ -177,7 +209,8 @@ fn http_options(args: &[String]) -> Result<HttpOptions, Box<dyn std::error::Erro
 /// each call runs (an audit trail; the restart test counts runs with it). A call that cannot
 /// be logged is refused.
 fn server(args: &[String]) -> Result<McpServer, Box<dyn std::error::Error>> {
-    let mut tools = tools();
+    let replica = flag::<String>(args, "--replica")?.unwrap_or_else(|| "this server".into());
+    let mut tools = tools(replica);
     if let Some(names) = flag::<String>(args, "--only")? {
         let names: Vec<&str> = names.split(',').map(str::trim).collect();
         tools.retain(|tool| names.contains(&tool.name()));
