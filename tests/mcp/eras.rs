@@ -12,7 +12,8 @@ use futures::StreamExt;
 use reqwest::StatusCode;
 use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
-use toolkit::mcp::{HttpOptions, HttpServerHandle};
+use toolkit::mcp::{HttpOptions, HttpServerHandle, McpServer};
+use toolkit::prelude::*;
 
 const MODERN: &str = "2026-07-28";
 
@@ -37,6 +38,8 @@ struct Answer {
     status: StatusCode,
     session: Option<String>,
     message: Value,
+    /// Every message of an SSE stream, in order (the notifications before the answer).
+    stream: Vec<Value>,
 }
 
 async fn post(server: &HttpServerHandle, body: &Value, headers: &[(&str, &str)]) -> Answer {
@@ -54,14 +57,18 @@ async fn post(server: &HttpServerHandle, body: &Value, headers: &[(&str, &str)])
     let session = (response.headers().get("mcp-session-id"))
         .map(|id| id.to_str().expect("an ASCII session id").to_owned());
     let text = response.text().await.expect("a body");
-    let message = match text.lines().filter_map(|l| l.strip_prefix("data:")).last() {
-        Some(data) => serde_json::from_str(data.trim()).unwrap_or(Value::Null),
+    let stream: Vec<Value> = (text.lines().filter_map(|l| l.strip_prefix("data:")))
+        .filter_map(|data| serde_json::from_str(data.trim()).ok())
+        .collect();
+    let message = match stream.last() {
+        Some(last) => last.clone(),
         None => serde_json::from_str(&text).unwrap_or(Value::Null),
     };
     Answer {
         status,
         session,
         message,
+        stream,
     }
 }
 
@@ -78,7 +85,11 @@ async fn post_modern(server: &HttpServerHandle, body: &Value) -> Answer {
 
 /// A handshake-era client's `echo` call: `initialize` at `version`, then the call in its
 /// session; the call's result.
-async fn call_as_handshake_client(server: &HttpServerHandle, version: &str, stateless: bool) -> Value {
+async fn call_as_handshake_client(
+    server: &HttpServerHandle,
+    version: &str,
+    stateless: bool,
+) -> Value {
     let initialize = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
         "protocolVersion": version, "capabilities": {},
         "clientInfo": {"name": "eras", "version": "1"}}});
@@ -102,7 +113,10 @@ async fn call_as_handshake_client(server: &HttpServerHandle, version: &str, stat
 async fn clients_of_2025_06_18_2025_11_25_and_2026_07_28_call_the_same_server() {
     for stateless in [false, true] {
         let options = HttpOptions::default().stateless(stateless);
-        let server = echo_server().spawn_http("127.0.0.1:0", options).await.unwrap();
+        let server = echo_server()
+            .spawn_http("127.0.0.1:0", options)
+            .await
+            .unwrap();
         for version in ["2025-06-18", "2025-11-25"] {
             let answer = call_as_handshake_client(&server, version, stateless).await;
             // No `resultType`: that field is 2026-07-28's.
@@ -112,7 +126,11 @@ async fn clients_of_2025_06_18_2025_11_25_and_2026_07_28_call_the_same_server() 
                 "stateless: {stateless}"
             );
         }
-        let call = modern(3, "tools/call", json!({"name": "echo", "arguments": {"text": MODERN}}));
+        let call = modern(
+            3,
+            "tools/call",
+            json!({"name": "echo", "arguments": {"text": MODERN}}),
+        );
         let answer = post_modern(&server, &call).await;
         assert_eq!(answer.status, StatusCode::OK);
         assert_eq!(answer.session, None, "a 2026-07-28 client gets no session");
@@ -128,12 +146,18 @@ async fn clients_of_2025_06_18_2025_11_25_and_2026_07_28_call_the_same_server() 
 
 #[tokio::test]
 async fn discover_names_both_eras_and_refuses_a_request_without_its_meta() {
-    let server = echo_server().spawn_http("127.0.0.1:0", HttpOptions::default()).await.unwrap();
+    let server = echo_server()
+        .spawn_http("127.0.0.1:0", HttpOptions::default())
+        .await
+        .unwrap();
     let discovered = post_modern(&server, &modern(1, "server/discover", json!({}))).await;
     let result = &discovered.message["result"];
     let versions = result["supportedVersions"].as_array().expect("versions");
     for version in ["2025-06-18", "2025-11-25", MODERN] {
-        assert!(versions.contains(&json!(version)), "{version} in {versions:?}");
+        assert!(
+            versions.contains(&json!(version)),
+            "{version} in {versions:?}"
+        );
     }
     assert!(result["capabilities"]["tools"].is_object(), "{result}");
     assert_eq!(result["resultType"], "complete");
@@ -148,23 +172,37 @@ async fn discover_names_both_eras_and_refuses_a_request_without_its_meta() {
 
 #[tokio::test]
 async fn a_version_the_server_does_not_speak_is_refused_with_400_and_32022() {
-    let server = echo_server().spawn_http("127.0.0.1:0", HttpOptions::default()).await.unwrap();
+    let server = echo_server()
+        .spawn_http("127.0.0.1:0", HttpOptions::default())
+        .await
+        .unwrap();
     let mut body = modern(7, "tools/list", json!({}));
     body["params"]["_meta"]["io.modelcontextprotocol/protocolVersion"] = json!("2099-01-01");
-    let headers = [("mcp-protocol-version", "2099-01-01"), ("mcp-method", "tools/list")];
+    let headers = [
+        ("mcp-protocol-version", "2099-01-01"),
+        ("mcp-method", "tools/list"),
+    ];
     let refused = post(&server, &body, &headers).await;
     assert_eq!(refused.status, StatusCode::BAD_REQUEST);
     assert_eq!(refused.message["id"], 7);
     assert_eq!(refused.message["error"]["code"], -32022);
     assert_eq!(refused.message["error"]["data"]["requested"], "2099-01-01");
     let supported = &refused.message["error"]["data"]["supported"];
-    assert!(supported.as_array().is_some_and(|v| v.contains(&json!(MODERN))), "{supported}");
+    assert!(
+        supported
+            .as_array()
+            .is_some_and(|v| v.contains(&json!(MODERN))),
+        "{supported}"
+    );
     server.shutdown().await.unwrap();
 }
 
 #[tokio::test]
 async fn get_and_delete_from_a_2026_client_are_405_on_a_server_with_sessions() {
-    let server = echo_server().spawn_http("127.0.0.1:0", HttpOptions::default()).await.unwrap();
+    let server = echo_server()
+        .spawn_http("127.0.0.1:0", HttpOptions::default())
+        .await
+        .unwrap();
     let client = reqwest::Client::new();
     for method in [reqwest::Method::GET, reqwest::Method::DELETE] {
         let answer = client
@@ -182,8 +220,15 @@ async fn get_and_delete_from_a_2026_client_are_405_on_a_server_with_sessions() {
 
 #[tokio::test]
 async fn an_mcp_method_header_that_contradicts_the_body_is_refused() {
-    let server = echo_server().spawn_http("127.0.0.1:0", HttpOptions::default()).await.unwrap();
-    let call = modern(4, "tools/call", json!({"name": "echo", "arguments": {"text": "x"}}));
+    let server = echo_server()
+        .spawn_http("127.0.0.1:0", HttpOptions::default())
+        .await
+        .unwrap();
+    let call = modern(
+        4,
+        "tools/call",
+        json!({"name": "echo", "arguments": {"text": "x"}}),
+    );
     let headers = [
         ("mcp-protocol-version", MODERN),
         ("mcp-method", "tools/list"),
@@ -205,7 +250,10 @@ async fn an_mcp_method_header_that_contradicts_the_body_is_refused() {
 
 #[tokio::test]
 async fn initialize_from_a_2026_client_is_a_method_it_no_longer_has() {
-    let server = echo_server().spawn_http("127.0.0.1:0", HttpOptions::default()).await.unwrap();
+    let server = echo_server()
+        .spawn_http("127.0.0.1:0", HttpOptions::default())
+        .await
+        .unwrap();
     let refused = post_modern(&server, &modern(5, "initialize", json!({}))).await;
     assert_eq!(refused.status, StatusCode::NOT_FOUND);
     assert_eq!(refused.message["error"]["code"], -32601);
@@ -218,13 +266,18 @@ async fn lists_carry_their_ttl_and_cache_scope_for_2026_clients_only() {
     let server = echo_server().with_list_ttl(Duration::from_secs(300));
     let server = server.spawn_http("127.0.0.1:0", HttpOptions::default().stateless(true));
     let server = server.await.unwrap();
-    let listed = post_modern(&server, &modern(1, "tools/list", json!({}))).await.message;
+    let listed = post_modern(&server, &modern(1, "tools/list", json!({})))
+        .await
+        .message;
     assert_eq!(listed["result"]["ttlMs"], 300_000);
     assert_eq!(listed["result"]["cacheScope"], "public");
     assert_eq!(listed["result"]["resultType"], "complete");
     let list = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list"});
     let legacy = post(&server, &list, &[("mcp-protocol-version", "2025-11-25")]).await;
-    let fields = legacy.message["result"].as_object().expect("a result").clone();
+    let fields = legacy.message["result"]
+        .as_object()
+        .expect("a result")
+        .clone();
     assert_eq!(fields.keys().collect::<Vec<_>>(), ["tools"]);
     server.shutdown().await.unwrap();
 }
@@ -233,8 +286,15 @@ async fn lists_carry_their_ttl_and_cache_scope_for_2026_clients_only() {
 async fn a_listen_stream_is_acknowledged_and_hears_only_the_changes_it_asked_for() {
     let server = echo_server();
     let notifier = server.notifier();
-    let server = server.spawn_http("127.0.0.1:0", HttpOptions::default()).await.unwrap();
-    let listen = modern(9, "subscriptions/listen", json!({"notifications": {"toolsListChanged": true}}));
+    let server = server
+        .spawn_http("127.0.0.1:0", HttpOptions::default())
+        .await
+        .unwrap();
+    let listen = modern(
+        9,
+        "subscriptions/listen",
+        json!({"notifications": {"toolsListChanged": true}}),
+    );
     let response = reqwest::Client::new()
         .post(server.url())
         .header("content-type", "application/json")
@@ -251,7 +311,10 @@ async fn a_listen_stream_is_acknowledged_and_hears_only_the_changes_it_asked_for
     let mut text = String::new();
     // Bounded: the acknowledgment, then the one change it asked for.
     for round in 0..50 {
-        if seen.iter().any(|m| m["method"] == "notifications/tools/list_changed") {
+        if seen
+            .iter()
+            .any(|m| m["method"] == "notifications/tools/list_changed")
+        {
             break;
         }
         if round > 0 && seen.len() == 1 {
@@ -260,7 +323,10 @@ async fn a_listen_stream_is_acknowledged_and_hears_only_the_changes_it_asked_for
             notifier.tools_changed().await;
         }
         let chunk = tokio::time::timeout(Duration::from_secs(10), events.next()).await;
-        let chunk = chunk.expect("an event in time").expect("more stream").unwrap();
+        let chunk = chunk
+            .expect("an event in time")
+            .expect("more stream")
+            .unwrap();
         text.push_str(&String::from_utf8_lossy(&chunk));
         seen = (text.lines().filter_map(|l| l.strip_prefix("data:")))
             .filter_map(|data| serde_json::from_str(data.trim()).ok())
@@ -269,12 +335,63 @@ async fn a_listen_stream_is_acknowledged_and_hears_only_the_changes_it_asked_for
     let methods: Vec<&str> = seen.iter().filter_map(|m| m["method"].as_str()).collect();
     assert_eq!(
         methods,
-        ["notifications/subscriptions/acknowledged", "notifications/tools/list_changed"]
+        [
+            "notifications/subscriptions/acknowledged",
+            "notifications/tools/list_changed"
+        ]
     );
     for message in &seen {
-        assert_eq!(message["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"], 9);
+        assert_eq!(
+            message["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"],
+            9
+        );
     }
     drop(events);
+    server.shutdown().await.unwrap();
+}
+
+#[derive(Default)]
+struct Chatty;
+
+#[toolset(name = "chatty")]
+impl Chatty {
+    /// Logs one line
+    #[tool]
+    async fn speak(&self, ctx: &ToolContext) -> String {
+        ctx.info("said");
+        "done".to_owned()
+    }
+}
+
+#[tokio::test]
+async fn a_2026_call_hears_logs_only_from_the_level_its_own_meta_names() {
+    let server = McpServer::new(Chatty::to_tools());
+    let server = server
+        .spawn_http("127.0.0.1:0", HttpOptions::default())
+        .await
+        .unwrap();
+    let logs_of = |answer: &Answer| -> Vec<Value> {
+        (answer.stream.iter())
+            .filter(|message| message["method"] == "notifications/message")
+            .map(|message| message["params"]["data"].clone())
+            .collect()
+    };
+    let call = modern(
+        1,
+        "tools/call",
+        json!({"name": "chatty_speak", "arguments": {}}),
+    );
+    let silent = post_modern(&server, &call).await;
+    assert_eq!(silent.message["result"]["content"][0]["text"], "done");
+    assert_eq!(logs_of(&silent), Vec::<Value>::new());
+    let mut call = call;
+    call["params"]["_meta"]["io.modelcontextprotocol/logLevel"] = json!("info");
+    assert_eq!(logs_of(&post_modern(&server, &call).await), [json!("said")]);
+    call["params"]["_meta"]["io.modelcontextprotocol/logLevel"] = json!("error");
+    assert_eq!(
+        logs_of(&post_modern(&server, &call).await),
+        Vec::<Value>::new()
+    );
     server.shutdown().await.unwrap();
 }
 
@@ -287,18 +404,30 @@ async fn stdio_serves_a_2026_client_without_initialize() {
     let mut lines = BufReader::new(from_server).lines();
     let requests = [
         modern(1, "server/discover", json!({})),
-        modern(2, "tools/call", json!({"name": "echo", "arguments": {"text": "hi"}})),
+        modern(
+            2,
+            "tools/call",
+            json!({"name": "echo", "arguments": {"text": "hi"}}),
+        ),
         modern(3, "initialize", json!({})),
     ];
     let mut answers = Vec::new();
     for request in requests {
-        to_server.write_all(format!("{request}\n").as_bytes()).await.unwrap();
+        to_server
+            .write_all(format!("{request}\n").as_bytes())
+            .await
+            .unwrap();
         let line = tokio::time::timeout(Duration::from_secs(10), lines.next_line()).await;
         let line = line.expect("an answer in time").unwrap().expect("a line");
         answers.push(serde_json::from_str::<Value>(&line).unwrap());
     }
     let versions = &answers[0]["result"]["supportedVersions"];
-    assert!(versions.as_array().is_some_and(|v| v.contains(&json!(MODERN))), "{versions}");
+    assert!(
+        versions
+            .as_array()
+            .is_some_and(|v| v.contains(&json!(MODERN))),
+        "{versions}"
+    );
     assert_eq!(
         answers[1]["result"],
         json!({"content": [{"type": "text", "text": "hi"}], "isError": false,
@@ -307,5 +436,9 @@ async fn stdio_serves_a_2026_client_without_initialize() {
     assert_eq!(answers[2]["error"]["code"], -32601);
     // The end of input ends the connection, and `serve_io` returns.
     to_server.shutdown().await.unwrap();
-    tokio::time::timeout(Duration::from_secs(10), served).await.unwrap().unwrap().unwrap();
+    tokio::time::timeout(Duration::from_secs(10), served)
+        .await
+        .unwrap()
+        .unwrap()
+        .unwrap();
 }

@@ -144,7 +144,10 @@ impl ServerHandler for McpServer {
         context: RequestContext<RoleServer>,
     ) -> Result<ListResourcesResult, ErrorData> {
         let cached = self.inner.list_caching.of(&context);
-        self.inner.catalog.list_resources().map(|list| cached.apply(list))
+        self.inner
+            .catalog
+            .list_resources()
+            .map(|list| cached.apply(list))
     }
 
     async fn list_resource_templates(
@@ -153,7 +156,10 @@ impl ServerHandler for McpServer {
         context: RequestContext<RoleServer>,
     ) -> Result<ListResourceTemplatesResult, ErrorData> {
         let cached = self.inner.list_caching.of(&context);
-        self.inner.catalog.list_templates().map(|list| cached.apply(list))
+        self.inner
+            .catalog
+            .list_templates()
+            .map(|list| cached.apply(list))
     }
 
     async fn read_resource(
@@ -193,7 +199,10 @@ impl ServerHandler for McpServer {
         context: RequestContext<RoleServer>,
     ) -> Result<ListPromptsResult, ErrorData> {
         let cached = self.inner.list_caching.of(&context);
-        self.inner.catalog.list_prompts().map(|list| cached.apply(list))
+        self.inner
+            .catalog
+            .list_prompts()
+            .map(|list| cached.apply(list))
     }
 
     /// A `subscriptions/listen` stream (MCP 2026-07-28) may ask for every change this server

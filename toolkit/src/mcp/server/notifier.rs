@@ -274,7 +274,10 @@ pub(super) struct Listening {
 
 impl Drop for Listening {
     fn drop(&mut self) {
-        let mut listeners = self.listeners.lock().unwrap_or_else(PoisonError::into_inner);
+        let mut listeners = self
+            .listeners
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
         listeners.retain(|(id, _)| *id != self.id);
     }
 }
