@@ -72,6 +72,23 @@ async fn post(server: &HttpServerHandle, body: &Value, headers: &[(&str, &str)])
     }
 }
 
+/// The `echo` server over HTTP, with sessions for handshake-era clients.
+async fn echo_http() -> HttpServerHandle {
+    let server = echo_server().spawn_http("127.0.0.1:0", HttpOptions::default());
+    server.await.expect("the server starts")
+}
+
+/// Asserts that `answer` is the JSON-RPC error `code` to request `id`, with HTTP `status`.
+fn assert_refused(answer: &Answer, status: StatusCode, code: i64, id: u64) {
+    let error = (&answer.message["error"]["code"], &answer.message["id"]);
+    assert_eq!(
+        (answer.status, error),
+        (status, (&json!(code), &json!(id))),
+        "{}",
+        answer.message
+    );
+}
+
 /// A 2026-07-28 request over HTTP with the headers that revision asks for.
 async fn post_modern(server: &HttpServerHandle, body: &Value) -> Answer {
     let method = body["method"].as_str().expect("a method").to_owned();
@@ -146,10 +163,7 @@ async fn clients_of_2025_06_18_2025_11_25_and_2026_07_28_call_the_same_server() 
 
 #[tokio::test]
 async fn discover_names_both_eras_and_refuses_a_request_without_its_meta() {
-    let server = echo_server()
-        .spawn_http("127.0.0.1:0", HttpOptions::default())
-        .await
-        .unwrap();
+    let server = echo_http().await;
     let discovered = post_modern(&server, &modern(1, "server/discover", json!({}))).await;
     let result = &discovered.message["result"];
     let versions = result["supportedVersions"].as_array().expect("versions");
@@ -164,18 +178,13 @@ async fn discover_names_both_eras_and_refuses_a_request_without_its_meta() {
 
     let bare = json!({"jsonrpc": "2.0", "id": 2, "method": "server/discover", "params": {}});
     let refused = post(&server, &bare, &[("mcp-protocol-version", MODERN)]).await;
-    assert_eq!(refused.status, StatusCode::BAD_REQUEST);
-    assert_eq!(refused.message["error"]["code"], -32602);
-    assert_eq!(refused.message["id"], 2);
+    assert_refused(&refused, StatusCode::BAD_REQUEST, -32602, 2);
     server.shutdown().await.unwrap();
 }
 
 #[tokio::test]
 async fn a_version_the_server_does_not_speak_is_refused_with_400_and_32022() {
-    let server = echo_server()
-        .spawn_http("127.0.0.1:0", HttpOptions::default())
-        .await
-        .unwrap();
+    let server = echo_http().await;
     let mut body = modern(7, "tools/list", json!({}));
     body["params"]["_meta"]["io.modelcontextprotocol/protocolVersion"] = json!("2099-01-01");
     let headers = [
@@ -183,9 +192,7 @@ async fn a_version_the_server_does_not_speak_is_refused_with_400_and_32022() {
         ("mcp-method", "tools/list"),
     ];
     let refused = post(&server, &body, &headers).await;
-    assert_eq!(refused.status, StatusCode::BAD_REQUEST);
-    assert_eq!(refused.message["id"], 7);
-    assert_eq!(refused.message["error"]["code"], -32022);
+    assert_refused(&refused, StatusCode::BAD_REQUEST, -32022, 7);
     assert_eq!(refused.message["error"]["data"]["requested"], "2099-01-01");
     let supported = &refused.message["error"]["data"]["supported"];
     assert!(
@@ -199,10 +206,7 @@ async fn a_version_the_server_does_not_speak_is_refused_with_400_and_32022() {
 
 #[tokio::test]
 async fn get_and_delete_from_a_2026_client_are_405_on_a_server_with_sessions() {
-    let server = echo_server()
-        .spawn_http("127.0.0.1:0", HttpOptions::default())
-        .await
-        .unwrap();
+    let server = echo_http().await;
     let client = reqwest::Client::new();
     for method in [reqwest::Method::GET, reqwest::Method::DELETE] {
         let answer = client
@@ -220,44 +224,30 @@ async fn get_and_delete_from_a_2026_client_are_405_on_a_server_with_sessions() {
 
 #[tokio::test]
 async fn an_mcp_method_header_that_contradicts_the_body_is_refused() {
-    let server = echo_server()
-        .spawn_http("127.0.0.1:0", HttpOptions::default())
-        .await
-        .unwrap();
+    let server = echo_http().await;
     let call = modern(
         4,
         "tools/call",
         json!({"name": "echo", "arguments": {"text": "x"}}),
     );
-    let headers = [
-        ("mcp-protocol-version", MODERN),
-        ("mcp-method", "tools/list"),
-        ("mcp-name", "echo"),
-    ];
-    let refused = post(&server, &call, &headers).await;
-    assert_eq!(refused.status, StatusCode::BAD_REQUEST);
-    assert_eq!(refused.message["error"]["code"], -32020);
-    let headers = [
-        ("mcp-protocol-version", MODERN),
-        ("mcp-method", "tools/call"),
-        ("mcp-name", "other"),
-    ];
-    let refused = post(&server, &call, &headers).await;
-    assert_eq!(refused.status, StatusCode::BAD_REQUEST);
-    assert_eq!(refused.message["error"]["code"], -32020);
+    // A method the body does not call, then a tool it does not name.
+    for (method, name) in [("tools/list", "echo"), ("tools/call", "other")] {
+        let headers = [
+            ("mcp-protocol-version", MODERN),
+            ("mcp-method", method),
+            ("mcp-name", name),
+        ];
+        let refused = post(&server, &call, &headers).await;
+        assert_refused(&refused, StatusCode::BAD_REQUEST, -32020, 4);
+    }
     server.shutdown().await.unwrap();
 }
 
 #[tokio::test]
 async fn initialize_from_a_2026_client_is_a_method_it_no_longer_has() {
-    let server = echo_server()
-        .spawn_http("127.0.0.1:0", HttpOptions::default())
-        .await
-        .unwrap();
+    let server = echo_http().await;
     let refused = post_modern(&server, &modern(5, "initialize", json!({}))).await;
-    assert_eq!(refused.status, StatusCode::NOT_FOUND);
-    assert_eq!(refused.message["error"]["code"], -32601);
-    assert_eq!(refused.message["id"], 5);
+    assert_refused(&refused, StatusCode::NOT_FOUND, -32601, 5);
     server.shutdown().await.unwrap();
 }
 
