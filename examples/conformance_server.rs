@@ -93,6 +93,14 @@ impl Everything {
         "Tool with logging executed successfully".to_owned()
     }
 
+    /// Logs one message: a 2026-07-28 request that names no `logLevel` in its `_meta` hears
+    /// none of it
+    #[tool]
+    async fn logging_tool(&self, ctx: &ToolContext) -> String {
+        ctx.info("Logging tool called");
+        "Logging tool executed".to_owned()
+    }
+
     /// Tests tool that reports progress notifications
     #[tool]
     async fn tool_with_progress(&self, ctx: &ToolContext) -> String {

@@ -140,7 +140,12 @@ impl McpServer {
 }
 
 /// Our JSON read into an rmcp type; a mismatch (none known) is an internal error, not a panic.
-fn into_rmcp<T: DeserializeOwned>(value: Value) -> Result<T, ErrorData> {
+fn into_rmcp<T: DeserializeOwned>(mut value: Value) -> Result<T, ErrorData> {
+    // MCP 2026-07-28 wants it on every result, and rmcp's own constructors set it; read from
+    // JSON without it, rmcp's type would leave it out. rmcp takes it off again for older peers.
+    if let Value::Object(answer) = &mut value {
+        answer.insert("resultType".to_owned(), Value::from("complete"));
+    }
     serde_json::from_value(value)
         .map_err(|err| ErrorData::internal_error(format!("answer not built: {err}"), None))
 }

@@ -7,16 +7,16 @@ use rmcp::model::{
     CustomResult, ErrorCode, GetPromptRequestParams, GetPromptResponse, ListPromptsResult,
     ListResourceTemplatesResult, ListResourcesResult, ListToolsResult, PaginatedRequestParams,
     ReadResourceRequestParams, ReadResourceResponse, ServerCapabilities, ServerConfig,
-    SubscribeRequestParams, Tool, UnsubscribeRequestParams,
+    SubscribeRequestParams, SubscriptionFilter, Tool, UnsubscribeRequestParams,
 };
 // Deprecated by rmcp for the revision after MCP 2025-11-25 (SEP-2577); served while clients use it.
 #[allow(deprecated)]
 use rmcp::model::SetLevelRequestParams;
-use rmcp::service::{NotificationContext, RequestContext};
+use rmcp::service::{NotificationContext, RequestContext, SubscriptionContext};
 use rmcp::{ErrorData, RoleServer, ServerHandler};
 
 use super::auth::{caller_of, may_use};
-use super::{McpServer, guard, rmcp_fixes};
+use super::{McpServer, guard, notifier, rmcp_fixes};
 use crate::TaskSupport;
 use crate::mcp::convert::call_result;
 
@@ -54,7 +54,8 @@ impl ServerHandler for McpServer {
                 .map(|(_, listed)| listed.clone())
                 .collect(),
         };
-        Ok(ListToolsResult::with_all_items(listed))
+        let cached = self.inner.list_caching.of(&context);
+        Ok(cached.apply(ListToolsResult::with_all_items(listed)))
     }
 
     async fn call_tool(
@@ -117,10 +118,11 @@ impl ServerHandler for McpServer {
         request: CustomRequest,
         context: RequestContext<RoleServer>,
     ) -> Result<CustomResult, ErrorData> {
+        let version = context.protocol_version();
         if let Some(answer) = self.task_request(&request, context).await {
             return answer;
         }
-        match rmcp_fixes::params::invalid_params(&request) {
+        match rmcp_fixes::params::invalid_params(&request, version.as_ref()) {
             Some(problem) => Err(ErrorData::invalid_params(problem, None)),
             None => Err(ErrorData::new(
                 ErrorCode::METHOD_NOT_FOUND,
@@ -139,17 +141,25 @@ impl ServerHandler for McpServer {
     async fn list_resources(
         &self,
         _request: Option<PaginatedRequestParams>,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<ListResourcesResult, ErrorData> {
-        self.inner.catalog.list_resources()
+        let cached = self.inner.list_caching.of(&context);
+        self.inner
+            .catalog
+            .list_resources()
+            .map(|list| cached.apply(list))
     }
 
     async fn list_resource_templates(
         &self,
         _request: Option<PaginatedRequestParams>,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<ListResourceTemplatesResult, ErrorData> {
-        self.inner.catalog.list_templates()
+        let cached = self.inner.list_caching.of(&context);
+        self.inner
+            .catalog
+            .list_templates()
+            .map(|list| cached.apply(list))
     }
 
     async fn read_resource(
@@ -186,9 +196,31 @@ impl ServerHandler for McpServer {
     async fn list_prompts(
         &self,
         _request: Option<PaginatedRequestParams>,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<ListPromptsResult, ErrorData> {
-        self.inner.catalog.list_prompts()
+        let cached = self.inner.list_caching.of(&context);
+        self.inner
+            .catalog
+            .list_prompts()
+            .map(|list| cached.apply(list))
+    }
+
+    /// A `subscriptions/listen` stream (MCP 2026-07-28) may ask for every change this server
+    /// tells of, within the bounds a session's subscriptions have; rmcp narrows it to what
+    /// [`get_info`](Self::get_info) declares and acknowledges it.
+    fn accepted_subscription_filter(
+        &self,
+        requested: &SubscriptionFilter,
+    ) -> Option<SubscriptionFilter> {
+        Some(notifier::bounded(requested))
+    }
+
+    /// Keeps the stream among the [`ServerNotifier`](super::ServerNotifier)'s until its client
+    /// closes it.
+    async fn listen(&self, context: SubscriptionContext) -> Result<(), ErrorData> {
+        let _listening = self.inner.notifier.listen(context.sink().clone());
+        context.cancelled().await;
+        Ok(())
     }
 
     async fn get_prompt(

@@ -66,6 +66,23 @@ impl SessionState {
             .store(level_rank(from_rmcp_level(level)), Ordering::Relaxed);
     }
 
+    /// What a 2026-07-28 request asks for in its own `_meta`: the messages from its `logLevel`
+    /// up, or none when it names no level, as that revision says. `None` for a handshake-era
+    /// request, which its session's level (`logging/setLevel`) governs.
+    fn of_request(context: &RequestContext<RoleServer>) -> Option<Arc<SessionState>> {
+        let version = context.meta.protocol_version()?;
+        if version < rmcp::model::ProtocolVersion::V_2026_07_28 {
+            return None;
+        }
+        let rank = context
+            .meta
+            .log_level()
+            .map_or(u8::MAX, |level| level_rank(from_rmcp_level(level)));
+        Some(Arc::new(SessionState {
+            log_level: AtomicU8::new(rank),
+        }))
+    }
+
     fn wants(&self, level: LogLevel) -> bool {
         level_rank(level) >= self.log_level.load(Ordering::Relaxed)
     }
@@ -340,7 +357,7 @@ pub(super) async fn run_call<F: Future>(
     let host = Arc::new(McpHost {
         peer: context.peer.clone(),
         progress_token: context.meta.get_progress_token(),
-        session: Arc::clone(session),
+        session: SessionState::of_request(context).unwrap_or_else(|| Arc::clone(session)),
         queue: Arc::clone(&queue),
     });
     let scope = CallScope::new()

@@ -9,6 +9,7 @@
 
 mod auth;
 mod bearer;
+mod caching;
 mod catalog;
 mod connections;
 mod guard;
@@ -135,6 +136,8 @@ struct ServerInner {
     /// The bytes of finished task results kept, every session's together
     /// ([`McpServer::with_max_task_result_bytes`]).
     task_results: Arc<tasks::ResultBudget>,
+    /// How long MCP 2026-07-28 clients may keep the lists ([`McpServer::with_list_ttl`]).
+    list_caching: caching::ListCaching,
 }
 
 impl std::fmt::Debug for McpServer {
@@ -153,6 +156,10 @@ impl McpServer {
     /// ([`DEFAULT_MAX_OUTPUT_BYTES`](super::DEFAULT_MAX_OUTPUT_BYTES)), thousands of ordinary
     /// ones.
     pub const DEFAULT_MAX_TASK_RESULT_BYTES: usize = 64 << 20;
+
+    /// How long an MCP 2026-07-28 client may keep a list unless
+    /// [`with_list_ttl`](Self::with_list_ttl) says otherwise: one minute.
+    pub const DEFAULT_LIST_TTL: std::time::Duration = std::time::Duration::from_secs(60);
 
     /// A server for these tools, with the default [`Toolbox`] limits. When two tools share a
     /// name, the first one wins (toolkit's one duplicate-name rule,
@@ -191,6 +198,9 @@ impl McpServer {
                 task_results: Arc::new(tasks::ResultBudget::new(
                     Self::DEFAULT_MAX_TASK_RESULT_BYTES,
                 )),
+                list_caching: caching::ListCaching {
+                    ttl: Self::DEFAULT_LIST_TTL,
+                },
             }),
             session: Arc::default(),
             tasks: Arc::default(),
@@ -212,6 +222,7 @@ impl McpServer {
             notifier: inner.notifier.clone(),
             tasks: inner.tasks,
             task_results: Arc::clone(&inner.task_results),
+            list_caching: inner.list_caching,
         };
         change(&mut inner);
         McpServer {
@@ -282,6 +293,25 @@ impl McpServer {
     pub fn with_max_task_result_bytes(self, bytes: usize) -> Self {
         let budget = Arc::new(tasks::ResultBudget::new(bytes));
         self.with_inner(|inner| inner.task_results = budget)
+    }
+
+    /// How long an MCP 2026-07-28 client may use `tools/list`, `resources/list`,
+    /// `resources/templates/list` and `prompts/list` answers before asking again (their
+    /// `ttlMs`; default [`McpServer::DEFAULT_LIST_TTL`]). Zero: ask every time. Their
+    /// `cacheScope` is `private` when the request carried a verified token and `public`
+    /// otherwise. A client with a `subscriptions/listen` stream open hears of a change at
+    /// once ([`ServerNotifier`]); older clients get no hints and keep their lists for the
+    /// session.
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use toolkit::mcp::McpServer;
+    ///
+    /// let server = McpServer::new(Vec::new()).with_list_ttl(Duration::from_secs(300));
+    /// # let _ = server;
+    /// ```
+    pub fn with_list_ttl(self, ttl: std::time::Duration) -> Self {
+        self.with_inner(|inner| inner.list_caching = caching::ListCaching { ttl })
     }
 
     /// The same server for a new session: what a client sets (its log level) and the tasks it

@@ -3,11 +3,12 @@
 //! `list_changed` notifications to every session.
 
 use std::collections::HashSet;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 
 use rmcp::RoleServer;
-use rmcp::model::ResourceUpdatedNotificationParam;
-use rmcp::service::Peer;
+use rmcp::model::{ResourceUpdatedNotificationParam, SubscriptionFilter};
+use rmcp::service::{Peer, SubscriptionSink};
 
 /// The most URIs one session may be subscribed to at once: a template matches endless URIs, so
 /// without a bound a client could grow the server's memory one subscription at a time.
@@ -45,6 +46,9 @@ pub(super) const MAX_SUBSCRIPTION_BYTES: usize = 1 << 20;
 #[derive(Clone, Default)]
 pub struct ServerNotifier {
     sessions: Arc<Mutex<Vec<Subscriber>>>,
+    /// The open `subscriptions/listen` streams of MCP 2026-07-28 clients; each sink sends only
+    /// what its client asked for, tagged with its subscription id (rmcp's filter).
+    listeners: Arc<Mutex<Vec<(u64, SubscriptionSink)>>>,
 }
 
 /// One session: how to reach it, and the URIs it is subscribed to.
@@ -168,8 +172,8 @@ impl ServerNotifier {
             .collect()
     }
 
-    /// Sends `notifications/resources/updated` for `uri` to every session subscribed to it;
-    /// the number of sessions it reached.
+    /// Sends `notifications/resources/updated` for `uri` to every session subscribed to it, and
+    /// every `subscriptions/listen` stream that asked for it; the number it reached.
     pub async fn resource_updated(&self, uri: &str) -> usize {
         let peers = self.peers(|session| session.subscriptions.contains(uri));
         let mut sent = 0;
@@ -177,33 +181,103 @@ impl ServerNotifier {
             let param = ResourceUpdatedNotificationParam::new(uri);
             sent += usize::from(peer.notify_resource_updated(param).await.is_ok());
         }
+        for sink in self.sinks() {
+            sent += usize::from(sink.notify_resource_updated(uri).await.is_ok());
+        }
         sent
     }
 
-    /// Sends `notifications/resources/list_changed` to every session; the number it reached.
+    /// Sends `notifications/resources/list_changed` to every session and every listen stream
+    /// that asked for it; the number it reached.
     pub async fn resources_changed(&self) -> usize {
         let mut sent = 0;
         for peer in self.peers(|_| true) {
             sent += usize::from(peer.notify_resource_list_changed().await.is_ok());
         }
+        for sink in self.sinks() {
+            sent += usize::from(sink.notify_resource_list_changed().await.is_ok());
+        }
         sent
     }
 
-    /// Sends `notifications/prompts/list_changed` to every session; the number it reached.
+    /// Sends `notifications/prompts/list_changed` to every session and every listen stream
+    /// that asked for it; the number it reached.
     pub async fn prompts_changed(&self) -> usize {
         let mut sent = 0;
         for peer in self.peers(|_| true) {
             sent += usize::from(peer.notify_prompt_list_changed().await.is_ok());
         }
+        for sink in self.sinks() {
+            sent += usize::from(sink.notify_prompt_list_changed().await.is_ok());
+        }
         sent
     }
 
-    /// Sends `notifications/tools/list_changed` to every session; the number it reached.
+    /// Sends `notifications/tools/list_changed` to every session and every listen stream that
+    /// asked for it; the number it reached.
     pub async fn tools_changed(&self) -> usize {
         let mut sent = 0;
         for peer in self.peers(|_| true) {
             sent += usize::from(peer.notify_tool_list_changed().await.is_ok());
         }
+        for sink in self.sinks() {
+            sent += usize::from(sink.notify_tool_list_changed().await.is_ok());
+        }
         sent
+    }
+
+    /// Keeps `sink` (one `subscriptions/listen` stream) until the returned guard drops.
+    pub(super) fn listen(&self, sink: SubscriptionSink) -> Listening {
+        // Not the request's id: two clients may both call their listen request `1`.
+        static STREAMS: AtomicU64 = AtomicU64::new(1);
+        let id = STREAMS.fetch_add(1, Ordering::Relaxed);
+        self.listeners
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .push((id, sink));
+        Listening {
+            listeners: Arc::clone(&self.listeners),
+            id,
+        }
+    }
+
+    fn sinks(&self) -> Vec<SubscriptionSink> {
+        let listeners = self.listeners.lock();
+        let listeners = listeners.unwrap_or_else(PoisonError::into_inner);
+        listeners.iter().map(|(_, sink)| sink.clone()).collect()
+    }
+}
+
+/// What a listen stream may ask for: every kind of change, and its first
+/// [`MAX_SUBSCRIPTIONS`] resource URIs no longer than [`MAX_URI_BYTES`], at most
+/// [`MAX_SUBSCRIPTION_BYTES`] of them together, the bounds a session's subscriptions have.
+/// rmcp narrows this further to what the server declared.
+pub(super) fn bounded(requested: &SubscriptionFilter) -> SubscriptionFilter {
+    let mut accepted = requested.clone();
+    if let Some(uris) = &mut accepted.resource_subscriptions {
+        let mut bytes = 0;
+        uris.retain(|uri| uri.len() <= MAX_URI_BYTES);
+        uris.truncate(MAX_SUBSCRIPTIONS);
+        uris.retain(|uri| {
+            bytes += uri.len();
+            bytes <= MAX_SUBSCRIPTION_BYTES
+        });
+    }
+    accepted
+}
+
+/// A listen stream's place among the notifier's; it leaves when this drops (the stream ended).
+pub(super) struct Listening {
+    listeners: Arc<Mutex<Vec<(u64, SubscriptionSink)>>>,
+    id: u64,
+}
+
+impl Drop for Listening {
+    fn drop(&mut self) {
+        let mut listeners = self
+            .listeners
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        listeners.retain(|(id, _)| *id != self.id);
     }
 }

@@ -4,19 +4,26 @@
 
 use rmcp::model::{
     CallToolRequestParams, CustomRequest, InitializeRequestParams, PaginatedRequestParams,
+    ProtocolVersion,
 };
 use serde_json::Value;
 
 /// What is wrong with the params of a request for a method this server serves, which rmcp
-/// could not read as that method's; `None` for any other method.
-pub(in crate::mcp::server) fn invalid_params(request: &CustomRequest) -> Option<String> {
+/// could not read as that method's; `None` for any other method, and for `initialize` and
+/// `ping` from a client of MCP 2026-07-28 (`version`, its request's), which removed them:
+/// rmcp's "method not found" is the answer there.
+pub(in crate::mcp::server) fn invalid_params(
+    request: &CustomRequest,
+    version: Option<&ProtocolVersion>,
+) -> Option<String> {
     let method = request.method.as_str();
     let params = request.params.as_ref();
+    let handshake_era = version.is_none_or(|version| *version < ProtocolVersion::V_2026_07_28);
     let problem = match method {
         "tools/call" => call_params_problem(params),
         "tools/list" => params_error::<PaginatedRequestParams>(params),
-        "initialize" => params_error::<InitializeRequestParams>(params),
-        "ping" => "expected no params, or an object".to_owned(),
+        "initialize" if handshake_era => params_error::<InitializeRequestParams>(params),
+        "ping" if handshake_era => "expected no params, or an object".to_owned(),
         _ => return None,
     };
     Some(format!("invalid params for {method}: {problem}"))
