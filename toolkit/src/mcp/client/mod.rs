@@ -14,6 +14,7 @@ mod builder;
 mod call;
 mod handlers;
 mod http;
+mod input_required;
 mod listener;
 mod listing;
 mod notices;
@@ -21,6 +22,7 @@ mod notices;
 mod oauth;
 mod offered;
 mod oversize;
+mod proxy;
 mod remote_tool;
 mod session;
 mod sse;
@@ -235,6 +237,23 @@ impl McpClient {
             version: info.version,
             title: info.title,
         })
+    }
+
+    /// The MCP revision the current session speaks (`"2026-07-28"` when the server answered
+    /// `server/discover`, the version `initialize` agreed on otherwise); `None` before a
+    /// session is open.
+    ///
+    /// ```no_run
+    /// use toolkit::mcp::{McpClient, McpTransport};
+    ///
+    /// # async fn run() -> Result<(), toolkit::mcp::McpError> {
+    /// let client = McpClient::connect(McpTransport::http("http://127.0.0.1:8000/mcp")).await?;
+    /// println!("speaking MCP {:?}", client.protocol_version().await);
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub async fn protocol_version(&self) -> Option<String> {
+        self.session.protocol_version().await
     }
 }
 

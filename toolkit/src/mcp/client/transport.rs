@@ -5,7 +5,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use reqwest::header::{AUTHORIZATION, HeaderMap, HeaderName, HeaderValue};
-use rmcp::service::{ClientInitializeError, RunningService};
+use rmcp::service::{ClientInitializeError, ClientServiceExt, RunningService};
 use rmcp::transport::StreamableHttpClientTransport;
 use rmcp::transport::common::client_side_sse::SseRetryPolicy;
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
@@ -19,6 +19,7 @@ use super::listing::ListingLimits;
 use super::notices::{Routes, tap};
 use super::sse::SseTransport;
 use super::stdio::{self, ChildGroup};
+use super::version::lifecycle;
 use crate::mcp::McpError;
 
 /// Where an MCP server is and how to reach it.
@@ -244,8 +245,9 @@ pub(super) struct Opened<H: ClientHandler> {
 /// rmcp's own bound for every transport.
 pub const DEFAULT_MAX_MESSAGE_BYTES: usize = 16 << 20;
 
-/// Opens a session with `handler` on our side: connect, `initialize`,
-/// `notifications/initialized`. No message from the server may be longer than
+/// Opens a session with `handler` on our side: connect, then `server/discover` (MCP
+/// 2026-07-28), or `initialize` and `notifications/initialized` for an older server (and
+/// always over HTTP+SSE, which 2026-07-28 deprecates). No message from the server may be longer than
 /// `max_message_bytes`; over stdio, SSE and Streamable HTTP's event streams, a page of tools is
 /// screened against `listing` in its text, before rmcp parses it (rmcp's Streamable HTTP client
 /// parses a JSON body itself). With `oauth`, Streamable HTTP requests are authorized through it
@@ -291,7 +293,7 @@ pub(super) async fn open<H: ClientHandler>(
             // Held across `serve`, so a server that fails the handshake is killed too.
             let group = spawned.group;
             let service = handler
-                .serve(tap((spawned.stdout, spawned.stdin), routes))
+                .serve_with_lifecycle(tap((spawned.stdout, spawned.stdin), routes), lifecycle())
                 .await
                 .map_err(initialize)?;
             Ok(Opened {
@@ -307,7 +309,10 @@ pub(super) async fn open<H: ClientHandler>(
             let config = http_config(url, bearer_token.as_deref(), headers, max_message_bytes)?;
             let client = McpHttp::new(oauth, listing);
             let http = StreamableHttpClientTransport::with_client(client, config);
-            let service = handler.serve(tap(http, routes)).await.map_err(initialize)?;
+            let service = handler
+                .serve_with_lifecycle(tap(http, routes), lifecycle())
+                .await
+                .map_err(initialize)?;
             Ok(Opened {
                 service,
                 child: None,

@@ -1,0 +1,146 @@
+//! The remote server of `tests/mcp/client_era.rs`: rmcp alone, speaking MCP 2026-07-28, so
+//! what the client is tested against is the protocol. Its one tool asks the client's user
+//! through `input_required` (SEP-2322) and takes a header parameter (`x-mcp-header`).
+
+use std::sync::{Arc, Mutex};
+
+use rmcp::model::{
+    CallToolRequestParams, CallToolResponse, CallToolResult, InputRequest, InputRequests,
+    InputRequiredResult, ListToolsResult, PaginatedRequestParams, ServerCapabilities,
+    ServerConfig, Tool,
+};
+use rmcp::service::RequestContext;
+use rmcp::transport::streamable_http_server::{
+    StreamableHttpServerConfig, StreamableHttpService, session::local::LocalSessionManager,
+};
+use rmcp::{ErrorData, RoleServer, ServerHandler};
+use serde_json::{Value, json};
+
+/// One `tools/call` as the server saw it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Seen {
+    pub protocol_version: Option<String>,
+    pub request_state: Option<String>,
+    pub region_header: Option<String>,
+}
+
+/// A running server, stopped when dropped.
+pub struct Remote {
+    pub url: String,
+    seen: Arc<Mutex<Vec<Seen>>>,
+    task: tokio::task::JoinHandle<()>,
+}
+
+impl Drop for Remote {
+    fn drop(&mut self) {
+        self.task.abort();
+    }
+}
+
+impl Remote {
+    /// A server whose tool asks once (`rounds` = 1), or keeps asking forever (`None`).
+    pub async fn start(rounds: Option<usize>) -> Remote {
+        let seen = Arc::new(Mutex::new(Vec::new()));
+        let handler = Handler {
+            seen: Arc::clone(&seen),
+            rounds,
+        };
+        let service: StreamableHttpService<Handler, LocalSessionManager> =
+            StreamableHttpService::new(
+                move || Ok(handler.clone()),
+                Arc::default(),
+                StreamableHttpServerConfig::default(),
+            );
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+            .await
+            .expect("bind loopback");
+        let addr = listener.local_addr().expect("an address");
+        let router = axum::Router::new().nest_service("/mcp", service);
+        let task = tokio::spawn(async move {
+            let _ = axum::serve(listener, router).await;
+        });
+        Remote {
+            url: format!("http://{addr}/mcp"),
+            seen,
+            task,
+        }
+    }
+
+    /// Every `tools/call` so far, in order.
+    pub fn seen(&self) -> Vec<Seen> {
+        self.seen.lock().unwrap().clone()
+    }
+}
+
+#[derive(Clone)]
+struct Handler {
+    seen: Arc<Mutex<Vec<Seen>>>,
+    rounds: Option<usize>,
+}
+
+fn asking(state: String) -> InputRequiredResult {
+    let request: InputRequest = serde_json::from_value(json!({
+        "method": "elicitation/create",
+        "params": {
+            "message": "Your name?",
+            "requestedSchema": {"type": "object", "properties": {"name": {"type": "string"}}}
+        }
+    }))
+    .expect("an elicitation request");
+    let mut requests = InputRequests::new();
+    requests.insert("name".to_owned(), request);
+    InputRequiredResult::new(Some(requests), Some(state))
+}
+
+impl ServerHandler for Handler {
+    fn get_info(&self) -> ServerConfig {
+        ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
+    }
+
+    async fn list_tools(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListToolsResult, ErrorData> {
+        let schema = json!({
+            "type": "object",
+            "properties": {"region": {"type": "string", "x-mcp-header": "Region"}}
+        });
+        let Value::Object(schema) = schema else {
+            unreachable!()
+        };
+        let tool = Tool::new("greet", "Greets the user by name", Arc::new(schema));
+        Ok(ListToolsResult::with_all_items(vec![tool]))
+    }
+
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        let parts = context.extensions.get::<axum::http::request::Parts>();
+        let region_header = parts
+            .and_then(|parts| parts.headers.get("mcp-param-region"))
+            .and_then(|value| value.to_str().ok())
+            .map(str::to_owned);
+        let round = {
+            let mut seen = self.seen.lock().unwrap();
+            seen.push(Seen {
+                protocol_version: context.meta.protocol_version().map(|v| v.to_string()),
+                request_state: request.request_state.clone(),
+                region_header,
+            });
+            seen.len()
+        };
+        if self.rounds.is_none_or(|rounds| round <= rounds) {
+            return Ok(asking(format!("state-{round}")).into());
+        }
+        let name = request
+            .input_responses
+            .as_ref()
+            .and_then(|responses| responses.get("name"))
+            .and_then(|answer| answer["content"]["name"].as_str())
+            .unwrap_or("nobody");
+        Ok(CallToolResult::success(vec![rmcp::model::Content::text(format!("hello {name}"))]).into())
+    }
+}
