@@ -85,11 +85,13 @@ pub async fn context_calls(url: &str, context: Option<Value>) -> Result<(), Fail
     Ok(())
 }
 
-/// `http-invalid-tool-headers`: every tool left listed is called; the invalid ones are not.
+/// `http-invalid-tool-headers`: every tool left listed is called, each required argument
+/// given a value of its type; the invalid ones are not listed.
 pub async fn call_listed(url: &str) -> Result<(), Failure> {
     let server = answering(url).await?;
     for tool in server.tools() {
-        if let Err(err) = tool.acall(json!({})).await {
+        let arguments = required_arguments(&tool.definition().parameters);
+        if let Err(err) = tool.acall(arguments).await {
             eprintln!("{}: {err}", tool.name());
         }
     }
@@ -108,4 +110,19 @@ pub async fn echo_schema(url: &str) -> Result<(), Failure> {
         .acall(json!({"schema": schema}))
         .await?;
     Ok(())
+}
+
+/// A value of its type for each required property of `schema`.
+fn required_arguments(schema: &Value) -> Value {
+    let required = schema.get("required").and_then(Value::as_array);
+    let arguments = required.into_iter().flatten().filter_map(Value::as_str).map(|name| {
+        let kind = schema["properties"][name]["type"].as_str().unwrap_or("string");
+        let value = match kind {
+            "integer" | "number" => json!(1),
+            "boolean" => json!(true),
+            _ => json!("us-west1"),
+        };
+        (name.to_owned(), value)
+    });
+    Value::Object(arguments.collect())
 }

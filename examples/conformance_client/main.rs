@@ -51,6 +51,9 @@ async fn main() -> ExitCode {
         "elicitation-sep1034-client-defaults" => elicitation_defaults(&url).await,
         "sse-retry" => call_named(&url, "test_reconnection").await,
         "request-metadata" | "json-schema-ref-no-deref" => era2026::list_tools(&url).await,
+        // Skills (SEP-2640, an extension): this client never fetches them, ahead of need or
+        // otherwise; it connects and lists its tools.
+        skills if skills.starts_with("sep-2640-") => era2026::list_tools(&url).await,
         "http-standard-headers" => era2026::every_request(&url).await,
         "sep-2322-client-request-state" => era2026::input_required(&url).await,
         "http-custom-headers" => era2026::context_calls(&url, context).await,

@@ -55,7 +55,39 @@ async fn a_server_that_keeps_asking_fails_the_call_after_a_bounded_number_of_rou
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_2025_era_server_is_reached_through_initialize_over_stdio_and_http() {
+async fn a_2025_era_server_is_reached_through_initialize_whether_discover_fails_or_is_misread() {
+    // An rmcp server limited to 2025-11-25: `server/discover` refused, naming those versions.
+    let legacy = Remote::start_legacy().await;
+    let http = McpClient::connect(McpTransport::http(legacy.url.as_str()))
+        .await
+        .expect("connect over HTTP");
+    // Ours: a server answering a method it does not know with a result of another kind,
+    // over stdio (the child is started again for `initialize`).
+    let stdio = McpClient::connect(
+        McpTransport::stdio(python())
+            .args([script("misbehaving_server.py"), "stdio".into(), "plain".into()])
+            .inherit_stderr(false),
+    )
+    .await
+    .expect("connect over stdio");
+    for client in [&http, &stdio] {
+        assert_eq!(client.protocol_version().await.as_deref(), Some("2025-11-25"));
+    }
+    let greet = http.tools().into_iter().next().expect("the greet tool");
+    assert_eq!(greet.acall(json!({})).await.expect("a result"), json!("hello nobody"));
+    assert_eq!(
+        legacy.seen(),
+        [Seen {
+            protocol_version: None,
+            request_state: None,
+            region_header: None,
+        }]
+    );
+    assert_eq!(stdio.tool_names(), ["echo", "file"]);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_python_sdk_server_is_spoken_to_in_2026_07_28_over_stdio_and_http() {
     let stdio = McpClient::connect(
         McpTransport::stdio(python())
             .arg(script("python_server.py"))
@@ -78,7 +110,10 @@ async fn a_2025_era_server_is_reached_through_initialize_over_stdio_and_http() {
     .await
     .expect("connect over HTTP");
     for client in [&stdio, &http] {
-        assert_eq!(client.protocol_version().await.as_deref(), Some("2025-11-25"));
-        assert!(!client.tools().is_empty(), "{client:?}");
+        assert_eq!(client.protocol_version().await.as_deref(), Some("2026-07-28"));
+        let add = (client.tools().into_iter())
+            .find(|tool| tool.name() == "add")
+            .expect("the add tool");
+        assert_eq!(add.acall(json!({"a": 2, "b": 3})).await.expect("a sum"), json!("5"));
     }
 }

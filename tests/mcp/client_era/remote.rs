@@ -2,12 +2,13 @@
 //! what the client is tested against is the protocol. Its one tool asks the client's user
 //! through `input_required` (SEP-2322) and takes a header parameter (`x-mcp-header`).
 
+use std::borrow::Cow;
 use std::sync::{Arc, Mutex};
 
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CallToolResult, InputRequest, InputRequests,
-    InputRequiredResult, ListToolsResult, PaginatedRequestParams, ServerCapabilities,
-    ServerConfig, Tool,
+    CallToolRequestParams, CallToolResponse, CallToolResult, DiscoverResult, ErrorCode,
+    InputRequest, InputRequests, InputRequiredResult, ListToolsResult, PaginatedRequestParams,
+    ProtocolVersion, ServerCapabilities, ServerConfig, Tool,
 };
 use rmcp::service::RequestContext;
 use rmcp::transport::streamable_http_server::{
@@ -40,10 +41,20 @@ impl Drop for Remote {
 impl Remote {
     /// A server whose tool asks once (`rounds` = 1), or keeps asking forever (`None`).
     pub async fn start(rounds: Option<usize>) -> Remote {
+        Remote::serve(rounds, false).await
+    }
+
+    /// A server of 2025-11-25 and before: it refuses a 2026-07-28 request, naming them.
+    pub async fn start_legacy() -> Remote {
+        Remote::serve(Some(0), true).await
+    }
+
+    async fn serve(rounds: Option<usize>, legacy: bool) -> Remote {
         let seen = Arc::new(Mutex::new(Vec::new()));
         let handler = Handler {
             seen: Arc::clone(&seen),
             rounds,
+            legacy,
         };
         let service: StreamableHttpService<Handler, LocalSessionManager> =
             StreamableHttpService::new(
@@ -76,6 +87,7 @@ impl Remote {
 struct Handler {
     seen: Arc<Mutex<Vec<Seen>>>,
     rounds: Option<usize>,
+    legacy: bool,
 }
 
 fn asking(state: String) -> InputRequiredResult {
@@ -95,6 +107,25 @@ fn asking(state: String) -> InputRequiredResult {
 impl ServerHandler for Handler {
     fn get_info(&self) -> ServerConfig {
         ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
+    }
+
+    fn supported_protocol_versions(&self) -> Cow<'static, [ProtocolVersion]> {
+        let newest = match self.legacy {
+            true => ProtocolVersion::V_2025_11_25,
+            false => ProtocolVersion::LATEST,
+        };
+        Cow::Borrowed(ProtocolVersion::known_up_to(&newest))
+    }
+
+    async fn discover(&self, context: RequestContext<RoleServer>) -> Result<DiscoverResult, ErrorData> {
+        if self.legacy {
+            return Err(ErrorData::new(ErrorCode::METHOD_NOT_FOUND, "server/discover", None));
+        }
+        let _ = context;
+        Ok(DiscoverResult::from_server_info(
+            self.supported_protocol_versions().into_owned(),
+            self.get_info(),
+        ))
     }
 
     async fn list_tools(
@@ -141,6 +172,6 @@ impl ServerHandler for Handler {
             .and_then(|responses| responses.get("name"))
             .and_then(|answer| answer["content"]["name"].as_str())
             .unwrap_or("nobody");
-        Ok(CallToolResult::success(vec![rmcp::model::Content::text(format!("hello {name}"))]).into())
+        Ok(CallToolResult::success(vec![rmcp::model::ContentBlock::text(format!("hello {name}"))]).into())
     }
 }

@@ -27,6 +27,7 @@ use crate::mcp::convert::{
 /// The client side of the session: says who we are and what we can answer, hears
 /// `tools/list_changed`, and answers the server's sampling and elicitation requests. (Progress
 /// and log notifications are read off the transport: `notices`.)
+#[derive(Clone)]
 pub(super) struct Listener {
     pub(super) changed: Arc<watch::Sender<()>>,
     pub(super) handlers: Handlers,
