@@ -65,7 +65,7 @@ async fn a_2025_era_server_is_reached_through_initialize_whether_discover_fails_
     // over stdio (the child is started again for `initialize`).
     let stdio = McpClient::connect(
         McpTransport::stdio(python())
-            .args([script("misbehaving_server.py"), "stdio".into(), "plain".into()])
+            .args([script("misbehaving_server.py"), "stdio".into(), "lenient".into()])
             .inherit_stderr(false),
     )
     .await

@@ -1,5 +1,5 @@
 //! The remote server of `tests/mcp/client_context.rs`: written with rmcp alone, so what the
-//! client is tested against is the protocol, not toolkit's own server. Its tools report
+//! client is tested against is the protocol, not toolkit's own server; a 2025-11-25 one. Its tools report
 //! progress and logs, wait to be cancelled, ask the client's model and user, and return every
 //! kind of content.
 
@@ -11,7 +11,8 @@ use std::time::Instant;
 
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ClientResult, ElicitRequest,
-    ListToolsResult, PaginatedRequestParams, ProgressNotificationParam, ServerCapabilities,
+    ListToolsResult, PaginatedRequestParams, ProgressNotificationParam, ProtocolVersion,
+    ServerCapabilities,
     ServerConfig, ServerRequest, SetLevelRequestParams, Tool,
 };
 use rmcp::service::RequestContext;
@@ -297,6 +298,12 @@ fn everything() -> CallToolResult {
 }
 
 impl ServerHandler for Handler {
+    /// 2025-11-25 at the newest: its tools ask the client's model and user with requests of
+    /// their own, which 2026-07-28 replaces with `input_required` (`tests/mcp/client_era.rs`).
+    fn supported_protocol_versions(&self) -> std::borrow::Cow<'static, [ProtocolVersion]> {
+        std::borrow::Cow::Borrowed(ProtocolVersion::known_up_to(&ProtocolVersion::V_2025_11_25))
+    }
+
     fn get_info(&self) -> ServerConfig {
         ServerConfig::new(
             ServerCapabilities::builder()

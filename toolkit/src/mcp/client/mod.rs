@@ -27,6 +27,7 @@ mod remote_tool;
 mod session;
 mod sse;
 mod stdio;
+mod subscriptions;
 mod task_call;
 mod transport;
 mod url_elicitation;

@@ -18,6 +18,7 @@ use super::listing::{self, ListingError, ListingLimits, MAX_TOOL_PAGES, Tally};
 use super::notices::{self, Routes};
 use super::oversize::{answer_too_large, is_too_large};
 use super::stdio::ChildGroup;
+use super::subscriptions;
 use super::task_call::{self, TaskTools};
 use super::transport::{McpTransport, Opened, open};
 use super::version::spoken_version;
@@ -410,6 +411,7 @@ async fn open_within(
     oauth: Option<&Arc<Authorizer>>,
 ) -> Result<Opened<Listener>, McpError> {
     let log_level = listener.handlers.log_level;
+    let changed = Arc::clone(&listener.changed);
     let opening = async {
         let opened = open(
             transport,
@@ -421,6 +423,11 @@ async fn open_within(
         )
         .await?;
         spoken_version(&opened.service, transport)?;
+        if let Some(info) = opened.service.peer_info()
+            && subscriptions::needed(&info.protocol_version, &info.capabilities)
+        {
+            subscriptions::follow_tool_list(opened.service.peer().clone(), changed);
+        }
         // Asked again of every new session: a level is the session's.
         if let Some(level) = log_level {
             notices::ask_for_logs(opened.service.peer(), level).await;
