@@ -115,14 +115,20 @@ pub async fn echo_schema(url: &str) -> Result<(), Failure> {
 /// A value of its type for each required property of `schema`.
 fn required_arguments(schema: &Value) -> Value {
     let required = schema.get("required").and_then(Value::as_array);
-    let arguments = required.into_iter().flatten().filter_map(Value::as_str).map(|name| {
-        let kind = schema["properties"][name]["type"].as_str().unwrap_or("string");
-        let value = match kind {
-            "integer" | "number" => json!(1),
-            "boolean" => json!(true),
-            _ => json!("us-west1"),
-        };
-        (name.to_owned(), value)
-    });
+    let arguments = required
+        .into_iter()
+        .flatten()
+        .filter_map(Value::as_str)
+        .map(|name| {
+            let kind = schema["properties"][name]["type"]
+                .as_str()
+                .unwrap_or("string");
+            let value = match kind {
+                "integer" | "number" => json!(1),
+                "boolean" => json!(true),
+                _ => json!("us-west1"),
+            };
+            (name.to_owned(), value)
+        });
     Value::Object(arguments.collect())
 }

@@ -15,20 +15,28 @@ use crate::common::mcp::{Process, free_port, python, script, wait_for_port};
 use remote::{Remote, Seen};
 
 fn naming_ada(url: &str) -> toolkit::mcp::McpClientBuilder {
-    McpClient::builder(McpTransport::http(url)).on_elicit(|request: ElicitationRequest| async move {
-        assert_eq!(request.message, "Your name?");
-        ElicitationAnswer::Accept(json!({"name": "Ada"}))
-    })
+    McpClient::builder(McpTransport::http(url)).on_elicit(
+        |request: ElicitationRequest| async move {
+            assert_eq!(request.message, "Your name?");
+            ElicitationAnswer::Accept(json!({"name": "Ada"}))
+        },
+    )
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_2026_07_28_server_is_discovered_and_its_input_required_answered_through_on_elicit() {
     let remote = Remote::start(Some(1)).await;
     let client = naming_ada(&remote.url).connect().await.expect("connect");
-    assert_eq!(client.protocol_version().await.as_deref(), Some("2026-07-28"));
+    assert_eq!(
+        client.protocol_version().await.as_deref(),
+        Some("2026-07-28")
+    );
 
     let greet = client.tools().into_iter().next().expect("the greet tool");
-    let answer = greet.acall(json!({"region": "eu-west"})).await.expect("a result");
+    let answer = greet
+        .acall(json!({"region": "eu-west"}))
+        .await
+        .expect("a result");
     assert_eq!(answer, json!("hello Ada"));
 
     let seen = |request_state: Option<&str>| Seen {
@@ -65,16 +73,26 @@ async fn a_2025_era_server_is_reached_through_initialize_whether_discover_fails_
     // over stdio (the child is started again for `initialize`).
     let stdio = McpClient::connect(
         McpTransport::stdio(python())
-            .args([script("misbehaving_server.py"), "stdio".into(), "lenient".into()])
+            .args([
+                script("misbehaving_server.py"),
+                "stdio".into(),
+                "lenient".into(),
+            ])
             .inherit_stderr(false),
     )
     .await
     .expect("connect over stdio");
     for client in [&http, &stdio] {
-        assert_eq!(client.protocol_version().await.as_deref(), Some("2025-11-25"));
+        assert_eq!(
+            client.protocol_version().await.as_deref(),
+            Some("2025-11-25")
+        );
     }
     let greet = http.tools().into_iter().next().expect("the greet tool");
-    assert_eq!(greet.acall(json!({})).await.expect("a result"), json!("hello nobody"));
+    assert_eq!(
+        greet.acall(json!({})).await.expect("a result"),
+        json!("hello nobody")
+    );
     assert_eq!(
         legacy.seen(),
         [Seen {
@@ -104,16 +122,20 @@ async fn the_python_sdk_server_is_spoken_to_in_2026_07_28_over_stdio_and_http() 
             .stderr(Stdio::null()),
     );
     wait_for_port(&mut server, port);
-    let http = McpClient::connect(McpTransport::http(format!(
-        "http://127.0.0.1:{port}/mcp"
-    )))
-    .await
-    .expect("connect over HTTP");
+    let http = McpClient::connect(McpTransport::http(format!("http://127.0.0.1:{port}/mcp")))
+        .await
+        .expect("connect over HTTP");
     for client in [&stdio, &http] {
-        assert_eq!(client.protocol_version().await.as_deref(), Some("2026-07-28"));
+        assert_eq!(
+            client.protocol_version().await.as_deref(),
+            Some("2026-07-28")
+        );
         let add = (client.tools().into_iter())
             .find(|tool| tool.name() == "add")
             .expect("the add tool");
-        assert_eq!(add.acall(json!({"a": 2, "b": 3})).await.expect("a sum"), json!("5"));
+        assert_eq!(
+            add.acall(json!({"a": 2, "b": 3})).await.expect("a sum"),
+            json!("5")
+        );
     }
 }

@@ -149,7 +149,9 @@ async fn the_reference_server_answers_through_a_proxy_as_it_does_directly() {
     .expect("connect");
     let (client_io, server_io) = tokio::io::duplex(1 << 20);
     let (read, write) = tokio::io::split(server_io);
-    let proxy = McpServer::proxy(&remote).await.expect("the remote server, listed");
+    let proxy = McpServer::proxy(&remote)
+        .await
+        .expect("the remote server, listed");
     let server = tokio::spawn(proxy.serve_io(read, write));
     let through = ().serve(client_io).await.expect("initialize");
 
@@ -202,7 +204,10 @@ async fn the_reference_server_answers_through_a_proxy_as_it_does_directly() {
     assert!(
         !proxy_tools.iter().any(|tool| tool.name.contains("roots")),
         "no roots tool: {:?}",
-        proxy_tools.iter().map(|tool| &tool.name).collect::<Vec<_>>()
+        proxy_tools
+            .iter()
+            .map(|tool| &tool.name)
+            .collect::<Vec<_>>()
     );
     the_rest_answers_as_directly(&direct, &through).await;
 
@@ -230,20 +235,37 @@ async fn the_rest_answers_as_directly<A, B>(
             .collect()
     };
     let resources = direct.list_all_resources().await.expect("resources/list");
-    assert!(!resources.is_empty(), "the reference server lists resources");
+    assert!(
+        !resources.is_empty(),
+        "the reference server lists resources"
+    );
     let served = through.list_all_resources().await.expect("resources/list");
     assert_eq!(names(served), names(resources.clone()));
     let first = ReadResourceRequestParams::new(resources[0].uri.clone());
     let read = |result: ReadResourceResult| serde_json::to_value(result.contents).expect("JSON");
     assert_eq!(
-        read(through.read_resource(first.clone()).await.expect("resources/read")),
+        read(
+            through
+                .read_resource(first.clone())
+                .await
+                .expect("resources/read")
+        ),
         read(direct.read_resource(first).await.expect("resources/read")),
     );
 
-    let templates = direct.list_all_resource_templates().await.expect("templates");
-    let served = through.list_all_resource_templates().await.expect("templates");
+    let templates = direct
+        .list_all_resource_templates()
+        .await
+        .expect("templates");
+    let served = through
+        .list_all_resource_templates()
+        .await
+        .expect("templates");
     let written = |templates: Vec<toolkit::mcp::rmcp::model::ResourceTemplate>| -> Vec<String> {
-        templates.into_iter().map(|template| template.uri_template.clone()).collect()
+        templates
+            .into_iter()
+            .map(|template| template.uri_template.clone())
+            .collect()
     };
     assert_eq!(written(served), written(templates));
 
@@ -256,7 +278,12 @@ async fn the_rest_answers_as_directly<A, B>(
     assert_eq!(named(served), named(prompts.clone()));
     let simple = prompts
         .iter()
-        .find(|prompt| prompt.arguments.as_ref().is_none_or(|args| args.iter().all(|a| a.required != Some(true))))
+        .find(|prompt| {
+            prompt
+                .arguments
+                .as_ref()
+                .is_none_or(|args| args.iter().all(|a| a.required != Some(true)))
+        })
         .expect("a prompt without required arguments");
     let get = GetPromptRequestParams::new(simple.name.clone());
     let messages = |result: GetPromptResult| serde_json::to_value(result.messages).expect("JSON");

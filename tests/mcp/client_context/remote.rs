@@ -12,8 +12,7 @@ use std::time::Instant;
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ClientResult, ElicitRequest,
     ListToolsResult, PaginatedRequestParams, ProgressNotificationParam, ProtocolVersion,
-    ServerCapabilities,
-    ServerConfig, ServerRequest, SetLevelRequestParams, Tool,
+    ServerCapabilities, ServerConfig, ServerRequest, SetLevelRequestParams, Tool,
 };
 use rmcp::service::RequestContext;
 use rmcp::transport::streamable_http_server::{

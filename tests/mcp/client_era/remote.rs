@@ -117,9 +117,16 @@ impl ServerHandler for Handler {
         Cow::Borrowed(ProtocolVersion::known_up_to(&newest))
     }
 
-    async fn discover(&self, context: RequestContext<RoleServer>) -> Result<DiscoverResult, ErrorData> {
+    async fn discover(
+        &self,
+        context: RequestContext<RoleServer>,
+    ) -> Result<DiscoverResult, ErrorData> {
         if self.legacy {
-            return Err(ErrorData::new(ErrorCode::METHOD_NOT_FOUND, "server/discover", None));
+            return Err(ErrorData::new(
+                ErrorCode::METHOD_NOT_FOUND,
+                "server/discover",
+                None,
+            ));
         }
         let _ = context;
         Ok(DiscoverResult::from_server_info(
@@ -172,6 +179,11 @@ impl ServerHandler for Handler {
             .and_then(|responses| responses.get("name"))
             .and_then(|answer| answer["content"]["name"].as_str())
             .unwrap_or("nobody");
-        Ok(CallToolResult::success(vec![rmcp::model::ContentBlock::text(format!("hello {name}"))]).into())
+        Ok(
+            CallToolResult::success(vec![rmcp::model::ContentBlock::text(format!(
+                "hello {name}"
+            ))])
+            .into(),
+        )
     }
 }

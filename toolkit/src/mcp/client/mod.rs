@@ -21,6 +21,7 @@ mod notices;
 #[cfg(feature = "oauth")]
 mod oauth;
 mod offered;
+mod opening;
 mod oversize;
 mod proxy;
 mod remote_tool;

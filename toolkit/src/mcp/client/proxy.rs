@@ -63,9 +63,7 @@ impl McpClient {
     /// The server's resource templates as [`ResourceTemplateProxy`]s, each read through this
     /// client, with the server's completion of each parameter when it offers completions.
     /// A template is read by the URI its parameters fill in (RFC 6570 level 1: `{name}`).
-    pub async fn resource_template_proxies(
-        &self,
-    ) -> Result<Vec<ResourceTemplateProxy>, McpError> {
+    pub async fn resource_template_proxies(&self) -> Result<Vec<ResourceTemplateProxy>, McpError> {
         let offers = self.offers().await;
         if !offers.resources {
             return Ok(Vec::new());

@@ -11,8 +11,12 @@ use tokio::sync::watch;
 
 /// Whether a session speaking `version` with a server offering `capabilities` needs a
 /// subscription to hear of tool list changes: a 2026-07-28 one whose server announces them.
-pub(super) fn needed(version: &rmcp::model::ProtocolVersion, capabilities: &ServerCapabilities) -> bool {
-    let announces = (capabilities.tools.as_ref()).is_some_and(|tools| tools.list_changed == Some(true));
+pub(super) fn needed(
+    version: &rmcp::model::ProtocolVersion,
+    capabilities: &ServerCapabilities,
+) -> bool {
+    let announces =
+        (capabilities.tools.as_ref()).is_some_and(|tools| tools.list_changed == Some(true));
     announces && !version.has_initialize()
 }
 

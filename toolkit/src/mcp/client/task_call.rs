@@ -17,8 +17,8 @@ use rmcp::service::ServiceError;
 use rmcp::{Peer, RoleClient};
 use serde_json::{Map, Value, json};
 
-use super::call::CallFailure;
 use super::abandon::Abandon;
+use super::call::CallFailure;
 use crate::context::ToolContext;
 
 /// How long the server keeps a task's result (asked for; the server may choose another).

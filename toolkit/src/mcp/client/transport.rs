@@ -1,28 +1,16 @@
-//! Where an MCP server is ([`McpTransport`]) and how each kind of transport is opened.
+//! Where an MCP server is ([`McpTransport`]), and the settings each kind of transport is
+//! opened with (`opening` opens them).
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::time::Duration;
 
 use reqwest::header::{AUTHORIZATION, HeaderMap, HeaderName, HeaderValue};
-use rmcp::model::ProtocolVersion;
-use rmcp::service::{
-    ClientInitializeError, ClientLifecycleMode, ClientServiceExt, RunningService,
-};
-use rmcp::transport::StreamableHttpClientTransport;
 use rmcp::transport::common::client_side_sse::SseRetryPolicy;
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
-use rmcp::{ClientHandler, RoleClient, ServiceExt};
 
 use crate::url_credentials::hide_userinfo;
 
-use super::Authorizer;
-use super::http::McpHttp;
-use super::listing::ListingLimits;
-use super::notices::{Routes, tap};
-use super::sse::SseTransport;
-use super::stdio::{self, ChildGroup};
-use super::version::lifecycle;
 use crate::mcp::McpError;
 
 /// Where an MCP server is and how to reach it.
@@ -236,187 +224,12 @@ impl std::fmt::Display for McpTransport {
     }
 }
 
-/// A session opened by [`open`], and the stdio server's process group when there is one: kept
-/// as long as the session, so the server goes with it.
-pub(super) struct Opened<H: ClientHandler> {
-    pub(super) service: RunningService<RoleClient, H>,
-    pub(super) child: Option<ChildGroup>,
-}
-
 /// The largest message read from an MCP server unless told otherwise
 /// ([`McpClientBuilder::max_message_bytes`](super::McpClientBuilder::max_message_bytes)):
 /// rmcp's own bound for every transport.
 pub const DEFAULT_MAX_MESSAGE_BYTES: usize = 16 << 20;
 
-/// Opens a session with `handler` on our side: connect, then `server/discover` (MCP
-/// 2026-07-28), or `initialize` and `notifications/initialized` for an older server (and
-/// always over HTTP+SSE, which 2026-07-28 deprecates). No message from the server may be longer than
-/// `max_message_bytes`; over stdio, SSE and Streamable HTTP's event streams, a page of tools is
-/// screened against `listing` in its text, before rmcp parses it (rmcp's Streamable HTTP client
-/// parses a JSON body itself). With `oauth`, Streamable HTTP requests are authorized through it
-/// (the other transports refuse it).
-pub(super) async fn open<H: ClientHandler + Clone>(
-    transport: &McpTransport,
-    handler: H,
-    routes: &Arc<Routes>,
-    max_message_bytes: usize,
-    listing: ListingLimits,
-    oauth: Option<&Arc<Authorizer>>,
-) -> Result<Opened<H>, McpError> {
-    let server = transport.to_string();
-    if oauth.is_some() && !matches!(transport, McpTransport::StreamableHttp { .. }) {
-        return Err(McpError::Connect {
-            server,
-            message: "OAuth is for Streamable HTTP servers only".to_owned(),
-        });
-    }
-    let opening = Opening {
-        transport,
-        routes,
-        max_message_bytes,
-        listing,
-        oauth,
-    };
-    match opening.open(handler.clone(), lifecycle()).await {
-        Err(Failed::Initialize(err)) if initialize_instead(&err) => opening
-            .open(handler, ClientLifecycleMode::Initialize)
-            .await
-            .map_err(|failed| failed.into_error(&server)),
-        other => other.map_err(|failed| failed.into_error(&server)),
-    }
-}
-
-/// Whether `server/discover` failed in a way that says the server is older, where rmcp 3.11
-/// does not fall back to `initialize` itself (it does on a JSON-RPC error): the server
-/// answered with a result of another kind (a 2025-era server may answer a method it does not
-/// know with `{}`, as the conformance suite's do), or named only versions that have the
-/// `initialize` handshake (an rmcp server limited to 2025-11-25 does).
-fn initialize_instead(err: &ClientInitializeError) -> bool {
-    match err {
-        ClientInitializeError::ExpectedInitResult(Some(_)) => true,
-        ClientInitializeError::NoCompatibleProtocolVersion {
-            server_supported, ..
-        } => server_supported.iter().any(ProtocolVersion::has_initialize),
-        _ => false,
-    }
-}
-
-/// Why a session did not open.
-enum Failed {
-    Initialize(ClientInitializeError),
-    Other(McpError),
-}
-
-impl Failed {
-    fn into_error(self, server: &str) -> McpError {
-        match self {
-            Failed::Initialize(err) => McpError::Connect {
-                server: server.to_owned(),
-                message: err.to_string(),
-            },
-            Failed::Other(err) => err,
-        }
-    }
-}
-
-/// What one attempt to open a session needs.
-struct Opening<'a> {
-    transport: &'a McpTransport,
-    routes: &'a Arc<Routes>,
-    max_message_bytes: usize,
-    listing: ListingLimits,
-    oauth: Option<&'a Arc<Authorizer>>,
-}
-
-impl Opening<'_> {
-    async fn open<H: ClientHandler>(
-        &self,
-        handler: H,
-        lifecycle: ClientLifecycleMode,
-    ) -> Result<Opened<H>, Failed> {
-        let (routes, max_message_bytes, listing) =
-            (self.routes, self.max_message_bytes, self.listing);
-        let server = self.transport.to_string();
-        match self.transport {
-            McpTransport::Stdio {
-                command,
-                args,
-                env,
-                inherit_stderr,
-            } => {
-                let spawned = stdio::spawn(
-                    command,
-                    args,
-                    env,
-                    *inherit_stderr,
-                    max_message_bytes,
-                    listing,
-                )
-                .map_err(|source| {
-                    Failed::Other(McpError::Spawn {
-                        command: server,
-                        source,
-                    })
-                })?;
-                // Held across `serve`, so a server that fails the handshake is killed too.
-                let group = spawned.group;
-                let io = tap((spawned.stdout, spawned.stdin), routes);
-                let service = handler
-                    .serve_with_lifecycle(io, lifecycle)
-                    .await
-                    .map_err(Failed::Initialize)?;
-                Ok(Opened {
-                    service,
-                    child: Some(group),
-                })
-            }
-            McpTransport::StreamableHttp {
-                url,
-                bearer_token,
-                headers,
-            } => {
-                let config = http_config(url, bearer_token.as_deref(), headers, max_message_bytes)
-                    .map_err(Failed::Other)?;
-                let client = McpHttp::new(self.oauth, listing);
-                let http = StreamableHttpClientTransport::with_client(client, config);
-                let service = handler
-                    .serve_with_lifecycle(tap(http, routes), lifecycle)
-                    .await
-                    .map_err(Failed::Initialize)?;
-                Ok(Opened {
-                    service,
-                    child: None,
-                })
-            }
-            // HTTP+SSE is the older transport (deprecated by 2026-07-28): `initialize` only.
-            McpTransport::Sse {
-                url,
-                bearer_token,
-                headers,
-            } => {
-                let headers = sse_headers(bearer_token.as_deref(), headers).map_err(Failed::Other)?;
-                let sse = SseTransport::connect(url, headers, max_message_bytes, listing)
-                    .await
-                    .map_err(|err| {
-                        Failed::Other(McpError::Connect {
-                            server,
-                            message: err.to_string(),
-                        })
-                    })?;
-                let service = handler
-                    .serve(tap(sse, routes))
-                    .await
-                    .map_err(Failed::Initialize)?;
-                Ok(Opened {
-                    service,
-                    child: None,
-                })
-            }
-        }
-    }
-}
-
-fn http_config(
+pub(super) fn http_config(
     url: &str,
     bearer_token: Option<&str>,
     headers: &BTreeMap<String, String>,
@@ -456,7 +269,7 @@ impl SseRetryPolicy for ResumeTwice {
 
 /// The configured headers plus `Authorization: Bearer <token>`, which the SSE transport sends
 /// itself (rmcp's Streamable HTTP client takes the token separately).
-fn sse_headers(
+pub(super) fn sse_headers(
     bearer_token: Option<&str>,
     headers: &BTreeMap<String, String>,
 ) -> Result<HeaderMap, McpError> {

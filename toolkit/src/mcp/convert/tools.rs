@@ -108,7 +108,9 @@ pub(in crate::mcp) fn forwarded(
     let mut result = serde_json::to_value(result).map_err(|err| err.to_string())?;
     if let Some(Value::Object(meta)) = result.get_mut("_meta") {
         meta.retain(|key, _| !key.starts_with(PROTOCOL_META_PREFIX));
-        if meta.is_empty() && let Value::Object(result) = &mut result {
+        if meta.is_empty()
+            && let Value::Object(result) = &mut result
+        {
             result.remove("_meta");
         }
     }
