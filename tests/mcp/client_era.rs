@@ -49,6 +49,15 @@ async fn a_2026_07_28_server_is_discovered_and_its_input_required_answered_throu
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_tool_list_is_not_asked_for_again_within_its_ttl() {
+    let remote = Remote::start(Some(1)).await;
+    let client = naming_ada(&remote.url).connect().await.expect("connect");
+    assert_eq!(remote.lists(), 1);
+    let names = client.refresh().await.expect("listed").len();
+    assert_eq!((names, remote.lists()), (1, 1), "served from the cache");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_server_that_keeps_asking_fails_the_call_after_a_bounded_number_of_rounds() {
     let remote = Remote::start(None).await;
     let client = naming_ada(&remote.url).connect().await.expect("connect");

@@ -32,6 +32,27 @@ fn base64(bytes: &[u8]) -> String {
     toolkit::Image::new(bytes, "application/octet-stream").data
 }
 
+/// Serves `handler` over Streamable HTTP at `http://127.0.0.1:PORT/mcp`, a free port: its URL,
+/// and the task serving it (abort it to stop).
+pub async fn serve_on_loopback<H: ServerHandler + Clone>(
+    handler: H,
+) -> (String, tokio::task::JoinHandle<()>) {
+    let service: StreamableHttpService<H, LocalSessionManager> = StreamableHttpService::new(
+        move || Ok(handler.clone()),
+        Arc::default(),
+        StreamableHttpServerConfig::default(),
+    );
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+        .await
+        .expect("bind loopback");
+    let addr = listener.local_addr().expect("an address");
+    let router = axum::Router::new().nest_service("/mcp", service);
+    let task = tokio::spawn(async move {
+        let _ = axum::serve(listener, router).await;
+    });
+    (format!("http://{addr}/mcp"), task)
+}
+
 /// A running server, stopped when dropped, and what it saw.
 pub struct Remote {
     url: String,
@@ -59,22 +80,9 @@ impl Remote {
         let handler = Handler {
             seen: Arc::clone(&seen),
         };
-        let service: StreamableHttpService<Handler, LocalSessionManager> =
-            StreamableHttpService::new(
-                move || Ok(handler.clone()),
-                Arc::default(),
-                StreamableHttpServerConfig::default(),
-            );
-        let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
-            .await
-            .expect("bind loopback");
-        let addr = listener.local_addr().expect("an address");
-        let router = axum::Router::new().nest_service("/mcp", service);
-        let task = tokio::spawn(async move {
-            let _ = axum::serve(listener, router).await;
-        });
+        let (url, task) = serve_on_loopback(handler).await;
         Remote {
-            url: format!("http://{addr}/mcp"),
+            url,
             seen,
             started: Mutex::new(started),
             cancelled: Mutex::new(cancelled),

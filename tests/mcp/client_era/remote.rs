@@ -3,6 +3,7 @@
 //! through `input_required` (SEP-2322) and takes a header parameter (`x-mcp-header`).
 
 use std::borrow::Cow;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
 use rmcp::model::{
@@ -11,11 +12,10 @@ use rmcp::model::{
     ProtocolVersion, ServerCapabilities, ServerConfig, Tool,
 };
 use rmcp::service::RequestContext;
-use rmcp::transport::streamable_http_server::{
-    StreamableHttpServerConfig, StreamableHttpService, session::local::LocalSessionManager,
-};
 use rmcp::{ErrorData, RoleServer, ServerHandler};
 use serde_json::{Value, json};
+
+use crate::client_context::remote::serve_on_loopback;
 
 /// One `tools/call` as the server saw it.
 #[derive(Debug, Clone, PartialEq)]
@@ -29,6 +29,7 @@ pub struct Seen {
 pub struct Remote {
     pub url: String,
     seen: Arc<Mutex<Vec<Seen>>>,
+    lists: Arc<AtomicUsize>,
     task: tokio::task::JoinHandle<()>,
 }
 
@@ -51,30 +52,25 @@ impl Remote {
 
     async fn serve(rounds: Option<usize>, legacy: bool) -> Remote {
         let seen = Arc::new(Mutex::new(Vec::new()));
+        let lists = Arc::new(AtomicUsize::new(0));
         let handler = Handler {
             seen: Arc::clone(&seen),
+            lists: Arc::clone(&lists),
             rounds,
             legacy,
         };
-        let service: StreamableHttpService<Handler, LocalSessionManager> =
-            StreamableHttpService::new(
-                move || Ok(handler.clone()),
-                Arc::default(),
-                StreamableHttpServerConfig::default(),
-            );
-        let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
-            .await
-            .expect("bind loopback");
-        let addr = listener.local_addr().expect("an address");
-        let router = axum::Router::new().nest_service("/mcp", service);
-        let task = tokio::spawn(async move {
-            let _ = axum::serve(listener, router).await;
-        });
+        let (url, task) = serve_on_loopback(handler).await;
         Remote {
-            url: format!("http://{addr}/mcp"),
+            url,
             seen,
+            lists,
             task,
         }
+    }
+
+    /// How many `tools/list` requests it answered.
+    pub fn lists(&self) -> usize {
+        self.lists.load(Ordering::SeqCst)
     }
 
     /// Every `tools/call` so far, in order.
@@ -86,6 +82,7 @@ impl Remote {
 #[derive(Clone)]
 struct Handler {
     seen: Arc<Mutex<Vec<Seen>>>,
+    lists: Arc<AtomicUsize>,
     rounds: Option<usize>,
     legacy: bool,
 }
@@ -148,7 +145,11 @@ impl ServerHandler for Handler {
             unreachable!()
         };
         let tool = Tool::new("greet", "Greets the user by name", Arc::new(schema));
-        Ok(ListToolsResult::with_all_items(vec![tool]))
+        self.lists.fetch_add(1, Ordering::SeqCst);
+        // Good for a minute (SEP-2549): the client need not ask again meanwhile.
+        let mut listed = ListToolsResult::with_all_items(vec![tool]);
+        listed.ttl_ms = Some(60_000);
+        Ok(listed)
     }
 
     async fn call_tool(

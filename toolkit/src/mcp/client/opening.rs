@@ -80,7 +80,8 @@ fn initialize_instead(err: &ClientInitializeError) -> bool {
 
 /// Why a session did not open.
 enum Failed {
-    Initialize(ClientInitializeError),
+    // Boxed: rmcp's error is large (clippy: large_enum_variant).
+    Initialize(Box<ClientInitializeError>),
     Other(McpError),
 }
 
@@ -141,7 +142,7 @@ impl Opening<'_> {
                 let service = handler
                     .serve_with_lifecycle(tap(http, routes), lifecycle)
                     .await
-                    .map_err(Failed::Initialize)?;
+                    .map_err(|err| Failed::Initialize(Box::new(err)))?;
                 Ok(Opened {
                     service,
                     child: None,
@@ -166,7 +167,7 @@ impl Opening<'_> {
                 let service = handler
                     .serve(tap(sse, routes))
                     .await
-                    .map_err(Failed::Initialize)?;
+                    .map_err(|err| Failed::Initialize(Box::new(err)))?;
                 Ok(Opened {
                     service,
                     child: None,
@@ -204,7 +205,7 @@ impl Opening<'_> {
         let service = handler
             .serve_with_lifecycle(io, lifecycle)
             .await
-            .map_err(Failed::Initialize)?;
+            .map_err(|err| Failed::Initialize(Box::new(err)))?;
         Ok(Opened {
             service,
             child: Some(group),
