@@ -5,13 +5,11 @@
 #[path = "client_era/remote.rs"]
 mod remote;
 
-use std::process::{Command, Stdio};
-
 use serde_json::json;
 use toolkit::context::{ElicitationAnswer, ElicitationRequest};
 use toolkit::mcp::{McpClient, McpTransport};
 
-use crate::common::mcp::{Process, free_port, python, script, wait_for_port};
+use crate::common::mcp::{free_port, python, python_server, script};
 use remote::{Remote, Seen};
 
 fn naming_ada(url: &str) -> toolkit::mcp::McpClientBuilder {
@@ -123,14 +121,7 @@ async fn the_python_sdk_server_is_spoken_to_in_2026_07_28_over_stdio_and_http() 
     .await
     .expect("connect over stdio");
     let port = free_port();
-    let mut server = Process::spawn(
-        Command::new(python())
-            .arg(script("python_server.py"))
-            .args(["streamable-http", &port.to_string()])
-            .stdout(Stdio::null())
-            .stderr(Stdio::null()),
-    );
-    wait_for_port(&mut server, port);
+    let _server = python_server("streamable-http", port);
     let http = McpClient::connect(McpTransport::http(format!("http://127.0.0.1:{port}/mcp")))
         .await
         .expect("connect over HTTP");
