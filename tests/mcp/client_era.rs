@@ -47,6 +47,20 @@ async fn a_2026_07_28_server_is_discovered_and_its_input_required_answered_throu
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_prompt_that_asks_first_is_answered_through_on_elicit_too() {
+    let remote = Remote::start(Some(1)).await;
+    let client = naming_ada(&remote.url).connect().await.expect("connect");
+    let messages = client
+        .get_prompt("whoami", Default::default())
+        .await
+        .expect("the prompt");
+    assert_eq!(
+        serde_json::to_value(&messages).expect("JSON"),
+        json!([{"role": "user", "content": {"type": "text", "text": "I am Ada"}}])
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_tool_list_is_not_asked_for_again_within_its_ttl() {
     let remote = Remote::start(Some(1)).await;
     let client = naming_ada(&remote.url).connect().await.expect("connect");

@@ -8,8 +8,9 @@ use std::sync::{Arc, Mutex};
 
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, DiscoverResult, ErrorCode,
-    InputRequest, InputRequests, InputRequiredResult, ListToolsResult, PaginatedRequestParams,
-    ProtocolVersion, ServerCapabilities, ServerConfig, Tool,
+    GetPromptRequestParams, GetPromptResponse, GetPromptResult, InputRequest, InputRequests,
+    InputRequiredResult, ListPromptsResult, ListToolsResult, PaginatedRequestParams, Prompt,
+    PromptMessage, ProtocolVersion, Role, ServerCapabilities, ServerConfig, Tool,
 };
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer, ServerHandler};
@@ -103,7 +104,11 @@ fn asking(state: String) -> InputRequiredResult {
 
 impl ServerHandler for Handler {
     fn get_info(&self) -> ServerConfig {
-        ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
+        let capabilities = ServerCapabilities::builder()
+            .enable_tools()
+            .enable_prompts()
+            .build();
+        ServerConfig::new(capabilities)
     }
 
     fn supported_protocol_versions(&self) -> Cow<'static, [ProtocolVersion]> {
@@ -150,6 +155,36 @@ impl ServerHandler for Handler {
         let mut listed = ListToolsResult::with_all_items(vec![tool]);
         listed.ttl_ms = Some(60_000);
         Ok(listed)
+    }
+
+    async fn list_prompts(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListPromptsResult, ErrorData> {
+        let prompt = Prompt::new("whoami", Some("Says who the user is"), None);
+        Ok(ListPromptsResult::with_all_items(vec![prompt]))
+    }
+
+    /// Asks the user's name first, as the tool does.
+    async fn get_prompt(
+        &self,
+        request: GetPromptRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<GetPromptResponse, ErrorData> {
+        if request.request_state.as_deref() != Some("prompt-state") {
+            return Ok(GetPromptResponse::InputRequired(asking(
+                "prompt-state".into(),
+            )));
+        }
+        let name = (request.input_responses.as_ref())
+            .and_then(|responses| responses.get("name"))
+            .and_then(|answer| answer["content"]["name"].as_str())
+            .unwrap_or("nobody");
+        let message = PromptMessage::new_text(Role::User, format!("I am {name}"));
+        Ok(GetPromptResponse::Complete(GetPromptResult::new(vec![
+            message,
+        ])))
     }
 
     async fn call_tool(

@@ -141,6 +141,11 @@ impl Session {
         Ok((session, changes))
     }
 
+    /// What the client answers when the server asks.
+    pub(super) fn handlers(&self) -> &Handlers {
+        &self.handlers
+    }
+
     /// Where the server is.
     pub(super) fn transport(&self) -> &McpTransport {
         &self.transport
