@@ -1,5 +1,5 @@
 //! A client for the MCP conformance suite's client scenarios (`@modelcontextprotocol/conformance`
-//! 0.1.16), built on [`McpClient`] and following the suite's reference client
+//! 0.1.16 and 0.2), built on [`McpClient`] and following the suite's reference client
 //! (`examples/clients/typescript/everything-client.ts`): the server URL is the last argument,
 //! the scenario is in `MCP_CONFORMANCE_SCENARIO`, extra context (JSON) in
 //! `MCP_CONFORMANCE_CONTEXT`. `scripts/conformance --client` builds it and runs the suite
@@ -14,9 +14,11 @@
 //!   answer, which the client fills with the schema's defaults;
 //! - `sse-retry`: call `test_reconnection`, whose answer stream the server cuts: the client
 //!   waits the stream's `retry` and resumes it with `Last-Event-ID`;
-//! - `auth/*`: the OAuth flows (`auth.rs`).
+//! - `auth/*`: the OAuth flows (`auth.rs`);
+//! - the scenarios of MCP 2026-07-28 (`era2026.rs`).
 
 mod auth;
+mod era2026;
 
 use std::process::ExitCode;
 
@@ -48,6 +50,15 @@ async fn main() -> ExitCode {
         "initialize" | "tools_call" | "tools-call" => call_first_tool(&url).await,
         "elicitation-sep1034-client-defaults" => elicitation_defaults(&url).await,
         "sse-retry" => call_named(&url, "test_reconnection").await,
+        "request-metadata" | "json-schema-ref-no-deref" => era2026::list_tools(&url).await,
+        // Skills (SEP-2640, an extension): this client never fetches them, ahead of need or
+        // otherwise; it connects and lists its tools.
+        skills if skills.starts_with("sep-2640-") => era2026::list_tools(&url).await,
+        "http-standard-headers" => era2026::every_request(&url).await,
+        "sep-2322-client-request-state" => era2026::input_required(&url).await,
+        "http-custom-headers" => era2026::context_calls(&url, context).await,
+        "http-invalid-tool-headers" => era2026::call_listed(&url).await,
+        "json-schema-2020-12-preservation" => era2026::echo_schema(&url).await,
         other => Err(format!("unknown scenario {other:?}").into()),
     };
     match outcome {

@@ -4,7 +4,7 @@
 //! elicitation requests (declaring each capability only when it can), and every content kind
 //! of a remote result comes back as the runtime's content types, bytes intact.
 
-mod remote;
+pub(crate) mod remote;
 
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};

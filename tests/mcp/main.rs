@@ -7,6 +7,7 @@ mod common;
 
 mod client;
 mod client_context;
+mod client_era;
 mod client_hardening;
 mod context;
 mod eras;

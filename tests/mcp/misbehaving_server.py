@@ -1,7 +1,7 @@
 """A scripted MCP server over Streamable HTTP (stdlib only) that misbehaves on purpose.
 
     python3 misbehaving_server.py PORT paginate|flood|fail-first|huge-json|huge-sse|wide-schema|many-tools|huge-schema[+sse] [BYTES]
-    python3 misbehaving_server.py stdio many-tools|huge-schema
+    python3 misbehaving_server.py stdio many-tools|huge-schema|lenient
 
 `paginate`: every `tools/list` page names a next cursor, forever. `flood`: a `tools/call`
 answer is an SSE stream of 10,000 `notifications/tools/list_changed` before its result.
@@ -37,6 +37,20 @@ HUGE = {"name": "file", "description": "File", "inputSchema": {
               for i in range(100_000)}}} if MODE == "huge-schema" else None
 FAILED = set()
 PRINTING = threading.Lock()
+
+
+def answer_to(message):
+    """The JSON-RPC answer to a request: `server/discover` (MCP 2026-07-28) is a method this
+    2025-era server does not know, -32601, unless MODE is `lenient`, which answers `{}` to it
+    as some older servers answer any method."""
+    method = message["method"]
+    if method == "server/discover":
+        if MODE == "lenient":
+            return {"jsonrpc": "2.0", "id": message["id"], "result": {}}
+        return {"jsonrpc": "2.0", "id": message["id"],
+                "error": {"code": -32601, "message": f"Method not found: {method}"}}
+    return {"jsonrpc": "2.0", "id": message["id"],
+            "result": result(method, message.get("params") or {})}
 
 
 def result(method, params):
@@ -80,8 +94,7 @@ class Handler(BaseHTTPRequestHandler):
             self.send_header("Content-Length", "0")
             self.end_headers()
             return
-        answer = {"jsonrpc": "2.0", "id": message["id"],
-                  "result": result(message["method"], message.get("params") or {})}
+        answer = answer_to(message)
         listing_as_sse = LISTING_AS == "sse" and message["method"] == "tools/list"
         if listing_as_sse or (MODE == "huge-sse" and message["method"] == "tools/call"):
             body, kind = "data: " + json.dumps(answer) + "\n\n", "text/event-stream"
@@ -111,8 +124,7 @@ def serve_stdio():
     for line in sys.stdin:
         message = json.loads(line)
         if "id" in message and "method" in message:
-            answer = {"jsonrpc": "2.0", "id": message["id"],
-                      "result": result(message["method"], message.get("params") or {})}
+            answer = answer_to(message)
             sys.stdout.write(json.dumps(answer) + "\n")
             sys.stdout.flush()
 

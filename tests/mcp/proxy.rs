@@ -8,7 +8,8 @@ use std::process::{Command, Stdio};
 
 use serde_json::{Value, json};
 use toolkit::mcp::rmcp::model::{
-    CallToolRequestParams, ClientCapabilities, ClientConfig, Implementation, Tool,
+    CallToolRequestParams, ClientCapabilities, ClientConfig, GetPromptRequestParams,
+    GetPromptResult, Implementation, ReadResourceRequestParams, ReadResourceResult, Tool,
 };
 use toolkit::mcp::rmcp::service::RunningService;
 use toolkit::mcp::rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
@@ -132,11 +133,10 @@ async fn the_reference_server_answers_through_a_proxy_as_it_does_directly() {
     };
     let mut command = tokio::process::Command::new(&program);
     command.arg("stdio").stderr(Stdio::null());
-    // Declaring `roots`, as toolkit's client does: both see the same tools. (rmcp deprecates
-    // roots for a protocol revision after the ones servers speak today.)
-    #[allow(deprecated)]
-    let roots = ClientCapabilities::builder().enable_roots().build();
-    let direct = ClientConfig::new(roots, Implementation::new("direct", "1"))
+    // Declaring nothing, as toolkit's client does by default: both see the same tools, and
+    // the proxy offers no roots tool its own clients could not answer.
+    let nothing = ClientCapabilities::default();
+    let direct = ClientConfig::new(nothing, Implementation::new("direct", "1"))
         .serve(TokioChildProcess::new(command).expect("start the reference server"))
         .await
         .expect("initialize");
@@ -149,7 +149,10 @@ async fn the_reference_server_answers_through_a_proxy_as_it_does_directly() {
     .expect("connect");
     let (client_io, server_io) = tokio::io::duplex(1 << 20);
     let (read, write) = tokio::io::split(server_io);
-    let server = tokio::spawn(McpServer::new(remote.tools()).serve_io(read, write));
+    let proxy = McpServer::proxy(&remote)
+        .await
+        .expect("the remote server, listed");
+    let server = tokio::spawn(proxy.serve_io(read, write));
     let through = ().serve(client_io).await.expect("initialize");
 
     let calls = [
@@ -198,6 +201,15 @@ async fn the_reference_server_answers_through_a_proxy_as_it_does_directly() {
         assert_eq!(served.output_schema, tool.output_schema, "{}", tool.name);
         assert_eq!(served.annotations, tool.annotations, "{}", tool.name);
     }
+    assert!(
+        !proxy_tools.iter().any(|tool| tool.name.contains("roots")),
+        "no roots tool: {:?}",
+        proxy_tools
+            .iter()
+            .map(|tool| &tool.name)
+            .collect::<Vec<_>>()
+    );
+    the_rest_answers_as_directly(&direct, &through).await;
 
     through.cancel().await.expect("close");
     server
@@ -205,4 +217,78 @@ async fn the_reference_server_answers_through_a_proxy_as_it_does_directly() {
         .expect("the server task")
         .expect("the server ends cleanly");
     direct.cancel().await.expect("close");
+}
+
+/// Resources, templates, prompts and completions, through the proxy as directly.
+async fn the_rest_answers_as_directly<A, B>(
+    direct: &RunningService<RoleClient, A>,
+    through: &RunningService<RoleClient, B>,
+) where
+    A: toolkit::mcp::rmcp::Service<RoleClient>,
+    B: toolkit::mcp::rmcp::Service<RoleClient>,
+{
+    // A session's own resources (the reference server adds one per `gzip-file-as-resource`
+    // call) are the direct client's alone; the proxy lists what its session had when built.
+    let names = |resources: Vec<toolkit::mcp::rmcp::model::Resource>| -> Vec<String> {
+        (resources.into_iter().map(|resource| resource.uri.clone()))
+            .filter(|uri| !uri.contains("/session/"))
+            .collect()
+    };
+    let resources = direct.list_all_resources().await.expect("resources/list");
+    assert!(
+        !resources.is_empty(),
+        "the reference server lists resources"
+    );
+    let served = through.list_all_resources().await.expect("resources/list");
+    assert_eq!(names(served), names(resources.clone()));
+    let first = ReadResourceRequestParams::new(resources[0].uri.clone());
+    let read = |result: ReadResourceResult| serde_json::to_value(result.contents).expect("JSON");
+    assert_eq!(
+        read(
+            through
+                .read_resource(first.clone())
+                .await
+                .expect("resources/read")
+        ),
+        read(direct.read_resource(first).await.expect("resources/read")),
+    );
+
+    let templates = direct
+        .list_all_resource_templates()
+        .await
+        .expect("templates");
+    let served = through
+        .list_all_resource_templates()
+        .await
+        .expect("templates");
+    let written = |templates: Vec<toolkit::mcp::rmcp::model::ResourceTemplate>| -> Vec<String> {
+        templates
+            .into_iter()
+            .map(|template| template.uri_template.clone())
+            .collect()
+    };
+    assert_eq!(written(served), written(templates));
+
+    let prompts = direct.list_all_prompts().await.expect("prompts/list");
+    let served = through.list_all_prompts().await.expect("prompts/list");
+    let named = |prompts: Vec<toolkit::mcp::rmcp::model::Prompt>| -> Vec<String> {
+        prompts.into_iter().map(|prompt| prompt.name).collect()
+    };
+    assert!(!prompts.is_empty(), "the reference server lists prompts");
+    assert_eq!(named(served), named(prompts.clone()));
+    let simple = prompts
+        .iter()
+        .find(|prompt| {
+            prompt
+                .arguments
+                .as_ref()
+                .is_none_or(|args| args.iter().all(|a| a.required != Some(true)))
+        })
+        .expect("a prompt without required arguments");
+    let get = GetPromptRequestParams::new(simple.name.clone());
+    let messages = |result: GetPromptResult| serde_json::to_value(result.messages).expect("JSON");
+    assert_eq!(
+        messages(through.get_prompt(get.clone()).await.expect("prompts/get")),
+        messages(direct.get_prompt(get).await.expect("prompts/get")),
+    );
 }

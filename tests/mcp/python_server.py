@@ -74,6 +74,9 @@ async def grow(ctx: Context) -> str:
         return "late tool"
 
     server.add_tool(late)
+    # A 2026-07-28 client hears it on its `subscriptions/listen` stream, an older one as a
+    # notification of the session.
+    await ctx.notify_tools_changed()
     await ctx.session.send_tool_list_changed()
     return "grown"
 

@@ -1,5 +1,5 @@
 //! The remote server of `tests/mcp/client_context.rs`: written with rmcp alone, so what the
-//! client is tested against is the protocol, not toolkit's own server. Its tools report
+//! client is tested against is the protocol, not toolkit's own server; a 2025-11-25 one. Its tools report
 //! progress and logs, wait to be cancelled, ask the client's model and user, and return every
 //! kind of content.
 
@@ -11,8 +11,8 @@ use std::time::Instant;
 
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ClientResult, ElicitRequest,
-    ListToolsResult, PaginatedRequestParams, ProgressNotificationParam, ServerCapabilities,
-    ServerConfig, ServerRequest, SetLevelRequestParams, Tool,
+    ListToolsResult, PaginatedRequestParams, ProgressNotificationParam, ProtocolVersion,
+    ServerCapabilities, ServerConfig, ServerRequest, SetLevelRequestParams, Tool,
 };
 use rmcp::service::RequestContext;
 use rmcp::transport::streamable_http_server::{
@@ -30,6 +30,27 @@ pub fn image_bytes() -> Vec<u8> {
 /// Base64, as toolkit's content types write it (no base64 crate of the suite's own).
 fn base64(bytes: &[u8]) -> String {
     toolkit::Image::new(bytes, "application/octet-stream").data
+}
+
+/// Serves `handler` over Streamable HTTP at `http://127.0.0.1:PORT/mcp`, a free port: its URL,
+/// and the task serving it (abort it to stop).
+pub async fn serve_on_loopback<H: ServerHandler + Clone>(
+    handler: H,
+) -> (String, tokio::task::JoinHandle<()>) {
+    let service: StreamableHttpService<H, LocalSessionManager> = StreamableHttpService::new(
+        move || Ok(handler.clone()),
+        Arc::default(),
+        StreamableHttpServerConfig::default(),
+    );
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+        .await
+        .expect("bind loopback");
+    let addr = listener.local_addr().expect("an address");
+    let router = axum::Router::new().nest_service("/mcp", service);
+    let task = tokio::spawn(async move {
+        let _ = axum::serve(listener, router).await;
+    });
+    (format!("http://{addr}/mcp"), task)
 }
 
 /// A running server, stopped when dropped, and what it saw.
@@ -59,22 +80,9 @@ impl Remote {
         let handler = Handler {
             seen: Arc::clone(&seen),
         };
-        let service: StreamableHttpService<Handler, LocalSessionManager> =
-            StreamableHttpService::new(
-                move || Ok(handler.clone()),
-                Arc::default(),
-                StreamableHttpServerConfig::default(),
-            );
-        let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
-            .await
-            .expect("bind loopback");
-        let addr = listener.local_addr().expect("an address");
-        let router = axum::Router::new().nest_service("/mcp", service);
-        let task = tokio::spawn(async move {
-            let _ = axum::serve(listener, router).await;
-        });
+        let (url, task) = serve_on_loopback(handler).await;
         Remote {
-            url: format!("http://{addr}/mcp"),
+            url,
             seen,
             started: Mutex::new(started),
             cancelled: Mutex::new(cancelled),
@@ -297,6 +305,12 @@ fn everything() -> CallToolResult {
 }
 
 impl ServerHandler for Handler {
+    /// 2025-11-25 at the newest: its tools ask the client's model and user with requests of
+    /// their own, which 2026-07-28 replaces with `input_required` (`tests/mcp/client_era.rs`).
+    fn supported_protocol_versions(&self) -> std::borrow::Cow<'static, [ProtocolVersion]> {
+        std::borrow::Cow::Borrowed(ProtocolVersion::known_up_to(&ProtocolVersion::V_2025_11_25))
+    }
+
     fn get_info(&self) -> ServerConfig {
         ServerConfig::new(
             ServerCapabilities::builder()

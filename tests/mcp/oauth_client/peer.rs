@@ -278,13 +278,11 @@ async fn resource(State(peer): State<Arc<Peer>>, headers: HeaderMap, body: Bytes
             .into_response();
     }
     let mut forward = peer.http.request(Method::POST, peer.mcp.url()).body(body);
-    for name in [
-        "content-type",
-        "accept",
-        "mcp-protocol-version",
-        "mcp-session-id",
-    ] {
-        if let Some(value) = headers.get(name) {
+    // The content headers, and every MCP one (`MCP-Protocol-Version`, `Mcp-Session-Id`,
+    // 2026-07-28's `Mcp-Method`, `Mcp-Name`, `Mcp-Param-*`), which the server checks.
+    for (name, value) in &headers {
+        let name = name.as_str();
+        if name == "content-type" || name == "accept" || name.starts_with("mcp-") {
             forward = forward.header(name, value);
         }
     }

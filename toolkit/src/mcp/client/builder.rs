@@ -172,6 +172,22 @@ impl McpClientBuilder {
         self
     }
 
+    /// Declares the `roots` capability and answers the server's `roots/list` with these URIs
+    /// (`file:///home/me/project`). Without it, `roots` is not declared: a server asking
+    /// gets an error, and a proxy serving this client's tools does not offer the tools a
+    /// server keeps for clients with roots.
+    ///
+    /// ```
+    /// use toolkit::mcp::{McpClient, McpTransport};
+    ///
+    /// let builder = McpClient::builder(McpTransport::stdio("server")).roots(["file:///srv/app"]);
+    /// ```
+    pub fn roots(mut self, uris: impl IntoIterator<Item = impl Into<String>>) -> Self {
+        let uris: Vec<String> = uris.into_iter().map(Into::into).collect();
+        self.options.handlers.roots = Some(uris.into());
+        self
+    }
+
     /// Asks the server for its log messages at `level` and above (`logging/setLevel`, sent
     /// when the server declares logging, again after each reconnection). Without it the
     /// server sends what it sends by default. Log messages that come while a call is in

@@ -12,6 +12,8 @@ use rmcp::service::{PeerRequestOptions, ServiceError};
 use rmcp::{Peer, RoleClient};
 
 use super::abandon::Abandon;
+use super::handlers::Handlers;
+use super::input_required::{MAX_INPUT_ROUNDS, answer_all, too_many_rounds};
 use super::notices::Routes;
 use crate::context::ToolContext;
 
@@ -19,13 +21,58 @@ use crate::context::ToolContext;
 const ABANDONED: &str = "the caller stopped waiting for the tool call";
 
 /// Sends `params` as `tools/call` and waits for the answer. The server's progress for it goes
-/// to `ctx`; if this future is dropped first, the server is told to cancel the call.
+/// to `ctx`; if this future is dropped first, the server is told to cancel the call. A call
+/// the server answers with `input_required` is answered through `handlers` and sent again, up
+/// to [`MAX_INPUT_ROUNDS`] times.
 pub(super) async fn call_tool(
+    peer: &Peer<RoleClient>,
+    routes: &Arc<Routes>,
+    handlers: &Handlers,
+    mut params: CallToolRequestParams,
+    ctx: &ToolContext,
+) -> Result<CallToolResult, CallFailure> {
+    for _ in 0..=MAX_INPUT_ROUNDS {
+        let asked = match send_once(peer, routes, params.clone(), ctx).await? {
+            ServerResult::CallToolResult(result) => return Ok(result),
+            // A call with nothing to say (rmcp reads `{}` as an empty result).
+            ServerResult::EmptyResult(_) => return Ok(CallToolResult::default()),
+            ServerResult::InputRequiredResult(asked) => asked,
+            _ => return Err(ServiceError::UnexpectedResponse.into()),
+        };
+        let answers = answer_all(
+            handlers,
+            asked.input_requests.unwrap_or_default(),
+            ctx.cancellation(),
+        )
+        .await
+        .map_err(|err| CallFailure::Unanswered(err.message.into_owned()))?;
+        params.input_responses = (!answers.is_empty()).then_some(answers);
+        params.request_state = asked.request_state;
+    }
+    Err(CallFailure::Unanswered(too_many_rounds(&params.name)))
+}
+
+/// Why a call failed: the request, or this client, which could not answer what the server
+/// asked for it.
+#[derive(Debug)]
+pub(super) enum CallFailure {
+    Request(ServiceError),
+    Unanswered(String),
+}
+
+impl From<ServiceError> for CallFailure {
+    fn from(err: ServiceError) -> Self {
+        CallFailure::Request(err)
+    }
+}
+
+/// One round of a call: its request sent, its answer awaited.
+async fn send_once(
     peer: &Peer<RoleClient>,
     routes: &Arc<Routes>,
     params: CallToolRequestParams,
     ctx: &ToolContext,
-) -> Result<CallToolResult, ServiceError> {
+) -> Result<ServerResult, ServiceError> {
     let request = ClientRequest::CallToolRequest(CallToolRequest::new(params));
     // Open before sending: the server may speak of the call before `send` returns.
     let route = routes.open(ctx.clone());
@@ -36,12 +83,7 @@ pub(super) async fn call_tool(
     let abandon = Abandon::notify(cancel_request(peer.clone(), handle.id.clone()));
     let answer = handle.await_response().await;
     abandon.finished();
-    match answer? {
-        ServerResult::CallToolResult(result) => Ok(result),
-        // A call with nothing to say (rmcp reads `{}` as an empty result).
-        ServerResult::EmptyResult(_) => Ok(CallToolResult::default()),
-        _ => Err(ServiceError::UnexpectedResponse),
-    }
+    answer
 }
 
 /// Tells the server to cancel request `id`: its caller stopped waiting.

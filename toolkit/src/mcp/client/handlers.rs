@@ -1,8 +1,8 @@
 //! What the client answers when a server asks it something: `sampling/createMessage` (a model
 //! writes a message) and `elicitation/create` (the user gives a value). Each is answered only
 //! when the builder was given a handler for it; without one, the client does not declare the
-//! capability, and a server that asks anyway gets an error. `roots` is always declared, and
-//! answered with none (rmcp's default `list_roots`).
+//! capability, and a server that asks anyway gets an error. `roots` likewise, declared and
+//! answered only with the roots given to the builder.
 //!
 //! The handlers take and give the runtime's own types, the ones a tool's context uses on the
 //! server side ([`SamplingRequest`], [`ElicitationRequest`], ...), so one toolkit server's
@@ -100,6 +100,8 @@ pub(super) struct Handlers {
     pub(super) elicitation: Option<Arc<dyn ElicitationHandler>>,
     pub(super) url_elicitation: Option<Arc<dyn super::UrlElicitationHandler>>,
     pub(super) log_level: Option<crate::context::LogLevel>,
+    /// The roots the client declares and answers `roots/list` with; `None`: not declared.
+    pub(super) roots: Option<Arc<[String]>>,
 }
 
 impl fmt::Debug for Handlers {
@@ -109,6 +111,7 @@ impl fmt::Debug for Handlers {
             .field("elicitation", &self.elicitation.is_some())
             .field("url_elicitation", &self.url_elicitation.is_some())
             .field("log_level", &self.log_level)
+            .field("roots", &self.roots)
             .finish()
     }
 }
@@ -131,11 +134,22 @@ impl Handlers {
         if !elicitation.is_empty() {
             declared.insert("elicitation".into(), Value::Object(elicitation));
         }
-        // Safe whatever the application: a server that asks gets the roots it was given, none
-        // by default; some servers offer their root-reading tools only to a client declaring it.
-        declared.insert("roots".into(), json!({}));
+        if self.roots.is_some() {
+            declared.insert("roots".into(), json!({}));
+        }
         // Through JSON: rmcp's capability types are non-exhaustive.
         serde_json::from_value(Value::Object(declared)).unwrap_or_default()
+    }
+}
+
+impl Handlers {
+    /// The answer to `roots/list`: the roots given, or the error for an undeclared capability.
+    pub(super) fn list_roots(&self) -> Result<Value, rmcp::ErrorData> {
+        let Some(roots) = &self.roots else {
+            return Err(not_declared("roots"));
+        };
+        let roots: Vec<Value> = roots.iter().map(|uri| json!({"uri": uri})).collect();
+        Ok(json!({"roots": roots}))
     }
 }
 
@@ -153,16 +167,19 @@ mod tests {
     #[test]
     fn only_what_has_a_handler_is_declared() {
         let none = serde_json::to_value(Handlers::default().capabilities()).unwrap();
-        assert_eq!(none, json!({"roots": {}}));
+        assert_eq!(none, json!({}));
         let handlers = Handlers {
             sampling: None,
             url_elicitation: None,
             log_level: None,
+            roots: Some(Arc::from(["file:///work".to_owned()])),
             elicitation: Some(Arc::new(|_: ElicitationRequest| async {
                 ElicitationAnswer::Decline
             })),
         };
         let declared = serde_json::to_value(handlers.capabilities()).unwrap();
         assert_eq!(declared, json!({"elicitation": {"form": {}}, "roots": {}}));
+        let roots = handlers.list_roots().unwrap();
+        assert_eq!(roots, json!({"roots": [{"uri": "file:///work"}]}));
     }
 }

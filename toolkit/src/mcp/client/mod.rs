@@ -14,17 +14,21 @@ mod builder;
 mod call;
 mod handlers;
 mod http;
+mod input_required;
 mod listener;
 mod listing;
 mod notices;
 #[cfg(feature = "oauth")]
 mod oauth;
 mod offered;
+mod opening;
 mod oversize;
+mod proxy;
 mod remote_tool;
 mod session;
 mod sse;
 mod stdio;
+mod subscriptions;
 mod task_call;
 mod transport;
 mod url_elicitation;
@@ -235,6 +239,23 @@ impl McpClient {
             version: info.version,
             title: info.title,
         })
+    }
+
+    /// The MCP revision the current session speaks (`"2026-07-28"` when the server answered
+    /// `server/discover`, the version `initialize` agreed on otherwise); `None` before a
+    /// session is open.
+    ///
+    /// ```no_run
+    /// use toolkit::mcp::{McpClient, McpTransport};
+    ///
+    /// # async fn run() -> Result<(), toolkit::mcp::McpError> {
+    /// let client = McpClient::connect(McpTransport::http("http://127.0.0.1:8000/mcp")).await?;
+    /// println!("speaking MCP {:?}", client.protocol_version().await);
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub async fn protocol_version(&self) -> Option<String> {
+        self.session.protocol_version().await
     }
 }
 

@@ -19,6 +19,7 @@ use toolkit_runtime::resources::{ResourceDefinition, ResourceTemplateDefinition}
 use toolkit_runtime::{PromptMessage, ResourceContents};
 
 use super::McpClient;
+use super::input_required;
 use super::listing::MAX_TOOL_PAGES;
 use super::session::{Session, is_connection_error};
 use crate::mcp::McpError;
@@ -155,7 +156,7 @@ impl McpClient {
             .session
             .read_request(what, |peer| async move {
                 let params = ReadResourceRequestParams::new(uri);
-                peer.read_resource(params).await
+                input_required::read_resource(&peer, self.session.handlers(), params).await
             })
             .await?;
         through_json(read.contents, what, &self.session)
@@ -182,7 +183,8 @@ impl McpClient {
             .session
             .read_request(what, |peer| {
                 let params = GetPromptRequestParams::new(name).with_arguments(arguments.clone());
-                async move { peer.get_prompt(params).await }
+                let handlers = self.session.handlers();
+                async move { input_required::get_prompt(&peer, handlers, params).await }
             })
             .await?;
         through_json(got.messages, what, &self.session)

@@ -11,15 +11,17 @@ use serde_json::{Map, Value};
 use tokio::sync::{Mutex, RwLock, watch};
 
 use super::Authorizer;
-use super::call;
+use super::call::{self, CallFailure};
 use super::handlers::Handlers;
 use super::listener::Listener;
 use super::listing::{self, ListingError, ListingLimits, MAX_TOOL_PAGES, Tally};
 use super::notices::{self, Routes};
+use super::opening::{Opened, open};
 use super::oversize::{answer_too_large, is_too_large};
 use super::stdio::ChildGroup;
+use super::subscriptions;
 use super::task_call::{self, TaskTools};
-use super::transport::{McpTransport, Opened, open};
+use super::transport::McpTransport;
 use super::version::spoken_version;
 use crate::context::ToolContext;
 use crate::mcp::McpError;
@@ -139,6 +141,11 @@ impl Session {
         Ok((session, changes))
     }
 
+    /// What the client answers when the server asks.
+    pub(super) fn handlers(&self) -> &Handlers {
+        &self.handlers
+    }
+
     /// Where the server is.
     pub(super) fn transport(&self) -> &McpTransport {
         &self.transport
@@ -151,6 +158,20 @@ impl Session {
             .service
             .peer_info()
             .and_then(|info| info.server_info.clone())
+    }
+
+    /// The revision the current session speaks.
+    pub(super) async fn protocol_version(&self) -> Option<String> {
+        let connection = self.connection.read().await;
+        let info = connection.service.peer_info()?;
+        Some(info.protocol_version.to_string())
+    }
+
+    /// What the server said it offers when the current session opened.
+    pub(super) async fn capabilities(&self) -> Option<rmcp::model::ServerCapabilities> {
+        let connection = self.connection.read().await;
+        let info = connection.service.peer_info()?;
+        Some(info.capabilities.clone())
     }
 
     pub(super) async fn peer(&self) -> Current {
@@ -250,8 +271,12 @@ impl Session {
             let first = self.call_once(&current, params.clone(), ctx);
             match first.await {
                 // The server ran the call and answered: sending it again would run it again.
-                Err(err) if is_too_large(&err) => return Err(self.call_failed(name, err)),
-                Err(err) if self.transport.reconnects() && is_connection_error(&err) => {
+                Err(CallFailure::Request(err)) if is_too_large(&err) => {
+                    return Err(self.call_failed(name, err.into()));
+                }
+                Err(CallFailure::Request(err))
+                    if self.transport.reconnects() && is_connection_error(&err) =>
+                {
                     if !idempotent && !never_sent(&err) {
                         return Err(format!(
                             "the connection to the MCP server failed during the call to {name} \
@@ -279,17 +304,18 @@ impl Session {
         current: &Current,
         params: CallToolRequestParams,
         ctx: &ToolContext,
-    ) -> Result<CallToolResult, ServiceError> {
+    ) -> Result<CallToolResult, CallFailure> {
         let name = params.name.to_string();
         let arguments = params.arguments.clone().unwrap_or_default();
         if !self.task_tools.contains(&name) {
-            let answer = call::call_tool(&current.peer, &current.routes, params, ctx).await;
+            let (peer, routes) = (&current.peer, &current.routes);
+            let answer = call::call_tool(peer, routes, &self.handlers, params, ctx).await;
             if !task_call::requires_task(&answer) {
                 return answer;
             }
             self.task_tools.insert(&name);
         }
-        task_call::call_as_task(&current.peer, &name, arguments, ctx).await
+        Ok(task_call::call_as_task(&current.peer, &name, arguments, ctx).await?)
     }
 
     /// Opens a new session unless another caller already replaced `generation`. Only the
@@ -354,11 +380,14 @@ impl Session {
 
 impl Session {
     /// What a failed call says to the model.
-    fn call_failed(&self, name: &str, err: ServiceError) -> String {
-        if is_too_large(&err) {
-            return answer_too_large(self.max_message_bytes);
+    fn call_failed(&self, name: &str, err: CallFailure) -> String {
+        match err {
+            CallFailure::Request(err) if is_too_large(&err) => {
+                answer_too_large(self.max_message_bytes)
+            }
+            CallFailure::Request(err) => call_failed(name, err),
+            CallFailure::Unanswered(message) => message,
         }
-        call_failed(name, err)
     }
 }
 
@@ -388,6 +417,7 @@ async fn open_within(
     oauth: Option<&Arc<Authorizer>>,
 ) -> Result<Opened<Listener>, McpError> {
     let log_level = listener.handlers.log_level;
+    let changed = Arc::clone(&listener.changed);
     let opening = async {
         let opened = open(
             transport,
@@ -399,6 +429,11 @@ async fn open_within(
         )
         .await?;
         spoken_version(&opened.service, transport)?;
+        if let Some(info) = opened.service.peer_info()
+            && subscriptions::needed(&info.protocol_version, &info.capabilities)
+        {
+            subscriptions::follow_tool_list(opened.service.peer().clone(), changed);
+        }
         // Asked again of every new session: a level is the session's.
         if let Some(level) = log_level {
             notices::ask_for_logs(opened.service.peer(), level).await;

@@ -18,6 +18,7 @@ use rmcp::{Peer, RoleClient};
 use serde_json::{Map, Value, json};
 
 use super::abandon::Abandon;
+use super::call::CallFailure;
 use crate::context::ToolContext;
 
 /// How long the server keeps a task's result (asked for; the server may choose another).
@@ -45,9 +46,9 @@ impl TaskTools {
 
 /// Whether a plain call's answer says the tool must be called as a task: the JSON-RPC error
 /// `-32601` the spec gives, or the tool error the TypeScript SDK's servers wrap it in.
-pub(super) fn requires_task(answer: &Result<CallToolResult, ServiceError>) -> bool {
+pub(super) fn requires_task(answer: &Result<CallToolResult, CallFailure>) -> bool {
     match answer {
-        Err(ServiceError::McpError(error)) => error.code.0 == -32601,
+        Err(CallFailure::Request(ServiceError::McpError(error))) => error.code.0 == -32601,
         Ok(result) if result.is_error == Some(true) => result.content.iter().any(|block| {
             block
                 .as_text()

@@ -1,24 +1,16 @@
-//! Where an MCP server is ([`McpTransport`]) and how each kind of transport is opened.
+//! Where an MCP server is ([`McpTransport`]), and the settings each kind of transport is
+//! opened with (`opening` opens them).
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::time::Duration;
 
 use reqwest::header::{AUTHORIZATION, HeaderMap, HeaderName, HeaderValue};
-use rmcp::service::{ClientInitializeError, RunningService};
-use rmcp::transport::StreamableHttpClientTransport;
 use rmcp::transport::common::client_side_sse::SseRetryPolicy;
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
-use rmcp::{ClientHandler, RoleClient, ServiceExt};
 
 use crate::url_credentials::hide_userinfo;
 
-use super::Authorizer;
-use super::http::McpHttp;
-use super::listing::ListingLimits;
-use super::notices::{Routes, tap};
-use super::sse::SseTransport;
-use super::stdio::{self, ChildGroup};
 use crate::mcp::McpError;
 
 /// Where an MCP server is and how to reach it.
@@ -232,106 +224,12 @@ impl std::fmt::Display for McpTransport {
     }
 }
 
-/// A session opened by [`open`], and the stdio server's process group when there is one: kept
-/// as long as the session, so the server goes with it.
-pub(super) struct Opened<H: ClientHandler> {
-    pub(super) service: RunningService<RoleClient, H>,
-    pub(super) child: Option<ChildGroup>,
-}
-
 /// The largest message read from an MCP server unless told otherwise
 /// ([`McpClientBuilder::max_message_bytes`](super::McpClientBuilder::max_message_bytes)):
 /// rmcp's own bound for every transport.
 pub const DEFAULT_MAX_MESSAGE_BYTES: usize = 16 << 20;
 
-/// Opens a session with `handler` on our side: connect, `initialize`,
-/// `notifications/initialized`. No message from the server may be longer than
-/// `max_message_bytes`; over stdio, SSE and Streamable HTTP's event streams, a page of tools is
-/// screened against `listing` in its text, before rmcp parses it (rmcp's Streamable HTTP client
-/// parses a JSON body itself). With `oauth`, Streamable HTTP requests are authorized through it
-/// (the other transports refuse it).
-pub(super) async fn open<H: ClientHandler>(
-    transport: &McpTransport,
-    handler: H,
-    routes: &Arc<Routes>,
-    max_message_bytes: usize,
-    listing: ListingLimits,
-    oauth: Option<&Arc<Authorizer>>,
-) -> Result<Opened<H>, McpError> {
-    let server = transport.to_string();
-    let failed = |message: String| McpError::Connect {
-        server: server.clone(),
-        message,
-    };
-    let initialize = |err: ClientInitializeError| failed(err.to_string());
-    if oauth.is_some() && !matches!(transport, McpTransport::StreamableHttp { .. }) {
-        return Err(failed(
-            "OAuth is for Streamable HTTP servers only".to_owned(),
-        ));
-    }
-    match transport {
-        McpTransport::Stdio {
-            command,
-            args,
-            env,
-            inherit_stderr,
-        } => {
-            let spawned = stdio::spawn(
-                command,
-                args,
-                env,
-                *inherit_stderr,
-                max_message_bytes,
-                listing,
-            )
-            .map_err(|source| McpError::Spawn {
-                command: server.clone(),
-                source,
-            })?;
-            // Held across `serve`, so a server that fails the handshake is killed too.
-            let group = spawned.group;
-            let service = handler
-                .serve(tap((spawned.stdout, spawned.stdin), routes))
-                .await
-                .map_err(initialize)?;
-            Ok(Opened {
-                service,
-                child: Some(group),
-            })
-        }
-        McpTransport::StreamableHttp {
-            url,
-            bearer_token,
-            headers,
-        } => {
-            let config = http_config(url, bearer_token.as_deref(), headers, max_message_bytes)?;
-            let client = McpHttp::new(oauth, listing);
-            let http = StreamableHttpClientTransport::with_client(client, config);
-            let service = handler.serve(tap(http, routes)).await.map_err(initialize)?;
-            Ok(Opened {
-                service,
-                child: None,
-            })
-        }
-        McpTransport::Sse {
-            url,
-            bearer_token,
-            headers,
-        } => {
-            let headers = sse_headers(bearer_token.as_deref(), headers)?;
-            let sse = SseTransport::connect(url, headers, max_message_bytes, listing)
-                .await
-                .map_err(|err| failed(err.to_string()))?;
-            let service = handler.serve(tap(sse, routes)).await.map_err(initialize)?;
-            Ok(Opened {
-                service,
-                child: None,
-            })
-        }
-    }
-}
-
-fn http_config(
+pub(super) fn http_config(
     url: &str,
     bearer_token: Option<&str>,
     headers: &BTreeMap<String, String>,
@@ -371,7 +269,7 @@ impl SseRetryPolicy for ResumeTwice {
 
 /// The configured headers plus `Authorization: Bearer <token>`, which the SSE transport sends
 /// itself (rmcp's Streamable HTTP client takes the token separately).
-fn sse_headers(
+pub(super) fn sse_headers(
     bearer_token: Option<&str>,
     headers: &BTreeMap<String, String>,
 ) -> Result<HeaderMap, McpError> {

@@ -1,19 +1,28 @@
-//! The protocol version: what the client offers, and which answers it takes.
+//! The protocol version: how a session starts, and which versions the client speaks.
 
 use rmcp::model::ProtocolVersion;
-use rmcp::service::RunningService;
+use rmcp::service::{ClientLifecycleMode, RunningService};
 use rmcp::{ClientHandler, RoleClient};
 
 use super::transport::McpTransport;
 use crate::mcp::McpError;
 
-/// The version `initialize` offers: the newest that servers (the conformance suite's
-/// included) speak. rmcp would offer its newest, 2026-07-28, which most do not know yet, and
-/// under which it refuses a server's requests that come outside a call.
-pub(super) const OFFERED: ProtocolVersion = ProtocolVersion::V_2025_11_25;
+/// The version `initialize` offers a server that does not know `server/discover`: the newest
+/// revision with that handshake.
+pub(super) const LEGACY: ProtocolVersion = ProtocolVersion::LATEST_WITH_INITIALIZE;
 
-/// Checks the version the server answered `initialize` with: one of the revisions with that
-/// handshake this client knows (2024-11-05 to 2025-11-25); any other one, it cannot speak.
+/// How a Streamable HTTP or stdio session starts: `server/discover` asking for 2026-07-28, and
+/// `initialize` offering [`LEGACY`] when the server answers it as an older server does (with
+/// an error), on the same connection. rmcp does both.
+pub(super) fn lifecycle() -> ClientLifecycleMode {
+    ClientLifecycleMode::Auto {
+        preferred_versions: vec![ProtocolVersion::LATEST],
+        legacy_version: Some(LEGACY),
+    }
+}
+
+/// Checks the version the session opened with: one this client knows (2024-11-05 to
+/// 2026-07-28); any other one, it cannot speak.
 pub(super) fn spoken_version<H: ClientHandler>(
     service: &RunningService<RoleClient, H>,
     transport: &McpTransport,
@@ -24,7 +33,7 @@ pub(super) fn spoken_version<H: ClientHandler>(
     else {
         return Ok(());
     };
-    let known = ProtocolVersion::known_up_to(&OFFERED);
+    let known = ProtocolVersion::known_up_to(&ProtocolVersion::LATEST);
     if known.contains(&version) {
         return Ok(());
     }

@@ -97,15 +97,28 @@ pub(in crate::mcp) fn tool_definition(
 
 /// A remote answer as a forwarding tool returns it: the value a model reads
 /// ([`model_value`]), and the answer itself beside it; an `isError` answer is the tool error
-/// with its text.
+/// with its text. The protocol's own `_meta` keys (`io.modelcontextprotocol/...`: the
+/// upstream server's info, its task's id) are its answer to this client, not part of the
+/// result: served again, they would speak for the wrong server, so they are left out.
 pub(in crate::mcp) fn forwarded(
     result: &CallToolResult,
     structured: bool,
 ) -> Result<Forwarded, String> {
     let value = model_value(result, structured)?;
-    let result = serde_json::to_value(result).map_err(|err| err.to_string())?;
+    let mut result = serde_json::to_value(result).map_err(|err| err.to_string())?;
+    if let Some(Value::Object(meta)) = result.get_mut("_meta") {
+        meta.retain(|key, _| !key.starts_with(PROTOCOL_META_PREFIX));
+        if meta.is_empty()
+            && let Value::Object(result) = &mut result
+        {
+            result.remove("_meta");
+        }
+    }
     Ok(Forwarded { value, result })
 }
+
+/// The `_meta` keys the protocol reserves for itself.
+const PROTOCOL_META_PREFIX: &str = "io.modelcontextprotocol/";
 
 /// A call result as the model reads it, in a shape [`ToolOutput::from_value`](crate::ToolOutput)
 /// reads back block by block: one text block is its string, any other single block its MCP
