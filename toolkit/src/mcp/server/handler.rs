@@ -3,8 +3,8 @@
 //! construction and settings (`mod.rs`) because it is the protocol surface, method by method.
 
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CompleteRequestParams, CompleteResult, CustomRequest,
-    CustomResult, ErrorCode, GetPromptRequestParams, GetPromptResponse, ListPromptsResult,
+    CallToolRequestParams, CallToolResponse, CancelTaskParams, CompleteRequestParams, CompleteResult, CustomRequest,
+    CustomResult, ErrorCode, GetPromptRequestParams, GetPromptResponse, GetTaskParams, GetTaskResult, ListPromptsResult,
     ListResourceTemplatesResult, ListResourcesResult, ListToolsResult, PaginatedRequestParams,
     ReadResourceRequestParams, ReadResourceResponse, ServerCapabilities, ServerConfig,
     SubscribeRequestParams, Tool, UnsubscribeRequestParams,
@@ -33,6 +33,7 @@ impl ServerHandler for McpServer {
             .enable_logging()
             .build();
         self.inner.catalog.declare(&mut capabilities);
+        self.declare_tasks(&mut capabilities);
         let config = ServerConfig::new(capabilities).with_server_info(self.inner.info.clone());
         match &self.inner.instructions {
             Some(instructions) => config.with_instructions(instructions.clone()),
@@ -62,6 +63,9 @@ impl ServerHandler for McpServer {
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
+        if let Some(answer) = self.call_as_task(&request, &context) {
+            return answer;
+        }
         let place = guard::CallPlace::of(&context.extensions);
         let resolved = self
             .resolve(&request.name, caller_of(&context))
@@ -207,6 +211,24 @@ impl ServerHandler for McpServer {
         _context: RequestContext<RoleServer>,
     ) -> Result<CompleteResult, ErrorData> {
         self.inner.catalog.complete(request).await
+    }
+
+    /// The Tasks extension's `tasks/get` (MCP 2026-07-28).
+    async fn get_task(
+        &self,
+        request: GetTaskParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<GetTaskResult, ErrorData> {
+        self.task_status(&request, &context)
+    }
+
+    /// The Tasks extension's `tasks/cancel` (MCP 2026-07-28).
+    async fn cancel_task(
+        &self,
+        request: CancelTaskParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        self.cancel_task_of(&request, &context)
     }
 
     fn get_tool(&self, name: &str) -> Option<Tool> {

@@ -13,6 +13,7 @@ mod catalog;
 mod connections;
 mod guard;
 mod handler;
+mod header_params;
 mod host;
 mod http;
 #[cfg(feature = "oauth")]
@@ -135,6 +136,8 @@ struct ServerInner {
     /// The bytes of finished task results kept, every session's together
     /// ([`McpServer::with_max_task_result_bytes`]).
     task_results: Arc<tasks::ResultBudget>,
+    /// The tasks of requests without a session, by caller.
+    caller_tasks: tasks::CallerTasks,
 }
 
 impl std::fmt::Debug for McpServer {
@@ -191,6 +194,7 @@ impl McpServer {
                 task_results: Arc::new(tasks::ResultBudget::new(
                     Self::DEFAULT_MAX_TASK_RESULT_BYTES,
                 )),
+                caller_tasks: tasks::CallerTasks::default(),
             }),
             session: Arc::default(),
             tasks: Arc::default(),
@@ -212,6 +216,7 @@ impl McpServer {
             notifier: inner.notifier.clone(),
             tasks: inner.tasks,
             task_results: Arc::clone(&inner.task_results),
+            caller_tasks: tasks::CallerTasks::default(),
         };
         change(&mut inner);
         McpServer {

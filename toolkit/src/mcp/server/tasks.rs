@@ -1,13 +1,16 @@
-//! The tasks of one session (MCP 2025-11-25): a `tools/call` with `task` in its params starts
-//! its tool in the background and answers at once with the task; the client then reads it
-//! (`tasks/get`), waits for its result (`tasks/result`), lists the session's tasks
-//! (`tasks/list`) or cancels one (`tasks/cancel`, which cancels the tool's context). Each status
-//! change is also sent as `notifications/tasks/status`.
+//! The task store, one for both eras: a task-augmented `tools/call` starts its tool in the
+//! background and answers at once with the task, kept here as rmcp's [`Task`] model. MCP
+//! 2025-11-25 clients then read it (`tasks/get`), wait for its result (`tasks/result`), list
+//! the session's tasks (`tasks/list`) or cancel one (`tasks/cancel`, which cancels the tool's
+//! context), and hear each status change (`notifications/tasks/status`); 2026-07-28 clients
+//! (the Tasks extension, SEP-2663) read it with its result inlined ([`Tasks::detailed`]) and
+//! cancel it. The two wire shapes differ only at the edge ([`legacy`], `task_calls.rs`).
 //!
 //! A task is kept for its time to live from its creation (the client's `ttl`, at most
 //! [`MAX_TTL`]; [`DEFAULT_TTL`] without one), running or not, then dropped (a running one is
-//! cancelled); a session holds at most [`MAX_TASKS`]. Tasks belong to the session that created
-//! them: another session's store has none of them.
+//! cancelled); a store holds at most [`MAX_TASKS`]. Tasks belong to the session that created
+//! them, or, where a request has no session (2026-07-28 over HTTP, a stateless server), to
+//! the caller ([`CallerTasks`]): another session's or caller's store has none of them.
 //!
 //! Finished results, every session's together, share one byte budget ([`ResultBudget`]):
 //! past it, the oldest results are dropped before their time to live is over, and
@@ -21,7 +24,10 @@ use std::sync::{Arc, Mutex, PoisonError, Weak};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use crate::context::Cancellation as CancellationToken;
-use rmcp::model::{CustomNotification, ErrorCode, ServerNotification};
+use rmcp::model::{
+    CustomNotification, DetailedTask, ErrorCode, JsonObject, ServerNotification, Task,
+    TaskPayload, TaskStatus,
+};
 use rmcp::{ErrorData, Peer, RoleServer};
 use serde_json::{Value, json};
 use tokio::sync::watch;
@@ -161,7 +167,7 @@ pub(super) struct Tasks {
 }
 
 struct Entry {
-    status: &'static str,
+    status: TaskStatus,
     message: Option<String>,
     created_at: String,
     updated_at: String,
@@ -170,15 +176,23 @@ struct Entry {
     cancel: CancellationToken,
     outcome: watch::Receiver<Option<Outcome>>,
     done: Option<watch::Sender<Option<Outcome>>>,
-    peer: Peer<RoleServer>,
+    /// The session told of each status change (MCP 2025-11-25); none for a task without one.
+    peer: Option<Peer<RoleServer>>,
     number: u64,
 }
 
-/// A task just created: its id, what cancels it, and its JSON for the `tools/call` answer.
+/// A task just created: its id, what cancels it, and the task for the `tools/call` answer.
 pub(super) struct Created {
     pub(super) id: String,
     pub(super) cancel: CancellationToken,
-    pub(super) task: Value,
+    pub(super) task: Task,
+}
+
+/// What `tasks/cancel` did: cancelled the task, or found it ended already (2025-11-25 refuses
+/// that; 2026-07-28 acknowledges it alike).
+pub(super) enum Cancelled {
+    Now,
+    Already(TaskStatus),
 }
 
 impl Tasks {
@@ -188,7 +202,7 @@ impl Tasks {
     pub(super) fn create(
         &self,
         ttl_ms: Option<u64>,
-        peer: Peer<RoleServer>,
+        peer: Option<Peer<RoleServer>>,
     ) -> Result<Created, ErrorData> {
         let mut entries = self.lock();
         purge(&mut entries);
@@ -212,7 +226,7 @@ impl Tasks {
         let (done, outcome) = watch::channel(None);
         let now = timestamp(SystemTime::now());
         let entry = Entry {
-            status: "working",
+            status: TaskStatus::Working,
             message: None,
             created_at: now.clone(),
             updated_at: now,
@@ -227,7 +241,7 @@ impl Tasks {
         let created = Created {
             id: id.clone(),
             cancel: entry.cancel.clone(),
-            task: entry.json(&id),
+            task: entry.task(&id),
         };
         entries.insert(id, entry);
         Ok(created)
@@ -243,21 +257,41 @@ impl Tasks {
             return;
         };
         entry.status = match outcome {
-            Outcome::Result(_) => "completed",
-            Outcome::Error(_) => "failed",
+            Outcome::Result(_) => TaskStatus::Completed,
+            Outcome::Error(_) => TaskStatus::Failed,
         };
         entry.changed(id);
         done.send_replace(Some(outcome));
     }
 
-    /// `tasks/get`.
-    pub(super) fn get(&self, id: &str) -> Result<Value, ErrorData> {
+    /// `tasks/get` (MCP 2025-11-25): the task.
+    pub(super) fn get(&self, id: &str) -> Result<Task, ErrorData> {
         let mut entries = self.lock();
         purge(&mut entries);
         entries
             .get(id)
-            .map(|entry| entry.json(id))
+            .map(|entry| entry.task(id))
             .ok_or_else(|| unknown(id))
+    }
+
+    /// `tasks/get` (the Tasks extension): the task with how it ended inlined, its tool's
+    /// result (an `isError` one included) or the error it failed with.
+    pub(super) fn detailed(&self, id: &str) -> Result<DetailedTask, ErrorData> {
+        let mut entries = self.lock();
+        purge(&mut entries);
+        let entry = entries.get(id).ok_or_else(|| unknown(id))?;
+        let payload = match (&*entry.outcome.borrow(), entry.status) {
+            (_, TaskStatus::Cancelled) => TaskPayload::Cancelled,
+            (Some(Outcome::Result(kept)), _) => match kept.value() {
+                Some(Ok(Value::Object(result))) => TaskPayload::Completed { result },
+                Some(Ok(_)) => failed(&ErrorData::internal_error("a result not an object", None)),
+                Some(Err(err)) => failed(&ErrorData::internal_error(err.to_string(), None)),
+                None => failed(&expired(id, kept.budget.limit)),
+            },
+            (Some(Outcome::Error(error)), _) => failed(error),
+            (None, _) => TaskPayload::Working,
+        };
+        Ok(DetailedTask::new(entry.task(id), payload))
     }
 
     /// `tasks/result`: waits for the task to end, then its result, tied to the task in `_meta`.
@@ -292,32 +326,32 @@ impl Tasks {
         }
     }
 
-    /// `tasks/list`: every task of the session, oldest first, on one page.
-    pub(super) fn list(&self) -> Value {
+    /// `tasks/list`: every task of the store, oldest first.
+    pub(super) fn list(&self) -> Vec<Task> {
         let mut entries = self.lock();
         purge(&mut entries);
         let mut listed: Vec<(&String, &Entry)> = entries.iter().collect();
         listed.sort_by_key(|(_, entry)| entry.number);
-        let tasks: Vec<Value> = listed.iter().map(|(id, entry)| entry.json(id)).collect();
-        json!({"tasks": tasks})
+        listed.iter().map(|(id, entry)| entry.task(id)).collect()
     }
 
-    /// `tasks/cancel`: cancels the tool's context; a task that already ended cannot be.
-    pub(super) fn cancel(&self, id: &str) -> Result<Value, ErrorData> {
+    /// Whether the store holds no task (expired ones aside).
+    fn is_empty(&self) -> bool {
+        let mut entries = self.lock();
+        purge(&mut entries);
+        entries.is_empty()
+    }
+
+    /// `tasks/cancel`: cancels the tool's context, unless the task ended already.
+    pub(super) fn cancel(&self, id: &str) -> Result<Cancelled, ErrorData> {
         let mut entries = self.lock();
         purge(&mut entries);
         let entry = entries.get_mut(id).ok_or_else(|| unknown(id))?;
         let Some(done) = entry.done.take() else {
-            return Err(ErrorData::invalid_params(
-                format!(
-                    "task {id} cannot be cancelled: it is already {}",
-                    entry.status
-                ),
-                None,
-            ));
+            return Ok(Cancelled::Already(entry.status));
         };
         entry.cancel.cancel();
-        entry.status = "cancelled";
+        entry.status = TaskStatus::Cancelled;
         entry.message = Some("cancelled by the client".into());
         entry.changed(id);
         let cancelled = ErrorData::new(
@@ -326,12 +360,53 @@ impl Tasks {
             None,
         );
         done.send_replace(Some(Outcome::Error(cancelled)));
-        Ok(entry.json(id))
+        Ok(Cancelled::Now)
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, Entry>> {
         // A panic while holding the lock leaves the map whole (no code here panics mid-change).
         self.entries.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+}
+
+/// The tasks of requests that have no session (2026-07-28 over HTTP, a stateless server): a
+/// store per caller, the principal its bearer token verified, and one for every caller of a
+/// server without tokens. Task ids are random v4 UUIDs, so there a task is reached only by the
+/// client that was told its id.
+#[derive(Default)]
+pub(super) struct CallerTasks {
+    anonymous: Arc<Tasks>,
+    verified: Mutex<Verified>,
+}
+
+#[derive(Default)]
+struct Verified {
+    stores: HashMap<String, Arc<Tasks>>,
+    /// The length at which the empty stores are swept out next.
+    sweep_at: usize,
+}
+
+impl CallerTasks {
+    /// The store of `principal` (`None`: a caller no token named).
+    pub(super) fn of(&self, principal: Option<&str>) -> Arc<Tasks> {
+        let Some(principal) = principal else {
+            return Arc::clone(&self.anonymous);
+        };
+        let mut verified = self.verified.lock().unwrap_or_else(PoisonError::into_inner);
+        if let Some(store) = verified.stores.get(principal) {
+            return Arc::clone(store);
+        }
+        // Sweeping the callers whose tasks are all gone when the map has doubled keeps it
+        // within twice the callers with tasks, at a constant cost per new caller.
+        if verified.stores.len() >= verified.sweep_at {
+            verified.stores.retain(|_, store| !store.is_empty());
+            verified.sweep_at = (2 * verified.stores.len()).max(64);
+        }
+        let store = Arc::<Tasks>::default();
+        verified
+            .stores
+            .insert(principal.to_owned(), Arc::clone(&store));
+        store
     }
 }
 
@@ -345,41 +420,63 @@ impl Drop for Tasks {
 }
 
 impl Entry {
-    /// The task as MCP's `Task`.
-    fn json(&self, id: &str) -> Value {
-        let mut task = json!({
-            "taskId": id,
-            "status": self.status,
-            "createdAt": self.created_at,
-            "lastUpdatedAt": self.updated_at,
-            "ttl": u64::try_from(self.ttl.as_millis()).unwrap_or(u64::MAX),
-            "pollInterval": POLL_INTERVAL_MS,
-        });
-        if let Some(message) = &self.message {
-            task["statusMessage"] = json!(message);
-        }
+    /// The task as rmcp models it.
+    fn task(&self, id: &str) -> Task {
+        let ttl = u64::try_from(self.ttl.as_millis()).unwrap_or(u64::MAX);
+        let mut task = Task::new(id, self.status, &self.created_at, &self.updated_at)
+            .with_ttl_ms(ttl)
+            .with_poll_interval_ms(POLL_INTERVAL_MS);
+        task.status_message.clone_from(&self.message);
         if let Some(Outcome::Result(kept)) = &*self.outcome.borrow()
             && kept.expired()
         {
-            task["statusMessage"] = json!(expired(id, kept.budget.limit).message);
+            task.status_message = Some(expired(id, kept.budget.limit).message.into_owned());
         }
         task
     }
 
-    /// Stamps a status change and tells the client (`notifications/tasks/status`).
+    /// Stamps a status change and tells the session, if any (`notifications/tasks/status`).
     fn changed(&mut self, id: &str) {
         self.updated_at = timestamp(SystemTime::now());
+        let Some(peer) = self.peer.clone() else {
+            return;
+        };
         let notice = ServerNotification::CustomNotification(CustomNotification::new(
             "notifications/tasks/status",
-            Some(self.json(id)),
+            Some(legacy(&self.task(id))),
         ));
-        let peer = self.peer.clone();
         tokio::spawn(async move {
             if let Err(err) = peer.send_notification(notice).await {
                 tracing::debug!(%err, "notifications/tasks/status not sent");
             }
         });
     }
+}
+
+/// A task as MCP 2025-11-25 writes it: `ttl` and `pollInterval`, where the Tasks extension
+/// (rmcp's [`Task`]) writes `ttlMs` and `pollIntervalMs`.
+pub(super) fn legacy(task: &Task) -> Value {
+    let mut json = json!({
+        "taskId": task.task_id,
+        "status": task.status,
+        "createdAt": task.created_at,
+        "lastUpdatedAt": task.last_updated_at,
+        "ttl": task.ttl_ms,
+        "pollInterval": task.poll_interval_ms,
+    });
+    if let Some(message) = &task.status_message {
+        json["statusMessage"] = json!(message);
+    }
+    json
+}
+
+/// A failed task's payload: the JSON-RPC error inlined.
+fn failed(error: &ErrorData) -> TaskPayload {
+    let error = match serde_json::to_value(error) {
+        Ok(Value::Object(error)) => error,
+        _ => JsonObject::new(),
+    };
+    TaskPayload::Failed { error }
 }
 
 /// Drops the tasks whose time to live is over, cancelling those still running.
