@@ -15,7 +15,6 @@ use tokio::task::JoinHandle;
 use super::McpServer;
 use super::bearer::{Bearer, metadata_document};
 use super::guard::{Guard, guard_request};
-use super::header_params::{self, HeaderParams};
 use super::listen::{ConnectionLimits, serve_connections};
 use super::options::HttpOptions;
 use super::sessions::SessionCap;
@@ -105,7 +104,6 @@ impl McpServer {
         });
         let router = axum::Router::new()
             .nest_service(&options.path, service)
-            .layer(axum::middleware::from_fn_with_state(HeaderParams::of(&self.inner.listed), header_params::check))
             .layer(axum::middleware::from_fn_with_state(guard, guard_request));
         let router = with_metadata(router, bearer);
         let max_connections = options.max_connections.max(1);

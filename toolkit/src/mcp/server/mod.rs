@@ -13,7 +13,6 @@ mod catalog;
 mod connections;
 mod guard;
 mod handler;
-mod header_params;
 mod host;
 mod http;
 #[cfg(feature = "oauth")]
