@@ -4,9 +4,9 @@
 //! reading the schema toolkit lists).
 
 use serde_json::{Value, json};
-use toolkit::providers::Format;
 use toolkit::mcp::{HttpOptions, HttpServerHandle, McpServer};
 use toolkit::prelude::*;
+use toolkit::providers::Format;
 
 #[derive(Default)]
 struct Router;

@@ -126,7 +126,10 @@ async fn a_2026_task_is_cancelled_with_an_empty_ack_and_cancelling_it_again_acks
     let server = serve(TaskSupport::Optional, HttpOptions::default()).await;
     let call = json!({"name": "wait", "arguments": {"ms": 60_000}});
     let created = request(&server, None, "tools/call", call, true).await;
-    let id = created.expect("a task")["taskId"].as_str().expect("an id").to_owned();
+    let id = created.expect("a task")["taskId"]
+        .as_str()
+        .expect("an id")
+        .to_owned();
     for _ in 0..2 {
         let ack = request(&server, None, "tasks/cancel", json!({"taskId": id}), true).await;
         assert_eq!(ack.expect("an ack"), json!({"resultType": "complete"}));
@@ -136,7 +139,14 @@ async fn a_2026_task_is_cancelled_with_an_empty_ack_and_cancelling_it_again_acks
     assert!(cancelled.get("result").is_none(), "{cancelled}");
     let unknown = request(&server, None, "tasks/get", json!({"taskId": "nope"}), true).await;
     assert_eq!(unknown.expect_err("unknown")["code"], -32602);
-    let unknown = request(&server, None, "tasks/cancel", json!({"taskId": "nope"}), true).await;
+    let unknown = request(
+        &server,
+        None,
+        "tasks/cancel",
+        json!({"taskId": "nope"}),
+        true,
+    )
+    .await;
     assert_eq!(unknown.expect_err("unknown")["code"], -32602);
     server.shutdown().await.expect("shutdown");
 }
@@ -178,11 +188,28 @@ async fn a_2026_task_is_reached_only_by_the_caller_that_started_it() {
     .await;
     let call = json!({"name": "wait", "arguments": {"ms": 60_000}});
     let created = request(&server, Some("token-ann"), "tools/call", call, true).await;
-    let id = created.expect("a task")["taskId"].as_str().expect("an id").to_owned();
+    let id = created.expect("a task")["taskId"]
+        .as_str()
+        .expect("an id")
+        .to_owned();
     let params = json!({"taskId": id});
-    let as_bob = request(&server, Some("token-bob"), "tasks/get", params.clone(), true).await;
+    let as_bob = request(
+        &server,
+        Some("token-bob"),
+        "tasks/get",
+        params.clone(),
+        true,
+    )
+    .await;
     assert_eq!(as_bob.expect_err("not bob's")["code"], -32602);
-    let as_bob = request(&server, Some("token-bob"), "tasks/cancel", params.clone(), true).await;
+    let as_bob = request(
+        &server,
+        Some("token-bob"),
+        "tasks/cancel",
+        params.clone(),
+        true,
+    )
+    .await;
     assert_eq!(as_bob.expect_err("not bob's")["code"], -32602);
     let as_ann = request(&server, Some("token-ann"), "tasks/get", params, true).await;
     assert_eq!(as_ann.expect("ann's")["status"], "working");

@@ -85,8 +85,15 @@ pub(crate) const TOOL_KEYS: &[Symbol] = &[
 ];
 
 /// The keys of `#[arg(...)]`, in the order an unknown-key error lists them.
-pub(crate) const ARG_KEYS: &[Symbol] =
-    &[DESCRIPTION, DEFAULT, REQUIRED, FROM_STATE, COMPLETE, NAME, HEADER];
+pub(crate) const ARG_KEYS: &[Symbol] = &[
+    DESCRIPTION,
+    DEFAULT,
+    REQUIRED,
+    FROM_STATE,
+    COMPLETE,
+    NAME,
+    HEADER,
+];
 
 /// The keys of `#[resource(...)]`, in the order an unknown-key error lists them.
 pub(crate) const RESOURCE_KEYS: &[Symbol] = &[URI, NAME, TITLE, DESCRIPTION, MIME_TYPE, ICON];

@@ -294,29 +294,35 @@ fn check_headers(cx: &Ctxt, args: &[Arg]) {
     for arg in args {
         let Some(header) = &arg.header else { continue };
         let name = &header.value;
-        if !is_header_token(name) {
+        if name.is_empty() {
+            let problem = "`header` needs a name: the client sends the argument as the header \
+                           `Mcp-Param-<name>`";
+            cx.error_at(header.span, problem);
+        } else if !is_header_token(name) {
             let problem = format!(
-                "`{name}` is not an HTTP header name: the client sends it as `Mcp-Param-{name}`,                  so it must be 1 or more letters, digits or `!#$%&'*+-.^_`|~`"
+                "`{name}` is not an HTTP header name: the client sends it as `Mcp-Param-{name}`, \
+                 so it must be letters, digits or `!#$%&'*+-.^_`|~`"
             );
             cx.error_at(header.span, problem);
         } else if seen.contains(&name.to_ascii_lowercase()) {
             let problem = format!(
-                "two arguments of this tool name the header `{name}` (header names ignore                  case): each argument needs its own"
+                "two arguments of this tool name the header `{name}` (header names ignore \
+                 case): each argument needs its own"
             );
             cx.error_at(header.span, problem);
         }
         seen.push(name.to_ascii_lowercase());
         if let Some(from_state) = &arg.from_state {
-            let problem = "an argument filled `from_state` is not sent by the client, so it                            has no header to mirror it into: drop `header` or `from_state`";
+            let problem = "an argument filled `from_state` is not sent by the client, so it \
+             has no header to mirror it into: drop `header` or `from_state`";
             cx.error_at(from_state.span, problem);
         }
     }
 }
 
-/// An HTTP header name: a `token` of RFC 9110.
+/// Whether `name` (not empty) is an HTTP header name: a `token` of RFC 9110.
 fn is_header_token(name: &str) -> bool {
-    !name.is_empty()
-        && (name.bytes()).all(|b| b.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&b))
+    (name.bytes()).all(|b| b.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&b))
 }
 
 /// A parameter is a plain name with an owned, concrete type, and its attributes agree.

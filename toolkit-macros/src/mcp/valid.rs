@@ -234,7 +234,8 @@ fn check_method(cx: &Ctxt, method: &Method, what: &str) {
             cx.error_at(
                 header.span,
                 format!(
-                    "`header` is for tool arguments: a {what}'s arguments are not mirrored                      into HTTP headers"
+                    "`header` is for tool arguments: a {what}'s arguments are not mirrored \
+                     into HTTP headers"
                 ),
             );
         }

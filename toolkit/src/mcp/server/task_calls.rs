@@ -54,7 +54,10 @@ impl McpServer {
     /// Where `context`'s request keeps its tasks, and the session to tell of their changes:
     /// its session's store, or, for a request over HTTP without a session (MCP 2026-07-28, a
     /// stateless server), its caller's.
-    fn task_store(&self, context: &RequestContext<RoleServer>) -> (Arc<Tasks>, Option<Peer<RoleServer>>) {
+    fn task_store(
+        &self,
+        context: &RequestContext<RoleServer>,
+    ) -> (Arc<Tasks>, Option<Peer<RoleServer>>) {
         let over_http = context.extensions.get::<Parts>().is_some();
         if over_http && (self.stateless || is_2026(context)) {
             let principal = caller_of(context).map(|caller| caller.principal.as_str());
@@ -97,7 +100,8 @@ impl McpServer {
                 ClientCapabilities::builder().enable_tasks().build(),
             ))),
             (_, true) => {
-                let started = self.start_task(tool, request.arguments.clone(), None, context.clone());
+                let started =
+                    self.start_task(tool, request.arguments.clone(), None, context.clone());
                 Some(started.map(|task| CallToolResponse::Task(CreateTaskResult::new(task))))
             }
         }
@@ -142,12 +146,16 @@ impl McpServer {
             CALL => self.legacy_task_call(&params, context),
             LIST_TOOLS => Ok(self.listing(caller_of(&context))),
             method => match method.strip_prefix(PREFIX)? {
-                "tasks/get" => task_id().and_then(|id| tasks.get(id)).map(|task| legacy(&task)),
+                "tasks/get" => task_id()
+                    .and_then(|id| tasks.get(id))
+                    .map(|task| legacy(&task)),
                 "tasks/result" => match task_id() {
                     Ok(id) => tasks.result(id).await,
                     Err(err) => Err(err),
                 },
-                "tasks/list" => Ok(json!({"tasks": tasks.list().iter().map(legacy).collect::<Vec<_>>()})),
+                "tasks/list" => {
+                    Ok(json!({"tasks": tasks.list().iter().map(legacy).collect::<Vec<_>>()}))
+                }
                 "tasks/cancel" => task_id().and_then(|id| legacy_cancel(&tasks, id)),
                 _ => return None,
             },

@@ -25,8 +25,8 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use crate::context::Cancellation as CancellationToken;
 use rmcp::model::{
-    CustomNotification, DetailedTask, ErrorCode, JsonObject, ServerNotification, Task,
-    TaskPayload, TaskStatus,
+    CustomNotification, DetailedTask, ErrorCode, JsonObject, ServerNotification, Task, TaskPayload,
+    TaskStatus,
 };
 use rmcp::{ErrorData, Peer, RoleServer};
 use serde_json::{Value, json};
