@@ -130,6 +130,10 @@ async fn a_2026_task_is_cancelled_with_an_empty_ack_and_cancelling_it_again_acks
         .as_str()
         .expect("an id")
         .to_owned();
+    // Answers to questions the task never asked are acknowledged and ignored.
+    let update = json!({"taskId": id, "inputResponses": {"nobody": {"action": "decline"}}});
+    let ack = request(&server, None, "tasks/update", update, true).await;
+    assert_eq!(ack.expect("an ack"), json!({"resultType": "complete"}));
     for _ in 0..2 {
         let ack = request(&server, None, "tasks/cancel", json!({"taskId": id}), true).await;
         assert_eq!(ack.expect("an ack"), json!({"resultType": "complete"}));

@@ -8,7 +8,7 @@ use rmcp::model::{
     GetPromptResponse, GetTaskParams, GetTaskResult, ListPromptsResult,
     ListResourceTemplatesResult, ListResourcesResult, ListToolsResult, PaginatedRequestParams,
     ReadResourceRequestParams, ReadResourceResponse, ServerCapabilities, ServerConfig,
-    SubscribeRequestParams, Tool, UnsubscribeRequestParams,
+    SubscribeRequestParams, Tool, UnsubscribeRequestParams, UpdateTaskParams,
 };
 // Deprecated by rmcp for the revision after MCP 2025-11-25 (SEP-2577); served while clients use it.
 #[allow(deprecated)]
@@ -221,6 +221,15 @@ impl ServerHandler for McpServer {
         context: RequestContext<RoleServer>,
     ) -> Result<GetTaskResult, ErrorData> {
         self.task_status(&request, &context)
+    }
+
+    /// The Tasks extension's `tasks/update` (MCP 2026-07-28).
+    async fn update_task(
+        &self,
+        request: UpdateTaskParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        self.update_task_of(&request, &context)
     }
 
     /// The Tasks extension's `tasks/cancel` (MCP 2026-07-28).

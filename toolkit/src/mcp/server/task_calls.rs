@@ -14,7 +14,7 @@ use axum::http::request::Parts;
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CancelTaskParams, ClientCapabilities,
     CreateTaskResult, CustomRequest, CustomResult, ErrorCode, GetTaskParams, GetTaskResult,
-    JsonObject, ServerCapabilities, TASKS_EXTENSION_ID, Task,
+    JsonObject, ServerCapabilities, TASKS_EXTENSION_ID, Task, UpdateTaskParams,
 };
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData, Peer, RoleServer};
@@ -126,6 +126,18 @@ impl McpServer {
     ) -> Result<(), ErrorData> {
         let (tasks, _) = self.task_store(context);
         tasks.cancel(&request.task_id).map(drop)
+    }
+
+    /// `tasks/update` of the Tasks extension: acknowledged for a task of the caller's. Its
+    /// `inputResponses` are ignored, as the extension says of keys no request is waiting for:
+    /// a tool here asks its questions outside tasks, so a task never waits for input.
+    pub(super) fn update_task_of(
+        &self,
+        request: &UpdateTaskParams,
+        context: &RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        let (tasks, _) = self.task_store(context);
+        tasks.get(&request.task_id).map(drop)
     }
 
     /// The answer to a renamed request (MCP 2025-11-25), or `None` for a method that is not
