@@ -27,6 +27,7 @@ mod rmcp_fixes;
 mod sessions;
 mod stdio;
 mod task_calls;
+mod task_results;
 mod tasks;
 mod tools;
 mod write_deadline;

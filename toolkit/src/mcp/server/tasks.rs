@@ -11,16 +11,10 @@
 //! cancelled); a store holds at most [`MAX_TASKS`]. Tasks belong to the session that created
 //! them, or, where a request has no session (2026-07-28 over HTTP, a stateless server), to
 //! the caller ([`CallerTasks`]): another session's or caller's store has none of them.
-//!
-//! Finished results, every session's together, share one byte budget ([`ResultBudget`]):
-//! past it, the oldest results are dropped before their time to live is over, and
-//! `tasks/result` answers that the result expired. Without it, a session's 256 tasks of 1 MiB
-//! results, times the sessions, were all held until their TTL (512 such tasks took a server
-//! from 19 to 559 MB).
+//! Finished results are held under one byte budget ([`ResultBudget`]).
 
-use std::collections::{HashMap, VecDeque};
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex, PoisonError, Weak};
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use crate::context::Cancellation as CancellationToken;
@@ -31,6 +25,8 @@ use rmcp::model::{
 use rmcp::{ErrorData, Peer, RoleServer};
 use serde_json::{Value, json};
 use tokio::sync::watch;
+
+pub(super) use super::task_results::{Kept, ResultBudget};
 
 /// How long a task is kept when the client asks for no `ttl`.
 pub(super) const DEFAULT_TTL: Duration = Duration::from_secs(5 * 60);
@@ -50,114 +46,6 @@ const RELATED_TASK: &str = "io.modelcontextprotocol/related-task";
 pub(super) enum Outcome {
     Result(Arc<Kept>),
     Error(ErrorData),
-}
-
-/// The bytes of finished task results the server keeps, every session's together; past it, the
-/// oldest results are dropped early. Keeping the newest serves the clients still waiting for
-/// theirs; refusing new results instead would throw away work just done to keep results whose
-/// clients have likely read them already.
-pub(super) struct ResultBudget {
-    limit: usize,
-    used: AtomicUsize,
-    order: Mutex<Order>,
-}
-
-/// The results kept, oldest first; those their task's TTL dropped since are dead entries.
-#[derive(Default)]
-struct Order {
-    kept: VecDeque<Weak<Kept>>,
-    /// The length at which the dead entries are swept out next.
-    sweep_at: usize,
-}
-
-/// A finished task's result as JSON, while the [`ResultBudget`] keeps it.
-pub(super) struct Kept {
-    json: Mutex<Option<Vec<u8>>>,
-    budget: Arc<ResultBudget>,
-}
-
-impl ResultBudget {
-    /// A budget of `limit` bytes.
-    pub(super) fn new(limit: usize) -> Self {
-        ResultBudget {
-            limit,
-            used: AtomicUsize::new(0),
-            order: Mutex::default(),
-        }
-    }
-
-    /// The bytes of results kept now.
-    pub(super) fn used(&self) -> usize {
-        self.used.load(Ordering::SeqCst)
-    }
-
-    /// Keeps `json`, dropping the oldest results kept (`json` itself, when it alone is over the
-    /// limit) until the budget holds.
-    pub(super) fn keep(self: &Arc<Self>, json: Vec<u8>) -> Arc<Kept> {
-        let bytes = json.len();
-        let kept = Arc::new(Kept {
-            json: Mutex::new(Some(json)),
-            budget: Arc::clone(self),
-        });
-        let mut order = self.order.lock().unwrap_or_else(PoisonError::into_inner);
-        self.used.fetch_add(bytes, Ordering::SeqCst);
-        order.kept.push_back(Arc::downgrade(&kept));
-        while self.used() > self.limit {
-            let Some(oldest) = order.kept.pop_front() else {
-                break;
-            };
-            if let Some(oldest) = oldest.upgrade() {
-                oldest.expire();
-            }
-        }
-        // Sweeping when the queue has doubled since the last sweep keeps it within twice the
-        // results kept, at a constant cost per result.
-        if order.kept.len() >= order.sweep_at {
-            order.kept.retain(|kept| kept.strong_count() > 0);
-            order.sweep_at = (2 * order.kept.len()).max(64);
-        }
-        kept
-    }
-}
-
-impl Kept {
-    /// The result, unless the budget dropped it.
-    fn value(&self) -> Option<Result<Value, serde_json::Error>> {
-        let json = self.json.lock().unwrap_or_else(PoisonError::into_inner);
-        json.as_deref().map(serde_json::from_slice)
-    }
-
-    fn expired(&self) -> bool {
-        self.json
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .is_none()
-    }
-
-    /// Drops the result, giving its bytes back to the budget.
-    fn expire(&self) {
-        let json = self
-            .json
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .take();
-        if let Some(json) = json {
-            self.budget.used.fetch_sub(json.len(), Ordering::SeqCst);
-        }
-    }
-}
-
-impl Drop for Kept {
-    fn drop(&mut self) {
-        let json = self
-            .json
-            .get_mut()
-            .unwrap_or_else(PoisonError::into_inner)
-            .take();
-        if let Some(json) = json {
-            self.budget.used.fetch_sub(json.len(), Ordering::SeqCst);
-        }
-    }
 }
 
 /// The tasks of one session.
@@ -284,11 +172,13 @@ impl Tasks {
             (_, TaskStatus::Cancelled) => TaskPayload::Cancelled,
             (Some(Outcome::Result(kept)), _) => match kept.value() {
                 Some(Ok(Value::Object(result))) => TaskPayload::Completed { result },
-                Some(Ok(_)) => failed(&ErrorData::internal_error("a result not an object", None)),
-                Some(Err(err)) => failed(&ErrorData::internal_error(err.to_string(), None)),
-                None => failed(&expired(id, kept.budget.limit)),
+                Some(Ok(_)) => {
+                    failed_with(&ErrorData::internal_error("a result not an object", None))
+                }
+                Some(Err(err)) => failed_with(&ErrorData::internal_error(err.to_string(), None)),
+                None => failed_with(&expired(id, kept.limit())),
             },
-            (Some(Outcome::Error(error)), _) => failed(error),
+            (Some(Outcome::Error(error)), _) => failed_with(error),
             (None, _) => TaskPayload::Working,
         };
         Ok(DetailedTask::new(entry.task(id), payload))
@@ -309,7 +199,7 @@ impl Tasks {
         match ended {
             Some(Outcome::Result(kept)) => {
                 let Some(result) = kept.value() else {
-                    return Err(expired(id, kept.budget.limit));
+                    return Err(expired(id, kept.limit()));
                 };
                 let mut result =
                     result.map_err(|err| ErrorData::internal_error(err.to_string(), None))?;
@@ -430,7 +320,7 @@ impl Entry {
         if let Some(Outcome::Result(kept)) = &*self.outcome.borrow()
             && kept.expired()
         {
-            task.status_message = Some(expired(id, kept.budget.limit).message.into_owned());
+            task.status_message = Some(expired(id, kept.limit()).message.into_owned());
         }
         task
     }
@@ -471,7 +361,7 @@ pub(super) fn legacy(task: &Task) -> Value {
 }
 
 /// A failed task's payload: the JSON-RPC error inlined.
-fn failed(error: &ErrorData) -> TaskPayload {
+fn failed_with(error: &ErrorData) -> TaskPayload {
     let error = match serde_json::to_value(error) {
         Ok(Value::Object(error)) => error,
         _ => JsonObject::new(),
