@@ -27,7 +27,19 @@ pub struct ParamSpec {
     pub header: Option<&'static str>,
 }
 
-/// The schema keyword naming a parameter's HTTP header (MCP 2026-07-28, SEP-2243).
+/// The schema keyword naming a parameter's HTTP header (MCP 2026-07-28, SEP-2243): a client
+/// sends the argument again as the header `Mcp-Param-<name>`, for gateways to route on, and
+/// the server refuses a call where the two disagree. `#[arg(header = "...")]` writes it into
+/// the MCP listing's `inputSchema` (not into providers' schemas).
+///
+/// ```
+/// use serde_json::json;
+/// use toolkit_runtime::schema::MCP_HEADER;
+///
+/// let listed = json!({"properties": {"region": {"type": "string", "x-mcp-header": "Region"}}});
+/// let header = listed["properties"]["region"][MCP_HEADER].as_str();
+/// assert_eq!(header.map(|name| format!("Mcp-Param-{name}")).as_deref(), Some("Mcp-Param-Region"));
+/// ```
 pub const MCP_HEADER: &str = "x-mcp-header";
 
 /// The schema of a parameter of type `T` (the function the macro stores in [`ParamSpec::schema`]).

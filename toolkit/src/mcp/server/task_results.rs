@@ -112,13 +112,6 @@ impl Kept {
 
 impl Drop for Kept {
     fn drop(&mut self) {
-        let json = self
-            .json
-            .get_mut()
-            .unwrap_or_else(PoisonError::into_inner)
-            .take();
-        if let Some(json) = json {
-            self.budget.used.fetch_sub(json.len(), Ordering::SeqCst);
-        }
+        self.expire();
     }
 }
