@@ -64,21 +64,22 @@ impl ServerHandler for McpServer {
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
-        if let Some(answer) = self.call_as_task(&request, &context) {
+        let place = guard::CallPlace::of(&context.extensions);
+        let resolved = self.resolve(&request.name, caller_of(&context));
+        if let Ok(tool) = &resolved
+            && let Some(answer) = self.call_as_task(tool, &request, &context)
+        {
             return answer;
         }
-        let place = guard::CallPlace::of(&context.extensions);
-        let resolved = self
-            .resolve(&request.name, caller_of(&context))
-            .and_then(|tool| match self.task_support(tool.tool()) {
-                // The spec's answer to a plain call of a tool that runs as a task only.
-                TaskSupport::Required => Err(ErrorData::new(
-                    ErrorCode::METHOD_NOT_FOUND,
-                    format!("{} runs as a task only: call it with `task`", request.name),
-                    None,
-                )),
-                _ => Ok(tool),
-            });
+        let resolved = resolved.and_then(|tool| match self.task_support(tool.tool()) {
+            // The spec's answer to a plain call of a tool that runs as a task only.
+            TaskSupport::Required => Err(ErrorData::new(
+                ErrorCode::METHOD_NOT_FOUND,
+                format!("{} runs as a task only: call it with `task`", request.name),
+                None,
+            )),
+            _ => Ok(tool),
+        });
         // `notifications/cancelled` cancels `ct`: the call's future is dropped here (a sync
         // tool's context is cancelled with it), its end reported to the toolbox's hooks as
         // `Cancelled`, and rmcp sends no answer for the request.

@@ -76,23 +76,20 @@ impl McpServer {
         }
     }
 
-    /// A 2026-07-28 `tools/call` of a tool that runs as a task: a task when the request
-    /// declares the Tasks extension (the server decides, the client sends no `task`), else
-    /// `-32021` for a tool that runs as a task only. `None`: a plain call (an older client's,
-    /// whose tasks come renamed, or a tool that may run either way called by a client without
-    /// the extension).
+    /// A 2026-07-28 `tools/call` of `tool` (looked up once, by `call_tool`) that runs as a
+    /// task: a task when the request declares the Tasks extension (the server decides, the
+    /// client sends no `task`), else `-32021` for a tool that runs as a task only. `None`: a
+    /// plain call (an older client's, whose tasks come renamed, or a tool that may run either
+    /// way called by a client without the extension).
     pub(super) fn call_as_task(
         &self,
+        tool: &ToolRef<'_>,
         request: &CallToolRequestParams,
         context: &RequestContext<RoleServer>,
     ) -> Option<Result<CallToolResponse, ErrorData>> {
         if !is_2026(context) {
             return None;
         }
-        let tool = match self.resolve(&request.name, caller_of(context)) {
-            Ok(tool) => tool,
-            Err(refused) => return Some(Err(refused)),
-        };
         let declared = (context.client_capabilities()).is_some_and(|caps| caps.supports_tasks());
         match (self.task_support(tool.tool()), declared) {
             (TaskSupport::Forbidden, _) | (TaskSupport::Optional, false) => None,
@@ -100,8 +97,8 @@ impl McpServer {
                 ClientCapabilities::builder().enable_tasks().build(),
             ))),
             (_, true) => {
-                let started =
-                    self.start_task(tool, request.arguments.clone(), None, context.clone());
+                let (tool, arguments) = (tool.clone(), request.arguments.clone());
+                let started = self.start_task(tool, arguments, None, context.clone());
                 Some(started.map(|task| CallToolResponse::Task(CreateTaskResult::new(task))))
             }
         }
