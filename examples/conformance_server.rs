@@ -401,12 +401,50 @@ fn with_prompts(server: McpServer) -> McpServer {
         }))
 }
 
+// The fixtures of the 0.2 suite's Tasks extension and header scenarios, named as it calls them.
+
+/// Greets someone by name
+#[tool]
+fn greet(name: String) -> String {
+    format!("Hello, {name}!")
+}
+
+/// Waits `seconds`, then answers; a client with tasks gets a task to poll
+#[tool(task = "optional")]
+async fn slow_compute(seconds: f64, label: Option<String>) -> String {
+    let wait = Duration::try_from_secs_f64(seconds.clamp(0.0, 600.0)).unwrap_or_default();
+    tokio::time::sleep(wait).await;
+    format!(
+        "{} done after {seconds} s",
+        label.as_deref().unwrap_or("job")
+    )
+}
+
+/// Fails after a second; runs as a task only
+#[tool(task)]
+async fn failing_job() -> Result<String, String> {
+    tokio::time::sleep(Duration::from_secs(1)).await;
+    Err("the job failed, as it always does".into())
+}
+
+/// Answers with the region a gateway routes the call to (the `Mcp-Param-Region` header)
+#[tool]
+fn routed_echo(#[arg(header = "Region")] region: String) -> String {
+    format!("routed to {region}")
+}
+
 const USAGE: &str = "usage: conformance_server --stdio | --http ADDR [--stateless]";
 
 #[tokio::main]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    let server = McpServer::new(Everything::to_tools())
+    let fixtures = [
+        greet_tool(),
+        slow_compute_tool(),
+        failing_job_tool(),
+        routed_echo_tool(),
+    ];
+    let server = McpServer::new(Everything::to_tools().into_iter().chain(fixtures))
         .with_name("toolkit-conformance", env!("CARGO_PKG_VERSION"));
     let server = with_prompts(with_resources(server)?);
     match args.first().map(String::as_str) {

@@ -137,7 +137,9 @@ async fn client(config: Arc<Config>, index: usize, began: Instant) -> Vec<Call> 
     let asked = Arc::clone(&questions);
     let connected = McpClient::builder(transport)
         .on_elicit(move |request: ElicitationRequest| {
-            if let (Some((title, replica)), Ok(mut asked)) = (question(&request.message), asked.lock()) {
+            if let (Some((title, replica)), Ok(mut asked)) =
+                (question(&request.message), asked.lock())
+            {
                 asked.entry(title).or_default().push(replica);
             }
             async { ElicitationAnswer::Accept(json!({ "confirm": true })) }
@@ -247,9 +249,18 @@ fn report(config: &Config, calls: &[Call], elapsed: Duration) -> std::io::Result
     println!("failed={}", count(Outcome::Failed));
     let asked: Vec<(usize, bool)> = calls.iter().filter_map(|call| call.asked).collect();
     if !asked.is_empty() {
-        println!("elicited={}", asked.iter().filter(|(times, _)| *times > 0).count());
-        println!("elsewhere={}", asked.iter().filter(|(_, moved)| *moved).count());
-        println!("asked_twice={}", asked.iter().filter(|(times, _)| *times > 1).count());
+        println!(
+            "elicited={}",
+            asked.iter().filter(|(times, _)| *times > 0).count()
+        );
+        println!(
+            "elsewhere={}",
+            asked.iter().filter(|(_, moved)| *moved).count()
+        );
+        println!(
+            "asked_twice={}",
+            asked.iter().filter(|(times, _)| *times > 1).count()
+        );
     }
     println!("seconds={:.2}", elapsed.as_secs_f64());
     println!("calls_per_s={:.0}", answered as f64 / elapsed.as_secs_f64());

@@ -326,6 +326,9 @@ pub(crate) struct ArgAttrs {
     pub complete: Option<Spanned<Completion>>,
     /// `name = "..."`: a prompt argument's name, at the literal.
     pub name: Option<Spanned<String>>,
+    /// `header = "..."`: the HTTP header (`Mcp-Param-<header>`) an MCP client mirrors a tool's
+    /// argument into, at the literal.
+    pub header: Option<Spanned<String>>,
 }
 
 /// How a prompt argument or a template parameter is completed (MCP `completion/complete`).
@@ -362,6 +365,12 @@ pub(crate) fn parse_arg_attrs(cx: &Ctxt, attr: &syn::Attribute, into: &mut ArgAt
         } else if meta.path == NAME {
             let lit: LitStr = meta.value()?.parse()?;
             into.name = Some(Spanned {
+                value: lit.value(),
+                span: lit.span(),
+            });
+        } else if meta.path == HEADER {
+            let lit: LitStr = meta.value()?.parse()?;
+            into.header = Some(Spanned {
                 value: lit.value(),
                 span: lit.span(),
             });

@@ -365,6 +365,13 @@ fn param_spec(p: &TokenStream, arg: &Arg) -> TokenStream {
         None => quote!(#p::std::option::Option::None),
     };
     let required = arg.default.is_none() && (arg.required.is_some() || !types::is_option(&arg.ty));
+    let header = match &arg.header {
+        Some(header) => {
+            let header = &header.value;
+            quote!(#p::std::option::Option::Some(#header))
+        }
+        None => quote!(#p::std::option::Option::None),
+    };
     let default = match &arg.default {
         None => quote!(#p::std::option::Option::None),
         Some(default) => {
@@ -394,6 +401,7 @@ fn param_spec(p: &TokenStream, arg: &Arg) -> TokenStream {
             schema: #schema,
             required: #required,
             default: #default,
+            header: #header,
         }
     }
 }

@@ -53,7 +53,11 @@ pub fn toolset(args: TokenStream, input: TokenStream) -> TokenStream {
 /// `idempotent`,
 /// `open_world`, `timeout_ms`, `max_input_bytes`, `max_output_bytes`, `max_depth` (how deeply
 /// arrays and objects may nest in the arguments). Parameters take
-/// `#[arg(description = "...", default, default = expr, required)]`.
+/// `#[arg(description = "...", default, default = expr, required)]`, and
+/// `#[arg(header = "Region")]`: an MCP 2026-07-28 client mirrors the argument into the HTTP
+/// header `Mcp-Param-Region`, for gateways to route on (MCP's schema lists it as
+/// `"x-mcp-header": "Region"`, provider schemas do not; the server refuses a call whose header
+/// disagrees with the argument). Use it on a string, number or boolean argument.
 ///
 /// A tool (method or function, sync or async) may also take its call's context,
 /// `ctx: &ToolContext` (any name, any position): progress, logs, cancellation, the caller, the

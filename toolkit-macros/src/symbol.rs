@@ -54,6 +54,8 @@ pub(crate) const TASK: Symbol = Symbol("task");
 pub(crate) const COMPLETE: Symbol = Symbol("complete");
 pub(crate) const URI: Symbol = Symbol("uri");
 pub(crate) const MIME_TYPE: Symbol = Symbol("mime_type");
+/// `#[arg(header = "Region")]`: the HTTP header an MCP client mirrors the argument into.
+pub(crate) const HEADER: Symbol = Symbol("header");
 
 /// The keys of `#[toolset(...)]`, in the order an unknown-key error lists them.
 pub(crate) const TOOLSET_KEYS: &[Symbol] = &[NAME, STATE, CRATE, REGISTER];
@@ -83,8 +85,15 @@ pub(crate) const TOOL_KEYS: &[Symbol] = &[
 ];
 
 /// The keys of `#[arg(...)]`, in the order an unknown-key error lists them.
-pub(crate) const ARG_KEYS: &[Symbol] =
-    &[DESCRIPTION, DEFAULT, REQUIRED, FROM_STATE, COMPLETE, NAME];
+pub(crate) const ARG_KEYS: &[Symbol] = &[
+    DESCRIPTION,
+    DEFAULT,
+    REQUIRED,
+    FROM_STATE,
+    COMPLETE,
+    NAME,
+    HEADER,
+];
 
 /// The keys of `#[resource(...)]`, in the order an unknown-key error lists them.
 pub(crate) const RESOURCE_KEYS: &[Symbol] = &[URI, NAME, TITLE, DESCRIPTION, MIME_TYPE, ICON];

@@ -144,6 +144,7 @@ pub(crate) fn check_tool(cx: &Ctxt, tool: &ToolFn, is_method: bool) {
     for arg in &tool.args {
         check_arg(cx, arg);
     }
+    check_headers(cx, &tool.args);
     check_contexts(cx, &tool.contexts);
     check_mcp_keys(cx, &tool.attrs);
 }
@@ -284,6 +285,44 @@ pub(crate) fn check_receiver(cx: &Ctxt, receiver: &Receiver, what: &str) {
             ),
         ),
     }
+}
+
+/// Each `#[arg(header = "...")]` names an HTTP header token, once per tool (header names are
+/// case-insensitive), on an argument the model sends (not one filled from state).
+fn check_headers(cx: &Ctxt, args: &[Arg]) {
+    let mut seen: Vec<String> = Vec::new();
+    for arg in args {
+        let Some(header) = &arg.header else { continue };
+        let name = &header.value;
+        if name.is_empty() {
+            let problem = "`header` needs a name: the client sends the argument as the header \
+                           `Mcp-Param-<name>`";
+            cx.error_at(header.span, problem);
+        } else if !is_header_token(name) {
+            let problem = format!(
+                "`{name}` is not an HTTP header name: the client sends it as `Mcp-Param-{name}`, \
+                 so it must be letters, digits or `!#$%&'*+-.^_`|~`"
+            );
+            cx.error_at(header.span, problem);
+        } else if seen.contains(&name.to_ascii_lowercase()) {
+            let problem = format!(
+                "two arguments of this tool name the header `{name}` (header names ignore \
+                 case): each argument needs its own"
+            );
+            cx.error_at(header.span, problem);
+        }
+        seen.push(name.to_ascii_lowercase());
+        if let Some(from_state) = &arg.from_state {
+            let problem = "an argument filled `from_state` is not sent by the client, so it \
+             has no header to mirror it into: drop `header` or `from_state`";
+            cx.error_at(from_state.span, problem);
+        }
+    }
+}
+
+/// Whether `name` (not empty) is an HTTP header name: a `token` of RFC 9110.
+fn is_header_token(name: &str) -> bool {
+    (name.bytes()).all(|b| b.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&b))
 }
 
 /// A parameter is a plain name with an owned, concrete type, and its attributes agree.

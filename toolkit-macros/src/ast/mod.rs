@@ -85,6 +85,9 @@ pub(crate) struct Arg {
     pub complete: Option<Spanned<attr::Completion>>,
     /// `#[arg(name = "...")]`: a prompt argument's name, when not its parameter's.
     pub rename: Option<Spanned<String>>,
+    /// `#[arg(header = "...")]`: the HTTP header a tool's argument is mirrored into (MCP
+    /// 2026-07-28, SEP-2243).
+    pub header: Option<Spanned<String>>,
 }
 
 impl Toolset {
@@ -331,6 +334,7 @@ impl Arg {
             from_state,
             complete: arg_attrs.complete,
             rename: arg_attrs.name,
+            header: arg_attrs.header,
         }
     }
 

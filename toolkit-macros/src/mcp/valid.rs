@@ -230,6 +230,15 @@ fn check_method(cx: &Ctxt, method: &Method, what: &str) {
         );
     }
     for arg in &method.args {
+        if let Some(header) = &arg.header {
+            cx.error_at(
+                header.span,
+                format!(
+                    "`header` is for tool arguments: a {what}'s arguments are not mirrored \
+                     into HTTP headers"
+                ),
+            );
+        }
         if arg.ident.is_none() {
             cx.error_at(
                 arg.pat_span,

@@ -317,6 +317,7 @@ mod tests {
             schema: crate::schema::build::param_schema::<u8>,
             required,
             default: None,
+            header: None,
         }
     }
 

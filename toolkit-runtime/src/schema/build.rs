@@ -22,7 +22,25 @@ pub struct ParamSpec {
     pub required: bool,
     /// The default value shown in the schema, for `#[arg(default)]` parameters.
     pub default: Option<fn() -> Option<Value>>,
+    /// The HTTP header a 2026-07-28 MCP client mirrors it into (`Mcp-Param-<header>`), for
+    /// `#[arg(header = "...")]` parameters: listed as `x-mcp-header` in MCP's schema only.
+    pub header: Option<&'static str>,
 }
+
+/// The schema keyword naming a parameter's HTTP header (MCP 2026-07-28, SEP-2243): a client
+/// sends the argument again as the header `Mcp-Param-<name>`, for gateways to route on, and
+/// the server refuses a call where the two disagree. `#[arg(header = "...")]` writes it into
+/// the MCP listing's `inputSchema` (not into providers' schemas).
+///
+/// ```
+/// use serde_json::json;
+/// use toolkit_runtime::schema::MCP_HEADER;
+///
+/// let listed = json!({"properties": {"region": {"type": "string", "x-mcp-header": "Region"}}});
+/// let header = listed["properties"]["region"][MCP_HEADER].as_str();
+/// assert_eq!(header.map(|name| format!("Mcp-Param-{name}")).as_deref(), Some("Mcp-Param-Region"));
+/// ```
+pub const MCP_HEADER: &str = "x-mcp-header";
 
 /// The schema of a parameter of type `T` (the function the macro stores in [`ParamSpec::schema`]).
 pub fn param_schema<T: ToolArgument>(generator: &mut SchemaGenerator) -> Schema {
@@ -88,7 +106,27 @@ pub(crate) fn parameters_schemas(params: &[ParamSpec]) -> (Value, Option<Value>)
     let definitions = generator.take_definitions(true);
     let root = Value::Object(root);
     let written = as_written(&root, &definitions);
-    (finish(root, definitions), written)
+    let root = finish(root, definitions);
+    let written = with_headers(params, written, &root);
+    (root, written)
+}
+
+/// MCP's form of the schema with each header parameter's `x-mcp-header`: only MCP lists it,
+/// so a provider's schema (strict mode's among them) never holds a keyword it may refuse.
+fn with_headers(params: &[ParamSpec], written: Option<Value>, root: &Value) -> Option<Value> {
+    if params.iter().all(|param| param.header.is_none()) {
+        return written;
+    }
+    let mut mcp = written.unwrap_or_else(|| root.clone());
+    for param in params {
+        let Some(header) = param.header else {
+            continue;
+        };
+        if let Some(schema) = mcp["properties"][param.name].as_object_mut() {
+            schema.insert(MCP_HEADER.into(), header.into());
+        }
+    }
+    Some(mcp)
 }
 
 /// The schema as schemars wrote it, for a format that takes `$defs` (MCP): the root's keywords,
@@ -160,6 +198,7 @@ mod tests {
             schema: param_schema::<String>,
             required: true,
             default: None,
+            header: None,
         }];
         assert_eq!(
             parameters_schema(&params),
@@ -169,6 +208,25 @@ mod tests {
                 "required": ["text"],
                 "additionalProperties": false
             })
+        );
+    }
+
+    #[test]
+    fn a_header_parameter_is_marked_in_the_mcp_form_only() {
+        let params = [ParamSpec {
+            name: "region",
+            description: None,
+            schema: param_schema::<String>,
+            required: true,
+            default: None,
+            header: Some("Region"),
+        }];
+        let (provider, mcp) = parameters_schemas(&params);
+        assert_eq!(provider["properties"]["region"], json!({"type": "string"}));
+        let mcp = mcp.expect("an MCP form");
+        assert_eq!(
+            mcp["properties"]["region"],
+            json!({"type": "string", "x-mcp-header": "Region"})
         );
     }
 }

@@ -15,7 +15,7 @@ mod tidy;
 // `ParamSpec`, `param_schema*` and `parameters_schema` are the macro's: reachable only through
 // `__private`.
 pub(crate) use build::ParamSpec;
-pub use build::{generator, type_schema};
+pub use build::{MCP_HEADER, generator, type_schema};
 pub(crate) use implied::implied_by_types;
 pub use refs::{InlineError, inline_refs};
 pub(crate) use refs::{ref_name, resolve_ref};

@@ -3,11 +3,12 @@
 //! construction and settings (`mod.rs`) because it is the protocol surface, method by method.
 
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CompleteRequestParams, CompleteResult, CustomRequest,
-    CustomResult, ErrorCode, GetPromptRequestParams, GetPromptResponse, ListPromptsResult,
+    CallToolRequestParams, CallToolResponse, CancelTaskParams, CompleteRequestParams,
+    CompleteResult, CustomRequest, CustomResult, ErrorCode, GetPromptRequestParams,
+    GetPromptResponse, GetTaskParams, GetTaskResult, ListPromptsResult,
     ListResourceTemplatesResult, ListResourcesResult, ListToolsResult, PaginatedRequestParams,
     ReadResourceRequestParams, ReadResourceResponse, ServerCapabilities, ServerConfig,
-    SubscribeRequestParams, SubscriptionFilter, Tool, UnsubscribeRequestParams,
+    SubscribeRequestParams, SubscriptionFilter, Tool, UnsubscribeRequestParams, UpdateTaskParams,
 };
 // Deprecated by rmcp for the revision after MCP 2025-11-25 (SEP-2577); served while clients use it.
 #[allow(deprecated)]
@@ -33,6 +34,7 @@ impl ServerHandler for McpServer {
             .enable_logging()
             .build();
         self.inner.catalog.declare(&mut capabilities);
+        self.declare_tasks(&mut capabilities);
         let config = ServerConfig::new(capabilities).with_server_info(self.inner.info.clone());
         match &self.inner.instructions {
             Some(instructions) => config.with_instructions(instructions.clone()),
@@ -64,17 +66,21 @@ impl ServerHandler for McpServer {
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
         let place = guard::CallPlace::of(&context.extensions);
-        let resolved = self
-            .resolve(&request.name, caller_of(&context))
-            .and_then(|tool| match self.task_support(tool.tool()) {
-                // The spec's answer to a plain call of a tool that runs as a task only.
-                TaskSupport::Required => Err(ErrorData::new(
-                    ErrorCode::METHOD_NOT_FOUND,
-                    format!("{} runs as a task only: call it with `task`", request.name),
-                    None,
-                )),
-                _ => Ok(tool),
-            });
+        let resolved = self.resolve(&request.name, caller_of(&context));
+        if let Ok(tool) = &resolved
+            && let Some(answer) = self.call_as_task(tool, &request, &context)
+        {
+            return answer;
+        }
+        let resolved = resolved.and_then(|tool| match self.task_support(tool.tool()) {
+            // The spec's answer to a plain call of a tool that runs as a task only.
+            TaskSupport::Required => Err(ErrorData::new(
+                ErrorCode::METHOD_NOT_FOUND,
+                format!("{} runs as a task only: call it with `task`", request.name),
+                None,
+            )),
+            _ => Ok(tool),
+        });
         // `notifications/cancelled` cancels `ct`: the call's future is dropped here (a sync
         // tool's context is cancelled with it), its end reported to the toolbox's hooks as
         // `Cancelled`, and rmcp sends no answer for the request.
@@ -239,6 +245,33 @@ impl ServerHandler for McpServer {
         _context: RequestContext<RoleServer>,
     ) -> Result<CompleteResult, ErrorData> {
         self.inner.catalog.complete(request).await
+    }
+
+    /// The Tasks extension's `tasks/get` (MCP 2026-07-28).
+    async fn get_task(
+        &self,
+        request: GetTaskParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<GetTaskResult, ErrorData> {
+        self.task_status(&request, &context)
+    }
+
+    /// The Tasks extension's `tasks/update` (MCP 2026-07-28).
+    async fn update_task(
+        &self,
+        request: UpdateTaskParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        self.update_task_of(&request, &context)
+    }
+
+    /// The Tasks extension's `tasks/cancel` (MCP 2026-07-28).
+    async fn cancel_task(
+        &self,
+        request: CancelTaskParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        self.cancel_task_of(&request, &context)
     }
 
     fn get_tool(&self, name: &str) -> Option<Tool> {

@@ -28,6 +28,7 @@ mod rmcp_fixes;
 mod sessions;
 mod stdio;
 mod task_calls;
+mod task_results;
 mod tasks;
 mod tools;
 mod write_deadline;
@@ -138,6 +139,8 @@ struct ServerInner {
     task_results: Arc<tasks::ResultBudget>,
     /// How long MCP 2026-07-28 clients may keep the lists ([`McpServer::with_list_ttl`]).
     list_caching: caching::ListCaching,
+    /// The tasks of requests without a session, by caller.
+    caller_tasks: tasks::CallerTasks,
 }
 
 impl std::fmt::Debug for McpServer {
@@ -201,6 +204,7 @@ impl McpServer {
                 list_caching: caching::ListCaching {
                     ttl: Self::DEFAULT_LIST_TTL,
                 },
+                caller_tasks: tasks::CallerTasks::default(),
             }),
             session: Arc::default(),
             tasks: Arc::default(),
@@ -223,6 +227,7 @@ impl McpServer {
             tasks: inner.tasks,
             task_results: Arc::clone(&inner.task_results),
             list_caching: inner.list_caching,
+            caller_tasks: tasks::CallerTasks::default(),
         };
         change(&mut inner);
         McpServer {

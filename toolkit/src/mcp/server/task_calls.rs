@@ -1,24 +1,35 @@
-//! What the server answers to the task requests `rmcp_fixes::tasks` renamed: a
-//! task-augmented `tools/call` starts the tool in the background ([`Tasks`]), and `tasks/*`
-//! read, await, list and cancel the session's tasks; `tools/list`, when a tool may run as a
-//! task, lists each tool with its `execution.taskSupport`.
+//! What the server answers to task requests, in both eras, from one store ([`Tasks`]) and one
+//! runner ([`McpServer::start_task`]):
+//! - MCP 2026-07-28 (the Tasks extension, SEP-2663) through rmcp's own task support: the
+//!   extension declared in `capabilities.extensions`, a `tools/call` answered with rmcp's
+//!   `CreateTaskResult` ([`McpServer::call_as_task`]), and rmcp's `tasks/get` and
+//!   `tasks/cancel` hooks (which rmcp refuses with `-32021` to a client without the extension);
+//! - MCP 2025-11-25, the requests `rmcp_fixes::tasks` renamed: a task-augmented `tools/call`,
+//!   `tasks/get`, `tasks/result`, `tasks/list`, `tasks/cancel`, and `tools/list` with each
+//!   tool's `execution.taskSupport` (rmcp's tool type has no `execution`).
 
 use std::sync::Arc;
 
-use rmcp::model::{CallToolRequestParams, CustomRequest, CustomResult, ErrorCode};
+use axum::http::request::Parts;
+use rmcp::model::{
+    CallToolRequestParams, CallToolResponse, CancelTaskParams, ClientCapabilities,
+    CreateTaskResult, CustomRequest, CustomResult, ErrorCode, GetTaskParams, GetTaskResult,
+    JsonObject, ServerCapabilities, TASKS_EXTENSION_ID, Task, UpdateTaskParams,
+};
 use rmcp::service::RequestContext;
-use rmcp::{ErrorData, RoleServer};
+use rmcp::{ErrorData, Peer, RoleServer};
 use serde::Deserialize;
 use serde_json::{Value, json};
 
 use super::auth::{caller_of, may_use};
 use super::rmcp_fixes::tasks::{CALL, LIST_TOOLS, PREFIX};
-use super::tasks::Outcome;
+use super::tasks::{Cancelled, Outcome, Tasks, legacy};
 use super::{McpServer, guard};
 use crate::TaskSupport;
 use crate::context::Caller;
 use crate::mcp::convert::call_result;
 use crate::providers::Format;
+use toolkit_runtime::__private::ToolRef;
 
 /// How long a cancelled task's tool may take to stop before its future is dropped.
 const CANCEL_GRACE: std::time::Duration = std::time::Duration::from_secs(1);
@@ -40,7 +51,94 @@ impl McpServer {
             .any(|support| support != TaskSupport::Forbidden)
     }
 
-    /// The answer to a renamed request, or `None` for a method that is not one of them.
+    /// Where `context`'s request keeps its tasks, and the session to tell of their changes:
+    /// its session's store, or, for a request over HTTP without a session (MCP 2026-07-28, a
+    /// stateless server), its caller's.
+    fn task_store(
+        &self,
+        context: &RequestContext<RoleServer>,
+    ) -> (Arc<Tasks>, Option<Peer<RoleServer>>) {
+        let over_http = context.extensions.get::<Parts>().is_some();
+        if over_http && (self.stateless || is_2026(context)) {
+            let principal = caller_of(context).map(|caller| caller.principal.as_str());
+            return (self.inner.caller_tasks.of(principal), None);
+        }
+        (Arc::clone(&self.tasks), Some(context.peer.clone()))
+    }
+
+    /// The Tasks extension in the server's capabilities (`capabilities.extensions`), when a
+    /// tool runs as a task: rmcp then lets `tasks/get` and `tasks/cancel` through to
+    /// [`task_status`](Self::task_status) and [`cancel_task_of`](Self::cancel_task_of).
+    pub(super) fn declare_tasks(&self, capabilities: &mut ServerCapabilities) {
+        if self.runs_tasks() {
+            let extensions = capabilities.extensions.get_or_insert_with(Default::default);
+            extensions.insert(TASKS_EXTENSION_ID.to_owned(), JsonObject::new());
+        }
+    }
+
+    /// A 2026-07-28 `tools/call` of `tool` (looked up once, by `call_tool`) that runs as a
+    /// task: a task when the request declares the Tasks extension (the server decides, the
+    /// client sends no `task`), else `-32021` for a tool that runs as a task only. `None`: a
+    /// plain call (an older client's, whose tasks come renamed, or a tool that may run either
+    /// way called by a client without the extension).
+    pub(super) fn call_as_task(
+        &self,
+        tool: &ToolRef<'_>,
+        request: &CallToolRequestParams,
+        context: &RequestContext<RoleServer>,
+    ) -> Option<Result<CallToolResponse, ErrorData>> {
+        if !is_2026(context) {
+            return None;
+        }
+        let declared = (context.client_capabilities()).is_some_and(|caps| caps.supports_tasks());
+        match (self.task_support(tool.tool()), declared) {
+            (TaskSupport::Forbidden, _) | (TaskSupport::Optional, false) => None,
+            (_, false) => Some(Err(ErrorData::missing_required_client_capability(
+                ClientCapabilities::builder().enable_tasks().build(),
+            ))),
+            (_, true) => {
+                let (tool, arguments) = (tool.clone(), request.arguments.clone());
+                let started = self.start_task(tool, arguments, None, context.clone());
+                Some(started.map(|task| CallToolResponse::Task(CreateTaskResult::new(task))))
+            }
+        }
+    }
+
+    /// `tasks/get` of the Tasks extension: the task, its result or error inlined once ended.
+    pub(super) fn task_status(
+        &self,
+        request: &GetTaskParams,
+        context: &RequestContext<RoleServer>,
+    ) -> Result<GetTaskResult, ErrorData> {
+        let (tasks, _) = self.task_store(context);
+        tasks.detailed(&request.task_id).map(GetTaskResult::new)
+    }
+
+    /// `tasks/cancel` of the Tasks extension: acknowledged alike whether it cancelled the task
+    /// or found it ended; an unknown id is `-32602`.
+    pub(super) fn cancel_task_of(
+        &self,
+        request: &CancelTaskParams,
+        context: &RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        let (tasks, _) = self.task_store(context);
+        tasks.cancel(&request.task_id).map(drop)
+    }
+
+    /// `tasks/update` of the Tasks extension: acknowledged for a task of the caller's. Its
+    /// `inputResponses` are ignored, as the extension says of keys no request is waiting for:
+    /// a tool here asks its questions outside tasks, so a task never waits for input.
+    pub(super) fn update_task_of(
+        &self,
+        request: &UpdateTaskParams,
+        context: &RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        let (tasks, _) = self.task_store(context);
+        tasks.get(&request.task_id).map(drop)
+    }
+
+    /// The answer to a renamed request (MCP 2025-11-25), or `None` for a method that is not
+    /// one of them.
     pub(super) async fn task_request(
         &self,
         request: &CustomRequest,
@@ -52,27 +150,30 @@ impl McpServer {
                 .as_str()
                 .ok_or_else(|| ErrorData::invalid_params("`taskId` must be a string", None))
         };
-        let tasks = &self.tasks;
+        let (tasks, _) = self.task_store(&context);
         let answer = match request.method.as_str() {
-            CALL => self.start_task(&params, context),
+            CALL => self.legacy_task_call(&params, context),
             LIST_TOOLS => Ok(self.listing(caller_of(&context))),
             method => match method.strip_prefix(PREFIX)? {
-                "tasks/get" => task_id().and_then(|id| tasks.get(id)),
+                "tasks/get" => task_id()
+                    .and_then(|id| tasks.get(id))
+                    .map(|task| legacy(&task)),
                 "tasks/result" => match task_id() {
                     Ok(id) => tasks.result(id).await,
                     Err(err) => Err(err),
                 },
-                "tasks/list" => Ok(tasks.list()),
-                "tasks/cancel" => task_id().and_then(|id| tasks.cancel(id)),
+                "tasks/list" => {
+                    Ok(json!({"tasks": tasks.list().iter().map(legacy).collect::<Vec<_>>()}))
+                }
+                "tasks/cancel" => task_id().and_then(|id| legacy_cancel(&tasks, id)),
                 _ => return None,
             },
         };
         Some(answer.map(CustomResult))
     }
 
-    /// A `tools/call` with `task`: answers `{"task": ...}` at once, the tool running meanwhile
-    /// with a context that `tasks/cancel` (or the session's end) cancels.
-    fn start_task(
+    /// A `tools/call` with `task` (MCP 2025-11-25): answers `{"task": ...}` at once.
+    fn legacy_task_call(
         &self,
         params: &Value,
         context: RequestContext<RoleServer>,
@@ -93,14 +194,29 @@ impl McpServer {
                 None,
             ));
         }
-        let tool = tool.into_owned();
         let ttl = params["task"]["ttl"].as_u64();
-        let created = self.tasks.create(ttl, context.peer.clone())?;
+        let task = self.start_task(tool, request.arguments, ttl, context)?;
+        Ok(json!({"task": legacy(&task)}))
+    }
+
+    /// Starts `tool` as a task of the request's store, kept `ttl_ms` (bounded), running
+    /// meanwhile with a context that `tasks/cancel` (or its store's end) cancels; the task as
+    /// created.
+    fn start_task(
+        &self,
+        tool: ToolRef<'_>,
+        arguments: Option<JsonObject>,
+        ttl_ms: Option<u64>,
+        context: RequestContext<RoleServer>,
+    ) -> Result<Task, ErrorData> {
+        let tool = tool.into_owned();
+        let (store, peer) = self.task_store(&context);
+        let created = store.create(ttl_ms, peer)?;
         let mut context = context;
         context.ct = created.cancel.clone();
-        // The task holds its session's store weakly: when the session ends, the store goes and
-        // cancels its running tasks.
-        let tasks = Arc::downgrade(&self.tasks);
+        // The task holds its store weakly: when the session ends, the store goes and cancels
+        // its running tasks.
+        let tasks = Arc::downgrade(&store);
         let server = McpServer {
             inner: Arc::clone(&self.inner),
             session: Arc::clone(&self.session),
@@ -113,7 +229,7 @@ impl McpServer {
         // returns: a task is a call that answers early, not one the cap does not count.
         let place = guard::CallPlace::of(&context.extensions);
         tokio::spawn(async move {
-            let tool_call = server.tool_call(&tool, request.arguments);
+            let tool_call = server.tool_call(&tool, arguments);
             let call = server.call(&tool, &tool_call, &context);
             tokio::pin!(call);
             let answer = tokio::select! {
@@ -144,7 +260,7 @@ impl McpServer {
                 tasks.finish(&id, outcome);
             }
         });
-        Ok(json!({"task": created.task}))
+        Ok(created.task)
     }
 
     /// `tools/list` with each tool's `execution.taskSupport` (rmcp's tool type has no
@@ -176,5 +292,24 @@ impl McpServer {
             })
             .collect();
         json!({"tools": tools})
+    }
+}
+
+/// Whether `context`'s request is of MCP 2026-07-28 or later: it names its version in `_meta`,
+/// one without `initialize`.
+fn is_2026(context: &RequestContext<RoleServer>) -> bool {
+    (context.meta.protocol_version()).is_some_and(|version| !version.has_initialize())
+}
+
+/// `tasks/cancel` as MCP 2025-11-25 answers it: the task, or an error for one already ended.
+fn legacy_cancel(tasks: &Tasks, id: &str) -> Result<Value, ErrorData> {
+    match tasks.cancel(id)? {
+        Cancelled::Now => tasks.get(id).map(|task| legacy(&task)),
+        Cancelled::Already(status) => {
+            let status = json!(status);
+            let status = status.as_str().unwrap_or("ended");
+            let refusal = format!("task {id} cannot be cancelled: it is already {status}");
+            Err(ErrorData::invalid_params(refusal, None))
+        }
     }
 }

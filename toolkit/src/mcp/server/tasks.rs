@@ -1,30 +1,32 @@
-//! The tasks of one session (MCP 2025-11-25): a `tools/call` with `task` in its params starts
-//! its tool in the background and answers at once with the task; the client then reads it
-//! (`tasks/get`), waits for its result (`tasks/result`), lists the session's tasks
-//! (`tasks/list`) or cancels one (`tasks/cancel`, which cancels the tool's context). Each status
-//! change is also sent as `notifications/tasks/status`.
+//! The task store, one for both eras: a task-augmented `tools/call` starts its tool in the
+//! background and answers at once with the task, kept here as rmcp's [`Task`] model. MCP
+//! 2025-11-25 clients then read it (`tasks/get`), wait for its result (`tasks/result`), list
+//! the session's tasks (`tasks/list`) or cancel one (`tasks/cancel`, which cancels the tool's
+//! context), and hear each status change (`notifications/tasks/status`); 2026-07-28 clients
+//! (the Tasks extension, SEP-2663) read it with its result inlined ([`Tasks::detailed`]) and
+//! cancel it. The two wire shapes differ only at the edge ([`legacy`], `task_calls.rs`).
 //!
 //! A task is kept for its time to live from its creation (the client's `ttl`, at most
 //! [`MAX_TTL`]; [`DEFAULT_TTL`] without one), running or not, then dropped (a running one is
-//! cancelled); a session holds at most [`MAX_TASKS`]. Tasks belong to the session that created
-//! them: another session's store has none of them.
-//!
-//! Finished results, every session's together, share one byte budget ([`ResultBudget`]):
-//! past it, the oldest results are dropped before their time to live is over, and
-//! `tasks/result` answers that the result expired. Without it, a session's 256 tasks of 1 MiB
-//! results, times the sessions, were all held until their TTL (512 such tasks took a server
-//! from 19 to 559 MB).
+//! cancelled); a store holds at most [`MAX_TASKS`]. Tasks belong to the session that created
+//! them, or, where a request has no session (2026-07-28 over HTTP, a stateless server), to
+//! the caller ([`CallerTasks`]): another session's or caller's store has none of them.
+//! Finished results are held under one byte budget ([`ResultBudget`]).
 
-use std::collections::{HashMap, VecDeque};
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex, PoisonError, Weak};
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use crate::context::Cancellation as CancellationToken;
-use rmcp::model::{CustomNotification, ErrorCode, ServerNotification};
+use rmcp::model::{
+    CustomNotification, DetailedTask, ErrorCode, JsonObject, ServerNotification, Task, TaskPayload,
+    TaskStatus,
+};
 use rmcp::{ErrorData, Peer, RoleServer};
 use serde_json::{Value, json};
 use tokio::sync::watch;
+
+pub(super) use super::task_results::{Kept, ResultBudget};
 
 /// How long a task is kept when the client asks for no `ttl`.
 pub(super) const DEFAULT_TTL: Duration = Duration::from_secs(5 * 60);
@@ -46,114 +48,6 @@ pub(super) enum Outcome {
     Error(ErrorData),
 }
 
-/// The bytes of finished task results the server keeps, every session's together; past it, the
-/// oldest results are dropped early. Keeping the newest serves the clients still waiting for
-/// theirs; refusing new results instead would throw away work just done to keep results whose
-/// clients have likely read them already.
-pub(super) struct ResultBudget {
-    limit: usize,
-    used: AtomicUsize,
-    order: Mutex<Order>,
-}
-
-/// The results kept, oldest first; those their task's TTL dropped since are dead entries.
-#[derive(Default)]
-struct Order {
-    kept: VecDeque<Weak<Kept>>,
-    /// The length at which the dead entries are swept out next.
-    sweep_at: usize,
-}
-
-/// A finished task's result as JSON, while the [`ResultBudget`] keeps it.
-pub(super) struct Kept {
-    json: Mutex<Option<Vec<u8>>>,
-    budget: Arc<ResultBudget>,
-}
-
-impl ResultBudget {
-    /// A budget of `limit` bytes.
-    pub(super) fn new(limit: usize) -> Self {
-        ResultBudget {
-            limit,
-            used: AtomicUsize::new(0),
-            order: Mutex::default(),
-        }
-    }
-
-    /// The bytes of results kept now.
-    pub(super) fn used(&self) -> usize {
-        self.used.load(Ordering::SeqCst)
-    }
-
-    /// Keeps `json`, dropping the oldest results kept (`json` itself, when it alone is over the
-    /// limit) until the budget holds.
-    pub(super) fn keep(self: &Arc<Self>, json: Vec<u8>) -> Arc<Kept> {
-        let bytes = json.len();
-        let kept = Arc::new(Kept {
-            json: Mutex::new(Some(json)),
-            budget: Arc::clone(self),
-        });
-        let mut order = self.order.lock().unwrap_or_else(PoisonError::into_inner);
-        self.used.fetch_add(bytes, Ordering::SeqCst);
-        order.kept.push_back(Arc::downgrade(&kept));
-        while self.used() > self.limit {
-            let Some(oldest) = order.kept.pop_front() else {
-                break;
-            };
-            if let Some(oldest) = oldest.upgrade() {
-                oldest.expire();
-            }
-        }
-        // Sweeping when the queue has doubled since the last sweep keeps it within twice the
-        // results kept, at a constant cost per result.
-        if order.kept.len() >= order.sweep_at {
-            order.kept.retain(|kept| kept.strong_count() > 0);
-            order.sweep_at = (2 * order.kept.len()).max(64);
-        }
-        kept
-    }
-}
-
-impl Kept {
-    /// The result, unless the budget dropped it.
-    fn value(&self) -> Option<Result<Value, serde_json::Error>> {
-        let json = self.json.lock().unwrap_or_else(PoisonError::into_inner);
-        json.as_deref().map(serde_json::from_slice)
-    }
-
-    fn expired(&self) -> bool {
-        self.json
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .is_none()
-    }
-
-    /// Drops the result, giving its bytes back to the budget.
-    fn expire(&self) {
-        let json = self
-            .json
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .take();
-        if let Some(json) = json {
-            self.budget.used.fetch_sub(json.len(), Ordering::SeqCst);
-        }
-    }
-}
-
-impl Drop for Kept {
-    fn drop(&mut self) {
-        let json = self
-            .json
-            .get_mut()
-            .unwrap_or_else(PoisonError::into_inner)
-            .take();
-        if let Some(json) = json {
-            self.budget.used.fetch_sub(json.len(), Ordering::SeqCst);
-        }
-    }
-}
-
 /// The tasks of one session.
 #[derive(Default)]
 pub(super) struct Tasks {
@@ -161,7 +55,7 @@ pub(super) struct Tasks {
 }
 
 struct Entry {
-    status: &'static str,
+    status: TaskStatus,
     message: Option<String>,
     created_at: String,
     updated_at: String,
@@ -170,15 +64,23 @@ struct Entry {
     cancel: CancellationToken,
     outcome: watch::Receiver<Option<Outcome>>,
     done: Option<watch::Sender<Option<Outcome>>>,
-    peer: Peer<RoleServer>,
+    /// The session told of each status change (MCP 2025-11-25); none for a task without one.
+    peer: Option<Peer<RoleServer>>,
     number: u64,
 }
 
-/// A task just created: its id, what cancels it, and its JSON for the `tools/call` answer.
+/// A task just created: its id, what cancels it, and the task for the `tools/call` answer.
 pub(super) struct Created {
     pub(super) id: String,
     pub(super) cancel: CancellationToken,
-    pub(super) task: Value,
+    pub(super) task: Task,
+}
+
+/// What `tasks/cancel` did: cancelled the task, or found it ended already (2025-11-25 refuses
+/// that; 2026-07-28 acknowledges it alike).
+pub(super) enum Cancelled {
+    Now,
+    Already(TaskStatus),
 }
 
 impl Tasks {
@@ -188,7 +90,7 @@ impl Tasks {
     pub(super) fn create(
         &self,
         ttl_ms: Option<u64>,
-        peer: Peer<RoleServer>,
+        peer: Option<Peer<RoleServer>>,
     ) -> Result<Created, ErrorData> {
         let mut entries = self.lock();
         purge(&mut entries);
@@ -212,7 +114,7 @@ impl Tasks {
         let (done, outcome) = watch::channel(None);
         let now = timestamp(SystemTime::now());
         let entry = Entry {
-            status: "working",
+            status: TaskStatus::Working,
             message: None,
             created_at: now.clone(),
             updated_at: now,
@@ -227,7 +129,7 @@ impl Tasks {
         let created = Created {
             id: id.clone(),
             cancel: entry.cancel.clone(),
-            task: entry.json(&id),
+            task: entry.task(&id),
         };
         entries.insert(id, entry);
         Ok(created)
@@ -243,21 +145,43 @@ impl Tasks {
             return;
         };
         entry.status = match outcome {
-            Outcome::Result(_) => "completed",
-            Outcome::Error(_) => "failed",
+            Outcome::Result(_) => TaskStatus::Completed,
+            Outcome::Error(_) => TaskStatus::Failed,
         };
         entry.changed(id);
         done.send_replace(Some(outcome));
     }
 
-    /// `tasks/get`.
-    pub(super) fn get(&self, id: &str) -> Result<Value, ErrorData> {
+    /// `tasks/get` (MCP 2025-11-25): the task.
+    pub(super) fn get(&self, id: &str) -> Result<Task, ErrorData> {
         let mut entries = self.lock();
         purge(&mut entries);
         entries
             .get(id)
-            .map(|entry| entry.json(id))
+            .map(|entry| entry.task(id))
             .ok_or_else(|| unknown(id))
+    }
+
+    /// `tasks/get` (the Tasks extension): the task with how it ended inlined, its tool's
+    /// result (an `isError` one included) or the error it failed with.
+    pub(super) fn detailed(&self, id: &str) -> Result<DetailedTask, ErrorData> {
+        let mut entries = self.lock();
+        purge(&mut entries);
+        let entry = entries.get(id).ok_or_else(|| unknown(id))?;
+        let payload = match (&*entry.outcome.borrow(), entry.status) {
+            (_, TaskStatus::Cancelled) => TaskPayload::Cancelled,
+            (Some(Outcome::Result(kept)), _) => match kept.value() {
+                Some(Ok(Value::Object(result))) => TaskPayload::Completed { result },
+                Some(Ok(_)) => {
+                    failed_with(&ErrorData::internal_error("a result not an object", None))
+                }
+                Some(Err(err)) => failed_with(&ErrorData::internal_error(err.to_string(), None)),
+                None => failed_with(&expired(id, kept.limit())),
+            },
+            (Some(Outcome::Error(error)), _) => failed_with(error),
+            (None, _) => TaskPayload::Working,
+        };
+        Ok(DetailedTask::new(entry.task(id), payload))
     }
 
     /// `tasks/result`: waits for the task to end, then its result, tied to the task in `_meta`.
@@ -275,7 +199,7 @@ impl Tasks {
         match ended {
             Some(Outcome::Result(kept)) => {
                 let Some(result) = kept.value() else {
-                    return Err(expired(id, kept.budget.limit));
+                    return Err(expired(id, kept.limit()));
                 };
                 let mut result =
                     result.map_err(|err| ErrorData::internal_error(err.to_string(), None))?;
@@ -292,32 +216,32 @@ impl Tasks {
         }
     }
 
-    /// `tasks/list`: every task of the session, oldest first, on one page.
-    pub(super) fn list(&self) -> Value {
+    /// `tasks/list`: every task of the store, oldest first.
+    pub(super) fn list(&self) -> Vec<Task> {
         let mut entries = self.lock();
         purge(&mut entries);
         let mut listed: Vec<(&String, &Entry)> = entries.iter().collect();
         listed.sort_by_key(|(_, entry)| entry.number);
-        let tasks: Vec<Value> = listed.iter().map(|(id, entry)| entry.json(id)).collect();
-        json!({"tasks": tasks})
+        listed.iter().map(|(id, entry)| entry.task(id)).collect()
     }
 
-    /// `tasks/cancel`: cancels the tool's context; a task that already ended cannot be.
-    pub(super) fn cancel(&self, id: &str) -> Result<Value, ErrorData> {
+    /// Whether the store holds no task (expired ones aside).
+    fn is_empty(&self) -> bool {
+        let mut entries = self.lock();
+        purge(&mut entries);
+        entries.is_empty()
+    }
+
+    /// `tasks/cancel`: cancels the tool's context, unless the task ended already.
+    pub(super) fn cancel(&self, id: &str) -> Result<Cancelled, ErrorData> {
         let mut entries = self.lock();
         purge(&mut entries);
         let entry = entries.get_mut(id).ok_or_else(|| unknown(id))?;
         let Some(done) = entry.done.take() else {
-            return Err(ErrorData::invalid_params(
-                format!(
-                    "task {id} cannot be cancelled: it is already {}",
-                    entry.status
-                ),
-                None,
-            ));
+            return Ok(Cancelled::Already(entry.status));
         };
         entry.cancel.cancel();
-        entry.status = "cancelled";
+        entry.status = TaskStatus::Cancelled;
         entry.message = Some("cancelled by the client".into());
         entry.changed(id);
         let cancelled = ErrorData::new(
@@ -326,12 +250,53 @@ impl Tasks {
             None,
         );
         done.send_replace(Some(Outcome::Error(cancelled)));
-        Ok(entry.json(id))
+        Ok(Cancelled::Now)
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, Entry>> {
         // A panic while holding the lock leaves the map whole (no code here panics mid-change).
         self.entries.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+}
+
+/// The tasks of requests that have no session (2026-07-28 over HTTP, a stateless server): a
+/// store per caller, the principal its bearer token verified, and one for every caller of a
+/// server without tokens. Task ids are random v4 UUIDs, so there a task is reached only by the
+/// client that was told its id.
+#[derive(Default)]
+pub(super) struct CallerTasks {
+    anonymous: Arc<Tasks>,
+    verified: Mutex<Verified>,
+}
+
+#[derive(Default)]
+struct Verified {
+    stores: HashMap<String, Arc<Tasks>>,
+    /// The length at which the empty stores are swept out next.
+    sweep_at: usize,
+}
+
+impl CallerTasks {
+    /// The store of `principal` (`None`: a caller no token named).
+    pub(super) fn of(&self, principal: Option<&str>) -> Arc<Tasks> {
+        let Some(principal) = principal else {
+            return Arc::clone(&self.anonymous);
+        };
+        let mut verified = self.verified.lock().unwrap_or_else(PoisonError::into_inner);
+        if let Some(store) = verified.stores.get(principal) {
+            return Arc::clone(store);
+        }
+        // Sweeping the callers whose tasks are all gone when the map has doubled keeps it
+        // within twice the callers with tasks, at a constant cost per new caller.
+        if verified.stores.len() >= verified.sweep_at {
+            verified.stores.retain(|_, store| !store.is_empty());
+            verified.sweep_at = (2 * verified.stores.len()).max(64);
+        }
+        let store = Arc::<Tasks>::default();
+        verified
+            .stores
+            .insert(principal.to_owned(), Arc::clone(&store));
+        store
     }
 }
 
@@ -345,41 +310,63 @@ impl Drop for Tasks {
 }
 
 impl Entry {
-    /// The task as MCP's `Task`.
-    fn json(&self, id: &str) -> Value {
-        let mut task = json!({
-            "taskId": id,
-            "status": self.status,
-            "createdAt": self.created_at,
-            "lastUpdatedAt": self.updated_at,
-            "ttl": u64::try_from(self.ttl.as_millis()).unwrap_or(u64::MAX),
-            "pollInterval": POLL_INTERVAL_MS,
-        });
-        if let Some(message) = &self.message {
-            task["statusMessage"] = json!(message);
-        }
+    /// The task as rmcp models it.
+    fn task(&self, id: &str) -> Task {
+        let ttl = u64::try_from(self.ttl.as_millis()).unwrap_or(u64::MAX);
+        let mut task = Task::new(id, self.status, &self.created_at, &self.updated_at)
+            .with_ttl_ms(ttl)
+            .with_poll_interval_ms(POLL_INTERVAL_MS);
+        task.status_message.clone_from(&self.message);
         if let Some(Outcome::Result(kept)) = &*self.outcome.borrow()
             && kept.expired()
         {
-            task["statusMessage"] = json!(expired(id, kept.budget.limit).message);
+            task.status_message = Some(expired(id, kept.limit()).message.into_owned());
         }
         task
     }
 
-    /// Stamps a status change and tells the client (`notifications/tasks/status`).
+    /// Stamps a status change and tells the session, if any (`notifications/tasks/status`).
     fn changed(&mut self, id: &str) {
         self.updated_at = timestamp(SystemTime::now());
+        let Some(peer) = self.peer.clone() else {
+            return;
+        };
         let notice = ServerNotification::CustomNotification(CustomNotification::new(
             "notifications/tasks/status",
-            Some(self.json(id)),
+            Some(legacy(&self.task(id))),
         ));
-        let peer = self.peer.clone();
         tokio::spawn(async move {
             if let Err(err) = peer.send_notification(notice).await {
                 tracing::debug!(%err, "notifications/tasks/status not sent");
             }
         });
     }
+}
+
+/// A task as MCP 2025-11-25 writes it: `ttl` and `pollInterval`, where the Tasks extension
+/// (rmcp's [`Task`]) writes `ttlMs` and `pollIntervalMs`.
+pub(super) fn legacy(task: &Task) -> Value {
+    let mut json = json!({
+        "taskId": task.task_id,
+        "status": task.status,
+        "createdAt": task.created_at,
+        "lastUpdatedAt": task.last_updated_at,
+        "ttl": task.ttl_ms,
+        "pollInterval": task.poll_interval_ms,
+    });
+    if let Some(message) = &task.status_message {
+        json["statusMessage"] = json!(message);
+    }
+    json
+}
+
+/// A failed task's payload: the JSON-RPC error inlined.
+fn failed_with(error: &ErrorData) -> TaskPayload {
+    let error = match serde_json::to_value(error) {
+        Ok(Value::Object(error)) => error,
+        _ => JsonObject::new(),
+    };
+    TaskPayload::Failed { error }
 }
 
 /// Drops the tasks whose time to live is over, cancelling those still running.

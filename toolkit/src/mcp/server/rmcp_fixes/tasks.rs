@@ -4,8 +4,12 @@
 //! its capabilities no `tasks`. So, before rmcp reads a message, [`rename`] gives each of
 //! these requests a method of ours, which rmcp hands to `McpServer::on_custom_request` with
 //! its params whole; and [`declare`] adds `tasks` to the capabilities of the `initialize`
-//! answer on its way out.
+//! answer on its way out. A request of MCP 2026-07-28 or later (its version in `_meta`) is
+//! not renamed: rmcp reads the Tasks extension's requests as they are, and answers them through
+//! `McpServer`'s task hooks (`task_calls.rs`).
 
+use rmcp::model::ProtocolVersion;
+use serde::Deserialize;
 use serde_json::{Value, json};
 
 /// Where a task-augmented `tools/call` goes.
@@ -27,6 +31,10 @@ pub(in crate::mcp::server) fn rename(frame: &[u8], tasks: bool) -> Option<Vec<u8
         return None;
     }
     let mut message: Value = serde_json::from_slice(frame).ok()?;
+    let version = &message["params"]["_meta"]["io.modelcontextprotocol/protocolVersion"];
+    if ProtocolVersion::deserialize(version).is_ok_and(|version| !version.has_initialize()) {
+        return None;
+    }
     let method = message.get("method")?.as_str()?;
     let renamed = match method {
         "tools/call" if message["params"]["task"].is_object() => CALL.to_owned(),
@@ -91,7 +99,7 @@ mod tests {
     }
 
     #[test]
-    fn only_task_requests_and_the_listing_are_renamed() {
+    fn only_task_requests_and_the_listing_of_older_clients_are_renamed() {
         let call = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
                           "params": {"name": "slow", "task": {"ttl": 1000}}});
         assert_eq!(renamed(call).unwrap()["method"], CALL);
@@ -105,6 +113,10 @@ mod tests {
         assert_eq!(renamed(list).unwrap()["method"], LIST_TOOLS);
         let bytes = br#"{"jsonrpc":"2.0","id":3,"method":"tools/list"}"#;
         assert_eq!(rename(bytes, false), None);
+        let meta = json!({"io.modelcontextprotocol/protocolVersion": "2026-07-28"});
+        let of_2026 = json!({"jsonrpc": "2.0", "id": 4, "method": "tasks/get",
+                             "params": {"taskId": "a", "_meta": meta}});
+        assert_eq!(renamed(of_2026), None);
     }
 
     #[test]
