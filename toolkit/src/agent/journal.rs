@@ -1,0 +1,62 @@
+//! The loop's two effects, as one seam: the model call of a step and the tool calls of a step.
+//! In process they are made as they are ([`InProcess`]); `toolkit::durable` journals each one
+//! in Restate, so a run replayed after its worker died makes neither again. Everything else
+//! the loop does is a pure function of what these two return, and is simply redone.
+
+use super::ToolCallRecord;
+use crate::ToolCall;
+use crate::models::{BoxFuture, ModelError, ModelReply};
+
+/// A step's model call, ready to be made.
+pub(crate) type ModelCall<'a> = BoxFuture<'a, Result<ModelReply, ModelError>>;
+
+/// Where a run's model and tool calls are made.
+pub(crate) trait Journal: Send + Sync {
+    /// Makes (or replays) step `step`'s model call.
+    fn model_call<'a>(
+        &'a self,
+        step: usize,
+        call: ModelCall<'a>,
+    ) -> BoxFuture<'a, Result<ModelReply, ModelError>>;
+
+    /// Runs (or replays) step `step`'s tool calls through `runner`, one record per call in
+    /// their order.
+    fn tool_calls<'a>(
+        &'a self,
+        step: usize,
+        calls: Vec<ToolCall>,
+        runner: &'a mut dyn CallRunner,
+    ) -> BoxFuture<'a, Vec<ToolCallRecord>>;
+}
+
+/// Runs a step's tool calls the way the loop does (its toolbox, state, deadline and events).
+pub(crate) trait CallRunner: Send {
+    /// Runs `calls` as one batch: one record per call, in their order.
+    fn run(&mut self, calls: Vec<ToolCall>) -> BoxFuture<'_, Vec<ToolCallRecord>>;
+
+    /// Whether running `call` twice does no harm: its tool is `idempotent` or `read_only`.
+    #[cfg_attr(not(feature = "restate"), allow(dead_code))]
+    fn repeatable(&self, call: &ToolCall) -> bool;
+}
+
+/// The calls made as they are: today's loop.
+pub(crate) struct InProcess;
+
+impl Journal for InProcess {
+    fn model_call<'a>(
+        &'a self,
+        _step: usize,
+        call: ModelCall<'a>,
+    ) -> BoxFuture<'a, Result<ModelReply, ModelError>> {
+        call
+    }
+
+    fn tool_calls<'a>(
+        &'a self,
+        _step: usize,
+        calls: Vec<ToolCall>,
+        runner: &'a mut dyn CallRunner,
+    ) -> BoxFuture<'a, Vec<ToolCallRecord>> {
+        runner.run(calls)
+    }
+}
