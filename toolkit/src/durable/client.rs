@@ -43,7 +43,7 @@ pub enum DurableError {
 /// let client = DurableClient::new("http://127.0.0.1:8080");
 /// client.start("order-7", "refund order 7").await?;
 /// if let RunStatus::Waiting { pending, .. } = client.inspect("order-7").await? {
-///     let yes = pending.into_iter().map(Decision::approve).collect();
+///     let yes = pending.iter().map(Decision::approve).collect();
 ///     client.approve("order-7", yes).await?;
 /// }
 /// println!("{}", client.outcome("order-7").await?.answer);

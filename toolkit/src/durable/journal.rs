@@ -20,7 +20,7 @@ pub(super) struct RestateJournal<'s> {
 
 /// One journaled tool call: its result and how long it took.
 #[derive(serde::Serialize, serde::Deserialize)]
-struct Ran {
+struct JournaledCall {
     result: ToolCallResult,
     millis: u64,
 }
@@ -97,7 +97,7 @@ impl RestateJournal<'_> {
         let asked = call.clone();
         let ran = ctx.run(move || async move {
             if !started_here.load(Ordering::SeqCst) {
-                return Ok(Json(Ran {
+                return Ok(Json(JournaledCall {
                     result: failed(&asked, cut_off(&asked.name)),
                     millis: 0,
                 }));
@@ -105,11 +105,11 @@ impl RestateJournal<'_> {
             let mut records = runner.run(vec![asked.clone()]).await;
             // The runner gives one record per call; an empty answer is reported, not lost.
             let ran = match records.pop() {
-                Some(record) => Ran {
+                Some(record) => JournaledCall {
                     millis: u64::try_from(record.duration.as_millis()).unwrap_or(u64::MAX),
                     result: record.result,
                 },
-                None => Ran {
+                None => JournaledCall {
                     result: failed(&asked, "the toolbox gave no result for the call".into()),
                     millis: 0,
                 },
@@ -117,7 +117,7 @@ impl RestateJournal<'_> {
             Ok(Json(ran))
         });
         match ran.name(name.clone()).await {
-            Ok(Json(Ran { result, millis })) => record(call, result, millis),
+            Ok(Json(JournaledCall { result, millis })) => record(call, result, millis),
             Err(terminal) => {
                 let result = failed(&call, unjournaled(terminal.message()));
                 record(call, result, 0)
