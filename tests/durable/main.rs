@@ -157,6 +157,6 @@ async fn a_run_waiting_for_approval_survives_its_workers_restart_and_runs_the_ap
     let outcome = setup.client.outcome("run-a").await.unwrap();
     assert_eq!(outcome.answer, "done run-a");
     assert_eq!(setup.executions("pay", "run-a"), 1);
-    assert_eq!(setup.model_calls("run-a", 0), 1);
-    assert_eq!(setup.model_calls("run-a", 1), 1);
+    assert_eq!(setup.model_calls("pay:run-a", 0), 1);
+    assert_eq!(setup.model_calls("pay:run-a", 1), 1);
 }
