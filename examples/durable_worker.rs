@@ -62,7 +62,9 @@ fn settings() -> Result<Settings, String> {
             }
             "--model-only" => settings.model_only = Some(value.into()),
             "--model-delay-ms" => {
-                let millis = value.parse().map_err(|e| format!("--model-delay-ms: {e}"))?;
+                let millis = value
+                    .parse()
+                    .map_err(|e| format!("--model-delay-ms: {e}"))?;
                 settings.model_delay = Duration::from_millis(millis);
             }
             "--plain" => settings.plain = Some(value.parse().map_err(|e| format!("--plain: {e}"))?),
@@ -78,7 +80,10 @@ async fn model_only(log: PathBuf, delay: Duration) -> Result<(), Box<dyn std::er
     let server = model_server::ModelServer::answering(move |body| {
         let (run, step) = durable_agent::run_and_step(body);
         let line = format!("{run} {step}\n");
-        let file = std::fs::OpenOptions::new().create(true).append(true).open(&log);
+        let file = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(&log);
         if let Ok(mut file) = file {
             let _ = std::io::Write::write_all(&mut file, line.as_bytes());
         }
@@ -91,7 +96,10 @@ async fn model_only(log: PathBuf, delay: Duration) -> Result<(), Box<dyn std::er
 }
 
 /// `runs` runs of the agent in process, one after another: their mean time in milliseconds.
-async fn plain(agent: toolkit::agent::Agent, runs: usize) -> Result<(), Box<dyn std::error::Error>> {
+async fn plain(
+    agent: toolkit::agent::Agent,
+    runs: usize,
+) -> Result<(), Box<dyn std::error::Error>> {
     let started = std::time::Instant::now();
     for n in 0..runs {
         let run = agent.run(format!("plain-{n}")).await?;
@@ -125,7 +133,11 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         return plain(agent, runs).await;
     }
     let listener = tokio::net::TcpListener::bind(("127.0.0.1", settings.port)).await?;
-    println!("worker {} listening on {}", settings.name, listener.local_addr()?);
+    println!(
+        "worker {} listening on {}",
+        settings.name,
+        listener.local_addr()?
+    );
     DurableAgent::new(agent).serve(listener).await?;
     Ok(())
 }

@@ -34,8 +34,16 @@ fn binary() -> &'static PathBuf {
             .output()
             .expect("python3 runs scripts/durable");
         let stdout = String::from_utf8_lossy(&output.stdout);
-        assert!(output.status.success(), "scripts/durable install failed: {output:?}");
-        PathBuf::from(stdout.lines().last().expect("the script prints the binary's path"))
+        assert!(
+            output.status.success(),
+            "scripts/durable install failed: {output:?}"
+        );
+        PathBuf::from(
+            stdout
+                .lines()
+                .last()
+                .expect("the script prints the binary's path"),
+        )
     })
 }
 
@@ -49,7 +57,12 @@ impl Restate {
         let _ = std::fs::remove_dir_all(&dir);
         let mut command = Command::new(binary());
         command
-            .args(["--base-dir", &dir.to_string_lossy(), "--bind-ip", "127.0.0.1"])
+            .args([
+                "--base-dir",
+                &dir.to_string_lossy(),
+                "--bind-ip",
+                "127.0.0.1",
+            ])
             .args(["--use-random-ports", "true", "--node-name", "n1"])
             .env("RESTATE_LOG_FORMAT", "json")
             .stdout(Stdio::piped())

@@ -54,17 +54,15 @@ impl Setup {
 
     /// A worker on the setup's port; registered with Restate when `register`.
     async fn worker(&self, name: &str, register: bool) -> JoinHandle<std::io::Result<()>> {
-        let agent = durable_agent::agent(
-            &self.model.base_url(),
-            &self.effects,
-            name,
-            Duration::ZERO,
-        );
+        let agent =
+            durable_agent::agent(&self.model.base_url(), &self.effects, name, Duration::ZERO);
         let listener = TcpListener::bind(("127.0.0.1", self.port)).await.unwrap();
         let worker = tokio::spawn(DurableAgent::new(agent).serve(listener));
         if register {
             let url = format!("http://127.0.0.1:{}", self.port);
-            DurableClient::register(&self.restate.admin, &url).await.unwrap();
+            DurableClient::register(&self.restate.admin, &url)
+                .await
+                .unwrap();
         }
         worker
     }
@@ -73,13 +71,18 @@ impl Setup {
     fn model_calls(&self, run: &str, step: usize) -> usize {
         let received = self.model.received();
         let asked = received.iter().map(|request| run_and_step(&request.body));
-        asked.filter(|(input, at)| input == run && *at == step).count()
+        asked
+            .filter(|(input, at)| input == run && *at == step)
+            .count()
     }
 
     /// How many times `tool` ran for `run`.
     fn executions(&self, tool: &str, run: &str) -> usize {
         let lines = effects(&self.effects);
-        lines.iter().filter(|(t, r, _)| t == tool && r == run).count()
+        lines
+            .iter()
+            .filter(|(t, r, _)| t == tool && r == run)
+            .count()
     }
 }
 
@@ -96,8 +99,13 @@ async fn a_durable_run_answers_and_makes_each_model_and_tool_call_once() {
     setup.client.start("run-s", "run-s").await.unwrap();
     let outcome = setup.client.outcome("run-s").await.unwrap();
     assert_eq!(outcome.answer, "done run-s");
-    assert_eq!((outcome.steps, outcome.tool_calls, outcome.failed_tool_calls), (3, 3, 0));
-    let calls: Vec<usize> = (0..3).map(|step| setup.model_calls("run-s", step)).collect();
+    assert_eq!(
+        (outcome.steps, outcome.tool_calls, outcome.failed_tool_calls),
+        (3, 3, 0)
+    );
+    let calls: Vec<usize> = (0..3)
+        .map(|step| setup.model_calls("run-s", step))
+        .collect();
     assert_eq!(calls, [1, 1, 1]);
     for tool in ["lookup", "book", "notify"] {
         assert_eq!(setup.executions(tool, "run-s"), 1, "{tool}");
@@ -119,7 +127,11 @@ async fn a_tool_that_ran_before_its_worker_died_is_not_run_again_when_the_run_re
         }
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
-    assert_eq!(setup.model_calls("run-c", 1), 1, "the run reached its second step");
+    assert_eq!(
+        setup.model_calls("run-c", 1),
+        1,
+        "the run reached its second step"
+    );
     kill(first).await;
     let _second = setup.worker("w2", false).await;
     let outcome = setup.client.outcome("run-c").await.unwrap();
@@ -131,7 +143,10 @@ async fn a_tool_that_ran_before_its_worker_died_is_not_run_again_when_the_run_re
     // The first model call is replayed from the journal; the cut-off second one is made again.
     assert_eq!(setup.model_calls("run-c", 0), 1);
     assert_eq!(setup.model_calls("run-c", 1), 2);
-    let workers: Vec<String> = effects(&setup.effects).into_iter().map(|(.., w)| w).collect();
+    let workers: Vec<String> = effects(&setup.effects)
+        .into_iter()
+        .map(|(.., w)| w)
+        .collect();
     assert_eq!(workers, ["w1", "w1", "w2"]);
 }
 
@@ -142,7 +157,9 @@ async fn a_run_waiting_for_approval_survives_its_workers_restart_and_runs_the_ap
     setup.client.start("run-a", "pay:run-a").await.unwrap();
     let mut pending = Vec::new();
     for _ in 0..200 {
-        if let RunStatus::Waiting { pending: calls, .. } = setup.client.inspect("run-a").await.unwrap() {
+        if let RunStatus::Waiting { pending: calls, .. } =
+            setup.client.inspect("run-a").await.unwrap()
+        {
             pending = calls;
             break;
         }

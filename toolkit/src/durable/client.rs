@@ -81,12 +81,18 @@ impl DurableClient {
     /// Starts run `id` on `input`; a run with that id that already started is left as it is.
     pub async fn start(&self, id: &str, input: &str) -> Result<(), DurableError> {
         let url = self.handler(id, "run/send");
-        send(json(self.http.post(&url), &input), &url).await.map(drop)
+        send(json(self.http.post(&url), &input), &url)
+            .await
+            .map(drop)
     }
 
     /// Waits for run `id` to end: its outcome, or [`DurableError::Status`] with why it failed.
     pub async fn outcome(&self, id: &str) -> Result<RunOutcome, DurableError> {
-        let url = format!("{}/restate/workflow/{SERVICE}/{}/attach", self.ingress, key(id));
+        let url = format!(
+            "{}/restate/workflow/{SERVICE}/{}/attach",
+            self.ingress,
+            key(id)
+        );
         read(send(self.http.get(&url), &url).await?, &url)
     }
 
@@ -101,7 +107,12 @@ impl DurableClient {
         self.post(id, "approve", &decisions).await
     }
 
-    async fn post(&self, id: &str, handler: &str, body: &impl Serialize) -> Result<(), DurableError> {
+    async fn post(
+        &self,
+        id: &str,
+        handler: &str,
+        body: &impl Serialize,
+    ) -> Result<(), DurableError> {
         let url = self.handler(id, handler);
         send(json(self.http.post(&url), body), &url).await.map(drop)
     }

@@ -41,7 +41,8 @@ impl Journal for RestateJournal<'_> {
         Box::pin(async move {
             // The model's failure is journaled too (as the message): a replay fails the same
             // way instead of asking again; the clients' own retry policies ran before it.
-            let asked = ctx.run(move || async move { Ok(Json(call.await.map_err(|e| e.to_string()))) });
+            let asked =
+                ctx.run(move || async move { Ok(Json(call.await.map_err(|e| e.to_string()))) });
             match asked.name(format!("model call {step}")).await {
                 Ok(Json(Ok(reply))) => Ok(reply),
                 Ok(Json(Err(message))) => Err(journaled(message)),

@@ -85,7 +85,11 @@ impl DurableAgent {
     /// Runs the agent on `input`, every model call and tool call a journaled step, each pause
     /// for approval a wait on an awakeable.
     #[handler]
-    async fn run(&self, ctx: WorkflowContext<'_>, input: String) -> HandlerResult<Json<RunOutcome>> {
+    async fn run(
+        &self,
+        ctx: WorkflowContext<'_>,
+        input: String,
+    ) -> HandlerResult<Json<RunOutcome>> {
         ctx.set(STATUS, Json(RunStatus::Running));
         let journal = RestateJournal { ctx: &ctx };
         let mut outcome = self.agent.run(input).journal(&journal).await;
@@ -100,7 +104,12 @@ impl DurableAgent {
                 Err(AgentError::Resume { message, token }) => (token, Some(message)),
                 Err(error) => {
                     let message = error.to_string();
-                    ctx.set(STATUS, Json(RunStatus::Failed { message: message.clone() }));
+                    ctx.set(
+                        STATUS,
+                        Json(RunStatus::Failed {
+                            message: message.clone(),
+                        }),
+                    );
                     return Err(TerminalError::new(message).into());
                 }
             };

@@ -80,7 +80,9 @@ impl Runner<'_> {
         let scope = self.scope(step);
         let journal = self.journal;
         let mut runner = StepCalls { runner: self, step };
-        scope.run(journal.tool_calls(step, calls, &mut runner)).await
+        scope
+            .run(journal.tool_calls(step, calls, &mut runner))
+            .await
     }
 
     /// Runs a step's calls through the step's toolbox (narrowed by `prepare`, so a call to a
@@ -141,7 +143,9 @@ impl CallRunner for StepCalls<'_, '_> {
     fn repeatable(&self, call: &ToolCall) -> bool {
         let agent = self.runner.agent;
         let toolbox = self.runner.offered.as_ref().unwrap_or(&agent.toolbox);
-        let hints = toolbox.get(&call.name).map(|tool| tool.options().annotations);
+        let hints = toolbox
+            .get(&call.name)
+            .map(|tool| tool.options().annotations);
         hints.is_some_and(|hints| hints.idempotent == Some(true) || hints.read_only == Some(true))
     }
 }
