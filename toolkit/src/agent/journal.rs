@@ -10,14 +10,17 @@ use crate::models::{BoxFuture, ModelError, ModelReply};
 /// A step's model call, ready to be made.
 pub(crate) type ModelCall<'a> = BoxFuture<'a, Result<ModelReply, ModelError>>;
 
-/// Where a run's model and tool calls are made.
+/// Where a run's model and tool calls are made; by default as they are, in process.
 pub(crate) trait Journal: Send + Sync {
     /// Makes (or replays) step `step`'s model call.
     fn model_call<'a>(
         &'a self,
         step: usize,
         call: ModelCall<'a>,
-    ) -> BoxFuture<'a, Result<ModelReply, ModelError>>;
+    ) -> BoxFuture<'a, Result<ModelReply, ModelError>> {
+        let _ = step;
+        call
+    }
 
     /// Runs (or replays) step `step`'s tool calls through `runner`, one record per call in
     /// their order.
@@ -26,7 +29,10 @@ pub(crate) trait Journal: Send + Sync {
         step: usize,
         calls: Vec<ToolCall>,
         runner: &'a mut dyn CallRunner,
-    ) -> BoxFuture<'a, Vec<ToolCallRecord>>;
+    ) -> BoxFuture<'a, Vec<ToolCallRecord>> {
+        let _ = step;
+        runner.run(calls)
+    }
 }
 
 /// Runs a step's tool calls the way the loop does (its toolbox, state, deadline and events).
@@ -42,21 +48,4 @@ pub(crate) trait CallRunner: Send {
 /// The calls made as they are: today's loop.
 pub(crate) struct InProcess;
 
-impl Journal for InProcess {
-    fn model_call<'a>(
-        &'a self,
-        _step: usize,
-        call: ModelCall<'a>,
-    ) -> BoxFuture<'a, Result<ModelReply, ModelError>> {
-        call
-    }
-
-    fn tool_calls<'a>(
-        &'a self,
-        _step: usize,
-        calls: Vec<ToolCall>,
-        runner: &'a mut dyn CallRunner,
-    ) -> BoxFuture<'a, Vec<ToolCallRecord>> {
-        runner.run(calls)
-    }
-}
+impl Journal for InProcess {}
