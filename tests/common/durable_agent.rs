@@ -3,9 +3,11 @@
 //! counts side effects), and a scripted OpenAI-compatible model whose reply depends only on
 //! the conversation it is sent, so any worker, replaying any run, gets the same answer.
 //!
-//! A run's input is its id (`run-7`), or `pay:` and its id for a run whose tool needs approval.
-//! Its steps: `lookup` (idempotent) and `book` (not), then `notify` (not), then the answer
-//! `done <id>`; a `pay:` run calls `pay` (needs approval), then answers.
+//! A run's input is its id (`run-7`), or `pay:` and its id for a run whose tool needs approval,
+//! or `ledger:` and its id for a run that writes agent state ([`Ledger`]). Its steps: `lookup`
+//! (idempotent) and `book` (not), then `notify` (not), then the answer `done <id>`; a `pay:` run
+//! calls `pay` (needs approval), then answers; a `ledger:` run writes `first`, then `second`,
+//! then answers.
 
 #![allow(dead_code)]
 
@@ -14,6 +16,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
+use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 use toolkit::agent::Agent;
 use toolkit::models::OpenAiClient;
@@ -61,6 +64,24 @@ impl Errands {
     }
 }
 
+/// The agent state of the durable agent: what the ledger tool wrote, in order.
+#[derive(AgentState, Debug, Default, Serialize, Deserialize)]
+pub struct Ledger {
+    pub entries: Vec<String>,
+}
+
+#[derive(Default)]
+pub struct Ledgers;
+
+#[toolset(name = "ledger", state = Ledger)]
+impl Ledgers {
+    /// Write an entry into the run's ledger
+    #[tool(outputs_to_state(entries))]
+    fn write(&self, entry: String) -> Vec<String> {
+        vec![entry]
+    }
+}
+
 impl Errands {
     /// One line per execution, written with one `write` on a file opened to append, so the
     /// lines of several processes do not interleave.
@@ -86,6 +107,7 @@ pub fn agent(model_url: &str, effects: &Path, worker: &str, book_time: Duration)
     };
     let toolbox = Toolbox::builder()
         .toolset_instance(Arc::new(errands))
+        .toolset::<Ledgers>()
         .build()
         .expect("the errands' names are unique");
     let model = OpenAiClient::builder("scripted")
@@ -127,14 +149,16 @@ pub fn run_and_step(body: &Value) -> (String, usize) {
 /// The model: the reply to a request of the script above, after `delay`.
 pub fn reply(body: &Value, delay: Duration) -> Reply {
     let (input, step) = run_and_step(body);
-    let (run, pays) = match input.strip_prefix("pay:") {
-        Some(run) => (run.to_owned(), true),
-        None => (input.clone(), false),
-    };
-    let message = match (pays, step) {
-        (false, 0) => calls(&[("lookup", &run, 1), ("book", &run, 2)]),
-        (false, 1) => calls(&[("notify", &run, 3)]),
-        (true, 0) => calls(&[("pay", &run, 1)]),
+    let (kind, run) = input.split_once(':').unwrap_or(("", &input));
+    let message = match (kind, step) {
+        ("", 0) => calls(&[
+            ("errand_lookup", "run", run, 1),
+            ("errand_book", "run", run, 2),
+        ]),
+        ("", 1) => calls(&[("errand_notify", "run", run, 3)]),
+        ("pay", 0) => calls(&[("errand_pay", "run", run, 1)]),
+        ("ledger", 0) => calls(&[("ledger_write", "entry", "first", 1)]),
+        ("ledger", 1) => calls(&[("ledger_write", "entry", "second", 2)]),
         _ => json!({"role": "assistant", "content": format!("done {run}")}),
     };
     let finish = match message["tool_calls"].is_array() {
@@ -150,12 +174,13 @@ pub fn reply(body: &Value, delay: Duration) -> Reply {
     Reply::json(200, &body.to_string()).after(delay)
 }
 
-fn calls(calls: &[(&str, &str, usize)]) -> Value {
+/// An assistant message calling each (tool, argument, value, number).
+fn calls(calls: &[(&str, &str, &str, usize)]) -> Value {
     let calls: Vec<Value> = calls
         .iter()
-        .map(|(tool, run, n)| {
+        .map(|(tool, name, value, n)| {
             json!({"id": format!("call_{n}"), "type": "function", "function": {
-                "name": format!("errand_{tool}"), "arguments": json!({"run": run}).to_string()}})
+                "name": tool, "arguments": json!({*name: value}).to_string()}})
         })
         .collect();
     json!({"role": "assistant", "content": null, "tool_calls": calls})

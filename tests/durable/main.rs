@@ -9,7 +9,7 @@ mod common;
 use std::path::PathBuf;
 use std::time::Duration;
 
-use common::durable_agent::{self, effects, run_and_step};
+use common::durable_agent::{self, Ledger, effects, run_and_step};
 use common::model_server::ModelServer;
 use common::restate::Restate;
 use tokio::net::TcpListener;
@@ -57,7 +57,8 @@ impl Setup {
         let agent =
             durable_agent::agent(&self.model.base_url(), &self.effects, name, Duration::ZERO);
         let listener = TcpListener::bind(("127.0.0.1", self.port)).await.unwrap();
-        let worker = tokio::spawn(DurableAgent::new(agent).serve(listener));
+        let durable = DurableAgent::new(agent).with_state::<Ledger>();
+        let worker = tokio::spawn(durable.serve(listener));
         if register {
             let url = format!("http://127.0.0.1:{}", self.port);
             DurableClient::register(&self.restate.admin, &url)
@@ -176,4 +177,25 @@ async fn a_run_waiting_for_approval_survives_its_workers_restart_and_runs_the_ap
     assert_eq!(setup.executions("pay", "run-a"), 1);
     assert_eq!(setup.model_calls("pay:run-a", 0), 1);
     assert_eq!(setup.model_calls("pay:run-a", 1), 1);
+}
+
+#[tokio::test]
+async fn a_run_resumed_on_another_worker_keeps_the_agent_state_its_journaled_calls_wrote() {
+    // The worker dies while the model's second call is in flight, after the first write.
+    let setup = Setup::start("state", Duration::from_millis(1500)).await;
+    let first = setup.worker("w1", true).await;
+    setup.client.start("run-l", "ledger:run-l").await.unwrap();
+    for _ in 0..200 {
+        if setup.model_calls("ledger:run-l", 1) > 0 {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    kill(first).await;
+    let _second = setup.worker("w2", false).await;
+    let outcome = setup.client.outcome("run-l").await.unwrap();
+    assert_eq!(outcome.answer, "done run-l");
+    assert_eq!(setup.model_calls("ledger:run-l", 0), 1);
+    let state = outcome.state.expect("the agent keeps state");
+    assert_eq!(state, serde_json::json!({"entries": ["first", "second"]}));
 }

@@ -3,9 +3,12 @@
 //! in Restate, so a run replayed after its worker died makes neither again. Everything else
 //! the loop does is a pure function of what these two return, and is simply redone.
 
+use serde_json::Value;
+
 use super::ToolCallRecord;
 use crate::ToolCall;
 use crate::models::{BoxFuture, ModelError, ModelReply};
+use crate::state::AgentState;
 
 /// A step's model call, ready to be made.
 pub(crate) type ModelCall<'a> = BoxFuture<'a, Result<ModelReply, ModelError>>;
@@ -43,6 +46,15 @@ pub(crate) trait CallRunner: Send {
     /// Whether running `call` twice does no harm: its tool is `idempotent` or `read_only`.
     #[cfg_attr(not(feature = "restate"), allow(dead_code))]
     fn repeatable(&self, call: &ToolCall) -> bool;
+
+    /// The run's agent state as JSON, when it has one.
+    #[cfg_attr(not(feature = "restate"), allow(dead_code))]
+    fn state(&self) -> Option<Value>;
+
+    /// Replaces the run's agent state: with the one a journal holds, on a replay, since a
+    /// replayed call does not write to it.
+    #[cfg_attr(not(feature = "restate"), allow(dead_code))]
+    fn set_state(&mut self, state: Box<dyn AgentState>);
 }
 
 /// The calls made as they are: today's loop.

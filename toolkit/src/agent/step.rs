@@ -31,7 +31,7 @@ use toolkit_runtime::within;
 /// One run's progress; kept outside the deadline's future so a timed-out run keeps its history.
 pub(super) struct Runner<'a> {
     pub(super) agent: &'a Agent,
-    state: Option<Box<dyn AgentState>>,
+    pub(super) state: Option<Box<dyn AgentState>>,
     pub(super) history: Vec<Message>,
     steps: Vec<StepRecord>,
     pub(super) usage: Option<Usage>,

@@ -9,20 +9,33 @@ use std::time::Duration;
 use restate_sdk::prelude::*;
 
 use crate::agent::ToolCallRecord;
+use serde_json::Value;
+
 use crate::agent::journal::{CallRunner, Journal, ModelCall};
 use crate::models::{BoxFuture, ModelError, ModelReply};
+use crate::state::AgentState;
 use crate::{ToolCall, ToolCallResult, ToolError};
 
 /// Journals a run's calls in the workflow's context.
 pub(super) struct RestateJournal<'s> {
     pub(super) ctx: &'s WorkflowContext<'s>,
+    /// Rebuilds the agent's state from its JSON, when the agent keeps one.
+    pub(super) restore: Option<Restore>,
 }
 
-/// One journaled tool call: its result and how long it took.
+/// Rebuilds an agent state of the served agent's type from its JSON.
+pub(super) type Restore = fn(Value) -> Result<Box<dyn AgentState>, String>;
+
+/// Where the run's agent state is kept in Restate's state store, after each tool call.
+pub(super) const AGENT_STATE: &str = "agent_state";
+
+/// One journaled tool call: its result, how long it took, and the agent state after it.
 #[derive(serde::Serialize, serde::Deserialize)]
 struct JournaledCall {
     result: ToolCallResult,
     millis: u64,
+    #[serde(default)]
+    state: Option<Value>,
 }
 
 /// The context for a step borrowed for `'b` (the context is covariant in its lifetime), so a
@@ -96,34 +109,64 @@ impl RestateJournal<'_> {
         }
         let ctx = short(self.ctx);
         let asked = call.clone();
+        let running = &mut *runner;
         let ran = ctx.run(move || async move {
+            let runner = running;
             if !started_here.load(Ordering::SeqCst) {
                 return Ok(Json(JournaledCall {
                     result: failed(&asked, cut_off(&asked.name)),
                     millis: 0,
+                    state: runner.state(),
                 }));
             }
             let mut records = runner.run(vec![asked.clone()]).await;
             // The runner gives one record per call; an empty answer is reported, not lost.
-            let ran = match records.pop() {
-                Some(record) => JournaledCall {
-                    millis: u64::try_from(record.duration.as_millis()).unwrap_or(u64::MAX),
-                    result: record.result,
-                },
-                None => JournaledCall {
-                    result: failed(&asked, "the toolbox gave no result for the call".into()),
-                    millis: 0,
-                },
+            let (result, millis) = match records.pop() {
+                Some(record) => (
+                    record.result,
+                    u64::try_from(record.duration.as_millis()).unwrap_or(u64::MAX),
+                ),
+                None => (failed(&asked, "the toolbox gave no result".into()), 0),
             };
-            Ok(Json(ran))
+            let state = runner.state();
+            Ok(Json(JournaledCall {
+                result,
+                millis,
+                state,
+            }))
         });
         match ran.name(name.clone()).await {
-            Ok(Json(JournaledCall { result, millis })) => record(call, result, millis),
+            Ok(Json(JournaledCall {
+                result,
+                millis,
+                state,
+            })) => {
+                let result = match self.keep_state(state, runner) {
+                    Ok(()) => result,
+                    Err(message) => failed(&call, message),
+                };
+                record(call, result, millis)
+            }
             Err(terminal) => {
                 let result = failed(&call, unjournaled(terminal.message()));
                 record(call, result, 0)
             }
         }
+    }
+}
+
+impl RestateJournal<'_> {
+    /// Gives the run the agent state a journaled call left (on a replay the call did not write
+    /// to it), and keeps it in Restate's state store.
+    fn keep_state(&self, state: Option<Value>, runner: &mut dyn CallRunner) -> Result<(), String> {
+        let (Some(state), Some(restore)) = (state, self.restore) else {
+            return Ok(());
+        };
+        let rebuilt = restore(state.clone())
+            .map_err(|e| format!("the journaled agent state could not be restored: {e}"))?;
+        runner.set_state(rebuilt);
+        self.ctx.set(AGENT_STATE, Json(state));
+        Ok(())
     }
 }
 

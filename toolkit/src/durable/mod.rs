@@ -51,12 +51,15 @@ use restate_sdk::hyper::HyperEndpoint;
 use tokio::net::TcpListener;
 
 pub use client::{DurableClient, DurableError};
+use workflow::StateKind;
 pub use workflow::{DurableAgent, RunOutcome, RunStatus};
 
 use crate::agent::Agent;
 #[cfg(doc)]
 use crate::agent::Decision;
 use crate::context::Cancellation;
+use crate::state::AgentState;
+use serde::de::DeserializeOwned;
 
 impl DurableAgent {
     /// `agent`, to be served as the workflow `Agent`. Its approvals should come through
@@ -65,7 +68,25 @@ impl DurableAgent {
     pub fn new(agent: Agent) -> Self {
         DurableAgent {
             agent: Arc::new(agent),
+            state: None,
         }
+    }
+
+    /// Runs the agent with agent state of type `S`, each run starting from `S::default()`: its
+    /// tools wired to state read and write it as in process ([`RunRequest::state`]), it is
+    /// kept in Restate's state store (the key `agent_state`) after each tool call, journaled
+    /// with each call so a replayed run gets it back, and returned in [`RunOutcome::state`].
+    ///
+    /// [`RunRequest::state`]: crate::agent::RunRequest::state
+    pub fn with_state<S: AgentState + Default + DeserializeOwned>(mut self) -> Self {
+        self.state = Some(StateKind {
+            new: || Box::new(S::default()),
+            restore: |json| match serde_json::from_value::<S>(json) {
+                Ok(state) => Ok(Box::new(state)),
+                Err(error) => Err(error.to_string()),
+            },
+        });
+        self
     }
 
     /// Serves the workflow on `listener` (HTTP/2 without TLS, as the Restate server calls a

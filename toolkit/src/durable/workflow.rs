@@ -6,10 +6,11 @@ use std::sync::Arc;
 use restate_sdk::prelude::*;
 use serde::{Deserialize, Serialize};
 
-use super::journal::RestateJournal;
+use super::journal::{AGENT_STATE, RestateJournal, Restore};
 use crate::ToolCall;
 use crate::agent::{Agent, AgentError, AgentRun, Decision, ResumeToken};
 use crate::models::Usage;
+use crate::state::AgentState;
 
 /// The workflow's name in Restate: its ingress paths start `/Agent/{run id}/`.
 pub(super) const SERVICE: &str = "Agent";
@@ -30,11 +31,15 @@ pub struct RunOutcome {
     pub failed_tool_calls: usize,
     /// Tokens summed over the run, when the model reports them.
     pub usage: Option<Usage>,
+    /// The agent state after the run, as JSON, when the agent keeps one
+    /// ([`DurableAgent::with_state`]).
+    pub state: Option<serde_json::Value>,
 }
 
 impl RunOutcome {
     fn of(run: &AgentRun) -> Self {
         RunOutcome {
+            state: run.state.as_ref().map(|state| state.to_json()),
             answer: run.answer.clone(),
             steps: run.steps.len(),
             tool_calls: run.tool_calls().count(),
@@ -78,6 +83,17 @@ pub enum RunStatus {
 #[derive(Clone)]
 pub struct DurableAgent {
     pub(super) agent: Arc<Agent>,
+    /// How each run's agent state is made and rebuilt, when the agent keeps one.
+    pub(super) state: Option<StateKind>,
+}
+
+/// The agent state's type, as the two functions a durable run needs of it.
+#[derive(Clone, Copy)]
+pub(super) struct StateKind {
+    /// A new run's state.
+    pub(super) new: fn() -> Box<dyn AgentState>,
+    /// A state rebuilt from its JSON (a paused run's, a journaled call's).
+    pub(super) restore: Restore,
 }
 
 #[restate_sdk::workflow(name = "Agent")]
@@ -91,12 +107,20 @@ impl DurableAgent {
         input: String,
     ) -> HandlerResult<Json<RunOutcome>> {
         ctx.set(STATUS, Json(RunStatus::Running));
-        let journal = RestateJournal { ctx: &ctx };
-        let mut outcome = self.agent.run(input).journal(&journal).await;
+        let restore = self.state.map(|kind| kind.restore);
+        let journal = RestateJournal { ctx: &ctx, restore };
+        let mut request = self.agent.run(input).journal(&journal);
+        if let Some(kind) = self.state {
+            request = request.state((kind.new)());
+        }
+        let mut outcome = request.await;
         loop {
             let (token, refused) = match outcome {
                 Ok(run) => {
                     let done = RunOutcome::of(&run);
+                    if let Some(state) = &done.state {
+                        ctx.set(AGENT_STATE, Json(state.clone()));
+                    }
                     ctx.set(STATUS, Json(RunStatus::Finished(done.clone())));
                     return Ok(Json(done));
                 }
@@ -114,7 +138,15 @@ impl DurableAgent {
                 }
             };
             let decisions = wait_for_decisions(&ctx, &token, refused).await?;
-            outcome = self.agent.resume(*token, decisions).journal(&journal).await;
+            let state = (token.state().cloned()).zip(restore);
+            let rebuilt = state.map(|(state, restore)| restore(state)).transpose();
+            let rebuilt =
+                rebuilt.map_err(|e| TerminalError::new(format!("the paused run's state: {e}")))?;
+            let mut request = self.agent.resume(*token, decisions).journal(&journal);
+            if let Some(state) = rebuilt {
+                request = request.state(state);
+            }
+            outcome = request.await;
         }
     }
 

@@ -15,6 +15,7 @@ use crate::agent::plan::Planned;
 use crate::agent::{AgentEvent, ToolCallRecord};
 use crate::context::CallScope;
 use crate::models::BoxFuture;
+use crate::state::AgentState;
 use crate::{ToolCall, ToolCallResult, ToolError};
 
 impl Runner<'_> {
@@ -147,6 +148,14 @@ impl CallRunner for StepCalls<'_, '_> {
             .get(&call.name)
             .map(|tool| tool.options().annotations);
         hints.is_some_and(|hints| hints.idempotent == Some(true) || hints.read_only == Some(true))
+    }
+
+    fn state(&self) -> Option<serde_json::Value> {
+        self.runner.state.as_ref().map(|state| state.to_json())
+    }
+
+    fn set_state(&mut self, state: Box<dyn AgentState>) {
+        self.runner.state = Some(state);
     }
 }
 
