@@ -77,6 +77,23 @@ impl DurableAgent {
     /// kept in Restate's state store (the key `agent_state`) after each tool call, journaled
     /// with each call so a replayed run gets it back, and returned in [`RunOutcome::state`].
     ///
+    /// ```
+    /// use serde::{Deserialize, Serialize};
+    /// use toolkit::agent::Agent;
+    /// use toolkit::durable::DurableAgent;
+    /// use toolkit::models::{ModelReply, ScriptedModel};
+    /// use toolkit::prelude::*;
+    ///
+    /// #[derive(AgentState, Default, Serialize, Deserialize)]
+    /// struct Notes {
+    ///     seen: Vec<String>,
+    /// }
+    ///
+    /// let agent = Agent::builder(ScriptedModel::new([ModelReply::text("hi")])).build();
+    /// let worker = DurableAgent::new(agent).with_state::<Notes>();
+    /// # drop(worker);
+    /// ```
+    ///
     /// [`RunRequest::state`]: crate::agent::RunRequest::state
     pub fn with_state<S: AgentState + Default + DeserializeOwned>(mut self) -> Self {
         self.state = Some(StateKind {
