@@ -15,7 +15,7 @@ use common::restate::Restate;
 use tokio::net::TcpListener;
 use tokio::task::JoinHandle;
 use toolkit::agent::Decision;
-use toolkit::durable::{DurableAgent, DurableClient, RunStatus};
+use toolkit::durable::{DurableAgent, DurableClient, RunOutcome, RunStatus};
 
 /// A Restate server, a scripted model, and where the tools record what they did.
 struct Setup {
@@ -77,6 +77,18 @@ impl Setup {
             .count()
     }
 
+    /// Waits (at most 10 s) until the model is asked for the second step of the run on `input`.
+    async fn second_model_call(&self, input: &str) {
+        for _ in 0..200 {
+            if self.model_calls(input, 1) > 0 {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+        let asked = self.model_calls(input, 1);
+        assert_eq!(asked, 1, "the run reached its second step");
+    }
+
     /// How many times `tool` ran for `run`.
     fn executions(&self, tool: &str, run: &str) -> usize {
         let lines = effects(&self.effects);
@@ -85,6 +97,20 @@ impl Setup {
             .filter(|(t, r, _)| t == tool && r == run)
             .count()
     }
+}
+
+/// Runs `input` as `run` on worker w1, kills w1 while the model holds its answer to the run's
+/// second step, and waits for the run on w2, which serves on the same port.
+async fn crash_at_second_step(run: &str, input: &str) -> (Setup, RunOutcome) {
+    let setup = Setup::start(run, Duration::from_millis(1500)).await;
+    let first = setup.worker("w1", true).await;
+    setup.client.start(run, input).await.unwrap();
+    setup.second_model_call(input).await;
+    kill(first).await;
+    let second = setup.worker("w2", false).await;
+    let outcome = setup.client.outcome(run).await.unwrap();
+    kill(second).await;
+    (setup, outcome)
 }
 
 /// Kills a worker: its connections and runs stop where they are.
@@ -119,23 +145,7 @@ async fn a_durable_run_answers_and_makes_each_model_and_tool_call_once() {
 async fn a_tool_that_ran_before_its_worker_died_is_not_run_again_when_the_run_resumes() {
     // The model holds its second answer, so the worker dies after the first step's tools ran
     // and while the model's next call is in flight.
-    let setup = Setup::start("crash", Duration::from_millis(1500)).await;
-    let first = setup.worker("w1", true).await;
-    setup.client.start("run-c", "run-c").await.unwrap();
-    for _ in 0..200 {
-        if setup.model_calls("run-c", 1) > 0 {
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
-    assert_eq!(
-        setup.model_calls("run-c", 1),
-        1,
-        "the run reached its second step"
-    );
-    kill(first).await;
-    let _second = setup.worker("w2", false).await;
-    let outcome = setup.client.outcome("run-c").await.unwrap();
+    let (setup, outcome) = crash_at_second_step("run-c", "run-c").await;
     assert_eq!(outcome.answer, "done run-c");
     assert_eq!(outcome.failed_tool_calls, 0);
     assert_eq!(setup.executions("book", "run-c"), 1);
@@ -182,18 +192,7 @@ async fn a_run_waiting_for_approval_survives_its_workers_restart_and_runs_the_ap
 #[tokio::test]
 async fn a_run_resumed_on_another_worker_keeps_the_agent_state_its_journaled_calls_wrote() {
     // The worker dies while the model's second call is in flight, after the first write.
-    let setup = Setup::start("state", Duration::from_millis(1500)).await;
-    let first = setup.worker("w1", true).await;
-    setup.client.start("run-l", "ledger:run-l").await.unwrap();
-    for _ in 0..200 {
-        if setup.model_calls("ledger:run-l", 1) > 0 {
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
-    kill(first).await;
-    let _second = setup.worker("w2", false).await;
-    let outcome = setup.client.outcome("run-l").await.unwrap();
+    let (setup, outcome) = crash_at_second_step("run-l", "ledger:run-l").await;
     assert_eq!(outcome.answer, "done run-l");
     assert_eq!(setup.model_calls("ledger:run-l", 0), 1);
     let state = outcome.state.expect("the agent keeps state");

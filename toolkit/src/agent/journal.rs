@@ -13,27 +13,22 @@ use crate::state::AgentState;
 /// A step's model call, ready to be made.
 pub(crate) type ModelCall<'a> = BoxFuture<'a, Result<ModelReply, ModelError>>;
 
+/// A step's tool call records, one per call in their order, once made.
+pub(crate) type CallRecords<'a> = BoxFuture<'a, Vec<ToolCallRecord>>;
+
+/// A step's tool calls, with the runner that makes them.
+pub(crate) type StepRunner<'a> = &'a mut dyn CallRunner;
+
 /// Where a run's model and tool calls are made; by default as they are, in process.
 pub(crate) trait Journal: Send + Sync {
     /// Makes (or replays) step `step`'s model call.
-    fn model_call<'a>(
-        &'a self,
-        step: usize,
-        call: ModelCall<'a>,
-    ) -> BoxFuture<'a, Result<ModelReply, ModelError>> {
+    fn model_call<'a>(&'a self, step: usize, call: ModelCall<'a>) -> ModelCall<'a> {
         let _ = step;
         call
     }
 
-    /// Runs (or replays) step `step`'s tool calls through `runner`, one record per call in
-    /// their order.
-    fn tool_calls<'a>(
-        &'a self,
-        step: usize,
-        calls: Vec<ToolCall>,
-        runner: &'a mut dyn CallRunner,
-    ) -> BoxFuture<'a, Vec<ToolCallRecord>> {
-        let _ = step;
+    /// Runs (or replays) `calls`, of `runner`'s step, through it.
+    fn tool_calls<'a>(&'a self, calls: Vec<ToolCall>, runner: StepRunner<'a>) -> CallRecords<'a> {
         runner.run(calls)
     }
 }
@@ -41,7 +36,11 @@ pub(crate) trait Journal: Send + Sync {
 /// Runs a step's tool calls the way the loop does (its toolbox, state, deadline and events).
 pub(crate) trait CallRunner: Send {
     /// Runs `calls` as one batch: one record per call, in their order.
-    fn run(&mut self, calls: Vec<ToolCall>) -> BoxFuture<'_, Vec<ToolCallRecord>>;
+    fn run(&mut self, calls: Vec<ToolCall>) -> CallRecords<'_>;
+
+    /// The step the calls belong to.
+    #[cfg_attr(not(feature = "restate"), allow(dead_code))]
+    fn step(&self) -> usize;
 
     /// Whether running `call` twice does no harm: its tool is `idempotent` or `read_only`.
     #[cfg_attr(not(feature = "restate"), allow(dead_code))]

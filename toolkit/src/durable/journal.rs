@@ -11,8 +11,8 @@ use restate_sdk::prelude::*;
 use crate::agent::ToolCallRecord;
 use serde_json::Value;
 
-use crate::agent::journal::{CallRunner, Journal, ModelCall};
-use crate::models::{BoxFuture, ModelError, ModelReply};
+use crate::agent::journal::{CallRecords, CallRunner, Journal, ModelCall, StepRunner};
+use crate::models::ModelError;
 use crate::state::AgentState;
 use crate::{ToolCall, ToolCallResult, ToolError};
 
@@ -45,11 +45,7 @@ fn short<'b>(ctx: &'b WorkflowContext<'_>) -> &'b WorkflowContext<'b> {
 }
 
 impl Journal for RestateJournal<'_> {
-    fn model_call<'a>(
-        &'a self,
-        step: usize,
-        call: ModelCall<'a>,
-    ) -> BoxFuture<'a, Result<ModelReply, ModelError>> {
+    fn model_call<'a>(&'a self, step: usize, call: ModelCall<'a>) -> ModelCall<'a> {
         let ctx = short(self.ctx);
         Box::pin(async move {
             // The model's failure is journaled too (as the message): a replay fails the same
@@ -64,13 +60,9 @@ impl Journal for RestateJournal<'_> {
         })
     }
 
-    fn tool_calls<'a>(
-        &'a self,
-        step: usize,
-        calls: Vec<ToolCall>,
-        runner: &'a mut dyn CallRunner,
-    ) -> BoxFuture<'a, Vec<ToolCallRecord>> {
+    fn tool_calls<'a>(&'a self, calls: Vec<ToolCall>, runner: StepRunner<'a>) -> CallRecords<'a> {
         Box::pin(async move {
+            let step = runner.step();
             let mut records = Vec::with_capacity(calls.len());
             // One at a time, each its own step: a worker that dies after a call finished runs
             // none of the finished ones again.

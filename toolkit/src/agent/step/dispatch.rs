@@ -10,11 +10,10 @@ use std::time::Duration;
 use super::Runner;
 use crate::agent::calls::run_all;
 use crate::agent::host::AgentHost;
-use crate::agent::journal::CallRunner;
+use crate::agent::journal::{CallRecords, CallRunner};
 use crate::agent::plan::Planned;
 use crate::agent::{AgentEvent, ToolCallRecord};
 use crate::context::CallScope;
-use crate::models::BoxFuture;
 use crate::state::AgentState;
 use crate::{ToolCall, ToolCallResult, ToolError};
 
@@ -81,9 +80,7 @@ impl Runner<'_> {
         let scope = self.scope(step);
         let journal = self.journal;
         let mut runner = StepCalls { runner: self, step };
-        scope
-            .run(journal.tool_calls(step, calls, &mut runner))
-            .await
+        scope.run(journal.tool_calls(calls, &mut runner)).await
     }
 
     /// Runs a step's calls through the step's toolbox (narrowed by `prepare`, so a call to a
@@ -137,8 +134,12 @@ struct StepCalls<'r, 'a> {
 }
 
 impl CallRunner for StepCalls<'_, '_> {
-    fn run(&mut self, calls: Vec<ToolCall>) -> BoxFuture<'_, Vec<ToolCallRecord>> {
+    fn run(&mut self, calls: Vec<ToolCall>) -> CallRecords<'_> {
         Box::pin(self.runner.dispatch(self.step, calls))
+    }
+
+    fn step(&self) -> usize {
+        self.step
     }
 
     fn repeatable(&self, call: &ToolCall) -> bool {
