@@ -2,6 +2,7 @@
 //! `tests/mcp/` and `tests/agent/` with `#[path = "../common/mod.rs"]`, and their modules with
 //! `use crate::common;`). Cargo does not build this directory as a test of its own.
 
+pub mod durable_agent;
 pub mod examples;
 #[cfg(unix)]
 pub mod fake_gh;
@@ -12,4 +13,5 @@ pub mod memory;
 pub mod model_server;
 pub mod provider_sdk;
 pub mod raw_mcp;
+pub mod restate;
 pub mod wire;

@@ -123,6 +123,17 @@ pub struct ModelServer {
 impl ModelServer {
     /// Starts a server that answers with `replies` in order, then with 500.
     pub async fn start(replies: Vec<Reply>) -> Self {
+        Self::serving(Script::Queue(Mutex::new(replies.into_iter()))).await
+    }
+
+    /// Starts a server that answers each request with what `answer` makes of its JSON body: a
+    /// model whose reply depends on the conversation it is sent, not on the order requests
+    /// arrive in (many runs at once, a run replayed on another worker).
+    pub async fn answering(answer: impl Fn(&Value) -> Reply + Send + Sync + 'static) -> Self {
+        Self::serving(Script::Answer(Box::new(answer))).await
+    }
+
+    async fn serving(script: Script) -> Self {
         // The validator starts in seconds; before a client's timeout runs, not inside it.
         sdk::start();
         let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
@@ -131,7 +142,7 @@ impl ModelServer {
         let refusals = Arc::new(Mutex::new(Vec::new()));
         let log = Arc::clone(&received);
         let refused = Arc::clone(&refusals);
-        let replies = Arc::new(Mutex::new(replies.into_iter()));
+        let replies = Arc::new(script);
         let task = tokio::spawn(async move {
             while let Ok((stream, _)) = listener.accept().await {
                 let log = Arc::clone(&log);
@@ -188,17 +199,31 @@ impl Drop for ModelServer {
     }
 }
 
-type Replies = Mutex<std::vec::IntoIter<Reply>>;
+/// What the server answers: the next reply of a list, or a reply made from the request.
+enum Script {
+    Queue(Mutex<std::vec::IntoIter<Reply>>),
+    Answer(Box<dyn Fn(&Value) -> Reply + Send + Sync>),
+}
+
+impl Script {
+    fn reply(&self, body: &Value) -> Option<Reply> {
+        match self {
+            Script::Queue(replies) => replies.lock().unwrap().next(),
+            Script::Answer(answer) => Some(answer(body)),
+        }
+    }
+}
 
 async fn serve(
     mut stream: TcpStream,
     log: &Mutex<Vec<Received>>,
     refusals: &Mutex<Vec<String>>,
-    replies: &Replies,
+    replies: &Script,
 ) -> std::io::Result<()> {
     let request = read_request(&mut stream).await?;
     let path = request.path.clone();
     let refused = sdk::check_request(&path, &request.body);
+    let body = request.body.clone();
     log.lock().unwrap().push(request);
     let reply = match refused {
         Err(message) => {
@@ -208,7 +233,7 @@ async fn serve(
             Reply::json(400, &body.to_string())
         }
         Ok(()) => {
-            let reply = replies.lock().unwrap().next();
+            let reply = replies.reply(&body);
             let reply =
                 reply.unwrap_or_else(|| Reply::json(500, r#"{"error": "no scripted reply"}"#));
             if let Err(message) = check_reply(&path, &reply) {

@@ -131,6 +131,14 @@ pub enum ModelError {
         /// What was wrong, naming the field.
         message: String,
     },
+    /// A durable run's model call failed, and the failure was journaled: the run replayed on
+    /// another worker fails the same way rather than asking the model again (`toolkit::durable`).
+    /// The message is the first failure's.
+    #[error("the model call failed (journaled): {message}")]
+    Journaled {
+        /// The first failure, as text.
+        message: String,
+    },
 }
 
 impl ModelError {
@@ -191,6 +199,9 @@ impl ModelError {
             },
             ModelError::Request { api, message } => ModelError::Request {
                 api,
+                message: clean(&message),
+            },
+            ModelError::Journaled { message } => ModelError::Journaled {
                 message: clean(&message),
             },
             other @ (ModelError::ScriptExhausted { .. }

@@ -41,6 +41,7 @@ mod calls;
 mod conversation;
 mod events;
 mod host;
+pub(crate) mod journal;
 mod link;
 mod output;
 mod plan;

@@ -3,6 +3,7 @@
 
 use std::future::IntoFuture;
 
+use super::journal::Journal;
 use super::step::Runner;
 use super::stream::RunStream;
 use super::{Agent, AgentError, AgentRun, Conversation, Decision, ResumeToken};
@@ -61,6 +62,8 @@ pub struct RunRequest<'a, O = String> {
     state: Option<Box<dyn AgentState>>,
     conversation: Option<&'a mut Conversation>,
     read: ReadAnswer<O>,
+    /// Where the model and tool calls are made, when not in process.
+    journal: Option<&'a dyn Journal>,
 }
 
 impl<'a, O> RunRequest<'a, O> {
@@ -84,6 +87,7 @@ impl<'a, O> RunRequest<'a, O> {
             state: None,
             conversation: None,
             read,
+            journal: None,
         }
     }
 
@@ -147,11 +151,21 @@ impl<'a, O> RunRequest<'a, O> {
         RunStream::new(Box::pin(self.go(Some(sender))), events)
     }
 
+    /// Makes the run's model and tool calls through `journal` (`toolkit::durable`'s).
+    #[cfg(feature = "restate")]
+    pub(crate) fn journal(mut self, journal: &'a dyn Journal) -> Self {
+        self.journal = Some(journal);
+        self
+    }
+
     async fn go(
         self,
         stream: Option<tokio::sync::mpsc::UnboundedSender<super::AgentEvent>>,
     ) -> Result<AgentRun<O>, AgentError> {
-        let runner = Runner::new(self.agent, self.state, stream);
+        let mut runner = Runner::new(self.agent, self.state, stream);
+        if let Some(journal) = self.journal {
+            runner.journal = journal;
+        }
         let conversation = self.conversation;
         let run = match self.start {
             Start::Input(input) => {

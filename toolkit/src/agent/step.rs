@@ -11,6 +11,7 @@ use tracing::Instrument;
 
 use super::approval::{Pending, Resumed, approve};
 use super::conversation::{Counted, trim};
+use super::journal::{InProcess, Journal, ModelCall};
 use super::link::{LinkData, RunLink};
 use super::plan::{Plan, Planned, plan};
 use super::prepare::offered;
@@ -30,7 +31,7 @@ use toolkit_runtime::within;
 /// One run's progress; kept outside the deadline's future so a timed-out run keeps its history.
 pub(super) struct Runner<'a> {
     pub(super) agent: &'a Agent,
-    state: Option<Box<dyn AgentState>>,
+    pub(super) state: Option<Box<dyn AgentState>>,
     pub(super) history: Vec<Message>,
     steps: Vec<StepRecord>,
     pub(super) usage: Option<Usage>,
@@ -52,6 +53,8 @@ pub(super) struct Runner<'a> {
     data: Data,
     /// The toolbox of this step's calls, narrowed by the agent's `prepare` hook when it has one.
     offered: Option<Toolbox>,
+    /// Where the model and tool calls are made: in process, or journaled.
+    pub(super) journal: &'a dyn Journal,
 }
 
 /// How a run ended early, before the history is attached.
@@ -98,6 +101,7 @@ impl<'a> Runner<'a> {
             data: (agent.data.clone().or(agent.toolbox.data())).with(LinkData(Arc::clone(&link))),
             link,
             offered: None,
+            journal: &InProcess,
         }
     }
 
@@ -265,15 +269,20 @@ impl<'a> Runner<'a> {
         let request = ChatRequest::new(&self.history, tools, &agent.options);
         let span = telemetry::chat_span(step, &*agent.model, &agent.options);
         telemetry::record_input(&span, &self.history, agent.trace_content);
-        let reply = match self.link.streams() {
-            false => agent.model.chat(request).instrument(span.clone()).await?,
-            true => {
-                let link = &self.link;
-                let deltas = |delta| link.emit_delta(step, delta);
-                let asked = agent.model.chat_stream(request, &deltas);
-                asked.instrument(span.clone()).await?
+        let link = &self.link;
+        let call: ModelCall<'_> = Box::pin(
+            async move {
+                match link.streams() {
+                    false => agent.model.chat(request).await,
+                    true => {
+                        let deltas = |delta| link.emit_delta(step, delta);
+                        agent.model.chat_stream(request, &deltas).await
+                    }
+                }
             }
-        };
+            .instrument(span.clone()),
+        );
+        let reply = self.journal.model_call(step, call).await?;
         // Held to the caps once: by the client as it reads, or here for any other model.
         let reply = match agent.model.caps_replies() {
             true => reply,

@@ -10,9 +10,11 @@ use std::time::Duration;
 use super::Runner;
 use crate::agent::calls::run_all;
 use crate::agent::host::AgentHost;
+use crate::agent::journal::{CallRecords, CallRunner};
 use crate::agent::plan::Planned;
 use crate::agent::{AgentEvent, ToolCallRecord};
 use crate::context::CallScope;
+use crate::state::AgentState;
 use crate::{ToolCall, ToolCallResult, ToolError};
 
 impl Runner<'_> {
@@ -76,7 +78,9 @@ impl Runner<'_> {
             });
         }
         let scope = self.scope(step);
-        scope.run(self.dispatch(step, calls)).await
+        let journal = self.journal;
+        let mut runner = StepCalls { runner: self, step };
+        scope.run(journal.tool_calls(calls, &mut runner)).await
     }
 
     /// Runs a step's calls through the step's toolbox (narrowed by `prepare`, so a call to a
@@ -117,6 +121,42 @@ impl Runner<'_> {
             .host(Arc::new(host))
             .data(self.data.clone())
             .cancellation(self.cancellation.clone())
+    }
+}
+
+/// A step's calls as the journal runs them: through the step's toolbox, as [`dispatch`]
+/// does.
+///
+/// [`dispatch`]: Runner::dispatch
+struct StepCalls<'r, 'a> {
+    runner: &'r mut Runner<'a>,
+    step: usize,
+}
+
+impl CallRunner for StepCalls<'_, '_> {
+    fn run(&mut self, calls: Vec<ToolCall>) -> CallRecords<'_> {
+        Box::pin(self.runner.dispatch(self.step, calls))
+    }
+
+    fn step(&self) -> usize {
+        self.step
+    }
+
+    fn repeatable(&self, call: &ToolCall) -> bool {
+        let agent = self.runner.agent;
+        let toolbox = self.runner.offered.as_ref().unwrap_or(&agent.toolbox);
+        let hints = toolbox
+            .get(&call.name)
+            .map(|tool| tool.options().annotations);
+        hints.is_some_and(|hints| hints.idempotent == Some(true) || hints.read_only == Some(true))
+    }
+
+    fn state(&self) -> Option<serde_json::Value> {
+        self.runner.state.as_ref().map(|state| state.to_json())
+    }
+
+    fn set_state(&mut self, state: Box<dyn AgentState>) {
+        self.runner.state = Some(state);
     }
 }
 
