@@ -12,6 +12,8 @@
 //!
 //! Over HTTP the endpoint is `http://ADDR/mcp`. Ctrl-C shuts the server down gracefully.
 
+mod asking;
+
 use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
@@ -398,7 +400,8 @@ const USAGE: &str = "usage: conformance_server --stdio | --http ADDR [--stateles
 #[tokio::main]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    let server = McpServer::new(Everything::to_tools())
+    let tools = Everything::to_tools().into_iter().chain(asking::Asking::to_tools());
+    let server = McpServer::new(tools)
         .with_name("toolkit-conformance", env!("CARGO_PKG_VERSION"));
     let server = with_prompts(with_resources(server)?);
     match args.first().map(String::as_str) {

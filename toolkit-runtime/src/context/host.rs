@@ -67,6 +67,11 @@ pub struct ElicitationRequest {
     pub message: String,
     /// The schema of the answer.
     pub requested_schema: Value,
+    /// The name this question goes by in an MCP 2026-07-28 `input_required` result (its key in
+    /// `inputRequests`): [`ToolContext::elicit_keyed`]'s key, or `None` to name it by its place
+    /// among the call's questions (`ask-0`, `ask-1`, ...). Never sent as part of the request.
+    #[serde(skip)]
+    pub key: Option<String>,
 }
 
 /// The user's answer to an [`ElicitationRequest`], before it is read as the tool's type.
@@ -126,6 +131,14 @@ pub trait ToolHost: Send + Sync + 'static {
     ) -> BoxFuture<'a, Result<SamplingReply, ContextError>> {
         let _ = request;
         Box::pin(async move { Err(ContextError::unavailable("sampling", ctx.tool_name())) })
+    }
+
+    /// How many times this call's client has answered questions before this run of the tool:
+    /// 0 but where the call is re-run with the answers to an MCP 2026-07-28 `input_required`
+    /// result ([`ToolContext::round`]).
+    fn round(&self, ctx: &ToolContext) -> u32 {
+        let _ = ctx;
+        0
     }
 
     /// Asks the user for a value.

@@ -45,6 +45,7 @@ pub use server::{
     DEFAULT_MAX_BODY_BYTES, HttpOptions, HttpServerHandle, McpServer, ServerNotifier,
 };
 pub use server::{ProtectedResource, StaticTokens, TokenRejection, TokenVerifier};
+pub use server::{KeyTooShort, RequestStateOptions};
 /// The boxed future [`TokenVerifier::verify`] returns.
 pub use toolkit_runtime::BoxFuture;
 

@@ -16,9 +16,9 @@ use rmcp::service::{NotificationContext, RequestContext};
 use rmcp::{ErrorData, RoleServer, ServerHandler};
 
 use super::auth::{caller_of, may_use};
+use super::input_required::{Ended, Retry};
 use super::{McpServer, guard, rmcp_fixes};
 use crate::TaskSupport;
-use crate::mcp::convert::call_result;
 
 /// Why a call ends as `Cancelled` when its client cancels it.
 const CANCELLED: &str = "the client sent notifications/cancelled";
@@ -59,9 +59,10 @@ impl ServerHandler for McpServer {
 
     async fn call_tool(
         &self,
-        request: CallToolRequestParams,
+        mut request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
+        let retry = Retry::take(&mut request);
         let place = guard::CallPlace::of(&context.extensions);
         let resolved = self
             .resolve(&request.name, caller_of(&context))
@@ -81,15 +82,15 @@ impl ServerHandler for McpServer {
             Err(refused) => Err(refused),
             Ok(tool) => {
                 let call = self.tool_call(&tool, request.arguments);
-                let answer = tokio::select! {
+                let ended = tokio::select! {
                     biased;
                     () = context.ct.cancelled() => {
                         let toolbox = &self.inner.toolbox;
-                        toolbox.cancelled(&tool, &call, CANCELLED)
+                        Ended::Answered(toolbox.cancelled(&tool, &call, CANCELLED))
                     }
-                    answer = self.call(&tool, &call, &context) => answer,
+                    ended = self.call_in_rounds(&tool, &call, &context, retry) => ended,
                 };
-                Ok(CallToolResponse::from(call_result(tool.tool(), answer)))
+                ended.response(tool.tool())
             }
         };
         if let Some(place) = place {

@@ -25,13 +25,14 @@ use std::sync::atomic::{AtomicU8, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 
 use rmcp::model::{
-    ClientResult, CreateMessageRequestParams, ElicitRequest, ElicitRequestParams, LoggingLevel,
+    ClientResult, CreateMessageRequest, CreateMessageRequestParams, CreateMessageResult,
+    ElicitRequest, ElicitRequestParams, ElicitResult, InputRequest, LoggingLevel,
     LoggingMessageNotification, LoggingMessageNotificationParam, ProgressNotification,
     ProgressNotificationParam, ProgressToken, ServerNotification, ServerRequest,
 };
 use rmcp::service::{Peer, RequestContext};
 use rmcp::{RoleServer, ServiceError};
-use serde_json::json;
+use serde_json::{Value, json};
 use tokio::sync::Notify;
 use toolkit_runtime::BoxFuture;
 use toolkit_runtime::context::{
@@ -39,6 +40,7 @@ use toolkit_runtime::context::{
     Progress, RequestInfo, SamplingReply, SamplingRequest, ToolContext, ToolHost,
 };
 
+use super::input_required::Rounds;
 use super::sessions::SESSION_ID;
 use crate::mcp::convert::{elicitation_answer, rmcp_request, sampling_reply};
 
@@ -108,6 +110,8 @@ pub(super) struct McpHost {
     progress_token: Option<ProgressToken>,
     session: Arc<SessionState>,
     queue: Arc<Outbox>,
+    /// For a client of 2026-07-28: what the body asks ends its run ([`Rounds`]).
+    rounds: Option<Arc<Rounds>>,
 }
 
 /// The most log messages of one call waiting to be sent; one more is dropped and counted.
@@ -225,23 +229,32 @@ impl Outbox {
 
 impl McpHost {
     fn client_declared(&self, what: &'static str, tool: &str) -> Result<(), ContextError> {
-        let info = self.peer.peer_info();
-        let capabilities = info.as_ref().map(|info| &info.capabilities);
-        let declared = match what {
-            "sampling" => capabilities.is_some_and(|c| c.sampling.is_some()),
-            _ => capabilities.is_some_and(|c| c.elicitation.is_some()),
+        let (declared, where_) = match &self.rounds {
+            Some(rounds) => (rounds.declared(what), "this request's `_meta`"),
+            None => {
+                let info = self.peer.peer_info();
+                let capabilities = info.as_ref().map(|info| &info.capabilities);
+                let declared = match what {
+                    "sampling" => capabilities.is_some_and(|c| c.sampling.is_some()),
+                    _ => capabilities.is_some_and(|c| c.elicitation.is_some()),
+                };
+                (declared, "its `initialize`")
+            }
         };
         match declared {
             true => Ok(()),
             false => Err(ContextError::Unavailable {
                 what,
                 tool: tool.to_owned(),
-                why: format!(
-                    "the MCP client did not declare the `{what}` capability in its `initialize`"
-                ),
+                why: format!("the MCP client did not declare the `{what}` capability in {where_}"),
             }),
         }
     }
+}
+
+/// `answer`, read as `T`: what the check of an answer to a stateless question runs.
+fn reads_as<T: serde::de::DeserializeOwned>(answer: &Value) -> Result<T, String> {
+    T::deserialize(answer).map_err(|err| err.to_string())
 }
 
 impl ToolHost for McpHost {
@@ -264,6 +277,10 @@ impl ToolHost for McpHost {
         self.queue.log(params, message.len());
     }
 
+    fn round(&self, _ctx: &ToolContext) -> u32 {
+        self.rounds.as_ref().map_or(0, |rounds| rounds.round())
+    }
+
     fn sample<'a>(
         &'a self,
         ctx: &'a ToolContext,
@@ -271,9 +288,16 @@ impl ToolHost for McpHost {
     ) -> BoxFuture<'a, Result<SamplingReply, ContextError>> {
         Box::pin(async move {
             self.client_declared("sampling", ctx.tool_name())?;
+            let key = request.key.clone();
             let params: CreateMessageRequestParams = rmcp_request(&request)?;
-            let result = self.peer.create_message(params).await.map_err(failed)?;
-            sampling_reply(result)
+            let Some(rounds) = &self.rounds else {
+                let result = self.peer.create_message(params).await.map_err(failed)?;
+                return sampling_reply(result);
+            };
+            let question = InputRequest::CreateMessage(CreateMessageRequest::new(params));
+            let check = |answer: &Value| reads_as::<CreateMessageResult>(answer).map(drop);
+            let answer = rounds.ask(key, question, check).await?;
+            sampling_reply(reads_as(&answer).map_err(ContextError::InvalidAnswer)?)
         })
     }
 
@@ -291,6 +315,13 @@ impl ToolHost for McpHost {
             });
             let params: ElicitRequestParams = serde_json::from_value(wire)
                 .map_err(|err| ContextError::UnsupportedSchema(err.to_string()))?;
+            if let Some(rounds) = &self.rounds {
+                let question = InputRequest::Elicitation(ElicitRequest::new(params));
+                let check = |answer: &Value| reads_as::<ElicitResult>(answer).map(drop);
+                let answer = rounds.ask(request.key, question, check).await?;
+                let answer = reads_as(&answer).map_err(ContextError::InvalidAnswer)?;
+                return Ok(elicitation_answer(answer));
+            }
             let asked = ServerRequest::ElicitRequest(ElicitRequest::new(params));
             match self.peer.send_request(asked).await.map_err(failed)? {
                 ClientResult::ElicitResult(answer) => Ok(elicitation_answer(answer)),
@@ -336,12 +367,44 @@ pub(super) async fn run_call<F: Future>(
     logger: &str,
     call: F,
 ) -> F::Output {
+    let stop = std::future::pending::<std::convert::Infallible>();
+    match run_scoped(context, session, data, logger, None, stop, call).await {
+        Ok(output) => output,
+        Err(never) => match never {},
+    }
+}
+
+/// [`run_call`] for a client of 2026-07-28: a question not answered yet ends the run, `None`.
+pub(super) async fn run_rounds<F: Future>(
+    context: &RequestContext<RoleServer>,
+    session: &Arc<SessionState>,
+    data: &Data,
+    logger: &str,
+    rounds: &Arc<Rounds>,
+    call: F,
+) -> Option<F::Output> {
+    let stop = rounds.asked();
+    let ran = run_scoped(context, session, data, logger, Some(rounds), stop, call);
+    ran.await.ok()
+}
+
+/// Runs `call` as [`run_call`] says, until it returns or `stop` resolves first.
+async fn run_scoped<F: Future, S: Future>(
+    context: &RequestContext<RoleServer>,
+    session: &Arc<SessionState>,
+    data: &Data,
+    logger: &str,
+    rounds: Option<&Arc<Rounds>>,
+    stop: S,
+    call: F,
+) -> Result<F::Output, S::Output> {
     let queue = Arc::new(Outbox::default());
     let host = Arc::new(McpHost {
         peer: context.peer.clone(),
         progress_token: context.meta.get_progress_token(),
         session: Arc::clone(session),
         queue: Arc::clone(&queue),
+        rounds: rounds.cloned(),
     });
     let scope = CallScope::new()
         .host(host)
@@ -349,7 +412,13 @@ pub(super) async fn run_call<F: Future>(
         .data(data.clone())
         .cancellation(context.ct.clone());
     let called = async {
-        let output = scope.run(call).await;
+        // Biased: questions awaited together (`join!`) are all asked within one poll of the
+        // body, before `stop` ends the run for them.
+        let output = tokio::select! {
+            biased;
+            output = scope.run(call) => Ok(output),
+            stopped = stop => Err(stopped),
+        };
         // Closing the queue ends `send_in_order` once it has sent what was queued.
         queue.close();
         output

@@ -15,6 +15,7 @@ mod guard;
 mod handler;
 mod host;
 mod http;
+mod input_required;
 #[cfg(feature = "oauth")]
 mod jwks;
 #[cfg(feature = "oauth")]
@@ -49,10 +50,12 @@ use auth::may_use;
 pub use auth::{ProtectedResource, StaticTokens, TokenRejection, TokenVerifier};
 use catalog::Offerings;
 pub use http::HttpServerHandle;
+pub use input_required::{KeyTooShort, RequestStateOptions};
 #[cfg(feature = "oauth")]
 pub use jwt::JwtVerifier;
 pub use notifier::ServerNotifier;
 pub use options::{DEFAULT_MAX_BODY_BYTES, HttpOptions};
+use input_required::{Ended, Retry};
 use tools::for_serving;
 
 /// Serves a set of tools over MCP.
@@ -135,6 +138,8 @@ struct ServerInner {
     /// The bytes of finished task results kept, every session's together
     /// ([`McpServer::with_max_task_result_bytes`]).
     task_results: Arc<tasks::ResultBudget>,
+    /// What seals the `requestState` of multi-round calls ([`McpServer::with_request_state`]).
+    request_state: Arc<input_required::Sealer>,
 }
 
 impl std::fmt::Debug for McpServer {
@@ -191,6 +196,7 @@ impl McpServer {
                 task_results: Arc::new(tasks::ResultBudget::new(
                     Self::DEFAULT_MAX_TASK_RESULT_BYTES,
                 )),
+                request_state: Arc::new(input_required::Sealer::new(&RequestStateOptions::new())),
             }),
             session: Arc::default(),
             tasks: Arc::default(),
@@ -212,6 +218,7 @@ impl McpServer {
             notifier: inner.notifier.clone(),
             tasks: inner.tasks,
             task_results: Arc::clone(&inner.task_results),
+            request_state: Arc::clone(&inner.request_state),
         };
         change(&mut inner);
         McpServer {
@@ -282,6 +289,23 @@ impl McpServer {
     pub fn with_max_task_result_bytes(self, bytes: usize) -> Self {
         let budget = Arc::new(tasks::ResultBudget::new(bytes));
         self.with_inner(|inner| inner.task_results = budget)
+    }
+
+    /// How the `requestState` of a multi-round call (MCP 2026-07-28) is sealed: its key, how
+    /// long it lives, how large it may be ([`RequestStateOptions`]). The default key is random
+    /// per process, so **replicas of one fleet must be given the same key**, or an answer that
+    /// reaches another replica than the one that asked is refused.
+    ///
+    /// ```
+    /// use toolkit::mcp::{McpServer, RequestStateOptions};
+    ///
+    /// let options = RequestStateOptions::new().key(b"a fleet-wide secret of 32 bytes!").unwrap();
+    /// let server = McpServer::new(Vec::new()).with_request_state(options);
+    /// # let _ = server;
+    /// ```
+    pub fn with_request_state(self, options: RequestStateOptions) -> Self {
+        let sealer = Arc::new(input_required::Sealer::new(&options));
+        self.with_inner(|inner| inner.request_state = sealer)
     }
 
     /// The same server for a new session: what a client sets (its log level) and the tasks it
@@ -386,6 +410,32 @@ impl McpServer {
                 host::run_call(context, session, data, name, called).await
             }
             false => called.await,
+        }
+    }
+
+    /// [`call`](Self::call) of a `tools/call` that may be a round of a multi-round call: for a
+    /// client of 2026-07-28, a question the tool asks ends its run ([`input_required`]).
+    async fn call_in_rounds(
+        &self,
+        tool: &ToolRef<'_>,
+        call: &ToolCall,
+        context: &RequestContext<RoleServer>,
+        retry: Retry,
+    ) -> Ended {
+        let rounds = match tool.tool().takes_context() {
+            true => retry.rounds(&self.inner.request_state, context, call),
+            false => Ok(None),
+        };
+        let rounds = match rounds {
+            Ok(Some(rounds)) => rounds,
+            Ok(None) => return Ended::Answered(self.call(tool, call, context).await),
+            Err(refused) => return Ended::Refused(refused),
+        };
+        let called = self.inner.toolbox.acall_tool(tool, call);
+        let (session, data, name) = (&self.session, &self.inner.data, tool.tool().name());
+        match host::run_rounds(context, session, data, name, &rounds, called).await {
+            Some(output) => Ended::Answered(output),
+            None => Ended::Asked(rounds),
         }
     }
 }
