@@ -12,6 +12,7 @@
 //!
 //! Over HTTP the endpoint is `http://ADDR/mcp`. Ctrl-C shuts the server down gracefully.
 
+#[path = "conformance_server/asking.rs"]
 mod asking;
 
 use std::time::Duration;
@@ -400,9 +401,10 @@ const USAGE: &str = "usage: conformance_server --stdio | --http ADDR [--stateles
 #[tokio::main]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    let tools = Everything::to_tools().into_iter().chain(asking::Asking::to_tools());
-    let server = McpServer::new(tools)
-        .with_name("toolkit-conformance", env!("CARGO_PKG_VERSION"));
+    let tools = Everything::to_tools()
+        .into_iter()
+        .chain(asking::Asking::to_tools());
+    let server = McpServer::new(tools).with_name("toolkit-conformance", env!("CARGO_PKG_VERSION"));
     let server = with_prompts(with_resources(server)?);
     match args.first().map(String::as_str) {
         Some("--stdio") => server.serve_stdio().await?,

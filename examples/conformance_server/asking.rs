@@ -37,8 +37,13 @@ impl Asking {
         &self,
         ctx: &ToolContext,
     ) -> Result<String, String> {
-        let asked = ctx.elicit_keyed::<Confirm>("confirm", "Please confirm").await;
-        let ok = matches!(asked.map_err(said)?, Elicited::Accepted(Confirm { ok: true }));
+        let asked = ctx
+            .elicit_keyed::<Confirm>("confirm", "Please confirm")
+            .await;
+        let ok = matches!(
+            asked.map_err(said)?,
+            Elicited::Accepted(Confirm { ok: true })
+        );
         Ok(format!("state-ok: confirmed={ok}"))
     }
 

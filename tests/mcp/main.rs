@@ -9,6 +9,7 @@ mod client;
 mod client_context;
 mod client_hardening;
 mod context;
+mod input_required;
 mod load_faults;
 mod lookups;
 mod oauth_client;

@@ -5,7 +5,10 @@ use schemars::JsonSchema;
 use serde::de::DeserializeOwned;
 
 use super::elicit;
-use super::{ContextError, ElicitationAnswer, ElicitationRequest, SamplingReply, SamplingRequest, ToolContext};
+use super::{
+    ContextError, ElicitationAnswer, ElicitationRequest, SamplingReply, SamplingRequest,
+    ToolContext,
+};
 
 impl ToolContext {
     /// Asks a model for a message: over MCP the client's model (`sampling/createMessage`), in an

@@ -18,6 +18,7 @@ use std::fmt::Write as _;
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
+use rmcp::ErrorData;
 use rmcp::RoleServer;
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, ClientCapabilities, ErrorCode, InputRequest,
@@ -25,7 +26,6 @@ use rmcp::model::{
     RequestStateError, SealOptions,
 };
 use rmcp::service::RequestContext;
-use rmcp::ErrorData;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use sha2::{Digest, Sha256};
@@ -224,8 +224,7 @@ impl Sealer {
         }
         if taken.get(nonce).is_some_and(|until| *until > now) {
             return Err(refused(
-                "requestState has been used already: each state answers one round once"
-                    .to_owned(),
+                "requestState has been used already: each state answers one round once".to_owned(),
             ));
         }
         if taken.len() >= MAX_TAKEN {
@@ -456,7 +455,8 @@ impl Rounds {
                         Some(answer)
                     }
                     Err(why) => {
-                        let why = format!("inputResponses.{key} does not answer its request: {why}");
+                        let why =
+                            format!("inputResponses.{key} does not answer its request: {why}");
                         asking.refused.get_or_insert(why);
                         None
                     }
@@ -492,8 +492,8 @@ impl Rounds {
             .chain(&asking.taken)
             .cloned()
             .collect();
-        let nonce = random_bytes::<16>()
-            .map_err(|err| ErrorData::internal_error(err.to_string(), None))?;
+        let nonce =
+            random_bytes::<16>().map_err(|err| ErrorData::internal_error(err.to_string(), None))?;
         let sealed = Sealed {
             caller: self.binding.caller.clone(),
             call: self.binding.call.clone(),

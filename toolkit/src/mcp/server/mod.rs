@@ -50,12 +50,12 @@ use auth::may_use;
 pub use auth::{ProtectedResource, StaticTokens, TokenRejection, TokenVerifier};
 use catalog::Offerings;
 pub use http::HttpServerHandle;
+use input_required::{Ended, Retry};
 pub use input_required::{KeyTooShort, RequestStateOptions};
 #[cfg(feature = "oauth")]
 pub use jwt::JwtVerifier;
 pub use notifier::ServerNotifier;
 pub use options::{DEFAULT_MAX_BODY_BYTES, HttpOptions};
-use input_required::{Ended, Retry};
 use tools::for_serving;
 
 /// Serves a set of tools over MCP.

@@ -1,0 +1,498 @@
+//! Tools that ask, statelessly (MCP 2026-07-28, SEP-2322): a served tool's `ctx.elicit` and
+//! `ctx.sample` end the call with `input_required` and a sealed `requestState`; the retried
+//! call runs the body again with the answers. Spoken by hand over HTTP, as a 2026-07-28 client
+//! sends it: no `initialize`, the version and capabilities in each request's `_meta`.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Duration;
+
+use serde_json::{Value, json};
+use toolkit::context::{Caller, Data, SamplingRequest};
+use toolkit::mcp::{HttpOptions, HttpServerHandle, McpServer, RequestStateOptions, StaticTokens};
+use toolkit::prelude::*;
+use toolkit::schemars::JsonSchema;
+
+#[derive(serde::Deserialize, JsonSchema)]
+struct Name {
+    name: String,
+}
+
+#[derive(serde::Deserialize, JsonSchema)]
+struct Confirm {
+    send: bool,
+}
+
+/// E-mails "sent" before a question, counted.
+#[derive(Default)]
+struct Outbox(AtomicUsize);
+
+#[derive(Default)]
+struct Asking;
+
+#[toolset(name = "ask")]
+impl Asking {
+    /// Greets the user by name
+    #[tool]
+    async fn greet(&self, ctx: &ToolContext, greeting: String) -> Result<String, String> {
+        match ctx.elicit_keyed::<Name>("name", "Who are you?").await {
+            Ok(Elicited::Accepted(Name { name })) => Ok(format!("{greeting}, {name}!")),
+            Ok(_) => Ok("no name".to_owned()),
+            Err(err) => Err(err.to_string()),
+        }
+    }
+
+    /// Asks the model
+    #[tool]
+    async fn capital(&self, ctx: &ToolContext) -> Result<String, String> {
+        let question = SamplingRequest::new("Capital of France?").max_tokens(10);
+        let reply = ctx.sample(question).await.map_err(|err| err.to_string())?;
+        Ok(format!("model: {}", reply.text().unwrap_or("")))
+    }
+
+    /// Asks twice, one round each
+    #[tool]
+    async fn two(&self, ctx: &ToolContext) -> Result<String, String> {
+        let first = ctx
+            .elicit::<Name>("First?")
+            .await
+            .map_err(|err| err.to_string())?;
+        let second = ctx
+            .elicit::<Name>("Second?")
+            .await
+            .map_err(|err| err.to_string())?;
+        match (first, second) {
+            (Elicited::Accepted(a), Elicited::Accepted(b)) => {
+                Ok(format!("{} then {}", a.name, b.name))
+            }
+            _ => Ok("declined".to_owned()),
+        }
+    }
+
+    /// Sends an e-mail, then asks whether to send the report
+    #[tool]
+    async fn mail(&self, ctx: &ToolContext, once: bool) -> Result<String, String> {
+        if !once || ctx.round() == 0 {
+            ctx.data::<Arc<Outbox>>()
+                .ok_or("no outbox")?
+                .0
+                .fetch_add(1, Ordering::SeqCst);
+        }
+        let asked = ctx.elicit::<Confirm>("Send the report?").await;
+        match asked.map_err(|err| err.to_string())? {
+            Elicited::Accepted(Confirm { send }) => {
+                Ok(format!("report sent: {send}, round {}", ctx.round()))
+            }
+            _ => Ok("declined".to_owned()),
+        }
+    }
+}
+
+const KEY: &[u8] = b"a key the whole fleet shares, 32+";
+
+async fn serve(
+    options: RequestStateOptions,
+    http: HttpOptions,
+    outbox: Arc<Outbox>,
+) -> HttpServerHandle {
+    let data = Data::new().with(outbox);
+    McpServer::new(Asking::to_tools())
+        .with_data(data)
+        .with_request_state(options)
+        .spawn_http("127.0.0.1:0", http)
+        .await
+        .unwrap()
+}
+
+async fn server() -> HttpServerHandle {
+    let options = RequestStateOptions::new().key(KEY).unwrap();
+    serve(
+        options,
+        HttpOptions::default().stateless(true),
+        Arc::default(),
+    )
+    .await
+}
+
+/// A `tools/call` as a 2026-07-28 client sends it, `client` its name; `extra` goes into params
+/// (`inputResponses`, `requestState`). The JSON-RPC answer.
+async fn call(url: &str, client: &str, tool: &str, arguments: Value, extra: Value) -> Value {
+    call_with(url, None, client, tool, arguments, extra).await
+}
+
+async fn call_with(
+    url: &str,
+    token: Option<&str>,
+    client: &str,
+    tool: &str,
+    arguments: Value,
+    extra: Value,
+) -> Value {
+    let mut params = json!({
+        "name": tool,
+        "arguments": arguments,
+        "_meta": {
+            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientCapabilities": {"elicitation": {}, "sampling": {}},
+            "io.modelcontextprotocol/clientInfo": {"name": client, "version": "1"},
+        },
+    });
+    for (key, value) in extra.as_object().into_iter().flatten() {
+        params[key] = value.clone();
+    }
+    let body = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": params});
+    let mut request = reqwest::Client::new()
+        .post(url)
+        .header("accept", "application/json, text/event-stream")
+        .header("mcp-protocol-version", "2026-07-28")
+        .header("mcp-method", "tools/call")
+        .header("mcp-name", tool)
+        .json(&body);
+    if let Some(token) = token {
+        request = request.bearer_auth(token);
+    }
+    let text = request.send().await.unwrap().text().await.unwrap();
+    // One JSON-RPC message, as JSON or as the one `data:` line of an event stream.
+    let json = text
+        .lines()
+        .filter_map(|line| line.strip_prefix("data:"))
+        .map(str::trim)
+        .rfind(|data| data.contains("\"id\""))
+        .unwrap_or(&text);
+    serde_json::from_str(json).unwrap_or_else(|err| panic!("{err}: {text}"))
+}
+
+fn accept(content: Value) -> Value {
+    json!({"action": "accept", "content": content})
+}
+
+fn text(answer: &Value) -> &str {
+    answer["result"]["content"][0]["text"]
+        .as_str()
+        .unwrap_or_else(|| panic!("{answer}"))
+}
+
+fn state(answer: &Value) -> String {
+    assert_eq!(answer["result"]["resultType"], "input_required", "{answer}");
+    answer["result"]["requestState"]
+        .as_str()
+        .unwrap()
+        .to_owned()
+}
+
+fn error(answer: &Value) -> (i64, &str) {
+    let error = &answer["error"];
+    (
+        error["code"].as_i64().unwrap_or_else(|| panic!("{answer}")),
+        error["message"].as_str().unwrap(),
+    )
+}
+
+#[tokio::test]
+async fn an_elicitation_ends_the_call_with_input_required_and_the_retried_call_completes() {
+    let handle = server().await;
+    let url = handle.url();
+    let args = json!({"greeting": "Hello"});
+    let asked = call(&url, "c", "ask_greet", args.clone(), json!({})).await;
+    let question = &asked["result"]["inputRequests"]["name"];
+    assert_eq!(question["method"], "elicitation/create");
+    assert_eq!(question["params"]["message"], "Who are you?");
+    assert_eq!(
+        question["params"]["requestedSchema"]["required"],
+        json!(["name"])
+    );
+    let retry = json!({"inputResponses": {"name": accept(json!({"name": "Ada"}))}, "requestState": state(&asked)});
+    let answered = call(&url, "c", "ask_greet", args, retry).await;
+    assert_eq!(answered["result"]["resultType"], "complete");
+    assert_eq!(text(&answered), "Hello, Ada!");
+    handle.shutdown().await.unwrap();
+}
+
+#[tokio::test]
+async fn a_sampling_question_is_answered_by_the_retried_call() {
+    let handle = server().await;
+    let url = handle.url();
+    let asked = call(&url, "c", "ask_capital", json!({}), json!({})).await;
+    let question = &asked["result"]["inputRequests"]["ask-0"];
+    assert_eq!(question["method"], "sampling/createMessage");
+    assert_eq!(question["params"]["maxTokens"], 10);
+    let reply =
+        json!({"role": "assistant", "content": {"type": "text", "text": "Paris"}, "model": "m"});
+    let retry = json!({"inputResponses": {"ask-0": reply}, "requestState": state(&asked)});
+    let answered = call(&url, "c", "ask_capital", json!({}), retry).await;
+    assert_eq!(text(&answered), "model: Paris");
+    handle.shutdown().await.unwrap();
+}
+
+#[tokio::test]
+async fn two_questions_take_two_rounds_and_the_first_answer_rides_in_the_state() {
+    let handle = server().await;
+    let url = handle.url();
+    let first = call(&url, "c", "ask_two", json!({}), json!({})).await;
+    assert_eq!(
+        first["result"]["inputRequests"]["ask-0"]["params"]["message"],
+        "First?"
+    );
+    let retry = json!({"inputResponses": {"ask-0": accept(json!({"name": "Ada"}))}, "requestState": state(&first)});
+    let second = call(&url, "c", "ask_two", json!({}), retry).await;
+    let asked: Vec<&String> = second["result"]["inputRequests"]
+        .as_object()
+        .unwrap()
+        .keys()
+        .collect();
+    assert_eq!(asked, ["ask-1"]);
+    let retry = json!({"inputResponses": {"ask-1": accept(json!({"name": "Grace"}))}, "requestState": state(&second)});
+    let done = call(&url, "c", "ask_two", json!({}), retry).await;
+    assert_eq!(text(&done), "Ada then Grace");
+    handle.shutdown().await.unwrap();
+}
+
+#[tokio::test]
+async fn a_forged_request_state_is_refused() {
+    let handle = server().await;
+    let url = handle.url();
+    let asked = call(&url, "c", "ask_two", json!({}), json!({})).await;
+    let mut forged = state(&asked);
+    // One character of the signed body changed.
+    let at = forged.len() / 2;
+    let swapped = if &forged[at..=at] == "A" { "B" } else { "A" };
+    forged.replace_range(at..=at, swapped);
+    let retry = json!({"inputResponses": {"ask-0": accept(json!({"name": "Ada"}))}, "requestState": forged});
+    let refused = call(&url, "c", "ask_two", json!({}), retry).await;
+    assert_eq!(
+        error(&refused),
+        (
+            -32602,
+            "requestState was not sealed by this server or was changed (replicas of one fleet must share one key: RequestStateOptions::key)"
+        )
+    );
+    handle.shutdown().await.unwrap();
+}
+
+#[tokio::test]
+async fn a_replayed_request_state_is_refused() {
+    let handle = server().await;
+    let url = handle.url();
+    let asked = call(&url, "c", "ask_two", json!({}), json!({})).await;
+    let retry = json!({"inputResponses": {"ask-0": accept(json!({"name": "Ada"}))}, "requestState": state(&asked)});
+    let second = call(&url, "c", "ask_two", json!({}), retry.clone()).await;
+    assert_eq!(second["result"]["resultType"], "input_required");
+    let replayed = call(&url, "c", "ask_two", json!({}), retry).await;
+    assert_eq!(
+        error(&replayed),
+        (
+            -32602,
+            "requestState has been used already: each state answers one round once"
+        )
+    );
+    handle.shutdown().await.unwrap();
+}
+
+#[tokio::test]
+async fn an_expired_request_state_is_refused() {
+    let options = RequestStateOptions::new()
+        .key(KEY)
+        .unwrap()
+        .ttl(Duration::from_millis(1));
+    let handle = serve(
+        options,
+        HttpOptions::default().stateless(true),
+        Arc::default(),
+    )
+    .await;
+    let url = handle.url();
+    let asked = call(&url, "c", "ask_two", json!({}), json!({})).await;
+    tokio::time::sleep(Duration::from_millis(20)).await;
+    let retry = json!({"inputResponses": {"ask-0": accept(json!({"name": "Ada"}))}, "requestState": state(&asked)});
+    let refused = call(&url, "c", "ask_two", json!({}), retry).await;
+    assert_eq!(
+        error(&refused),
+        (
+            -32602,
+            "requestState has expired (a state lives 0 s): call the tool again"
+        )
+    );
+    handle.shutdown().await.unwrap();
+}
+
+#[tokio::test]
+async fn another_callers_request_state_is_refused() {
+    let tokens = StaticTokens::new()
+        .token("alice-token", Caller::new("alice"))
+        .token("bob-token", Caller::new("bob"));
+    let options = RequestStateOptions::new().key(KEY).unwrap();
+    let http = HttpOptions::default()
+        .stateless(true)
+        .token_verifier(tokens);
+    let handle = serve(options, http, Arc::default()).await;
+    let url = handle.url();
+    let asked = call_with(
+        &url,
+        Some("alice-token"),
+        "c",
+        "ask_two",
+        json!({}),
+        json!({}),
+    )
+    .await;
+    let retry = json!({"inputResponses": {"ask-0": accept(json!({"name": "Ada"}))}, "requestState": state(&asked)});
+    let refused = call_with(
+        &url,
+        Some("bob-token"),
+        "c",
+        "ask_two",
+        json!({}),
+        retry.clone(),
+    )
+    .await;
+    assert_eq!(
+        error(&refused),
+        (-32602, "requestState was issued to another caller")
+    );
+    // Refused before it was taken: its own caller still answers with it.
+    let answered = call_with(&url, Some("alice-token"), "c", "ask_two", json!({}), retry).await;
+    assert_eq!(answered["result"]["resultType"], "input_required");
+    handle.shutdown().await.unwrap();
+}
+
+#[tokio::test]
+async fn without_authentication_the_state_is_bound_to_the_client_it_names() {
+    let handle = server().await;
+    let url = handle.url();
+    let asked = call(&url, "claude", "ask_two", json!({}), json!({})).await;
+    let retry = json!({"inputResponses": {"ask-0": accept(json!({"name": "Ada"}))}, "requestState": state(&asked)});
+    let refused = call(&url, "other", "ask_two", json!({}), retry).await;
+    assert_eq!(
+        error(&refused),
+        (-32602, "requestState was issued to another caller")
+    );
+    handle.shutdown().await.unwrap();
+}
+
+#[tokio::test]
+async fn a_state_sent_with_other_arguments_is_refused() {
+    let handle = server().await;
+    let url = handle.url();
+    let asked = call(
+        &url,
+        "c",
+        "ask_greet",
+        json!({"greeting": "Hello"}),
+        json!({}),
+    )
+    .await;
+    let retry = json!({"inputResponses": {"name": accept(json!({"name": "Ada"}))}, "requestState": state(&asked)});
+    let refused = call(&url, "c", "ask_greet", json!({"greeting": "Bye"}), retry).await;
+    assert_eq!(
+        error(&refused),
+        (
+            -32602,
+            "requestState was issued for another call: the tool or its arguments differ"
+        )
+    );
+    handle.shutdown().await.unwrap();
+}
+
+#[tokio::test]
+async fn an_oversize_request_state_is_refused_unopened() {
+    let options = RequestStateOptions::new().key(KEY).unwrap().max_bytes(1024);
+    let handle = serve(
+        options,
+        HttpOptions::default().stateless(true),
+        Arc::default(),
+    )
+    .await;
+    let url = handle.url();
+    let retry = json!({"inputResponses": {}, "requestState": "x".repeat(1025)});
+    let refused = call(&url, "c", "ask_two", json!({}), retry).await;
+    assert_eq!(
+        error(&refused),
+        (
+            -32602,
+            "requestState is 1025 bytes, over the 1024 this server accepts"
+        )
+    );
+    handle.shutdown().await.unwrap();
+}
+
+/// As documented on `ToolContext::elicit`: the body runs again from the top, so work before a
+/// question runs once per round, unless the tool checks `ctx.round()`.
+#[tokio::test]
+async fn an_email_sent_before_a_question_is_sent_again_on_the_retry_unless_the_tool_checks_its_round()
+ {
+    for (once, sent) in [(false, 2), (true, 1)] {
+        let outbox = Arc::new(Outbox::default());
+        let options = RequestStateOptions::new().key(KEY).unwrap();
+        let handle = serve(
+            options,
+            HttpOptions::default().stateless(true),
+            Arc::clone(&outbox),
+        )
+        .await;
+        let url = handle.url();
+        let args = json!({"once": once});
+        let asked = call(&url, "c", "ask_mail", args.clone(), json!({})).await;
+        let retry = json!({"inputResponses": {"ask-0": accept(json!({"send": true}))}, "requestState": state(&asked)});
+        let answered = call(&url, "c", "ask_mail", args, retry).await;
+        assert_eq!(text(&answered), "report sent: true, round 1");
+        assert_eq!(outbox.0.load(Ordering::SeqCst), sent, "once: {once}");
+        handle.shutdown().await.unwrap();
+    }
+}
+
+#[tokio::test]
+async fn an_answer_reaching_another_replica_with_the_same_key_completes_the_call() {
+    let asking = server().await;
+    let other = server().await;
+    let stranger = serve(
+        RequestStateOptions::new(),
+        HttpOptions::default().stateless(true),
+        Arc::default(),
+    )
+    .await;
+    let asked = call(
+        &asking.url(),
+        "c",
+        "ask_greet",
+        json!({"greeting": "Hi"}),
+        json!({}),
+    )
+    .await;
+    let retry = json!({"inputResponses": {"name": accept(json!({"name": "Ada"}))}, "requestState": state(&asked)});
+    let refused = call(
+        &stranger.url(),
+        "c",
+        "ask_greet",
+        json!({"greeting": "Hi"}),
+        retry.clone(),
+    )
+    .await;
+    assert_eq!(error(&refused).0, -32602);
+    let answered = call(
+        &other.url(),
+        "c",
+        "ask_greet",
+        json!({"greeting": "Hi"}),
+        retry,
+    )
+    .await;
+    assert_eq!(text(&answered), "Hi, Ada!");
+    for handle in [asking, other, stranger] {
+        handle.shutdown().await.unwrap();
+    }
+}
+
+#[tokio::test]
+async fn an_answer_that_is_not_an_elicitation_result_is_refused() {
+    let handle = server().await;
+    let url = handle.url();
+    let retry = json!({"inputResponses": {"name": 12345}});
+    let refused = call(&url, "c", "ask_greet", json!({"greeting": "Hello"}), retry).await;
+    let (code, message) = error(&refused);
+    assert_eq!(code, -32602);
+    assert!(
+        message.starts_with("inputResponses.name does not answer its request: "),
+        "{message}"
+    );
+    handle.shutdown().await.unwrap();
+}
