@@ -69,6 +69,14 @@ impl Asking {
         }
     }
 
+    /// Logs at two levels
+    #[tool]
+    async fn noisy(&self, ctx: &ToolContext) -> String {
+        ctx.info("an info line");
+        ctx.warning("a warning line");
+        "done".to_owned()
+    }
+
     /// Sends an e-mail, then asks whether to send the report
     #[tool]
     async fn mail(&self, ctx: &ToolContext, once: bool) -> Result<String, String> {
@@ -152,14 +160,23 @@ async fn call_with(
         request = request.bearer_auth(token);
     }
     let text = request.send().await.unwrap().text().await.unwrap();
-    // One JSON-RPC message, as JSON or as the one `data:` line of an event stream.
-    let json = text
-        .lines()
+    // The answer: the body, or the last message of the event stream (its result).
+    let messages = messages_of(&text);
+    messages
+        .last()
+        .cloned()
+        .unwrap_or_else(|| panic!("no message: {text}"))
+}
+
+/// The JSON-RPC messages of a response: its JSON body, or its event stream's `data:` lines.
+fn messages_of(text: &str) -> Vec<Value> {
+    if let Ok(one) = serde_json::from_str::<Value>(text) {
+        return vec![one];
+    }
+    (text.lines())
         .filter_map(|line| line.strip_prefix("data:"))
-        .map(str::trim)
-        .rfind(|data| data.contains("\"id\""))
-        .unwrap_or(&text);
-    serde_json::from_str(json).unwrap_or_else(|err| panic!("{err}: {text}"))
+        .filter_map(|data| serde_json::from_str(data.trim()).ok())
+        .collect()
 }
 
 fn accept(content: Value) -> Value {
@@ -493,6 +510,66 @@ async fn an_answer_that_is_not_an_elicitation_result_is_refused() {
     assert!(
         message.starts_with("inputResponses.name does not answer its request: "),
         "{message}"
+    );
+    handle.shutdown().await.unwrap();
+}
+
+/// The log lines a 2026-07-28 call of `ask_noisy` gets on its own response, the request's
+/// `_meta` given `log_level`.
+async fn logs_on_the_response(url: &str, log_level: Option<&str>) -> Vec<String> {
+    let mut meta = json!({
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {},
+    });
+    if let Some(level) = log_level {
+        meta["io.modelcontextprotocol/logLevel"] = json!(level);
+    }
+    let params = json!({"name": "ask_noisy", "arguments": {}, "_meta": meta});
+    let body = json!({"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": params});
+    let text = (reqwest::Client::new().post(url))
+        .header("accept", "application/json, text/event-stream")
+        .header("mcp-protocol-version", "2026-07-28")
+        .header("mcp-method", "tools/call")
+        .header("mcp-name", "ask_noisy")
+        .json(&body)
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    let messages = messages_of(&text);
+    assert_eq!(
+        messages.last().unwrap()["result"]["content"][0]["text"],
+        "done",
+        "{text}"
+    );
+    (messages.iter())
+        .filter(|message| message["method"] == "notifications/message")
+        .map(|message| {
+            format!(
+                "{}: {}",
+                message["params"]["level"], message["params"]["data"]
+            )
+        })
+        .collect()
+}
+
+#[tokio::test]
+async fn a_2026_call_gets_logs_on_its_own_response_only_at_the_level_its_meta_asks() {
+    let handle = server().await;
+    let url = handle.url();
+    assert_eq!(logs_on_the_response(&url, None).await, Vec::<String>::new());
+    assert_eq!(
+        logs_on_the_response(&url, Some("warning")).await,
+        [r#""warning": "a warning line""#]
+    );
+    assert_eq!(
+        logs_on_the_response(&url, Some("debug")).await,
+        [
+            r#""info": "an info line""#,
+            r#""warning": "a warning line""#
+        ]
     );
     handle.shutdown().await.unwrap();
 }

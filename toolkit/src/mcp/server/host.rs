@@ -28,7 +28,7 @@ use rmcp::model::{
     ClientResult, CreateMessageRequest, CreateMessageRequestParams, CreateMessageResult,
     ElicitRequest, ElicitRequestParams, ElicitResult, InputRequest, LoggingLevel,
     LoggingMessageNotification, LoggingMessageNotificationParam, ProgressNotification,
-    ProgressNotificationParam, ProgressToken, ServerNotification, ServerRequest,
+    ProgressNotificationParam, ProgressToken, ProtocolVersion, ServerNotification, ServerRequest,
 };
 use rmcp::service::{Peer, RequestContext};
 use rmcp::{RoleServer, ServiceError};
@@ -109,6 +109,10 @@ pub(super) struct McpHost {
     /// The request's `_meta.progressToken`: progress is sent only when the client asked for it.
     progress_token: Option<ProgressToken>,
     session: Arc<SessionState>,
+    /// The lowest level this request's client asked logs for in its `_meta`
+    /// (`io.modelcontextprotocol/logLevel`, MCP 2026-07-28: none without it); `Err` for an
+    /// older client, whose session's level counts.
+    request_log_level: Result<Option<LogLevel>, ()>,
     queue: Arc<Outbox>,
     /// For a client of 2026-07-28: what the body asks ends its run ([`Rounds`]).
     rounds: Option<Arc<Rounds>>,
@@ -269,7 +273,11 @@ impl ToolHost for McpHost {
     }
 
     fn log(&self, ctx: &ToolContext, level: LogLevel, message: &str) {
-        if !self.session.wants(level) {
+        let wanted = match self.request_log_level {
+            Ok(floor) => floor.is_some_and(|floor| level_rank(level) >= level_rank(floor)),
+            Err(()) => self.session.wants(level),
+        };
+        if !wanted {
             return;
         }
         let mut params = LoggingMessageNotificationParam::new(to_rmcp_level(level), json!(message));
@@ -388,6 +396,17 @@ pub(super) async fn run_rounds<F: Future>(
     ran.await.ok()
 }
 
+/// The log level a client of 2026-07-28 asked for in the request's `_meta` (none: no logs, as
+/// the revision says); `Err` for an older client.
+fn request_log_level(context: &RequestContext<RoleServer>) -> Result<Option<LogLevel>, ()> {
+    match context.protocol_version() {
+        Some(version) if version >= ProtocolVersion::V_2026_07_28 => {
+            Ok(context.meta.log_level().map(from_rmcp_level))
+        }
+        _ => Err(()),
+    }
+}
+
 /// Runs `call` as [`run_call`] says, until it returns or `stop` resolves first.
 async fn run_scoped<F: Future, S: Future>(
     context: &RequestContext<RoleServer>,
@@ -403,6 +422,7 @@ async fn run_scoped<F: Future, S: Future>(
         peer: context.peer.clone(),
         progress_token: context.meta.get_progress_token(),
         session: Arc::clone(session),
+        request_log_level: request_log_level(context),
         queue: Arc::clone(&queue),
         rounds: rounds.cloned(),
     });

@@ -24,6 +24,7 @@ mod listen;
 mod notifier;
 mod options;
 mod request_ids;
+mod request_state;
 mod rmcp_fixes;
 mod sessions;
 mod stdio;
@@ -51,11 +52,11 @@ pub use auth::{ProtectedResource, StaticTokens, TokenRejection, TokenVerifier};
 use catalog::Offerings;
 pub use http::HttpServerHandle;
 use input_required::{Ended, Retry};
-pub use input_required::{KeyTooShort, RequestStateOptions};
 #[cfg(feature = "oauth")]
 pub use jwt::JwtVerifier;
 pub use notifier::ServerNotifier;
 pub use options::{DEFAULT_MAX_BODY_BYTES, HttpOptions};
+pub use request_state::{KeyTooShort, RequestStateOptions};
 use tools::for_serving;
 
 /// Serves a set of tools over MCP.
@@ -139,7 +140,7 @@ struct ServerInner {
     /// ([`McpServer::with_max_task_result_bytes`]).
     task_results: Arc<tasks::ResultBudget>,
     /// What seals the `requestState` of multi-round calls ([`McpServer::with_request_state`]).
-    request_state: Arc<input_required::Sealer>,
+    request_state: Arc<request_state::Sealer>,
 }
 
 impl std::fmt::Debug for McpServer {
@@ -196,7 +197,7 @@ impl McpServer {
                 task_results: Arc::new(tasks::ResultBudget::new(
                     Self::DEFAULT_MAX_TASK_RESULT_BYTES,
                 )),
-                request_state: Arc::new(input_required::Sealer::new(&RequestStateOptions::new())),
+                request_state: Arc::new(request_state::Sealer::new(&RequestStateOptions::new())),
             }),
             session: Arc::default(),
             tasks: Arc::default(),
@@ -304,7 +305,7 @@ impl McpServer {
     /// # let _ = server;
     /// ```
     pub fn with_request_state(self, options: RequestStateOptions) -> Self {
-        let sealer = Arc::new(input_required::Sealer::new(&options));
+        let sealer = Arc::new(request_state::Sealer::new(&options));
         self.with_inner(|inner| inner.request_state = sealer)
     }
 
