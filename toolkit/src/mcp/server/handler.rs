@@ -59,10 +59,10 @@ impl ServerHandler for McpServer {
 
     async fn call_tool(
         &self,
-        mut request: CallToolRequestParams,
+        request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
-        let retry = Retry::take(&mut request);
+        let retry = Retry::new(request.input_responses, request.request_state);
         let place = guard::CallPlace::of(&context.extensions);
         let resolved = self
             .resolve(&request.name, caller_of(&context))
@@ -90,7 +90,7 @@ impl ServerHandler for McpServer {
                     }
                     ended = self.call_in_rounds(&tool, &call, &context, retry) => ended,
                 };
-                ended.response(tool.tool())
+                ended.call_response(tool.tool())
             }
         };
         if let Some(place) = place {

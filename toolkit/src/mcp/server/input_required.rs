@@ -17,8 +17,8 @@
 use std::sync::{Arc, Mutex, PoisonError};
 
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, ClientCapabilities, InputRequest, InputRequests,
-    InputRequiredResult, InputResponses, ProtocolVersion,
+    CallToolResponse, ClientCapabilities, InputRequest, InputRequests, InputRequiredResult,
+    InputResponses, ProtocolVersion,
 };
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer};
@@ -38,11 +38,9 @@ pub(super) struct Retry {
 }
 
 impl Retry {
-    pub(super) fn take(request: &mut CallToolRequestParams) -> Self {
-        Retry {
-            responses: request.input_responses.take(),
-            state: request.request_state.take(),
-        }
+    /// A `tools/call`'s `inputResponses` and `requestState`.
+    pub(super) fn new(responses: Option<InputResponses>, state: Option<String>) -> Self {
+        Retry { responses, state }
     }
 
     /// The rounds of this call when its client speaks 2026-07-28 (`None` for older clients,
@@ -223,7 +221,7 @@ pub(super) enum Ended {
 
 impl Ended {
     /// The answer in rmcp's types.
-    pub(super) fn response(self, tool: &ToolProxy) -> Result<CallToolResponse, ErrorData> {
+    pub(super) fn call_response(self, tool: &ToolProxy) -> Result<CallToolResponse, ErrorData> {
         match self {
             Ended::Answered(result) => Ok(CallToolResponse::from(call_result(tool, result))),
             Ended::Asked(rounds) => rounds.ended().map(CallToolResponse::from),

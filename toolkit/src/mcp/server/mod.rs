@@ -429,7 +429,7 @@ impl McpServer {
         };
         let rounds = match rounds {
             Ok(Some(rounds)) => rounds,
-            Ok(None) => return Ended::Answered(self.call(tool, call, context).await),
+            Ok(None) => return Ended::Answered(Self::call(self, tool, call, context).await),
             Err(refused) => return Ended::Refused(refused),
         };
         let called = self.inner.toolbox.acall_tool(tool, call);

@@ -192,13 +192,13 @@ impl Sealer {
                     .to_owned(),
             ));
         }
-        self.take(&sealed.nonce)?;
+        self.mark_taken(&sealed.nonce)?;
         Ok(sealed)
     }
 
     /// Marks a state taken, or refuses it as taken before. Entries leave once their state
     /// has expired, when it would be refused anyway.
-    fn take(&self, nonce: &str) -> Result<(), ErrorData> {
+    fn mark_taken(&self, nonce: &str) -> Result<(), ErrorData> {
         let mut taken = self.taken.lock().unwrap_or_else(PoisonError::into_inner);
         let now = Instant::now();
         if taken.len() >= MAX_TAKEN {
