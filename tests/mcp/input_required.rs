@@ -98,6 +98,7 @@ impl Asking {
 
 const KEY: &[u8] = b"a key the whole fleet shares, 32+";
 
+/// A stateless server of the `ask` tools, its states sealed as `options` say.
 async fn serve(
     options: RequestStateOptions,
     http: HttpOptions,
@@ -107,19 +108,21 @@ async fn serve(
     McpServer::new(Asking::to_tools())
         .with_data(data)
         .with_request_state(options)
-        .spawn_http("127.0.0.1:0", http)
+        .spawn_http("127.0.0.1:0", http.stateless(true))
         .await
         .unwrap()
 }
 
+async fn serve_with(options: RequestStateOptions) -> HttpServerHandle {
+    serve(options, HttpOptions::default(), Arc::default()).await
+}
+
+fn keyed() -> RequestStateOptions {
+    RequestStateOptions::new().key(KEY).unwrap()
+}
+
 async fn server() -> HttpServerHandle {
-    let options = RequestStateOptions::new().key(KEY).unwrap();
-    serve(
-        options,
-        HttpOptions::default().stateless(true),
-        Arc::default(),
-    )
-    .await
+    serve_with(keyed()).await
 }
 
 /// A `tools/call` as a 2026-07-28 client sends it, `client` its name; `extra` goes into params
@@ -197,12 +200,21 @@ fn state(answer: &Value) -> String {
         .to_owned()
 }
 
-fn error(answer: &Value) -> (i64, &str) {
-    let error = &answer["error"];
-    (
-        error["code"].as_i64().unwrap_or_else(|| panic!("{answer}")),
-        error["message"].as_str().unwrap(),
-    )
+/// The retry of an `input_required` answer: `key` answered with `content`, the state echoed.
+fn answering(asked: &Value, key: &str, content: Value) -> Value {
+    json!({"inputResponses": {key: accept(content)}, "requestState": state(asked)})
+}
+
+/// Asserts that `answer` is the refusal (`-32602`) with `message`.
+fn assert_refused(answer: &Value, message: &str) {
+    assert_eq!(answer["error"]["code"], -32602, "{answer}");
+    assert_eq!(answer["error"]["message"], message, "{answer}");
+}
+
+/// `ask_two`'s first round on `url` for `client`, and its retry answering `Ada`.
+async fn first_round(url: &str, client: &str) -> Value {
+    let asked = call(url, client, "ask_two", json!({}), json!({})).await;
+    answering(&asked, "ask-0", json!({"name": "Ada"}))
 }
 
 #[tokio::test]
@@ -218,7 +230,7 @@ async fn an_elicitation_ends_the_call_with_input_required_and_the_retried_call_c
         question["params"]["requestedSchema"]["required"],
         json!(["name"])
     );
-    let retry = json!({"inputResponses": {"name": accept(json!({"name": "Ada"}))}, "requestState": state(&asked)});
+    let retry = answering(&asked, "name", json!({"name": "Ada"}));
     let answered = call(&url, "c", "ask_greet", args, retry).await;
     assert_eq!(answered["result"]["resultType"], "complete");
     assert_eq!(text(&answered), "Hello, Ada!");
@@ -245,12 +257,7 @@ async fn a_sampling_question_is_answered_by_the_retried_call() {
 async fn two_questions_take_two_rounds_and_the_first_answer_rides_in_the_state() {
     let handle = server().await;
     let url = handle.url();
-    let first = call(&url, "c", "ask_two", json!({}), json!({})).await;
-    assert_eq!(
-        first["result"]["inputRequests"]["ask-0"]["params"]["message"],
-        "First?"
-    );
-    let retry = json!({"inputResponses": {"ask-0": accept(json!({"name": "Ada"}))}, "requestState": state(&first)});
+    let retry = first_round(&url, "c").await;
     let second = call(&url, "c", "ask_two", json!({}), retry).await;
     let asked: Vec<&String> = second["result"]["inputRequests"]
         .as_object()
@@ -258,7 +265,7 @@ async fn two_questions_take_two_rounds_and_the_first_answer_rides_in_the_state()
         .keys()
         .collect();
     assert_eq!(asked, ["ask-1"]);
-    let retry = json!({"inputResponses": {"ask-1": accept(json!({"name": "Grace"}))}, "requestState": state(&second)});
+    let retry = answering(&second, "ask-1", json!({"name": "Grace"}));
     let done = call(&url, "c", "ask_two", json!({}), retry).await;
     assert_eq!(text(&done), "Ada then Grace");
     handle.shutdown().await.unwrap();
@@ -268,20 +275,17 @@ async fn two_questions_take_two_rounds_and_the_first_answer_rides_in_the_state()
 async fn a_forged_request_state_is_refused() {
     let handle = server().await;
     let url = handle.url();
-    let asked = call(&url, "c", "ask_two", json!({}), json!({})).await;
-    let mut forged = state(&asked);
+    let mut retry = first_round(&url, "c").await;
+    let mut forged = retry["requestState"].as_str().unwrap().to_owned();
     // One character of the signed body changed.
     let at = forged.len() / 2;
     let swapped = if &forged[at..=at] == "A" { "B" } else { "A" };
     forged.replace_range(at..=at, swapped);
-    let retry = json!({"inputResponses": {"ask-0": accept(json!({"name": "Ada"}))}, "requestState": forged});
+    retry["requestState"] = json!(forged);
     let refused = call(&url, "c", "ask_two", json!({}), retry).await;
-    assert_eq!(
-        error(&refused),
-        (
-            -32602,
-            "requestState was not sealed by this server or was changed (replicas of one fleet must share one key: RequestStateOptions::key)"
-        )
+    assert_refused(
+        &refused,
+        "requestState was not sealed by this server or was changed (replicas of one fleet must share one key: RequestStateOptions::key)",
     );
     handle.shutdown().await.unwrap();
 }
@@ -290,44 +294,27 @@ async fn a_forged_request_state_is_refused() {
 async fn a_replayed_request_state_is_refused() {
     let handle = server().await;
     let url = handle.url();
-    let asked = call(&url, "c", "ask_two", json!({}), json!({})).await;
-    let retry = json!({"inputResponses": {"ask-0": accept(json!({"name": "Ada"}))}, "requestState": state(&asked)});
+    let retry = first_round(&url, "c").await;
     let second = call(&url, "c", "ask_two", json!({}), retry.clone()).await;
     assert_eq!(second["result"]["resultType"], "input_required");
     let replayed = call(&url, "c", "ask_two", json!({}), retry).await;
-    assert_eq!(
-        error(&replayed),
-        (
-            -32602,
-            "requestState has been used already: each state answers one round once"
-        )
+    assert_refused(
+        &replayed,
+        "requestState has been used already: each state answers one round once",
     );
     handle.shutdown().await.unwrap();
 }
 
 #[tokio::test]
 async fn an_expired_request_state_is_refused() {
-    let options = RequestStateOptions::new()
-        .key(KEY)
-        .unwrap()
-        .ttl(Duration::from_millis(1));
-    let handle = serve(
-        options,
-        HttpOptions::default().stateless(true),
-        Arc::default(),
-    )
-    .await;
+    let handle = serve_with(keyed().ttl(Duration::from_millis(1))).await;
     let url = handle.url();
-    let asked = call(&url, "c", "ask_two", json!({}), json!({})).await;
+    let retry = first_round(&url, "c").await;
     tokio::time::sleep(Duration::from_millis(20)).await;
-    let retry = json!({"inputResponses": {"ask-0": accept(json!({"name": "Ada"}))}, "requestState": state(&asked)});
     let refused = call(&url, "c", "ask_two", json!({}), retry).await;
-    assert_eq!(
-        error(&refused),
-        (
-            -32602,
-            "requestState has expired (a state lives 0 s): call the tool again"
-        )
+    assert_refused(
+        &refused,
+        "requestState has expired (a state lives 0 s): call the tool again",
     );
     handle.shutdown().await.unwrap();
 }
@@ -337,11 +324,12 @@ async fn another_callers_request_state_is_refused() {
     let tokens = StaticTokens::new()
         .token("alice-token", Caller::new("alice"))
         .token("bob-token", Caller::new("bob"));
-    let options = RequestStateOptions::new().key(KEY).unwrap();
-    let http = HttpOptions::default()
-        .stateless(true)
-        .token_verifier(tokens);
-    let handle = serve(options, http, Arc::default()).await;
+    let handle = serve(
+        keyed(),
+        HttpOptions::default().token_verifier(tokens),
+        Arc::default(),
+    )
+    .await;
     let url = handle.url();
     let asked = call_with(
         &url,
@@ -352,7 +340,7 @@ async fn another_callers_request_state_is_refused() {
         json!({}),
     )
     .await;
-    let retry = json!({"inputResponses": {"ask-0": accept(json!({"name": "Ada"}))}, "requestState": state(&asked)});
+    let retry = answering(&asked, "ask-0", json!({"name": "Ada"}));
     let refused = call_with(
         &url,
         Some("bob-token"),
@@ -362,10 +350,7 @@ async fn another_callers_request_state_is_refused() {
         retry.clone(),
     )
     .await;
-    assert_eq!(
-        error(&refused),
-        (-32602, "requestState was issued to another caller")
-    );
+    assert_refused(&refused, "requestState was issued to another caller");
     // Refused before it was taken: its own caller still answers with it.
     let answered = call_with(&url, Some("alice-token"), "c", "ask_two", json!({}), retry).await;
     assert_eq!(answered["result"]["resultType"], "input_required");
@@ -376,13 +361,9 @@ async fn another_callers_request_state_is_refused() {
 async fn without_authentication_the_state_is_bound_to_the_client_it_names() {
     let handle = server().await;
     let url = handle.url();
-    let asked = call(&url, "claude", "ask_two", json!({}), json!({})).await;
-    let retry = json!({"inputResponses": {"ask-0": accept(json!({"name": "Ada"}))}, "requestState": state(&asked)});
+    let retry = first_round(&url, "claude").await;
     let refused = call(&url, "other", "ask_two", json!({}), retry).await;
-    assert_eq!(
-        error(&refused),
-        (-32602, "requestState was issued to another caller")
-    );
+    assert_refused(&refused, "requestState was issued to another caller");
     handle.shutdown().await.unwrap();
 }
 
@@ -398,36 +379,23 @@ async fn a_state_sent_with_other_arguments_is_refused() {
         json!({}),
     )
     .await;
-    let retry = json!({"inputResponses": {"name": accept(json!({"name": "Ada"}))}, "requestState": state(&asked)});
+    let retry = answering(&asked, "name", json!({"name": "Ada"}));
     let refused = call(&url, "c", "ask_greet", json!({"greeting": "Bye"}), retry).await;
-    assert_eq!(
-        error(&refused),
-        (
-            -32602,
-            "requestState was issued for another call: the tool or its arguments differ"
-        )
+    assert_refused(
+        &refused,
+        "requestState was issued for another call: the tool or its arguments differ",
     );
     handle.shutdown().await.unwrap();
 }
 
 #[tokio::test]
 async fn an_oversize_request_state_is_refused_unopened() {
-    let options = RequestStateOptions::new().key(KEY).unwrap().max_bytes(1024);
-    let handle = serve(
-        options,
-        HttpOptions::default().stateless(true),
-        Arc::default(),
-    )
-    .await;
-    let url = handle.url();
+    let handle = serve_with(keyed().max_bytes(1024)).await;
     let retry = json!({"inputResponses": {}, "requestState": "x".repeat(1025)});
-    let refused = call(&url, "c", "ask_two", json!({}), retry).await;
-    assert_eq!(
-        error(&refused),
-        (
-            -32602,
-            "requestState is 1025 bytes, over the 1024 this server accepts"
-        )
+    let refused = call(&handle.url(), "c", "ask_two", json!({}), retry).await;
+    assert_refused(
+        &refused,
+        "requestState is 1025 bytes, over the 1024 this server accepts",
     );
     handle.shutdown().await.unwrap();
 }
@@ -439,17 +407,11 @@ async fn an_email_sent_before_a_question_is_sent_again_on_the_retry_unless_the_t
  {
     for (once, sent) in [(false, 2), (true, 1)] {
         let outbox = Arc::new(Outbox::default());
-        let options = RequestStateOptions::new().key(KEY).unwrap();
-        let handle = serve(
-            options,
-            HttpOptions::default().stateless(true),
-            Arc::clone(&outbox),
-        )
-        .await;
+        let handle = serve(keyed(), HttpOptions::default(), Arc::clone(&outbox)).await;
         let url = handle.url();
         let args = json!({"once": once});
         let asked = call(&url, "c", "ask_mail", args.clone(), json!({})).await;
-        let retry = json!({"inputResponses": {"ask-0": accept(json!({"send": true}))}, "requestState": state(&asked)});
+        let retry = answering(&asked, "ask-0", json!({"send": true}));
         let answered = call(&url, "c", "ask_mail", args, retry).await;
         assert_eq!(text(&answered), "report sent: true, round 1");
         assert_eq!(outbox.0.load(Ordering::SeqCst), sent, "once: {once}");
@@ -461,38 +423,20 @@ async fn an_email_sent_before_a_question_is_sent_again_on_the_retry_unless_the_t
 async fn an_answer_reaching_another_replica_with_the_same_key_completes_the_call() {
     let asking = server().await;
     let other = server().await;
-    let stranger = serve(
-        RequestStateOptions::new(),
-        HttpOptions::default().stateless(true),
-        Arc::default(),
-    )
-    .await;
-    let asked = call(
-        &asking.url(),
-        "c",
-        "ask_greet",
-        json!({"greeting": "Hi"}),
-        json!({}),
-    )
-    .await;
-    let retry = json!({"inputResponses": {"name": accept(json!({"name": "Ada"}))}, "requestState": state(&asked)});
+    let stranger = serve_with(RequestStateOptions::new()).await;
+    let args = json!({"greeting": "Hi"});
+    let asked = call(&asking.url(), "c", "ask_greet", args.clone(), json!({})).await;
+    let retry = answering(&asked, "name", json!({"name": "Ada"}));
     let refused = call(
         &stranger.url(),
         "c",
         "ask_greet",
-        json!({"greeting": "Hi"}),
+        args.clone(),
         retry.clone(),
     )
     .await;
-    assert_eq!(error(&refused).0, -32602);
-    let answered = call(
-        &other.url(),
-        "c",
-        "ask_greet",
-        json!({"greeting": "Hi"}),
-        retry,
-    )
-    .await;
+    assert_eq!(refused["error"]["code"], -32602, "{refused}");
+    let answered = call(&other.url(), "c", "ask_greet", args, retry).await;
     assert_eq!(text(&answered), "Hi, Ada!");
     for handle in [asking, other, stranger] {
         handle.shutdown().await.unwrap();
@@ -502,11 +446,17 @@ async fn an_answer_reaching_another_replica_with_the_same_key_completes_the_call
 #[tokio::test]
 async fn an_answer_that_is_not_an_elicitation_result_is_refused() {
     let handle = server().await;
-    let url = handle.url();
     let retry = json!({"inputResponses": {"name": 12345}});
-    let refused = call(&url, "c", "ask_greet", json!({"greeting": "Hello"}), retry).await;
-    let (code, message) = error(&refused);
-    assert_eq!(code, -32602);
+    let refused = call(
+        &handle.url(),
+        "c",
+        "ask_greet",
+        json!({"greeting": "Hello"}),
+        retry,
+    )
+    .await;
+    assert_eq!(refused["error"]["code"], -32602, "{refused}");
+    let message = refused["error"]["message"].as_str().unwrap();
     assert!(
         message.starts_with("inputResponses.name does not answer its request: "),
         "{message}"
