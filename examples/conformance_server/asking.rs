@@ -31,6 +31,14 @@ impl Asking {
         Ok(format!("The model said: {}", reply.text().unwrap_or("")))
     }
 
+    /// Asks the client for its roots
+    #[tool]
+    async fn input_required_result_list_roots(&self, ctx: &ToolContext) -> Result<String, String> {
+        let roots = ctx.roots_keyed("client_roots").await.map_err(said)?;
+        let uris: Vec<String> = roots.into_iter().map(|root| root.uri).collect();
+        Ok(format!("Roots: {}", uris.join(", ")))
+    }
+
     /// Asks for a confirmation, answered with the sealed requestState
     #[tool]
     async fn input_required_result_request_state(
@@ -47,7 +55,7 @@ impl Asking {
         Ok(format!("state-ok: confirmed={ok}"))
     }
 
-    /// Asks the user and the model at once
+    /// Asks the user, the model and the client's roots at once
     #[tool]
     async fn input_required_result_multiple_inputs(
         &self,
@@ -56,12 +64,14 @@ impl Asking {
         let greeting = SamplingRequest::new("Generate a greeting")
             .max_tokens(50)
             .key("greeting");
-        let (name, greeting) = tokio::join!(
+        let (name, greeting, roots) = tokio::join!(
             ask_name(ctx, "user_name", "What is your name?"),
-            ctx.sample(greeting)
+            ctx.sample(greeting),
+            ctx.roots_keyed("client_roots")
         );
-        let greeting = greeting.map_err(said)?;
-        Ok(format!("{} {}", greeting.text().unwrap_or(""), name?))
+        let (greeting, roots) = (greeting.map_err(said)?, roots.map_err(said)?);
+        let text = greeting.text().unwrap_or("");
+        Ok(format!("{text} {}, {} roots", name?, roots.len()))
     }
 
     /// Asks two questions, one round each

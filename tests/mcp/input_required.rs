@@ -69,6 +69,21 @@ impl Asking {
         }
     }
 
+    /// Asks the user and the client's roots together
+    #[tool]
+    async fn both(&self, ctx: &ToolContext) -> Result<String, String> {
+        let (name, roots) = tokio::join!(ctx.elicit::<Name>("Who?"), ctx.roots());
+        let (name, roots) = (
+            name.map_err(|e| e.to_string())?,
+            roots.map_err(|e| e.to_string())?,
+        );
+        let name = match name {
+            Elicited::Accepted(Name { name }) => name,
+            _ => "nobody".to_owned(),
+        };
+        Ok(format!("{name} in {}", roots[0].uri))
+    }
+
     /// Logs at two levels
     #[tool]
     async fn noisy(&self, ctx: &ToolContext) -> String {
@@ -144,7 +159,7 @@ async fn call_with(
         "arguments": arguments,
         "_meta": {
             "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-            "io.modelcontextprotocol/clientCapabilities": {"elicitation": {}, "sampling": {}},
+            "io.modelcontextprotocol/clientCapabilities": {"elicitation": {}, "sampling": {}, "roots": {}},
             "io.modelcontextprotocol/clientInfo": {"name": client, "version": "1"},
         },
     });
@@ -268,6 +283,25 @@ async fn two_questions_take_two_rounds_and_the_first_answer_rides_in_the_state()
     let retry = answering(&second, "ask-1", json!({"name": "Grace"}));
     let done = call(&url, "c", "ask_two", json!({}), retry).await;
     assert_eq!(text(&done), "Ada then Grace");
+    handle.shutdown().await.unwrap();
+}
+
+#[tokio::test]
+async fn questions_awaited_together_go_to_the_client_in_one_round_roots_among_them() {
+    let handle = server().await;
+    let url = handle.url();
+    let asked = call(&url, "c", "ask_both", json!({}), json!({})).await;
+    let questions = &asked["result"]["inputRequests"];
+    assert_eq!(
+        questions["ask-0"]["method"], "elicitation/create",
+        "{asked}"
+    );
+    assert_eq!(questions["ask-1"]["method"], "roots/list", "{asked}");
+    let roots = json!({"roots": [{"uri": "file:///work", "name": "work"}]});
+    let answers = json!({"ask-0": accept(json!({"name": "Ada"})), "ask-1": roots});
+    let retry = json!({"inputResponses": answers, "requestState": state(&asked)});
+    let answered = call(&url, "c", "ask_both", json!({}), retry).await;
+    assert_eq!(text(&answered), "Ada in file:///work");
     handle.shutdown().await.unwrap();
 }
 

@@ -6,7 +6,7 @@ use serde::de::DeserializeOwned;
 
 use super::elicit;
 use super::{
-    ContextError, ElicitationAnswer, ElicitationRequest, SamplingReply, SamplingRequest,
+    ContextError, ElicitationAnswer, ElicitationRequest, Root, SamplingReply, SamplingRequest,
     ToolContext,
 };
 
@@ -118,6 +118,40 @@ impl ToolContext {
         message: impl Into<String>,
     ) -> Result<Elicited<T>, ContextError> {
         self.ask_user(Some(key.into()), message.into()).await
+    }
+
+    /// The client's roots: the places (`file://` URIs) it lets its tools work in. Over MCP a
+    /// `roots/list` to a session client, a question in an `input_required` result to a
+    /// 2026-07-28 client (see [`elicit`](Self::elicit) for how the body then runs again);
+    /// [`ContextError::Unavailable`] where the client did not declare roots or nothing listens.
+    ///
+    /// ```
+    /// use toolkit::context::{CallScope, ContextError};
+    ///
+    /// # tokio::runtime::Runtime::new().unwrap().block_on(async {
+    /// let ctx = CallScope::new().context_for("index", None);
+    /// let roots = ctx.roots().await;
+    /// assert!(matches!(roots, Err(ContextError::Unavailable { what: "roots", .. })));
+    /// # });
+    /// ```
+    pub async fn roots(&self) -> Result<Vec<Root>, ContextError> {
+        self.ask_roots(None).await
+    }
+
+    /// [`roots`](Self::roots), the question named `key` as
+    /// [`elicit_keyed`](Self::elicit_keyed) names one.
+    pub async fn roots_keyed(&self, key: impl Into<String>) -> Result<Vec<Root>, ContextError> {
+        self.ask_roots(Some(key.into())).await
+    }
+
+    async fn ask_roots(&self, key: Option<String>) -> Result<Vec<Root>, ContextError> {
+        let Some(host) = &self.inner.scope.host else {
+            return Err(ContextError::unavailable("roots", self.tool_name()));
+        };
+        tokio::select! {
+            roots = host.roots(self, key) => roots,
+            () = self.cancelled() => Err(ContextError::Cancelled),
+        }
     }
 
     /// How many times the client has answered this call's questions before this run of its

@@ -86,6 +86,17 @@ pub enum ElicitationAnswer {
     Cancel,
 }
 
+/// A root the client gives its tools, as [`ToolContext::roots`] reads it: a place (a
+/// `file://` URI) the tool may work in, and its name.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Root {
+    /// Where: a `file://` URI.
+    pub uri: String,
+    /// What the client calls it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+}
+
 /// What a tool's context reports to and asks of: an MCP server's client, an agent's run, or an
 /// application's own. Progress and logs also go to `tracing` whatever the host does with them.
 ///
@@ -139,6 +150,17 @@ pub trait ToolHost: Send + Sync + 'static {
     fn round(&self, ctx: &ToolContext) -> u32 {
         let _ = ctx;
         0
+    }
+
+    /// Asks the client for its roots; `key` names the question as
+    /// [`ElicitationRequest::key`] does.
+    fn roots<'a>(
+        &'a self,
+        ctx: &'a ToolContext,
+        key: Option<String>,
+    ) -> BoxFuture<'a, Result<Vec<Root>, ContextError>> {
+        let _ = key;
+        Box::pin(async move { Err(ContextError::unavailable("roots", ctx.tool_name())) })
     }
 
     /// Asks the user for a value.

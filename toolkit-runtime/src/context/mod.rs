@@ -60,7 +60,7 @@ use tokio_util::sync::CancellationToken;
 pub use ask::Elicited;
 pub use caller::{Caller, Data, RequestInfo};
 pub use error::ContextError;
-pub use host::{ElicitationAnswer, ElicitationRequest, LogLevel, Progress, ToolHost};
+pub use host::{ElicitationAnswer, ElicitationRequest, LogLevel, Progress, Root, ToolHost};
 pub use sampling::{Role, SamplingMessage, SamplingReply, SamplingRequest};
 
 /// Re-exported so a host can cancel the calls it scopes.

@@ -25,10 +25,11 @@ use std::sync::atomic::{AtomicU8, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 
 use rmcp::model::{
-    ClientResult, CreateMessageRequest, CreateMessageRequestParams, CreateMessageResult,
-    ElicitRequest, ElicitRequestParams, ElicitResult, InputRequest, LoggingLevel,
-    LoggingMessageNotification, LoggingMessageNotificationParam, ProgressNotification,
-    ProgressNotificationParam, ProgressToken, ProtocolVersion, ServerNotification, ServerRequest,
+    ClientCapabilities, ClientResult, CreateMessageRequest, CreateMessageRequestParams,
+    CreateMessageResult, ElicitRequest, ElicitRequestParams, ElicitResult, InputRequest,
+    ListRootsRequest, ListRootsResult, LoggingLevel, LoggingMessageNotification,
+    LoggingMessageNotificationParam, ProgressNotification, ProgressNotificationParam,
+    ProgressToken, ProtocolVersion, ServerNotification, ServerRequest,
 };
 use rmcp::service::{Peer, RequestContext};
 use rmcp::{RoleServer, ServiceError};
@@ -37,7 +38,7 @@ use tokio::sync::Notify;
 use toolkit_runtime::BoxFuture;
 use toolkit_runtime::context::{
     CallScope, Caller, ContextError, Data, ElicitationAnswer, ElicitationRequest, LogLevel,
-    Progress, RequestInfo, SamplingReply, SamplingRequest, ToolContext, ToolHost,
+    Progress, RequestInfo, Root, SamplingReply, SamplingRequest, ToolContext, ToolHost,
 };
 
 use super::input_required::Rounds;
@@ -234,15 +235,14 @@ impl Outbox {
 impl McpHost {
     fn client_declared(&self, what: &'static str, tool: &str) -> Result<(), ContextError> {
         let (declared, where_) = match &self.rounds {
-            Some(rounds) => (rounds.declared(what), "this request's `_meta`"),
+            Some(rounds) => (
+                declares(rounds.capabilities(), what),
+                "this request's `_meta`",
+            ),
             None => {
                 let info = self.peer.peer_info();
                 let capabilities = info.as_ref().map(|info| &info.capabilities);
-                let declared = match what {
-                    "sampling" => capabilities.is_some_and(|c| c.sampling.is_some()),
-                    _ => capabilities.is_some_and(|c| c.elicitation.is_some()),
-                };
-                (declared, "its `initialize`")
+                (declares(capabilities, what), "its `initialize`")
             }
         };
         match declared {
@@ -253,6 +253,15 @@ impl McpHost {
                 why: format!("the MCP client did not declare the `{what}` capability in {where_}"),
             }),
         }
+    }
+}
+
+/// Whether `capabilities` declare `what`: "sampling", "roots" or "elicitation".
+fn declares(capabilities: Option<&ClientCapabilities>, what: &str) -> bool {
+    match what {
+        "sampling" => capabilities.is_some_and(|c| c.sampling.is_some()),
+        "roots" => capabilities.is_some_and(|c| c.roots.is_some()),
+        _ => capabilities.is_some_and(|c| c.elicitation.is_some()),
     }
 }
 
@@ -287,6 +296,32 @@ impl ToolHost for McpHost {
 
     fn round(&self, _ctx: &ToolContext) -> u32 {
         self.rounds.as_ref().map_or(0, |rounds| rounds.round())
+    }
+
+    fn roots<'a>(
+        &'a self,
+        ctx: &'a ToolContext,
+        key: Option<String>,
+    ) -> BoxFuture<'a, Result<Vec<Root>, ContextError>> {
+        Box::pin(async move {
+            self.client_declared("roots", ctx.tool_name())?;
+            let listed: ListRootsResult = match &self.rounds {
+                None => self.peer.list_roots().await.map_err(failed)?,
+                Some(rounds) => {
+                    let question = InputRequest::ListRoots(ListRootsRequest::default());
+                    let check = |answer: &Value| reads_as::<ListRootsResult>(answer).map(drop);
+                    let answer = rounds.ask(key, question, check).await?;
+                    reads_as(&answer).map_err(ContextError::InvalidAnswer)?
+                }
+            };
+            let roots = listed.roots.into_iter();
+            Ok(roots
+                .map(|root| Root {
+                    uri: root.uri,
+                    name: root.name,
+                })
+                .collect())
+        })
     }
 
     fn sample<'a>(

@@ -111,13 +111,9 @@ impl Rounds {
         self.round
     }
 
-    /// Whether the client declared `what` ("sampling" or "elicitation") in this request.
-    pub(super) fn declared(&self, what: &str) -> bool {
-        let capabilities = self.capabilities.as_ref();
-        match what {
-            "sampling" => capabilities.is_some_and(|c| c.sampling.is_some()),
-            _ => capabilities.is_some_and(|c| c.elicitation.is_some()),
-        }
+    /// What the client declared in this request's `_meta`.
+    pub(super) fn capabilities(&self) -> Option<&ClientCapabilities> {
+        self.capabilities.as_ref()
     }
 
     /// The answer to the body's next question (`key`, or `ask-N` by its place), once `check`
