@@ -25,11 +25,11 @@ use std::sync::atomic::{AtomicU8, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 
 use rmcp::model::{
-    ClientCapabilities, ClientResult, CreateMessageRequest, CreateMessageRequestParams,
-    CreateMessageResult, ElicitRequest, ElicitRequestParams, ElicitResult, InputRequest,
-    ListRootsRequest, ListRootsResult, LoggingLevel, LoggingMessageNotification,
-    LoggingMessageNotificationParam, ProgressNotification, ProgressNotificationParam,
-    ProgressToken, ProtocolVersion, ServerNotification, ServerRequest,
+    ClientResult, CreateMessageRequest, CreateMessageRequestParams, CreateMessageResult,
+    ElicitRequest, ElicitRequestParams, ElicitResult, InputRequest, ListRootsRequest,
+    ListRootsResult, LoggingLevel, LoggingMessageNotification, LoggingMessageNotificationParam,
+    ProgressNotification, ProgressNotificationParam, ProgressToken, ProtocolVersion,
+    ServerNotification, ServerRequest,
 };
 use rmcp::service::{Peer, RequestContext};
 use rmcp::{RoleServer, ServiceError};
@@ -41,7 +41,7 @@ use toolkit_runtime::context::{
     Progress, RequestInfo, Root, SamplingReply, SamplingRequest, ToolContext, ToolHost,
 };
 
-use super::input_required::Rounds;
+use super::input_required::{Rounds, declares};
 use super::sessions::SESSION_ID;
 use crate::mcp::convert::{elicitation_answer, rmcp_request, sampling_reply};
 
@@ -253,15 +253,6 @@ impl McpHost {
                 why: format!("the MCP client did not declare the `{what}` capability in {where_}"),
             }),
         }
-    }
-}
-
-/// Whether `capabilities` declare `what`: "sampling", "roots" or "elicitation".
-fn declares(capabilities: Option<&ClientCapabilities>, what: &str) -> bool {
-    match what {
-        "sampling" => capabilities.is_some_and(|c| c.sampling.is_some()),
-        "roots" => capabilities.is_some_and(|c| c.roots.is_some()),
-        _ => capabilities.is_some_and(|c| c.elicitation.is_some()),
     }
 }
 

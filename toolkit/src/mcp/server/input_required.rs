@@ -205,6 +205,15 @@ impl Rounds {
     }
 }
 
+/// Whether `capabilities` declare `what`: "sampling", "roots" or "elicitation".
+pub(super) fn declares(capabilities: Option<&ClientCapabilities>, what: &str) -> bool {
+    match what {
+        "sampling" => capabilities.is_some_and(|c| c.sampling.is_some()),
+        "roots" => capabilities.is_some_and(|c| c.roots.is_some()),
+        _ => capabilities.is_some_and(|c| c.elicitation.is_some()),
+    }
+}
+
 /// How a served `tools/call` ended.
 pub(super) enum Ended {
     /// The tool answered.
