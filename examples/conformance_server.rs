@@ -12,6 +12,9 @@
 //!
 //! Over HTTP the endpoint is `http://ADDR/mcp`. Ctrl-C shuts the server down gracefully.
 
+#[path = "conformance_server/asking.rs"]
+mod asking;
+
 use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
@@ -444,8 +447,11 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         failing_job_tool(),
         routed_echo_tool(),
     ];
-    let server = McpServer::new(Everything::to_tools().into_iter().chain(fixtures))
-        .with_name("toolkit-conformance", env!("CARGO_PKG_VERSION"));
+    let tools = Everything::to_tools()
+        .into_iter()
+        .chain(asking::Asking::to_tools())
+        .chain(fixtures);
+    let server = McpServer::new(tools).with_name("toolkit-conformance", env!("CARGO_PKG_VERSION"));
     let server = with_prompts(with_resources(server)?);
     match args.first().map(String::as_str) {
         Some("--stdio") => server.serve_stdio().await?,

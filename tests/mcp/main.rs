@@ -12,6 +12,7 @@ mod client_hardening;
 mod context;
 mod eras;
 mod header_params;
+mod input_required;
 mod load_faults;
 mod lookups;
 mod oauth_client;

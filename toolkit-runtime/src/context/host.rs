@@ -67,6 +67,11 @@ pub struct ElicitationRequest {
     pub message: String,
     /// The schema of the answer.
     pub requested_schema: Value,
+    /// The name this question goes by in an MCP 2026-07-28 `input_required` result (its key in
+    /// `inputRequests`): [`ToolContext::elicit_keyed`]'s key, or `None` to name it by its place
+    /// among the call's questions (`ask-0`, `ask-1`, ...). Never sent as part of the request.
+    #[serde(skip)]
+    pub key: Option<String>,
 }
 
 /// The user's answer to an [`ElicitationRequest`], before it is read as the tool's type.
@@ -79,6 +84,17 @@ pub enum ElicitationAnswer {
     Decline,
     /// The user dismissed the question.
     Cancel,
+}
+
+/// A root the client gives its tools, as [`ToolContext::roots`] reads it: a place (a
+/// `file://` URI) the tool may work in, and its name.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Root {
+    /// Where: a `file://` URI.
+    pub uri: String,
+    /// What the client calls it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
 }
 
 /// What a tool's context reports to and asks of: an MCP server's client, an agent's run, or an
@@ -126,6 +142,25 @@ pub trait ToolHost: Send + Sync + 'static {
     ) -> BoxFuture<'a, Result<SamplingReply, ContextError>> {
         let _ = request;
         Box::pin(async move { Err(ContextError::unavailable("sampling", ctx.tool_name())) })
+    }
+
+    /// How many times this call's client has answered questions before this run of the tool:
+    /// 0 but where the call is re-run with the answers to an MCP 2026-07-28 `input_required`
+    /// result ([`ToolContext::round`]).
+    fn round(&self, ctx: &ToolContext) -> u32 {
+        let _ = ctx;
+        0
+    }
+
+    /// Asks the client for its roots; `key` names the question as
+    /// [`ElicitationRequest::key`] does.
+    fn roots<'a>(
+        &'a self,
+        ctx: &'a ToolContext,
+        key: Option<String>,
+    ) -> BoxFuture<'a, Result<Vec<Root>, ContextError>> {
+        let _ = key;
+        Box::pin(async move { Err(ContextError::unavailable("roots", ctx.tool_name())) })
     }
 
     /// Asks the user for a value.

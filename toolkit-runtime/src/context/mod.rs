@@ -39,6 +39,7 @@
 //! # });
 //! ```
 
+mod ask;
 mod call_id;
 mod caller;
 mod elicit;
@@ -54,13 +55,12 @@ use call_id::CallId;
 use std::sync::atomic::{AtomicU8, Ordering};
 use std::sync::{Arc, OnceLock};
 
-use schemars::JsonSchema;
-use serde::de::DeserializeOwned;
 use tokio_util::sync::CancellationToken;
 
+pub use ask::Elicited;
 pub use caller::{Caller, Data, RequestInfo};
 pub use error::ContextError;
-pub use host::{ElicitationAnswer, ElicitationRequest, LogLevel, Progress, ToolHost};
+pub use host::{ElicitationAnswer, ElicitationRequest, LogLevel, Progress, Root, ToolHost};
 pub use sampling::{Role, SamplingMessage, SamplingReply, SamplingRequest};
 
 /// Re-exported so a host can cancel the calls it scopes.
@@ -401,52 +401,6 @@ impl ToolContext {
         token
     }
 
-    /// Asks a model for a message: over MCP the client's model (`sampling/createMessage`), in an
-    /// agent the agent's.
-    pub async fn sample(
-        &self,
-        request: impl Into<SamplingRequest>,
-    ) -> Result<SamplingReply, ContextError> {
-        let Some(host) = &self.inner.scope.host else {
-            return Err(ContextError::unavailable("sampling", self.tool_name()));
-        };
-        let asked = host.sample(self, request.into());
-        tokio::select! {
-            answer = asked => answer,
-            () = self.cancelled() => Err(ContextError::Cancelled),
-        }
-    }
-
-    /// Asks the user for a value of type `T`, a flat struct of strings, numbers, booleans and
-    /// enums: over MCP through the client (`elicitation/create`), in an agent through its
-    /// `on_elicit` handler.
-    pub async fn elicit<T: JsonSchema + DeserializeOwned>(
-        &self,
-        message: impl Into<String>,
-    ) -> Result<Elicited<T>, ContextError> {
-        let requested_schema = elicit::elicitation_schema::<T>()?;
-        let Some(host) = &self.inner.scope.host else {
-            return Err(ContextError::unavailable("elicitation", self.tool_name()));
-        };
-        let request = ElicitationRequest {
-            message: message.into(),
-            requested_schema,
-        };
-        let asked = host.elicit(self, request);
-        let answer = tokio::select! {
-            answer = asked => answer?,
-            () = self.cancelled() => return Err(ContextError::Cancelled),
-        };
-        Ok(match answer {
-            ElicitationAnswer::Accept(value) => Elicited::Accepted(
-                serde_json::from_value(value)
-                    .map_err(|err| ContextError::InvalidAnswer(err.to_string()))?,
-            ),
-            ElicitationAnswer::Decline => Elicited::Declined,
-            ElicitationAnswer::Cancel => Elicited::Cancelled,
-        })
-    }
-
     /// The scope this call runs in, for a tool that calls further tools in it.
     pub fn scope(&self) -> &CallScope {
         &self.inner.scope
@@ -462,15 +416,4 @@ impl fmt::Debug for ToolContext {
             .field("scope", &self.inner.scope)
             .finish()
     }
-}
-
-/// The user's answer to [`ToolContext::elicit`].
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Elicited<T> {
-    /// The user answered.
-    Accepted(T),
-    /// The user said no.
-    Declined,
-    /// The user dismissed the question.
-    Cancelled,
 }

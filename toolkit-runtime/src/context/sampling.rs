@@ -53,6 +53,11 @@ pub struct SamplingRequest {
     /// MCP's model preferences (hints, cost, speed, intelligence), passed as they are.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub model_preferences: Option<Value>,
+    /// The name this question goes by in an MCP 2026-07-28 `input_required` result (its key in
+    /// `inputRequests`); `None` names it by its place among the call's questions (`ask-0`,
+    /// `ask-1`, ...). Never sent as part of the request.
+    #[serde(skip)]
+    pub key: Option<String>,
 }
 
 impl SamplingRequest {
@@ -68,6 +73,7 @@ impl SamplingRequest {
             temperature: None,
             stop_sequences: Vec::new(),
             model_preferences: None,
+            key: None,
         }
     }
 
@@ -86,6 +92,20 @@ impl SamplingRequest {
     /// The request with a temperature.
     pub fn temperature(mut self, temperature: f64) -> Self {
         self.temperature = Some(temperature);
+        self
+    }
+
+    /// The request named `key` where a question needs a name: the key of its entry in an MCP
+    /// 2026-07-28 `input_required` result ([`ToolContext::sample`](super::ToolContext::sample)).
+    ///
+    /// ```
+    /// use toolkit::context::SamplingRequest;
+    ///
+    /// let request = SamplingRequest::new("What is the capital of France?").key("capital");
+    /// assert_eq!(request.key.as_deref(), Some("capital"));
+    /// ```
+    pub fn key(mut self, key: impl Into<String>) -> Self {
+        self.key = Some(key.into());
         self
     }
 

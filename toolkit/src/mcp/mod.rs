@@ -44,6 +44,7 @@ pub use server::JwtVerifier;
 pub use server::{
     DEFAULT_MAX_BODY_BYTES, HttpOptions, HttpServerHandle, McpServer, ServerNotifier,
 };
+pub use server::{KeyTooShort, RequestStateOptions};
 pub use server::{ProtectedResource, StaticTokens, TokenRejection, TokenVerifier};
 /// The boxed future [`TokenVerifier::verify`] returns.
 pub use toolkit_runtime::BoxFuture;

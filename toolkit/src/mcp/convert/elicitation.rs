@@ -20,6 +20,7 @@ pub(in crate::mcp) fn elicitation_request(
         } => Some(ElicitationRequest {
             message,
             requested_schema: serde_json::to_value(requested_schema).unwrap_or(Value::Null),
+            key: None,
         }),
         _ => None,
     }

@@ -37,6 +37,7 @@ pub(in crate::mcp) fn sampling_request(params: &CreateMessageRequestParams) -> S
             .get("modelPreferences")
             .filter(|preferences| !preferences.is_null())
             .cloned(),
+        key: None,
     }
 }
 

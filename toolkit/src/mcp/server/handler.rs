@@ -17,9 +17,9 @@ use rmcp::service::{NotificationContext, RequestContext, SubscriptionContext};
 use rmcp::{ErrorData, RoleServer, ServerHandler};
 
 use super::auth::{caller_of, may_use};
+use super::input_required::{Ended, Retry};
 use super::{McpServer, guard, notifier, rmcp_fixes};
 use crate::TaskSupport;
-use crate::mcp::convert::call_result;
 
 /// Why a call ends as `Cancelled` when its client cancels it.
 const CANCELLED: &str = "the client sent notifications/cancelled";
@@ -62,9 +62,10 @@ impl ServerHandler for McpServer {
 
     async fn call_tool(
         &self,
-        request: CallToolRequestParams,
+        mut request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
+        let retry = Retry::new(request.input_responses.take(), request.request_state.take());
         let place = guard::CallPlace::of(&context.extensions);
         let resolved = self.resolve(&request.name, caller_of(&context));
         if let Ok(tool) = &resolved
@@ -88,15 +89,15 @@ impl ServerHandler for McpServer {
             Err(refused) => Err(refused),
             Ok(tool) => {
                 let call = self.tool_call(&tool, request.arguments);
-                let answer = tokio::select! {
+                let ended = tokio::select! {
                     biased;
                     () = context.ct.cancelled() => {
                         let toolbox = &self.inner.toolbox;
-                        toolbox.cancelled(&tool, &call, CANCELLED)
+                        Ended::Answered(toolbox.cancelled(&tool, &call, CANCELLED))
                     }
-                    answer = self.call(&tool, &call, &context) => answer,
+                    ended = self.call_in_rounds(&tool, &call, &context, retry) => ended,
                 };
-                Ok(CallToolResponse::from(call_result(tool.tool(), answer)))
+                ended.call_response(tool.tool())
             }
         };
         if let Some(place) = place {

@@ -25,20 +25,23 @@ use std::sync::atomic::{AtomicU8, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 
 use rmcp::model::{
-    ClientResult, CreateMessageRequestParams, ElicitRequest, ElicitRequestParams, LoggingLevel,
-    LoggingMessageNotification, LoggingMessageNotificationParam, ProgressNotification,
-    ProgressNotificationParam, ProgressToken, ServerNotification, ServerRequest,
+    ClientResult, CreateMessageRequest, CreateMessageRequestParams, CreateMessageResult,
+    ElicitRequest, ElicitRequestParams, ElicitResult, InputRequest, ListRootsRequest,
+    ListRootsResult, LoggingLevel, LoggingMessageNotification, LoggingMessageNotificationParam,
+    ProgressNotification, ProgressNotificationParam, ProgressToken, ProtocolVersion,
+    ServerNotification, ServerRequest,
 };
 use rmcp::service::{Peer, RequestContext};
 use rmcp::{RoleServer, ServiceError};
-use serde_json::json;
+use serde_json::{Value, json};
 use tokio::sync::Notify;
 use toolkit_runtime::BoxFuture;
 use toolkit_runtime::context::{
     CallScope, Caller, ContextError, Data, ElicitationAnswer, ElicitationRequest, LogLevel,
-    Progress, RequestInfo, SamplingReply, SamplingRequest, ToolContext, ToolHost,
+    Progress, RequestInfo, Root, SamplingReply, SamplingRequest, ToolContext, ToolHost,
 };
 
+use super::input_required::{Rounds, declares};
 use super::sessions::SESSION_ID;
 use crate::mcp::convert::{elicitation_answer, rmcp_request, sampling_reply};
 
@@ -64,23 +67,6 @@ impl SessionState {
     pub(super) fn set_level(&self, level: LoggingLevel) {
         self.log_level
             .store(level_rank(from_rmcp_level(level)), Ordering::Relaxed);
-    }
-
-    /// What a 2026-07-28 request asks for in its own `_meta`: the messages from its `logLevel`
-    /// up, or none when it names no level, as that revision says. `None` for a handshake-era
-    /// request, which its session's level (`logging/setLevel`) governs.
-    fn of_request(context: &RequestContext<RoleServer>) -> Option<Arc<SessionState>> {
-        let version = context.meta.protocol_version()?;
-        if version < rmcp::model::ProtocolVersion::V_2026_07_28 {
-            return None;
-        }
-        let rank = context
-            .meta
-            .log_level()
-            .map_or(u8::MAX, |level| level_rank(from_rmcp_level(level)));
-        Some(Arc::new(SessionState {
-            log_level: AtomicU8::new(rank),
-        }))
     }
 
     fn wants(&self, level: LogLevel) -> bool {
@@ -124,7 +110,13 @@ pub(super) struct McpHost {
     /// The request's `_meta.progressToken`: progress is sent only when the client asked for it.
     progress_token: Option<ProgressToken>,
     session: Arc<SessionState>,
+    /// The lowest level this request's client asked logs for in its `_meta`
+    /// (`io.modelcontextprotocol/logLevel`, MCP 2026-07-28: none without it); `Err` for an
+    /// older client, whose session's level counts.
+    request_log_level: Result<Option<LogLevel>, ()>,
     queue: Arc<Outbox>,
+    /// For a client of 2026-07-28: what the body asks ends its run ([`Rounds`]).
+    rounds: Option<Arc<Rounds>>,
 }
 
 /// The most log messages of one call waiting to be sent; one more is dropped and counted.
@@ -242,23 +234,31 @@ impl Outbox {
 
 impl McpHost {
     fn client_declared(&self, what: &'static str, tool: &str) -> Result<(), ContextError> {
-        let info = self.peer.peer_info();
-        let capabilities = info.as_ref().map(|info| &info.capabilities);
-        let declared = match what {
-            "sampling" => capabilities.is_some_and(|c| c.sampling.is_some()),
-            _ => capabilities.is_some_and(|c| c.elicitation.is_some()),
+        let (declared, where_) = match &self.rounds {
+            Some(rounds) => (
+                declares(rounds.capabilities(), what),
+                "this request's `_meta`",
+            ),
+            None => {
+                let info = self.peer.peer_info();
+                let capabilities = info.as_ref().map(|info| &info.capabilities);
+                (declares(capabilities, what), "its `initialize`")
+            }
         };
         match declared {
             true => Ok(()),
             false => Err(ContextError::Unavailable {
                 what,
                 tool: tool.to_owned(),
-                why: format!(
-                    "the MCP client did not declare the `{what}` capability in its `initialize`"
-                ),
+                why: format!("the MCP client did not declare the `{what}` capability in {where_}"),
             }),
         }
     }
+}
+
+/// `answer`, read as `T`: what the check of an answer to a stateless question runs.
+fn reads_as<T: serde::de::DeserializeOwned>(answer: &Value) -> Result<T, String> {
+    T::deserialize(answer).map_err(|err| err.to_string())
 }
 
 impl ToolHost for McpHost {
@@ -273,12 +273,46 @@ impl ToolHost for McpHost {
     }
 
     fn log(&self, ctx: &ToolContext, level: LogLevel, message: &str) {
-        if !self.session.wants(level) {
+        let wanted = match self.request_log_level {
+            Ok(floor) => floor.is_some_and(|floor| level_rank(level) >= level_rank(floor)),
+            Err(()) => self.session.wants(level),
+        };
+        if !wanted {
             return;
         }
         let mut params = LoggingMessageNotificationParam::new(to_rmcp_level(level), json!(message));
         params.logger = Some(ctx.tool_name().to_owned());
         self.queue.log(params, message.len());
+    }
+
+    fn round(&self, _ctx: &ToolContext) -> u32 {
+        self.rounds.as_ref().map_or(0, |rounds| rounds.round())
+    }
+
+    fn roots<'a>(
+        &'a self,
+        ctx: &'a ToolContext,
+        key: Option<String>,
+    ) -> BoxFuture<'a, Result<Vec<Root>, ContextError>> {
+        Box::pin(async move {
+            self.client_declared("roots", ctx.tool_name())?;
+            let listed: ListRootsResult = match &self.rounds {
+                None => self.peer.list_roots().await.map_err(failed)?,
+                Some(rounds) => {
+                    let question = InputRequest::ListRoots(ListRootsRequest::default());
+                    let check = |answer: &Value| reads_as::<ListRootsResult>(answer).map(drop);
+                    let answer = rounds.ask(key, question, check).await?;
+                    reads_as(&answer).map_err(ContextError::InvalidAnswer)?
+                }
+            };
+            let roots = listed.roots.into_iter();
+            Ok(roots
+                .map(|root| Root {
+                    uri: root.uri,
+                    name: root.name,
+                })
+                .collect())
+        })
     }
 
     fn sample<'a>(
@@ -288,9 +322,16 @@ impl ToolHost for McpHost {
     ) -> BoxFuture<'a, Result<SamplingReply, ContextError>> {
         Box::pin(async move {
             self.client_declared("sampling", ctx.tool_name())?;
+            let key = request.key.clone();
             let params: CreateMessageRequestParams = rmcp_request(&request)?;
-            let result = self.peer.create_message(params).await.map_err(failed)?;
-            sampling_reply(result)
+            let Some(rounds) = &self.rounds else {
+                let result = self.peer.create_message(params).await.map_err(failed)?;
+                return sampling_reply(result);
+            };
+            let question = InputRequest::CreateMessage(CreateMessageRequest::new(params));
+            let check = |answer: &Value| reads_as::<CreateMessageResult>(answer).map(drop);
+            let answer = rounds.ask(key, question, check).await?;
+            sampling_reply(reads_as(&answer).map_err(ContextError::InvalidAnswer)?)
         })
     }
 
@@ -308,6 +349,13 @@ impl ToolHost for McpHost {
             });
             let params: ElicitRequestParams = serde_json::from_value(wire)
                 .map_err(|err| ContextError::UnsupportedSchema(err.to_string()))?;
+            if let Some(rounds) = &self.rounds {
+                let question = InputRequest::Elicitation(ElicitRequest::new(params));
+                let check = |answer: &Value| reads_as::<ElicitResult>(answer).map(drop);
+                let answer = rounds.ask(request.key, question, check).await?;
+                let answer = reads_as(&answer).map_err(ContextError::InvalidAnswer)?;
+                return Ok(elicitation_answer(answer));
+            }
             let asked = ServerRequest::ElicitRequest(ElicitRequest::new(params));
             match self.peer.send_request(asked).await.map_err(failed)? {
                 ClientResult::ElicitResult(answer) => Ok(elicitation_answer(answer)),
@@ -353,12 +401,56 @@ pub(super) async fn run_call<F: Future>(
     logger: &str,
     call: F,
 ) -> F::Output {
+    let stop = std::future::pending::<std::convert::Infallible>();
+    match run_scoped(context, session, data, logger, None, stop, call).await {
+        Ok(output) => output,
+        Err(never) => match never {},
+    }
+}
+
+/// [`run_call`] for a client of 2026-07-28: a question not answered yet ends the run, `None`.
+pub(super) async fn run_rounds<F: Future>(
+    context: &RequestContext<RoleServer>,
+    session: &Arc<SessionState>,
+    data: &Data,
+    logger: &str,
+    rounds: &Arc<Rounds>,
+    call: F,
+) -> Option<F::Output> {
+    let stop = rounds.asked();
+    let ran = run_scoped(context, session, data, logger, Some(rounds), stop, call);
+    ran.await.ok()
+}
+
+/// The log level a client of 2026-07-28 asked for in the request's `_meta` (none: no logs, as
+/// the revision says); `Err` for an older client.
+fn request_log_level(context: &RequestContext<RoleServer>) -> Result<Option<LogLevel>, ()> {
+    match context.protocol_version() {
+        Some(version) if version >= ProtocolVersion::V_2026_07_28 => {
+            Ok(context.meta.log_level().map(from_rmcp_level))
+        }
+        _ => Err(()),
+    }
+}
+
+/// Runs `call` as [`run_call`] says, until it returns or `stop` resolves first.
+async fn run_scoped<F: Future, S: Future>(
+    context: &RequestContext<RoleServer>,
+    session: &Arc<SessionState>,
+    data: &Data,
+    logger: &str,
+    rounds: Option<&Arc<Rounds>>,
+    stop: S,
+    call: F,
+) -> Result<F::Output, S::Output> {
     let queue = Arc::new(Outbox::default());
     let host = Arc::new(McpHost {
         peer: context.peer.clone(),
         progress_token: context.meta.get_progress_token(),
-        session: SessionState::of_request(context).unwrap_or_else(|| Arc::clone(session)),
+        session: Arc::clone(session),
+        request_log_level: request_log_level(context),
         queue: Arc::clone(&queue),
+        rounds: rounds.cloned(),
     });
     let scope = CallScope::new()
         .host(host)
@@ -366,7 +458,13 @@ pub(super) async fn run_call<F: Future>(
         .data(data.clone())
         .cancellation(context.ct.clone());
     let called = async {
-        let output = scope.run(call).await;
+        // Biased: questions awaited together (`join!`) are all asked within one poll of the
+        // body, before `stop` ends the run for them.
+        let output = tokio::select! {
+            biased;
+            output = scope.run(call) => Ok(output),
+            stopped = stop => Err(stopped),
+        };
         // Closing the queue ends `send_in_order` once it has sent what was queued.
         queue.close();
         output

@@ -16,6 +16,7 @@ mod guard;
 mod handler;
 mod host;
 mod http;
+mod input_required;
 #[cfg(feature = "oauth")]
 mod jwks;
 #[cfg(feature = "oauth")]
@@ -24,6 +25,7 @@ mod listen;
 mod notifier;
 mod options;
 mod request_ids;
+mod request_state;
 mod rmcp_fixes;
 mod sessions;
 mod stdio;
@@ -51,10 +53,12 @@ use auth::may_use;
 pub use auth::{ProtectedResource, StaticTokens, TokenRejection, TokenVerifier};
 use catalog::Offerings;
 pub use http::HttpServerHandle;
+use input_required::{Ended, Retry};
 #[cfg(feature = "oauth")]
 pub use jwt::JwtVerifier;
 pub use notifier::ServerNotifier;
 pub use options::{DEFAULT_MAX_BODY_BYTES, HttpOptions};
+pub use request_state::{KeyTooShort, RequestStateOptions};
 use tools::for_serving;
 
 /// Serves a set of tools over MCP.
@@ -141,6 +145,8 @@ struct ServerInner {
     list_caching: caching::ListCaching,
     /// The tasks of requests without a session, by caller.
     caller_tasks: tasks::CallerTasks,
+    /// What seals the `requestState` of multi-round calls ([`McpServer::with_request_state`]).
+    request_state: Arc<request_state::Sealer>,
 }
 
 impl std::fmt::Debug for McpServer {
@@ -205,6 +211,7 @@ impl McpServer {
                     ttl: Self::DEFAULT_LIST_TTL,
                 },
                 caller_tasks: tasks::CallerTasks::default(),
+                request_state: Arc::new(request_state::Sealer::new(&RequestStateOptions::new())),
             }),
             session: Arc::default(),
             tasks: Arc::default(),
@@ -228,6 +235,7 @@ impl McpServer {
             task_results: Arc::clone(&inner.task_results),
             list_caching: inner.list_caching,
             caller_tasks: tasks::CallerTasks::default(),
+            request_state: Arc::clone(&inner.request_state),
         };
         change(&mut inner);
         McpServer {
@@ -317,6 +325,23 @@ impl McpServer {
     /// ```
     pub fn with_list_ttl(self, ttl: std::time::Duration) -> Self {
         self.with_inner(|inner| inner.list_caching = caching::ListCaching { ttl })
+    }
+
+    /// How the `requestState` of a multi-round call (MCP 2026-07-28) is sealed: its key, how
+    /// long it lives, how large it may be ([`RequestStateOptions`]). The default key is random
+    /// per process, so **replicas of one fleet must be given the same key**, or an answer that
+    /// reaches another replica than the one that asked is refused.
+    ///
+    /// ```
+    /// use toolkit::mcp::{McpServer, RequestStateOptions};
+    ///
+    /// let options = RequestStateOptions::new().key(b"a fleet-wide secret of 32 bytes!").unwrap();
+    /// let server = McpServer::new(Vec::new()).with_request_state(options);
+    /// # let _ = server;
+    /// ```
+    pub fn with_request_state(self, options: RequestStateOptions) -> Self {
+        let sealer = Arc::new(request_state::Sealer::new(&options));
+        self.with_inner(|inner| inner.request_state = sealer)
     }
 
     /// The same server for a new session: what a client sets (its log level) and the tasks it
@@ -421,6 +446,32 @@ impl McpServer {
                 host::run_call(context, session, data, name, called).await
             }
             false => called.await,
+        }
+    }
+
+    /// [`call`](Self::call) of a `tools/call` that may be a round of a multi-round call: for a
+    /// client of 2026-07-28, a question the tool asks ends its run ([`input_required`]).
+    async fn call_in_rounds(
+        &self,
+        tool: &ToolRef<'_>,
+        call: &ToolCall,
+        context: &RequestContext<RoleServer>,
+        retry: Retry,
+    ) -> Ended {
+        let rounds = match tool.tool().takes_context() {
+            true => retry.rounds(&self.inner.request_state, context, call),
+            false => Ok(None),
+        };
+        let rounds = match rounds {
+            Ok(Some(rounds)) => rounds,
+            Ok(None) => return Ended::Answered(Self::call(self, tool, call, context).await),
+            Err(refused) => return Ended::Refused(refused),
+        };
+        let called = self.inner.toolbox.acall_tool(tool, call);
+        let (session, data, name) = (&self.session, &self.inner.data, tool.tool().name());
+        match host::run_rounds(context, session, data, name, &rounds, called).await {
+            Some(output) => Ended::Answered(output),
+            None => Ended::Asked(rounds),
         }
     }
 }

@@ -1,0 +1,143 @@
+//! The tools of the 0.2 suite's multi-round scenarios (`input-required-result-*`, MCP
+//! 2026-07-28, SEP-2322): tools that ask the user or the client's model, named as the suite
+//! looks for their questions. To a 2026-07-28 client each question ends the run with an
+//! `input_required` result and the retried call runs the body again with the answers; to an
+//! older client the same body asks over the session.
+
+use serde::Deserialize;
+use toolkit::context::{ContextError, SamplingRequest};
+use toolkit::prelude::*;
+use toolkit::schemars::JsonSchema;
+
+#[derive(Default)]
+pub struct Asking;
+
+#[toolset(name = "test")]
+impl Asking {
+    /// Asks the user's name, then greets them
+    #[tool]
+    async fn input_required_result_elicitation(&self, ctx: &ToolContext) -> Result<String, String> {
+        let name = ask_name(ctx, "user_name", "What is your name?").await?;
+        Ok(format!("Hello, {name}!"))
+    }
+
+    /// Asks the client's model a question
+    #[tool]
+    async fn input_required_result_sampling(&self, ctx: &ToolContext) -> Result<String, String> {
+        let question = SamplingRequest::new("What is the capital of France?")
+            .max_tokens(100)
+            .key("capital_question");
+        let reply = ctx.sample(question).await.map_err(said)?;
+        Ok(format!("The model said: {}", reply.text().unwrap_or("")))
+    }
+
+    /// Asks the client for its roots
+    #[tool]
+    async fn input_required_result_list_roots(&self, ctx: &ToolContext) -> Result<String, String> {
+        let roots = ctx.roots_keyed("client_roots").await.map_err(said)?;
+        let uris: Vec<String> = roots.into_iter().map(|root| root.uri).collect();
+        Ok(format!("Roots: {}", uris.join(", ")))
+    }
+
+    /// Asks for a confirmation, answered with the sealed requestState
+    #[tool]
+    async fn input_required_result_request_state(
+        &self,
+        ctx: &ToolContext,
+    ) -> Result<String, String> {
+        let asked = ctx
+            .elicit_keyed::<Confirm>("confirm", "Please confirm")
+            .await;
+        let ok = matches!(
+            asked.map_err(said)?,
+            Elicited::Accepted(Confirm { ok: true })
+        );
+        Ok(format!("state-ok: confirmed={ok}"))
+    }
+
+    /// Asks the user, the model and the client's roots at once
+    #[tool]
+    async fn input_required_result_multiple_inputs(
+        &self,
+        ctx: &ToolContext,
+    ) -> Result<String, String> {
+        let greeting = SamplingRequest::new("Generate a greeting")
+            .max_tokens(50)
+            .key("greeting");
+        let (name, greeting, roots) = tokio::join!(
+            ask_name(ctx, "user_name", "What is your name?"),
+            ctx.sample(greeting),
+            ctx.roots_keyed("client_roots")
+        );
+        let (greeting, roots) = (greeting.map_err(said)?, roots.map_err(said)?);
+        let text = greeting.text().unwrap_or("");
+        Ok(format!("{text} {}, {} roots", name?, roots.len()))
+    }
+
+    /// Asks two questions, one round each
+    #[tool]
+    async fn input_required_result_multi_round(&self, ctx: &ToolContext) -> Result<String, String> {
+        let name = ask_name(ctx, "step1", "Step 1: What is your name?").await?;
+        let asked = ctx.elicit_keyed::<Colour>("step2", "Step 2: What is your favorite color?");
+        let colour = match asked.await.map_err(said)? {
+            Elicited::Accepted(Colour { color }) => color,
+            _ => "no colour".to_owned(),
+        };
+        Ok(format!("{name} likes {colour}"))
+    }
+
+    /// Asks a question whose requestState the suite tampers with
+    #[tool]
+    async fn input_required_result_tampered_state(
+        &self,
+        ctx: &ToolContext,
+    ) -> Result<String, String> {
+        let name = ask_name(ctx, "user_name", "What is your name?").await?;
+        Ok(format!("Hello, {name}!"))
+    }
+
+    /// Asks only what the client declared it answers: the user, else the model
+    #[tool]
+    async fn input_required_result_capabilities(
+        &self,
+        ctx: &ToolContext,
+    ) -> Result<String, String> {
+        match ask_name(ctx, "user_name", "What is your name?").await {
+            Err(unavailable) if unavailable.contains("not available") => {
+                let question = SamplingRequest::new("Say hello").key("hello");
+                let reply = ctx.sample(question).await.map_err(said)?;
+                Ok(reply.text().unwrap_or("").to_owned())
+            }
+            name => Ok(format!("Hello, {}!", name?)),
+        }
+    }
+}
+
+/// `{name}`: who the user is.
+#[derive(Deserialize, JsonSchema)]
+struct Name {
+    name: String,
+}
+
+/// `{ok}`: whether the user confirms.
+#[derive(Deserialize, JsonSchema)]
+struct Confirm {
+    ok: bool,
+}
+
+/// `{color}`: the user's favourite colour.
+#[derive(Deserialize, JsonSchema)]
+struct Colour {
+    color: String,
+}
+
+async fn ask_name(ctx: &ToolContext, key: &str, message: &str) -> Result<String, String> {
+    match ctx.elicit_keyed::<Name>(key, message).await.map_err(said)? {
+        Elicited::Accepted(Name { name }) => Ok(name),
+        _ => Ok("stranger".to_owned()),
+    }
+}
+
+fn said(err: ContextError) -> String {
+    err.to_string()
+}
