@@ -39,9 +39,12 @@ fn an_mcp_tools_call_is_looked_up_once() {
     let tasks = include_str!("../../toolkit/src/mcp/server/task_calls.rs");
     let resolved = include_str!("../../toolkit-runtime/src/toolbox/resolved.rs");
     let dispatch = include_str!("../../toolkit-runtime/src/toolbox/dispatch.rs");
-    // rmcp's `tools/call`, and a task's start: one `resolve` each, which is the one lookup.
+    // rmcp's `tools/call` (a 2026-07-28 task too), and a 2025-11-25 task call: one `resolve`
+    // each, which is the one lookup; both start a task on the tool found.
     assert_eq!(lookups(body(handler, "call_tool")), [0, 0, 1, 0, 0]);
-    assert_eq!(lookups(body(tasks, "start_task")), [0, 0, 1, 0, 0]);
+    assert_eq!(lookups(body(tasks, "legacy_task_call")), [0, 0, 1, 0, 0]);
+    assert_eq!(lookups(body(tasks, "call_as_task")), [0, 0, 0, 0, 0]);
+    assert_eq!(lookups(body(tasks, "start_task")), [0, 0, 0, 0, 0]);
     assert_eq!(lookups(body(server, "resolve")), [0, 1, 0, 0, 0]);
     // The call itself runs on the tool found, through the toolbox's door and its core.
     let call = body(server, "call");

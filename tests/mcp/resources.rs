@@ -217,12 +217,13 @@ async fn template_parameters_that_climb_or_carry_control_characters_are_refused_
     handle.shutdown().await.expect("shutdown");
 }
 
+/// -32002 before MCP 2026-07-28, -32602 since (SEP-2164): toolkit's client speaks 2026-07-28.
 #[tokio::test]
 async fn an_unknown_uri_is_resource_not_found() {
     let (handle, client) = http_client().await;
     for uri in ["docs://nothing", "users://7/posts", "files://x"] {
         let err = client.read_resource(uri).await.unwrap_err().to_string();
-        assert!(err.contains("-32002") && err.contains(uri), "{uri}: {err}");
+        assert!(err.contains("-32602") && err.contains(uri), "{uri}: {err}");
     }
     handle.shutdown().await.expect("shutdown");
 }
