@@ -21,7 +21,9 @@
 //! server waits for one to take its answer (default 30 s); `--call-log PATH` appends a line
 //! per tool call run; `--only` serves just the tools named (`scripts/peers` serves
 //! `task_assign` alone, as the servers it is compared with do); `--replica NAME` is the name
-//! `task_confirm` gives its server in its question and its answer. Ctrl-C shuts the server down
+//! `task_confirm` gives its server in its question and its answer; replicas share the key that
+//! seals `task_confirm`'s question for a 2026-07-28 client (`MCP_REQUEST_STATE_KEY`, 32 bytes or
+//! more), so its answer may reach any of them. Ctrl-C shuts the server down
 //! gracefully.
 //!
 //! `--jwt-issuer` protects the server with OAuth instead of a fixed token: every request needs a
@@ -31,7 +33,7 @@
 //! clients read to find the issuer (docs/mcp.md, "Protecting a server with OAuth").
 
 use serde::{Deserialize, Serialize};
-use toolkit::mcp::{HttpOptions, JwtVerifier, McpServer, ProtectedResource};
+use toolkit::mcp::{HttpOptions, JwtVerifier, McpServer, ProtectedResource, RequestStateOptions};
 use toolkit::prelude::*;
 use toolkit::schemars::JsonSchema;
 
@@ -233,8 +235,17 @@ fn server(args: &[String]) -> Result<McpServer, Box<dyn std::error::Error>> {
                 .map_err(|err| format!("could not log the call: {err}"))
         });
     }
-    Ok(McpServer::from_toolbox(toolbox.build()?)
-        .with_name("toolkit-quickstart", env!("CARGO_PKG_VERSION")))
+    let mut server = McpServer::from_toolbox(toolbox.build()?)
+        .with_name("toolkit-quickstart", env!("CARGO_PKG_VERSION"));
+    // Replicas behind one load balancer share the key that seals a question's `requestState`,
+    // so an answer may reach any of them.
+    if let Ok(key) = std::env::var("MCP_REQUEST_STATE_KEY") {
+        let options = RequestStateOptions::new()
+            .key(key)
+            .map_err(|err| format!("MCP_REQUEST_STATE_KEY: {err}"))?;
+        server = server.with_request_state(options);
+    }
+    Ok(server)
 }
 
 #[tokio::main]
