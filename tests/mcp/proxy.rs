@@ -292,3 +292,99 @@ async fn the_rest_answers_as_directly<A, B>(
         messages(direct.get_prompt(get).await.expect("prompts/get")),
     );
 }
+
+/// Whether a process is running: it exists and is not a zombie (killed, not yet reaped).
+#[cfg(target_os = "linux")]
+fn running(pid: u32) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|stat| {
+        stat.rsplit(')')
+            .next()
+            .is_some_and(|rest| !rest.trim_start().starts_with('Z'))
+    })
+}
+
+/// `examples/mcp_proxy.rs` over stdio, in front of a stdio server that outlives its stdin and
+/// has a child of its own (`stdio_lingering_server.py`), is sent `signal` once it has answered
+/// `initialize`: it must exit 0, and the server and its child must be gone soon after.
+#[cfg(target_os = "linux")]
+fn stopped_by(signal: &str) {
+    use std::io::{BufRead, BufReader, Write};
+    use std::time::{Duration, Instant};
+
+    let dir = std::env::temp_dir().join(format!("toolkit-proxy-{signal}-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("a temporary directory");
+    let pidfile = dir.join("pids");
+    let mut proxy = Process::spawn(
+        Command::new(common::examples::build_example("mcp_proxy", false))
+            .arg(python())
+            .arg(script("stdio_lingering_server.py"))
+            .arg(&pidfile)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null()),
+    );
+    let initialize = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {},
+        "clientInfo": {"name": "test", "version": "1"}}});
+    let mut stdin = proxy.0.stdin.take().expect("stdin");
+    writeln!(stdin, "{initialize}").expect("initialize sent");
+    let stdout = proxy.0.stdout.take().expect("stdout");
+    let (answered, answer) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let mut line = String::new();
+        let _ = BufReader::new(stdout).read_line(&mut line);
+        let _ = answered.send(line);
+    });
+    let line = answer
+        .recv_timeout(Duration::from_secs(60))
+        .expect("the proxy answers initialize");
+    let answer: Value = serde_json::from_str(&line).expect("a JSON answer");
+    assert_eq!(answer["result"]["serverInfo"]["name"], "lingering");
+    let pids: Vec<u32> = std::fs::read_to_string(&pidfile)
+        .expect("the server's pids")
+        .split(' ')
+        .map(|pid| pid.parse().expect("a pid"))
+        .collect();
+    assert!(pids.iter().all(|&pid| running(pid)));
+
+    // The proxy's stdin stays open: only the signal ends it.
+    let sent = Command::new("kill")
+        .args([&format!("-{signal}"), &proxy.0.id().to_string()])
+        .status()
+        .expect("kill runs");
+    assert!(sent.success());
+    // The server sleeps 60 s after its stdin closes: 10 s is 6x headroom over nothing at all.
+    let deadline = Instant::now() + Duration::from_secs(10);
+    let mut status = None;
+    while Instant::now() < deadline {
+        status = status.or_else(|| proxy.0.try_wait().expect("the proxy's status"));
+        if status.is_some() && !pids.iter().any(|&pid| running(pid)) {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let left: Vec<u32> = pids.iter().copied().filter(|&pid| running(pid)).collect();
+    let _ = std::fs::remove_dir_all(&dir);
+    drop(stdin);
+    assert_eq!(status.map(|status| status.code()), Some(Some(0)));
+    assert_eq!(
+        left,
+        Vec::<u32>::new(),
+        "still running after the proxy ended"
+    );
+}
+
+/// The default action of SIGINT killed the proxy without running its destructors, and its
+/// stdio server ran on in its own process group.
+#[cfg(target_os = "linux")]
+#[test]
+fn a_proxy_sent_sigint_exits_cleanly_and_its_stdio_server_is_gone() {
+    stopped_by("INT");
+}
+
+/// As SIGINT: SIGTERM is how a supervisor asks a server to stop.
+#[cfg(target_os = "linux")]
+#[test]
+fn a_proxy_sent_sigterm_exits_cleanly_and_its_stdio_server_is_gone() {
+    stopped_by("TERM");
+}
