@@ -8,8 +8,9 @@ use std::process::{Command, Stdio};
 
 use serde_json::{Value, json};
 use toolkit::mcp::rmcp::model::{
-    CallToolRequestParams, ClientCapabilities, ClientConfig, GetPromptRequestParams,
-    GetPromptResult, Implementation, ReadResourceRequestParams, ReadResourceResult, Tool,
+    ArgumentInfo, CallToolRequestParams, ClientCapabilities, ClientConfig, CompleteRequestParams,
+    CompleteResult, CompletionContext, GetPromptRequestParams, GetPromptResult, Implementation,
+    ReadResourceRequestParams, ReadResourceResult, Reference, Tool,
 };
 use toolkit::mcp::rmcp::service::RunningService;
 use toolkit::mcp::rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
@@ -210,6 +211,7 @@ async fn the_reference_server_answers_through_a_proxy_as_it_does_directly() {
             .collect::<Vec<_>>()
     );
     the_rest_answers_as_directly(&direct, &through).await;
+    completions_answer_as_directly(&direct, &through).await;
 
     through.cancel().await.expect("close");
     server
@@ -291,6 +293,59 @@ async fn the_rest_answers_as_directly<A, B>(
         messages(through.get_prompt(get.clone()).await.expect("prompts/get")),
         messages(direct.get_prompt(get).await.expect("prompts/get")),
     );
+}
+
+/// The reference server's completions (a prompt's arguments, one narrowed by the other, and a
+/// resource template's parameter), asked of it directly and through the proxy.
+async fn completions_answer_as_directly<A, B>(
+    direct: &RunningService<RoleClient, A>,
+    through: &RunningService<RoleClient, B>,
+) where
+    A: toolkit::mcp::rmcp::Service<RoleClient>,
+    B: toolkit::mcp::rmcp::Service<RoleClient>,
+{
+    let engineering =
+        || CompletionContext::with_arguments([("department".into(), "Engineering".into())].into());
+    let template = "demo://resource/dynamic/text/{resourceId}";
+    let asked: [(Reference, &str, &str, Option<CompletionContext>, &[&str]); 4] = [
+        (
+            Reference::for_prompt("completable-prompt"),
+            "department",
+            "S",
+            None,
+            &["Sales", "Support"],
+        ),
+        (
+            Reference::for_prompt("completable-prompt"),
+            "name",
+            "",
+            Some(engineering()),
+            &["Alice", "Bob", "Charlie"],
+        ),
+        (
+            Reference::for_resource(template),
+            "resourceId",
+            "3",
+            None,
+            &["3"],
+        ),
+        (
+            Reference::for_resource(template),
+            "resourceId",
+            "x",
+            None,
+            &[],
+        ),
+    ];
+    for (reference, argument, value, context, expected) in asked {
+        let mut params = CompleteRequestParams::new(reference, ArgumentInfo::new(argument, value));
+        params.context = context;
+        let values = |result: CompleteResult| result.completion.values;
+        let wanted = values(direct.complete(params.clone()).await.expect("complete"));
+        assert_eq!(wanted, expected, "{argument}={value:?} directly");
+        let served = values(through.complete(params).await.expect("complete"));
+        assert_eq!(served, expected, "{argument}={value:?} through the proxy");
+    }
 }
 
 /// Whether a process is running: it exists and is not a zombie (killed, not yet reaped).
