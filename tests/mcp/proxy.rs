@@ -358,43 +358,58 @@ fn running(pid: u32) -> bool {
     })
 }
 
-/// `examples/mcp_proxy.rs` over stdio, in front of a stdio server that outlives its stdin and
-/// has a child of its own (`stdio_lingering_server.py`), is sent `signal` once it has answered
-/// `initialize`: it must exit 0, and the server and its child must be gone soon after.
+/// `examples/mcp_proxy.rs` over stdio (or HTTP), in front of a stdio server that outlives its
+/// stdin and has a child of its own (`stdio_lingering_server.py`), is sent `signal` once it
+/// serves: it must exit 0, and the server and its child must be gone soon after.
 #[cfg(target_os = "linux")]
-fn stopped_by(signal: &str) {
+fn stopped_by(signal: &str, http: bool) {
     use std::io::{BufRead, BufReader, Write};
     use std::time::{Duration, Instant};
 
-    let dir = std::env::temp_dir().join(format!("toolkit-proxy-{signal}-{}", std::process::id()));
+    let dir = std::env::temp_dir().join(format!(
+        "toolkit-proxy-{signal}-{http}-{}",
+        std::process::id()
+    ));
     std::fs::create_dir_all(&dir).expect("a temporary directory");
     let pidfile = dir.join("pids");
-    let mut proxy = Process::spawn(
-        Command::new(common::examples::build_example("mcp_proxy", false))
-            .arg(python())
-            .arg(script("stdio_lingering_server.py"))
-            .arg(&pidfile)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null()),
-    );
+    let mut command = Command::new(common::examples::build_example("mcp_proxy", false));
+    if http {
+        command
+            .args(["--http", "127.0.0.1:0"])
+            .stderr(Stdio::piped());
+    } else {
+        command.stdout(Stdio::piped()).stderr(Stdio::null());
+    }
+    let script = script("stdio_lingering_server.py");
+    command.arg(python()).arg(script).arg(&pidfile);
+    let mut proxy = Process::spawn(command.stdin(Stdio::piped()));
+    let mut stdin = proxy.0.stdin.take().expect("stdin");
+    // Serving once it has said so: over HTTP on stderr, over stdio by answering `initialize`.
+    let said: Box<dyn std::io::Read + Send> = match http {
+        true => Box::new(proxy.0.stderr.take().expect("stderr")),
+        false => Box::new(proxy.0.stdout.take().expect("stdout")),
+    };
     let initialize = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
         "protocolVersion": "2025-11-25", "capabilities": {},
         "clientInfo": {"name": "test", "version": "1"}}});
-    let mut stdin = proxy.0.stdin.take().expect("stdin");
-    writeln!(stdin, "{initialize}").expect("initialize sent");
-    let stdout = proxy.0.stdout.take().expect("stdout");
+    if !http {
+        writeln!(stdin, "{initialize}").expect("initialize sent");
+    }
     let (answered, answer) = std::sync::mpsc::channel();
     std::thread::spawn(move || {
         let mut line = String::new();
-        let _ = BufReader::new(stdout).read_line(&mut line);
+        let _ = BufReader::new(said).read_line(&mut line);
         let _ = answered.send(line);
     });
     let line = answer
         .recv_timeout(Duration::from_secs(60))
-        .expect("the proxy answers initialize");
-    let answer: Value = serde_json::from_str(&line).expect("a JSON answer");
-    assert_eq!(answer["result"]["serverInfo"]["name"], "lingering");
+        .expect("the proxy serves");
+    if http {
+        assert!(line.starts_with("listening on http://127.0.0.1:"), "{line}");
+    } else {
+        let answer: Value = serde_json::from_str(&line).expect("a JSON answer");
+        assert_eq!(answer["result"]["serverInfo"]["name"], "lingering");
+    }
     let pids: Vec<u32> = std::fs::read_to_string(&pidfile)
         .expect("the server's pids")
         .split(' ')
@@ -434,12 +449,19 @@ fn stopped_by(signal: &str) {
 #[cfg(target_os = "linux")]
 #[test]
 fn a_proxy_sent_sigint_exits_cleanly_and_its_stdio_server_is_gone() {
-    stopped_by("INT");
+    stopped_by("INT", false);
 }
 
 /// As SIGINT: SIGTERM is how a supervisor asks a server to stop.
 #[cfg(target_os = "linux")]
 #[test]
 fn a_proxy_sent_sigterm_exits_cleanly_and_its_stdio_server_is_gone() {
-    stopped_by("TERM");
+    stopped_by("TERM", false);
+}
+
+/// Over HTTP too: the proxy ends on SIGINT, and its stdio server with it.
+#[cfg(target_os = "linux")]
+#[test]
+fn a_proxy_serving_http_sent_sigint_exits_cleanly_and_its_stdio_server_is_gone() {
+    stopped_by("INT", true);
 }
