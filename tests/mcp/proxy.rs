@@ -17,6 +17,8 @@ use toolkit::mcp::rmcp::transport::{StreamableHttpClientTransport, TokioChildPro
 use toolkit::mcp::rmcp::{RoleClient, ServiceExt};
 use toolkit::mcp::{HttpOptions, McpClient, McpServer, McpTransport};
 
+#[cfg(target_os = "linux")]
+use crate::client_hardening::running;
 use common::mcp::{Process, everything_server, free_port, python, script, wait_for_port};
 
 async fn rmcp_client(url: &str) -> RunningService<RoleClient, ()> {
@@ -121,15 +123,35 @@ async fn a_remote_tool_served_by_a_proxy_answers_exactly_as_the_remote_server_do
     proxy.shutdown().await.expect("graceful shutdown");
 }
 
+/// The reference server's program, or `None` (saying the test is skipped) where node or npm
+/// is missing.
+pub(crate) fn reference_server() -> Option<std::path::PathBuf> {
+    let program = everything_server();
+    if program.is_none() {
+        eprintln!(
+            "skipped: node and npm are needed to run @modelcontextprotocol/server-everything"
+        );
+    }
+    program
+}
+
+/// toolkit's client of the reference server `program`, over stdio.
+pub(crate) async fn reference_client(program: &std::path::Path) -> McpClient {
+    McpClient::connect(
+        McpTransport::stdio(program.to_string_lossy())
+            .arg("stdio")
+            .inherit_stderr(false),
+    )
+    .await
+    .expect("connect")
+}
+
 /// The reference server `@modelcontextprotocol/server-everything` (pinned; installed with npm
 /// into `target/` on first use), over stdio: each of its results, called directly and through
 /// a toolkit proxy, must be the same. Skipped, saying so, where node or npm is missing.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_reference_server_answers_through_a_proxy_as_it_does_directly() {
-    let Some(program) = everything_server() else {
-        eprintln!(
-            "skipped: node and npm are needed to run @modelcontextprotocol/server-everything"
-        );
+    let Some(program) = reference_server() else {
         return;
     };
     let mut command = tokio::process::Command::new(&program);
@@ -141,13 +163,7 @@ async fn the_reference_server_answers_through_a_proxy_as_it_does_directly() {
         .serve(TokioChildProcess::new(command).expect("start the reference server"))
         .await
         .expect("initialize");
-    let remote = McpClient::connect(
-        McpTransport::stdio(program.to_string_lossy())
-            .arg("stdio")
-            .inherit_stderr(false),
-    )
-    .await
-    .expect("connect");
+    let remote = reference_client(&program).await;
     let (client_io, server_io) = tokio::io::duplex(1 << 20);
     let (read, write) = tokio::io::split(server_io);
     let proxy = McpServer::proxy(&remote)
@@ -304,58 +320,35 @@ async fn completions_answer_as_directly<A, B>(
     A: toolkit::mcp::rmcp::Service<RoleClient>,
     B: toolkit::mcp::rmcp::Service<RoleClient>,
 {
-    let engineering =
-        || CompletionContext::with_arguments([("department".into(), "Engineering".into())].into());
-    let template = "demo://resource/dynamic/text/{resourceId}";
-    let asked: [(Reference, &str, &str, Option<CompletionContext>, &[&str]); 4] = [
+    let ask = |reference, argument: &str, value: &str, context| {
+        let mut params = CompleteRequestParams::new(reference, ArgumentInfo::new(argument, value));
+        params.context = context;
+        params
+    };
+    let prompt = || Reference::for_prompt("completable-prompt");
+    let template = || Reference::for_resource("demo://resource/dynamic/text/{resourceId}");
+    let engineering = [("department".to_owned(), "Engineering".to_owned())];
+    let engineering = Some(CompletionContext::with_arguments(engineering.into()));
+    let asked: [(CompleteRequestParams, &[&str]); 4] = [
         (
-            Reference::for_prompt("completable-prompt"),
-            "department",
-            "S",
-            None,
+            ask(prompt(), "department", "S", None),
             &["Sales", "Support"],
         ),
         (
-            Reference::for_prompt("completable-prompt"),
-            "name",
-            "",
-            Some(engineering()),
+            ask(prompt(), "name", "", engineering),
             &["Alice", "Bob", "Charlie"],
         ),
-        (
-            Reference::for_resource(template),
-            "resourceId",
-            "3",
-            None,
-            &["3"],
-        ),
-        (
-            Reference::for_resource(template),
-            "resourceId",
-            "x",
-            None,
-            &[],
-        ),
+        (ask(template(), "resourceId", "3", None), &["3"]),
+        (ask(template(), "resourceId", "x", None), &[]),
     ];
-    for (reference, argument, value, context, expected) in asked {
-        let mut params = CompleteRequestParams::new(reference, ArgumentInfo::new(argument, value));
-        params.context = context;
+    for (params, expected) in asked {
+        let (argument, value) = (params.argument.name.clone(), params.argument.value.clone());
         let values = |result: CompleteResult| result.completion.values;
         let wanted = values(direct.complete(params.clone()).await.expect("complete"));
         assert_eq!(wanted, expected, "{argument}={value:?} directly");
         let served = values(through.complete(params).await.expect("complete"));
         assert_eq!(served, expected, "{argument}={value:?} through the proxy");
     }
-}
-
-/// Whether a process is running: it exists and is not a zombie (killed, not yet reaped).
-#[cfg(target_os = "linux")]
-fn running(pid: u32) -> bool {
-    std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|stat| {
-        stat.rsplit(')')
-            .next()
-            .is_some_and(|rest| !rest.trim_start().starts_with('Z'))
-    })
 }
 
 /// `examples/mcp_proxy.rs` over stdio (or HTTP), in front of a stdio server that outlives its

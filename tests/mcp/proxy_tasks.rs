@@ -5,9 +5,9 @@
 use std::time::Duration;
 
 use serde_json::{Value, json};
-use toolkit::mcp::{HttpOptions, HttpServerHandle, McpClient, McpServer, McpTransport};
+use toolkit::mcp::{HttpOptions, HttpServerHandle, McpServer};
 
-use crate::common::mcp::everything_server;
+use crate::proxy::{reference_client, reference_server};
 use crate::tasks::{initialize, post};
 use crate::tasks_extension::request;
 
@@ -106,19 +106,10 @@ async fn as_a_2026_client(proxy: &HttpServerHandle) {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_task_only_tool_stays_task_only_through_a_proxy_for_2025_and_2026_clients() {
-    let Some(program) = everything_server() else {
-        eprintln!(
-            "skipped: node and npm are needed to run @modelcontextprotocol/server-everything"
-        );
+    let Some(program) = reference_server() else {
         return;
     };
-    let remote = McpClient::connect(
-        McpTransport::stdio(program.to_string_lossy())
-            .arg("stdio")
-            .inherit_stderr(false),
-    )
-    .await
-    .expect("connect");
+    let remote = reference_client(&program).await;
     let proxy = McpServer::proxy(&remote).await.expect("the remote server");
     let proxy = (proxy
         .spawn_http("127.0.0.1:0", HttpOptions::default())
