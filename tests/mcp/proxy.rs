@@ -1,6 +1,8 @@
 //! toolkit as an MCP proxy: `McpServer` over an `McpClient`'s tools must answer as the remote
 //! server does. The remote server is made with the official Python SDK
-//! (`tests/mcp/python_proxy_server.py`); an rmcp client calls it directly and through the proxy.
+//! (`tests/mcp/python_proxy_server.py`), or is the reference server; an rmcp client calls it
+//! directly and through the proxy. `examples/mcp_proxy.rs`, run as a process, must end on a
+//! signal and take its stdio server with it.
 
 use crate::common;
 

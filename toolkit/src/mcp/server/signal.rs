@@ -1,8 +1,8 @@
 //! The end of a server process: the signal that asks it to stop.
 
 /// Resolves when this process is asked to stop: `SIGINT` (Ctrl-C) or `SIGTERM` on Unix, Ctrl-C
-/// elsewhere. Pass it as [`serve_http`](super::McpServer::serve_http)'s `shutdown`;
-/// [`serve_stdio`](super::McpServer::serve_stdio) waits for it itself.
+/// elsewhere. Pass it as [`serve_http`](crate::mcp::McpServer::serve_http)'s `shutdown`;
+/// [`serve_stdio`](crate::mcp::McpServer::serve_stdio) waits for it itself.
 ///
 /// Ending on it, rather than dying of it, lets the process run its destructors: a proxy's
 /// [`McpClient`](crate::mcp::McpClient) kills the stdio server it started. Once listened
