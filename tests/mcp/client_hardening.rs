@@ -147,7 +147,7 @@ async fn a_redirect_of_a_message_is_refused_and_the_other_server_gets_nothing() 
 
 /// Whether a process is running: it exists and is not a zombie (killed, not yet reaped).
 #[cfg(target_os = "linux")]
-fn running(pid: u32) -> bool {
+pub(crate) fn running(pid: u32) -> bool {
     std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|stat| {
         stat.rsplit(')')
             .next()

@@ -18,6 +18,7 @@ mod lookups;
 mod oauth_client;
 mod oauth_server;
 mod proxy;
+mod proxy_tasks;
 mod resources;
 mod server;
 mod server_hardening;

@@ -1,6 +1,8 @@
 //! toolkit as an MCP proxy: `McpServer` over an `McpClient`'s tools must answer as the remote
 //! server does. The remote server is made with the official Python SDK
-//! (`tests/mcp/python_proxy_server.py`); an rmcp client calls it directly and through the proxy.
+//! (`tests/mcp/python_proxy_server.py`), or is the reference server; an rmcp client calls it
+//! directly and through the proxy. `examples/mcp_proxy.rs`, run as a process, must end on a
+//! signal and take its stdio server with it.
 
 use crate::common;
 
@@ -8,14 +10,17 @@ use std::process::{Command, Stdio};
 
 use serde_json::{Value, json};
 use toolkit::mcp::rmcp::model::{
-    CallToolRequestParams, ClientCapabilities, ClientConfig, GetPromptRequestParams,
-    GetPromptResult, Implementation, ReadResourceRequestParams, ReadResourceResult, Tool,
+    ArgumentInfo, CallToolRequestParams, ClientCapabilities, ClientConfig, CompleteRequestParams,
+    CompleteResult, CompletionContext, GetPromptRequestParams, GetPromptResult, Implementation,
+    ReadResourceRequestParams, ReadResourceResult, Reference, Tool,
 };
 use toolkit::mcp::rmcp::service::RunningService;
 use toolkit::mcp::rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
 use toolkit::mcp::rmcp::{RoleClient, ServiceExt};
 use toolkit::mcp::{HttpOptions, McpClient, McpServer, McpTransport};
 
+#[cfg(target_os = "linux")]
+use crate::client_hardening::running;
 use common::mcp::{Process, everything_server, free_port, python, script, wait_for_port};
 
 async fn rmcp_client(url: &str) -> RunningService<RoleClient, ()> {
@@ -120,15 +125,35 @@ async fn a_remote_tool_served_by_a_proxy_answers_exactly_as_the_remote_server_do
     proxy.shutdown().await.expect("graceful shutdown");
 }
 
+/// The reference server's program, or `None` (saying the test is skipped) where node or npm
+/// is missing.
+pub(crate) fn reference_server() -> Option<std::path::PathBuf> {
+    let program = everything_server();
+    if program.is_none() {
+        eprintln!(
+            "skipped: node and npm are needed to run @modelcontextprotocol/server-everything"
+        );
+    }
+    program
+}
+
+/// toolkit's client of the reference server `program`, over stdio.
+pub(crate) async fn reference_client(program: &std::path::Path) -> McpClient {
+    McpClient::connect(
+        McpTransport::stdio(program.to_string_lossy())
+            .arg("stdio")
+            .inherit_stderr(false),
+    )
+    .await
+    .expect("connect")
+}
+
 /// The reference server `@modelcontextprotocol/server-everything` (pinned; installed with npm
 /// into `target/` on first use), over stdio: each of its results, called directly and through
 /// a toolkit proxy, must be the same. Skipped, saying so, where node or npm is missing.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_reference_server_answers_through_a_proxy_as_it_does_directly() {
-    let Some(program) = everything_server() else {
-        eprintln!(
-            "skipped: node and npm are needed to run @modelcontextprotocol/server-everything"
-        );
+    let Some(program) = reference_server() else {
         return;
     };
     let mut command = tokio::process::Command::new(&program);
@@ -140,13 +165,7 @@ async fn the_reference_server_answers_through_a_proxy_as_it_does_directly() {
         .serve(TokioChildProcess::new(command).expect("start the reference server"))
         .await
         .expect("initialize");
-    let remote = McpClient::connect(
-        McpTransport::stdio(program.to_string_lossy())
-            .arg("stdio")
-            .inherit_stderr(false),
-    )
-    .await
-    .expect("connect");
+    let remote = reference_client(&program).await;
     let (client_io, server_io) = tokio::io::duplex(1 << 20);
     let (read, write) = tokio::io::split(server_io);
     let proxy = McpServer::proxy(&remote)
@@ -210,6 +229,7 @@ async fn the_reference_server_answers_through_a_proxy_as_it_does_directly() {
             .collect::<Vec<_>>()
     );
     the_rest_answers_as_directly(&direct, &through).await;
+    completions_answer_as_directly(&direct, &through).await;
 
     through.cancel().await.expect("close");
     server
@@ -291,4 +311,152 @@ async fn the_rest_answers_as_directly<A, B>(
         messages(through.get_prompt(get.clone()).await.expect("prompts/get")),
         messages(direct.get_prompt(get).await.expect("prompts/get")),
     );
+}
+
+/// The reference server's completions (a prompt's arguments, one narrowed by the other, and a
+/// resource template's parameter), asked of it directly and through the proxy.
+async fn completions_answer_as_directly<A, B>(
+    direct: &RunningService<RoleClient, A>,
+    through: &RunningService<RoleClient, B>,
+) where
+    A: toolkit::mcp::rmcp::Service<RoleClient>,
+    B: toolkit::mcp::rmcp::Service<RoleClient>,
+{
+    let ask = |reference, argument: &str, value: &str, context| {
+        let mut params = CompleteRequestParams::new(reference, ArgumentInfo::new(argument, value));
+        params.context = context;
+        params
+    };
+    let prompt = || Reference::for_prompt("completable-prompt");
+    let template = || Reference::for_resource("demo://resource/dynamic/text/{resourceId}");
+    let engineering = [("department".to_owned(), "Engineering".to_owned())];
+    let engineering = Some(CompletionContext::with_arguments(engineering.into()));
+    let asked: [(CompleteRequestParams, &[&str]); 4] = [
+        (
+            ask(prompt(), "department", "S", None),
+            &["Sales", "Support"],
+        ),
+        (
+            ask(prompt(), "name", "", engineering),
+            &["Alice", "Bob", "Charlie"],
+        ),
+        (ask(template(), "resourceId", "3", None), &["3"]),
+        (ask(template(), "resourceId", "x", None), &[]),
+    ];
+    for (params, expected) in asked {
+        let (argument, value) = (params.argument.name.clone(), params.argument.value.clone());
+        let values = |result: CompleteResult| result.completion.values;
+        let wanted = values(direct.complete(params.clone()).await.expect("complete"));
+        assert_eq!(wanted, expected, "{argument}={value:?} directly");
+        let served = values(through.complete(params).await.expect("complete"));
+        assert_eq!(served, expected, "{argument}={value:?} through the proxy");
+    }
+}
+
+/// `examples/mcp_proxy.rs` over stdio (or HTTP), in front of a stdio server that outlives its
+/// stdin and has a child of its own (`stdio_lingering_server.py`), is sent `signal` once it
+/// serves: it must exit 0, and the server and its child must be gone soon after.
+#[cfg(target_os = "linux")]
+fn stopped_by(signal: &str, http: bool) {
+    use std::io::{BufRead, BufReader, Write};
+    use std::time::{Duration, Instant};
+
+    let dir = std::env::temp_dir().join(format!(
+        "toolkit-proxy-{signal}-{http}-{}",
+        std::process::id()
+    ));
+    std::fs::create_dir_all(&dir).expect("a temporary directory");
+    let pidfile = dir.join("pids");
+    let mut command = Command::new(common::examples::build_example("mcp_proxy", false));
+    if http {
+        command
+            .args(["--http", "127.0.0.1:0"])
+            .stderr(Stdio::piped());
+    } else {
+        command.stdout(Stdio::piped()).stderr(Stdio::null());
+    }
+    let script = script("stdio_lingering_server.py");
+    command.arg(python()).arg(script).arg(&pidfile);
+    let mut proxy = Process::spawn(command.stdin(Stdio::piped()));
+    let mut stdin = proxy.0.stdin.take().expect("stdin");
+    // Serving once it has said so: over HTTP on stderr, over stdio by answering `initialize`.
+    let said: Box<dyn std::io::Read + Send> = match http {
+        true => Box::new(proxy.0.stderr.take().expect("stderr")),
+        false => Box::new(proxy.0.stdout.take().expect("stdout")),
+    };
+    let initialize = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {},
+        "clientInfo": {"name": "test", "version": "1"}}});
+    if !http {
+        writeln!(stdin, "{initialize}").expect("initialize sent");
+    }
+    let (answered, answer) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let mut line = String::new();
+        let _ = BufReader::new(said).read_line(&mut line);
+        let _ = answered.send(line);
+    });
+    let line = answer
+        .recv_timeout(Duration::from_secs(60))
+        .expect("the proxy serves");
+    if http {
+        assert!(line.starts_with("listening on http://127.0.0.1:"), "{line}");
+    } else {
+        let answer: Value = serde_json::from_str(&line).expect("a JSON answer");
+        assert_eq!(answer["result"]["serverInfo"]["name"], "lingering");
+    }
+    let pids: Vec<u32> = std::fs::read_to_string(&pidfile)
+        .expect("the server's pids")
+        .split(' ')
+        .map(|pid| pid.parse().expect("a pid"))
+        .collect();
+    assert!(pids.iter().all(|&pid| running(pid)));
+
+    // The proxy's stdin stays open: only the signal ends it.
+    let sent = Command::new("kill")
+        .args([&format!("-{signal}"), &proxy.0.id().to_string()])
+        .status()
+        .expect("kill runs");
+    assert!(sent.success());
+    // The server sleeps 60 s after its stdin closes: 10 s is 6x headroom over nothing at all.
+    let deadline = Instant::now() + Duration::from_secs(10);
+    let mut status = None;
+    while Instant::now() < deadline {
+        status = status.or_else(|| proxy.0.try_wait().expect("the proxy's status"));
+        if status.is_some() && !pids.iter().any(|&pid| running(pid)) {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let left: Vec<u32> = pids.iter().copied().filter(|&pid| running(pid)).collect();
+    let _ = std::fs::remove_dir_all(&dir);
+    drop(stdin);
+    assert_eq!(status.map(|status| status.code()), Some(Some(0)));
+    assert_eq!(
+        left,
+        Vec::<u32>::new(),
+        "still running after the proxy ended"
+    );
+}
+
+/// The default action of SIGINT killed the proxy without running its destructors, and its
+/// stdio server ran on in its own process group.
+#[cfg(target_os = "linux")]
+#[test]
+fn a_proxy_sent_sigint_exits_cleanly_and_its_stdio_server_is_gone() {
+    stopped_by("INT", false);
+}
+
+/// As SIGINT: SIGTERM is how a supervisor asks a server to stop.
+#[cfg(target_os = "linux")]
+#[test]
+fn a_proxy_sent_sigterm_exits_cleanly_and_its_stdio_server_is_gone() {
+    stopped_by("TERM", false);
+}
+
+/// Over HTTP too: the proxy ends on SIGINT, and its stdio server with it.
+#[cfg(target_os = "linux")]
+#[test]
+fn a_proxy_serving_http_sent_sigint_exits_cleanly_and_its_stdio_server_is_gone() {
+    stopped_by("INT", true);
 }

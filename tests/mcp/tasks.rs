@@ -340,14 +340,18 @@ async fn the_protocol_version_is_negotiated() {
     server.shutdown().await.expect("shutdown");
 }
 
-fn initialize(version: &str) -> Value {
+pub(crate) fn initialize(version: &str) -> Value {
     json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
         "protocolVersion": version, "capabilities": {},
         "clientInfo": {"name": "test", "version": "1"}}})
 }
 
 /// One JSON-RPC request over HTTP: its answer (from a JSON or an SSE body) and the session id.
-async fn post(url: &str, session: Option<&str>, body: &Value) -> (Value, Option<String>) {
+pub(crate) async fn post(
+    url: &str,
+    session: Option<&str>,
+    body: &Value,
+) -> (Value, Option<String>) {
     let mut request = reqwest::Client::new()
         .post(url)
         .header("accept", "application/json, text/event-stream")

@@ -35,7 +35,7 @@ async fn serve(task: TaskSupport, options: HttpOptions) -> HttpServerHandle {
 
 /// One 2026-07-28 request (no session: its `_meta` says who asks and what it can do); the
 /// answer's `result`, or its `error`, as JSON. `tasks`: the client declares the extension.
-async fn request(
+pub(crate) async fn request(
     server: &HttpServerHandle,
     token: Option<&str>,
     method: &str,

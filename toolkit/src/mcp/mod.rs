@@ -43,6 +43,7 @@ pub use client::{
 pub use server::JwtVerifier;
 pub use server::{
     DEFAULT_MAX_BODY_BYTES, HttpOptions, HttpServerHandle, McpServer, ServerNotifier,
+    shutdown_signal,
 };
 pub use server::{KeyTooShort, RequestStateOptions};
 pub use server::{ProtectedResource, StaticTokens, TokenRejection, TokenVerifier};

@@ -28,6 +28,7 @@ mod request_ids;
 mod request_state;
 mod rmcp_fixes;
 mod sessions;
+mod signal;
 mod stdio;
 mod task_calls;
 mod task_results;
@@ -59,6 +60,7 @@ pub use jwt::JwtVerifier;
 pub use notifier::ServerNotifier;
 pub use options::{DEFAULT_MAX_BODY_BYTES, HttpOptions};
 pub use request_state::{KeyTooShort, RequestStateOptions};
+pub use signal::shutdown_signal;
 use tools::for_serving;
 
 /// Serves a set of tools over MCP.
@@ -369,10 +371,21 @@ impl McpServer {
         self.inner.toolbox.tools()
     }
 
-    /// Serves one client over this process's stdin and stdout until it disconnects.
+    /// Serves one client over this process's stdin and stdout until it disconnects, or until
+    /// the process is asked to stop ([`shutdown_signal`]: `SIGINT` or `SIGTERM`), then
+    /// returns `Ok`, so that `main` ends and runs its destructors (a proxy's client kills the
+    /// stdio server it started).
+    ///
+    /// ```no_run
+    /// use toolkit::mcp::McpServer;
+    ///
+    /// # async fn run() -> Result<(), toolkit::mcp::McpError> {
+    /// McpServer::new(Vec::new()).serve_stdio().await?;
+    /// # Ok(()) }
+    /// ```
     pub async fn serve_stdio(self) -> Result<(), McpError> {
-        let (read, write) = rmcp::transport::stdio();
-        self.serve_io(read, write).await
+        let write = tokio::io::stdout();
+        (self.serve_io_until(stdio::stdin(), write, shutdown_signal())).await
     }
 
     /// Serves one client over any byte stream pair (a socket, a pipe, an in-memory duplex).
@@ -385,13 +398,37 @@ impl McpServer {
         R: tokio::io::AsyncRead + Send + Unpin + 'static,
         W: tokio::io::AsyncWrite + Send + Unpin + 'static,
     {
+        self.serve_io_until(read, write, std::future::pending())
+            .await
+    }
+
+    /// [`serve_io`](Self::serve_io) until the client disconnects or `shutdown` resolves.
+    async fn serve_io_until<R, W>(
+        self,
+        read: R,
+        write: W,
+        shutdown: impl Future<Output = ()>,
+    ) -> Result<(), McpError>
+    where
+        R: tokio::io::AsyncRead + Send + Unpin + 'static,
+        W: tokio::io::AsyncWrite + Send + Unpin + 'static,
+    {
         let (pipe, screened) = stdio::Screened::start(read, write, self.runs_tasks());
         let served = match self.for_session().serve(pipe).await {
-            Ok(running) => running
-                .waiting()
-                .await
-                .map(drop)
-                .map_err(|err| err.to_string()),
+            Ok(running) => {
+                let stop = running.cancellation_token();
+                let waiting = running.waiting();
+                tokio::pin!(waiting);
+                // Stopped, rmcp's loop still ends as it does when the client leaves: waited for.
+                let ended = tokio::select! {
+                    ended = &mut waiting => ended,
+                    () = shutdown => {
+                        stop.cancel();
+                        waiting.await
+                    }
+                };
+                ended.map(drop).map_err(|err| err.to_string())
+            }
             Err(err) => Err(err.to_string()),
         };
         screened.finish().await;

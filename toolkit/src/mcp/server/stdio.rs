@@ -17,6 +17,60 @@ const MAX_LINE_BYTES: usize = 16 * 1024 * 1024;
 const PIPE_BYTES: usize = 64 * 1024;
 /// Answers waiting for the writer.
 const QUEUED_ANSWERS: usize = 64;
+/// Chunks of stdin read and not yet taken.
+const QUEUED_CHUNKS: usize = 4;
+
+/// This process's stdin, read on a thread of its own.
+///
+/// tokio's `stdin()` (what `rmcp::transport::stdio` gives) reads on the runtime's blocking pool,
+/// where a read cannot be cancelled: the runtime's shutdown at the end of `main` waited for a
+/// line that never came, so a server stopped by a signal with its stdin still open never
+/// exited (and a proxy's stdio server, killed by the client's destructor, lived on with it).
+/// A thread of its own is not waited for: it ends with the process.
+pub(super) fn stdin() -> Box<dyn AsyncRead + Send + Unpin> {
+    let (ours, theirs) = tokio::io::duplex(PIPE_BYTES);
+    let (chunks, queue) = mpsc::channel(QUEUED_CHUNKS);
+    let reading = std::thread::Builder::new()
+        .name("mcp-stdin".to_owned())
+        .spawn(move || read_stdin(&chunks));
+    if let Err(err) = reading {
+        tracing::warn!(%err, "no thread for stdin: a signal cannot end the server while it reads");
+        return Box::new(tokio::io::stdin());
+    }
+    tokio::spawn(forward_chunks(queue, ours));
+    Box::new(theirs)
+}
+
+/// Reads stdin until it ends, fails, or nobody takes what is read.
+fn read_stdin(chunks: &mpsc::Sender<Vec<u8>>) {
+    use std::io::Read;
+    let mut stdin = std::io::stdin().lock();
+    let mut buffer = vec![0; PIPE_BYTES];
+    loop {
+        match stdin.read(&mut buffer) {
+            Ok(0) => break,
+            Ok(read) => {
+                if chunks.blocking_send(buffer[..read].to_vec()).is_err() {
+                    break;
+                }
+            }
+            Err(err) if err.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(err) => {
+                tracing::debug!(%err, "reading stdin failed: the client is gone");
+                break;
+            }
+        }
+    }
+}
+
+/// Writes what stdin's thread read to the pipe the server reads; closes it when stdin ends.
+async fn forward_chunks<W: AsyncWrite + Unpin>(mut queue: mpsc::Receiver<Vec<u8>>, mut to: W) {
+    while let Some(chunk) = queue.recv().await {
+        if to.write_all(&chunk).await.is_err() {
+            break;
+        }
+    }
+}
 
 /// The tasks between the client's streams and the pipe rmcp serves.
 pub(super) struct Screened {
