@@ -13,7 +13,7 @@ use toolkit::prelude::*;
 
 use common::mcp::everything_server;
 
-/// With sampling, elicitation and URL elicitation handlers (and roots, declared by default),
+/// With sampling, elicitation and URL elicitation handlers and roots,
 /// the client sees the 17 tools the reference server offers a client without tasks of its own
 /// (the two `-async` ones need the client to run sampling and elicitation as tasks), and calls
 /// its
@@ -47,6 +47,7 @@ async fn the_reference_servers_task_tool_is_called_as_a_task() {
             _ => ElicitationAnswer::Decline,
         }
     })
+    .roots(["file:///tmp"])
     .connect()
     .await
     .expect("connect");

@@ -15,6 +15,7 @@ use super::abandon::Abandon;
 use super::handlers::Handlers;
 use super::input_required::{MAX_INPUT_ROUNDS, answer_all, too_many_rounds};
 use super::notices::Routes;
+use super::task_call;
 use crate::context::ToolContext;
 
 /// Why a call is cancelled when its future is dropped before the answer.
@@ -37,6 +38,10 @@ pub(super) async fn call_tool(
             // A call with nothing to say (rmcp reads `{}` as an empty result).
             ServerResult::EmptyResult(_) => return Ok(CallToolResult::default()),
             ServerResult::InputRequiredResult(asked) => asked,
+            // A 2026-07-28 server ran the call as a task (the Tasks extension, declared).
+            ServerResult::CreateTaskResult(created) => {
+                return task_call::follow_task(peer, handlers, created, ctx).await;
+            }
             _ => return Err(ServiceError::UnexpectedResponse.into()),
         };
         let answers = answer_all(

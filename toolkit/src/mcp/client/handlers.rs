@@ -137,6 +137,12 @@ impl Handlers {
         if self.roots.is_some() {
             declared.insert("roots".into(), json!({}));
         }
+        // The Tasks extension (MCP 2026-07-28, SEP-2663): a call the server runs as a task is
+        // followed to its end (`task_call::follow_task`). Handshake-era servers ignore it.
+        declared.insert(
+            "extensions".into(),
+            json!({ rmcp::model::TASKS_EXTENSION_ID: {} }),
+        );
         // Through JSON: rmcp's capability types are non-exhaustive.
         serde_json::from_value(Value::Object(declared)).unwrap_or_default()
     }
@@ -166,8 +172,11 @@ mod tests {
 
     #[test]
     fn only_what_has_a_handler_is_declared() {
+        // The Tasks extension is always declared: every call the server runs as a task is
+        // followed to its end.
+        let tasks = json!({"io.modelcontextprotocol/tasks": {}});
         let none = serde_json::to_value(Handlers::default().capabilities()).unwrap();
-        assert_eq!(none, json!({}));
+        assert_eq!(none, json!({"extensions": tasks}));
         let handlers = Handlers {
             sampling: None,
             url_elicitation: None,
@@ -178,7 +187,10 @@ mod tests {
             })),
         };
         let declared = serde_json::to_value(handlers.capabilities()).unwrap();
-        assert_eq!(declared, json!({"elicitation": {"form": {}}, "roots": {}}));
+        assert_eq!(
+            declared,
+            json!({"elicitation": {"form": {}}, "roots": {}, "extensions": tasks})
+        );
         let roots = handlers.list_roots().unwrap();
         assert_eq!(roots, json!({"roots": [{"uri": "file:///work"}]}));
     }

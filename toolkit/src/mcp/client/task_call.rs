@@ -1,7 +1,13 @@
-//! A task-augmented `tools/call` (MCP 2025-11-25 tasks): the server answers with a task at
-//! once; the client then waits for `tasks/result` while it polls `tasks/get`, whose status
-//! messages reach the calling tool's context as progress, and cancels the task
-//! (`tasks/cancel`) when the caller stops waiting.
+//! A `tools/call` that becomes a task. Two wire shapes:
+//!
+//! - MCP 2026-07-28's Tasks extension (SEP-2663, [`follow_task`]): the client declares the
+//!   extension, the server decides to answer a call with a task, and the client polls
+//!   `tasks/get` until the result comes inlined, answering its questions with `tasks/update`;
+//! - MCP 2025-11-25 tasks ([`call_as_task`]): the server answers a task-augmented call with a
+//!   task at once; the client then waits for `tasks/result` while it polls `tasks/get`.
+//!
+//! Either way the status messages reach the calling tool's context as progress, and the task
+//! is cancelled (`tasks/cancel`) when the caller stops waiting.
 //!
 //! rmcp 3.11 models the later tasks extension (SEP-2663, another wire shape) and drops a
 //! tool's `execution.taskSupport` from its listing, so these requests go as custom ones and
@@ -12,13 +18,18 @@ use std::collections::HashSet;
 use std::sync::Mutex;
 use std::time::Duration;
 
-use rmcp::model::{CallToolResult, ClientRequest, CustomRequest, ServerResult};
+use rmcp::model::{
+    CallToolResult, CancelTaskParams, ClientRequest, CreateTaskResult, CustomRequest, ErrorData,
+    GetTaskParams, ServerResult, Task, TaskPayload, UpdateTaskParams,
+};
 use rmcp::service::ServiceError;
 use rmcp::{Peer, RoleClient};
 use serde_json::{Map, Value, json};
 
 use super::abandon::Abandon;
 use super::call::CallFailure;
+use super::handlers::Handlers;
+use super::input_required::answer_all;
 use crate::context::ToolContext;
 
 /// How long the server keeps a task's result (asked for; the server may choose another).
@@ -55,6 +66,81 @@ pub(super) fn requires_task(answer: &Result<CallToolResult, CallFailure>) -> boo
                 .is_some_and(|text| text.text.contains("-32601") && text.text.contains("task"))
         }),
         _ => false,
+    }
+}
+
+/// Follows the task a 2026-07-28 server made of a call until it ends: polled with `tasks/get`
+/// at the interval the server suggests (bounded), its status messages reported to `ctx` as
+/// progress, its questions answered through `handlers` and sent with `tasks/update`, and
+/// cancelled on the server if the caller stops waiting.
+pub(super) async fn follow_task(
+    peer: &Peer<RoleClient>,
+    handlers: &Handlers,
+    created: CreateTaskResult,
+    ctx: &ToolContext,
+) -> Result<CallToolResult, CallFailure> {
+    let id = created.task.task_id.clone();
+    let abandon = Abandon::notify(cancel_extension_task(peer.clone(), id.clone()));
+    let answer = poll_task(peer, handlers, created.task, ctx).await;
+    abandon.finished();
+    answer
+}
+
+async fn poll_task(
+    peer: &Peer<RoleClient>,
+    handlers: &Handlers,
+    mut task: Task,
+    ctx: &ToolContext,
+) -> Result<CallToolResult, CallFailure> {
+    let (mut said, mut step) = (None, 0.0);
+    loop {
+        if task.status_message.is_some() && task.status_message != said {
+            step += 1.0;
+            ctx.progress(step, None, task.status_message.clone().unwrap_or_default());
+            said = task.status_message.clone();
+        }
+        let poll = task
+            .poll_interval_ms
+            .map_or(DEFAULT_POLL, Duration::from_millis)
+            .clamp(MIN_POLL, MAX_POLL);
+        tokio::time::sleep(poll).await;
+        let polled = peer
+            .get_task(GetTaskParams::new(task.task_id.clone()))
+            .await?;
+        match polled.task.payload {
+            TaskPayload::Completed { result } => {
+                return serde_json::from_value(Value::Object(result))
+                    .map_err(|_| ServiceError::UnexpectedResponse.into());
+            }
+            TaskPayload::Failed { error } => {
+                let error: ErrorData = serde_json::from_value(Value::Object(error))
+                    .map_err(|_| ServiceError::UnexpectedResponse)?;
+                return Err(ServiceError::McpError(error).into());
+            }
+            TaskPayload::Cancelled => {
+                return Err(CallFailure::Unanswered(format!(
+                    "the MCP server cancelled task {}",
+                    task.task_id
+                )));
+            }
+            TaskPayload::InputRequired { input_requests } => {
+                let answers = answer_all(handlers, input_requests, ctx.cancellation())
+                    .await
+                    .map_err(|err| CallFailure::Unanswered(err.message.into_owned()))?;
+                let update = UpdateTaskParams::new(task.task_id.clone(), answers);
+                peer.update_task(update).await?;
+            }
+            // Working; or a status rmcp adds later, polled again until it ends.
+            _ => {}
+        }
+        task = polled.task.task;
+    }
+}
+
+/// Tells a 2026-07-28 server to cancel task `task_id`: its caller stopped waiting.
+async fn cancel_extension_task(peer: Peer<RoleClient>, task_id: String) {
+    if let Err(err) = peer.cancel_task(CancelTaskParams::new(task_id)).await {
+        tracing::debug!(%err, "could not send tasks/cancel");
     }
 }
 
