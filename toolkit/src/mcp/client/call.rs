@@ -12,6 +12,7 @@ use rmcp::service::{PeerRequestOptions, ServiceError};
 use rmcp::{Peer, RoleClient};
 
 use super::abandon::Abandon;
+use super::failure::CallFailure;
 use super::handlers::Handlers;
 use super::input_required::{MAX_INPUT_ROUNDS, answer_all, too_many_rounds};
 use super::notices::Routes;
@@ -55,20 +56,6 @@ pub(super) async fn call_tool(
         params.request_state = asked.request_state;
     }
     Err(CallFailure::Unanswered(too_many_rounds(&params.name)))
-}
-
-/// Why a call failed: the request, or this client, which could not answer what the server
-/// asked for it.
-#[derive(Debug)]
-pub(super) enum CallFailure {
-    Request(ServiceError),
-    Unanswered(String),
-}
-
-impl From<ServiceError> for CallFailure {
-    fn from(err: ServiceError) -> Self {
-        CallFailure::Request(err)
-    }
 }
 
 /// One round of a call: its request sent, its answer awaited.

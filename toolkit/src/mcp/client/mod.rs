@@ -12,6 +12,7 @@
 mod abandon;
 mod builder;
 mod call;
+mod failure;
 mod handlers;
 mod http;
 mod input_required;

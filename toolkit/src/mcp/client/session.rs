@@ -11,7 +11,8 @@ use serde_json::{Map, Value};
 use tokio::sync::{Mutex, RwLock, watch};
 
 use super::Authorizer;
-use super::call::{self, CallFailure};
+use super::call;
+use super::failure::CallFailure;
 use super::handlers::Handlers;
 use super::listener::Listener;
 use super::listing::{self, ListingError, ListingLimits, MAX_TOOL_PAGES, Tally};

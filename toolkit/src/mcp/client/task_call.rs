@@ -27,7 +27,7 @@ use rmcp::{Peer, RoleClient};
 use serde_json::{Map, Value, json};
 
 use super::abandon::Abandon;
-use super::call::CallFailure;
+use super::failure::CallFailure;
 use super::handlers::Handlers;
 use super::input_required::answer_all;
 use crate::context::ToolContext;

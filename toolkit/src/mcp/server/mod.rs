@@ -28,6 +28,7 @@ mod request_ids;
 mod request_state;
 mod rmcp_fixes;
 mod sessions;
+mod settings;
 mod signal;
 mod stdio;
 mod task_calls;
@@ -220,130 +221,6 @@ impl McpServer {
             session_id: 0,
             stateless: false,
         }
-    }
-
-    /// The server with its settings changed by `change`.
-    fn with_inner(self, change: impl FnOnce(&mut ServerInner)) -> Self {
-        let inner = &self.inner;
-        let mut inner = ServerInner {
-            toolbox: inner.toolbox.clone(),
-            listed: inner.listed.clone(),
-            info: inner.info.clone(),
-            instructions: inner.instructions.clone(),
-            data: inner.data.clone(),
-            catalog: inner.catalog.clone(),
-            notifier: inner.notifier.clone(),
-            tasks: inner.tasks,
-            task_results: Arc::clone(&inner.task_results),
-            list_caching: inner.list_caching,
-            caller_tasks: tasks::CallerTasks::default(),
-            request_state: Arc::clone(&inner.request_state),
-        };
-        change(&mut inner);
-        McpServer {
-            inner: Arc::new(inner),
-            ..self
-        }
-    }
-
-    /// The name and version the server gives in its `initialize` answer (default: `toolkit`).
-    pub fn with_name(self, name: impl Into<String>, version: impl Into<String>) -> Self {
-        let info = Implementation::new(name, version);
-        self.with_inner(|inner| inner.info = info)
-    }
-
-    /// Instructions the server gives clients in its `initialize` answer.
-    pub fn with_instructions(self, instructions: impl Into<String>) -> Self {
-        let instructions = Some(instructions.into());
-        self.with_inner(|inner| inner.instructions = instructions)
-    }
-
-    /// Application data the served tools read through their context (`ctx.data::<T>()`); a
-    /// type given here wins over the toolbox's value of that type.
-    ///
-    /// ```
-    /// use toolkit::context::Data;
-    /// use toolkit::mcp::McpServer;
-    ///
-    /// struct Db(&'static str);
-    /// let server = McpServer::new(Vec::new()).with_data(Data::new().with(Db("postgres://...")));
-    /// # let _ = server;
-    /// ```
-    pub fn with_data(self, data: Data) -> Self {
-        self.with_inner(|inner| inner.data = data)
-    }
-
-    /// Lets clients run every tool that does not say otherwise
-    /// ([`ToolOptions::task`](crate::ToolOptions::task)) as an MCP task (2025-11-25):
-    /// [`TaskSupport::Optional`] for a server of long tools, whose clients then start a call,
-    /// poll it, list and cancel it; [`TaskSupport::Required`] to take calls as tasks only.
-    /// Default: [`TaskSupport::Forbidden`], only the tools marked `#[tool(task)]` run as tasks.
-    /// Over HTTP a task holds a place under
-    /// [`HttpOptions::max_concurrent_calls`](crate::mcp::HttpOptions::max_concurrent_calls)
-    /// until its tool returns, as a plain call does; one over the cap is refused at once.
-    ///
-    /// ```
-    /// use toolkit::TaskSupport;
-    /// use toolkit::mcp::McpServer;
-    ///
-    /// let server = McpServer::new(Vec::new()).with_tasks(TaskSupport::Optional);
-    /// # let _ = server;
-    /// ```
-    pub fn with_tasks(self, support: TaskSupport) -> Self {
-        self.with_inner(|inner| inner.tasks = support)
-    }
-
-    /// The most bytes of finished task results the server keeps, every session's together
-    /// (default [`McpServer::DEFAULT_MAX_TASK_RESULT_BYTES`]). Past it, the oldest results are
-    /// dropped before their time to live is over: their task still reads `completed`, with a
-    /// status message saying so, and `tasks/result` answers an error (`-32602`) that the
-    /// result expired. A result larger than the whole budget is dropped as soon as it is made.
-    ///
-    /// ```
-    /// use toolkit::mcp::McpServer;
-    ///
-    /// let server = McpServer::new(Vec::new()).with_max_task_result_bytes(256 << 20);
-    /// # let _ = server;
-    /// ```
-    pub fn with_max_task_result_bytes(self, bytes: usize) -> Self {
-        let budget = Arc::new(tasks::ResultBudget::new(bytes));
-        self.with_inner(|inner| inner.task_results = budget)
-    }
-
-    /// How long an MCP 2026-07-28 client may use `tools/list`, `resources/list`,
-    /// `resources/templates/list` and `prompts/list` answers before asking again (their
-    /// `ttlMs`; default [`McpServer::DEFAULT_LIST_TTL`]). Zero: ask every time. Their
-    /// `cacheScope` is `private` when the request carried a verified token and `public`
-    /// otherwise. A client with a `subscriptions/listen` stream open hears of a change at
-    /// once ([`ServerNotifier`]); older clients get no hints and keep their lists for the
-    /// session.
-    ///
-    /// ```
-    /// use std::time::Duration;
-    /// use toolkit::mcp::McpServer;
-    ///
-    /// let server = McpServer::new(Vec::new()).with_list_ttl(Duration::from_secs(300));
-    /// # let _ = server;
-    /// ```
-    pub fn with_list_ttl(self, ttl: std::time::Duration) -> Self {
-        self.with_inner(|inner| inner.list_caching = caching::ListCaching { ttl })
-    }
-
-    /// How the `requestState` of a multi-round call (MCP 2026-07-28) is sealed: its key, how
-    /// long it lives, how large it may be ([`RequestStateOptions`]). The default key is random
-    /// per process, so **replicas of one fleet must be given the same key**, or an answer that
-    /// reaches another replica than the one that asked is refused.
-    ///
-    /// ```
-    /// use toolkit::mcp::{McpServer, RequestStateOptions};
-    ///
-    /// let options = RequestStateOptions::new().key(b"a fleet-wide secret of 32 bytes!").unwrap();
-    /// let server = McpServer::new(Vec::new()).with_request_state(options);
-    /// # let _ = server;
-    /// ```
-    pub fn with_request_state(self, options: RequestStateOptions) -> Self {
-        let sealer = Arc::new(request_state::Sealer::new(&options));
-        self.with_inner(|inner| inner.request_state = sealer)
     }
 
     /// The same server for a new session: what a client sets (its log level) and the tasks it
