@@ -2,7 +2,9 @@
 //! 2026-07-28, SEP-2322): tools that ask the user or the client's model, named as the suite
 //! looks for their questions. To a 2026-07-28 client each question ends the run with an
 //! `input_required` result and the retried call runs the body again with the answers; to an
-//! older client the same body asks over the session.
+//! older client the same body asks over the session. `test_streaming_elicitation` and
+//! `test_missing_capability` are the `server-stateless` scenario's, the latter unable to do
+//! without what the client did not declare.
 
 use serde::Deserialize;
 use toolkit::context::{ContextError, SamplingRequest};
@@ -110,6 +112,23 @@ impl Asking {
             }
             name => Ok(format!("Hello, {}!", name?)),
         }
+    }
+
+    /// Asks the user over the call's response stream: to a 2026-07-28 client, an
+    /// `input_required` result, never a request of the server's own
+    #[tool]
+    async fn streaming_elicitation(&self, ctx: &ToolContext) -> Result<String, String> {
+        let name = ask_name(ctx, "user_name", "What is your name?").await?;
+        Ok(format!("Hello, {name}!"))
+    }
+
+    /// Needs the client's model, with no way around it: to a client that did not declare
+    /// `sampling`, the call answers -32021 naming it
+    #[tool]
+    async fn missing_capability(&self, ctx: &ToolContext) -> Result<String, String> {
+        let question = SamplingRequest::new("Say hello").key("hello");
+        let reply = ctx.sample(question).await.map_err(said)?;
+        Ok(reply.text().unwrap_or("").to_owned())
     }
 }
 

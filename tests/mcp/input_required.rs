@@ -84,6 +84,16 @@ impl Asking {
         Ok(format!("{name} in {}", roots[0].uri))
     }
 
+    /// Asks the user's name, and does without it
+    #[tool]
+    async fn maybe(&self, ctx: &ToolContext) -> String {
+        match ctx.elicit_keyed::<Name>("name", "Who are you?").await {
+            Ok(Elicited::Accepted(Name { name })) => format!("Hello, {name}!"),
+            Ok(_) => "Hello, whoever you are!".to_owned(),
+            Err(err) => format!("Hello, stranger ({err})"),
+        }
+    }
+
     /// Logs at two levels
     #[tool]
     async fn noisy(&self, ctx: &ToolContext) -> String {
@@ -166,6 +176,17 @@ async fn call_with(
     for (key, value) in extra.as_object().into_iter().flatten() {
         params[key] = value.clone();
     }
+    send(url, token, tool, params).await.1
+}
+
+/// A `tools/call` with `params` as a 2026-07-28 client sends it: the HTTP status and the
+/// JSON-RPC answer.
+async fn send(
+    url: &str,
+    token: Option<&str>,
+    tool: &str,
+    params: Value,
+) -> (reqwest::StatusCode, Value) {
     let body = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": params});
     let mut request = reqwest::Client::new()
         .post(url)
@@ -177,13 +198,13 @@ async fn call_with(
     if let Some(token) = token {
         request = request.bearer_auth(token);
     }
-    let text = request.send().await.unwrap().text().await.unwrap();
+    let response = request.send().await.unwrap();
+    let status = response.status();
+    let text = response.text().await.unwrap();
     // The answer: the body, or the last message of the event stream (its result).
     let messages = messages_of(&text);
-    messages
-        .last()
-        .cloned()
-        .unwrap_or_else(|| panic!("no message: {text}"))
+    let answer = (messages.last().cloned()).unwrap_or_else(|| panic!("no message: {text}"));
+    (status, answer)
 }
 
 /// The JSON-RPC messages of a response: its JSON body, or its event stream's `data:` lines.
@@ -554,6 +575,60 @@ async fn a_2026_call_gets_logs_on_its_own_response_only_at_the_level_its_meta_as
             r#""info": "an info line""#,
             r#""warning": "a warning line""#
         ]
+    );
+    handle.shutdown().await.unwrap();
+}
+
+/// A `tools/call` of `tool` from a 2026-07-28 client that declares `capabilities`.
+async fn call_declaring(
+    url: &str,
+    tool: &str,
+    capabilities: Value,
+) -> (reqwest::StatusCode, Value) {
+    let params = json!({
+        "name": tool,
+        "arguments": {},
+        "_meta": {
+            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientCapabilities": capabilities,
+        },
+    });
+    send(url, None, tool, params).await
+}
+
+#[tokio::test]
+async fn a_2026_tool_that_fails_without_a_capability_the_request_did_not_declare_is_answered_32021_naming_it()
+ {
+    let handle = server().await;
+    let (status, answer) =
+        call_declaring(&handle.url(), "ask_capital", json!({"elicitation": {}})).await;
+    assert_eq!(status, reqwest::StatusCode::BAD_REQUEST, "{answer}");
+    assert_eq!(answer["id"], 1, "{answer}");
+    assert_eq!(answer["error"]["code"], -32021, "{answer}");
+    assert_eq!(
+        answer["error"]["message"],
+        "`ask_capital` needs a capability this request's `_meta` did not declare: Missing \
+         required client capability"
+    );
+    assert_eq!(
+        answer["error"]["data"],
+        json!({"requiredCapabilities": {"sampling": {}}})
+    );
+    handle.shutdown().await.unwrap();
+}
+
+#[tokio::test]
+async fn a_2026_tool_that_does_without_a_capability_the_request_did_not_declare_answers_as_it_returned()
+ {
+    let handle = server().await;
+    let (status, answer) =
+        call_declaring(&handle.url(), "ask_maybe", json!({"sampling": {}})).await;
+    assert_eq!(status, reqwest::StatusCode::OK, "{answer}");
+    assert_eq!(answer["result"]["resultType"], "complete", "{answer}");
+    assert_eq!(
+        text(&answer),
+        "Hello, stranger (elicitation is not available to tool `ask_maybe`: the MCP client did \
+         not declare the `elicitation` capability in this request's `_meta`)"
     );
     handle.shutdown().await.unwrap();
 }

@@ -235,10 +235,7 @@ impl Outbox {
 impl McpHost {
     fn client_declared(&self, what: &'static str, tool: &str) -> Result<(), ContextError> {
         let (declared, where_) = match &self.rounds {
-            Some(rounds) => (
-                declares(rounds.capabilities(), what),
-                "this request's `_meta`",
-            ),
+            Some(rounds) => (rounds.declares(what), "this request's `_meta`"),
             None => {
                 let info = self.peer.peer_info();
                 let capabilities = info.as_ref().map(|info| &info.capabilities);

@@ -470,7 +470,7 @@ impl McpServer {
         let called = self.inner.toolbox.acall_tool(tool, call);
         let (session, data, name) = (&self.session, &self.inner.data, tool.tool().name());
         match host::run_rounds(context, session, data, name, &rounds, called).await {
-            Some(output) => Ended::Answered(output),
+            Some(output) => rounds.answered(output),
             None => Ended::Asked(rounds),
         }
     }
