@@ -452,7 +452,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         .chain(asking::Asking::to_tools())
         .chain(fixtures);
     let server = McpServer::new(tools).with_name("toolkit-conformance", env!("CARGO_PKG_VERSION"));
-    let server = with_prompts(with_resources(server)?);
+    let server = with_prompts(with_resources(server)?).with_prompt(asking::prompt());
     match args.first().map(String::as_str) {
         Some("--stdio") => server.serve_stdio().await?,
         Some("--http") => {

@@ -7,8 +7,10 @@
 //! without what the client did not declare.
 
 use serde::Deserialize;
+use toolkit::PromptProxy;
 use toolkit::context::{ContextError, SamplingRequest};
 use toolkit::prelude::*;
+use toolkit::prompts::PromptDefinition;
 use toolkit::schemars::JsonSchema;
 
 #[derive(Default)]
@@ -130,6 +132,29 @@ impl Asking {
         let reply = ctx.sample(question).await.map_err(said)?;
         Ok(reply.text().unwrap_or("").to_owned())
     }
+}
+
+/// `test_input_required_result_prompt`: a prompt that asks the user what context to use
+/// before it is filled (`prompts/get` answers `input_required` too).
+pub fn prompt() -> PromptProxy {
+    let definition = PromptDefinition::new("test_input_required_result_prompt")
+        .description("A prompt that asks the user for its context first");
+    PromptProxy::from_context_fn(definition, |_args, ctx| async move {
+        let asked = "What context should the prompt use?";
+        match ctx.elicit_keyed::<Context>("user_context", asked).await {
+            Ok(Elicited::Accepted(Context { context })) => {
+                Ok(format!("Write with this context in mind: {context}"))
+            }
+            Ok(_) => Ok("Write without any particular context.".to_owned()),
+            Err(err) => Err(said(err)),
+        }
+    })
+}
+
+/// `{context}`: what a prompt is about.
+#[derive(Deserialize, JsonSchema)]
+struct Context {
+    context: String,
 }
 
 /// `{name}`: who the user is.

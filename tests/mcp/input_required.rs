@@ -8,9 +8,11 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 use serde_json::{Value, json};
+use toolkit::PromptProxy;
 use toolkit::context::{Caller, Data, SamplingRequest};
 use toolkit::mcp::{HttpOptions, HttpServerHandle, McpServer, RequestStateOptions, StaticTokens};
 use toolkit::prelude::*;
+use toolkit::prompts::PromptDefinition;
 use toolkit::schemars::JsonSchema;
 
 #[derive(serde::Deserialize, JsonSchema)]
@@ -121,6 +123,22 @@ impl Asking {
     }
 }
 
+/// A prompt that asks the user its topic first.
+fn brief() -> PromptProxy {
+    PromptProxy::from_context_fn(PromptDefinition::new("brief"), |_args, ctx| async move {
+        match ctx.elicit_keyed::<Topic>("topic", "About what?").await {
+            Ok(Elicited::Accepted(Topic { topic })) => Ok(format!("A brief about {topic}")),
+            Ok(_) => Ok("A brief about nothing".to_owned()),
+            Err(err) => Err(err.to_string()),
+        }
+    })
+}
+
+#[derive(serde::Deserialize, JsonSchema)]
+struct Topic {
+    topic: String,
+}
+
 const KEY: &[u8] = b"a key the whole fleet shares, 32+";
 
 /// A stateless server of the `ask` tools, its states sealed as `options` say.
@@ -131,6 +149,7 @@ async fn serve(
 ) -> HttpServerHandle {
     let data = Data::new().with(outbox);
     McpServer::new(Asking::to_tools())
+        .with_prompt(brief())
         .with_data(data)
         .with_request_state(options)
         .spawn_http("127.0.0.1:0", http.stateless(true))
@@ -176,24 +195,25 @@ async fn call_with(
     for (key, value) in extra.as_object().into_iter().flatten() {
         params[key] = value.clone();
     }
-    send(url, token, tool, params).await.1
+    send(url, token, "tools/call", tool, params).await.1
 }
 
-/// A `tools/call` with `params` as a 2026-07-28 client sends it: the HTTP status and the
-/// JSON-RPC answer.
+/// A `method` request of `name` (a tool, a prompt) with `params` as a 2026-07-28 client sends
+/// it: the HTTP status and the JSON-RPC answer.
 async fn send(
     url: &str,
     token: Option<&str>,
-    tool: &str,
+    method: &str,
+    name: &str,
     params: Value,
 ) -> (reqwest::StatusCode, Value) {
-    let body = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": params});
+    let body = json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params});
     let mut request = reqwest::Client::new()
         .post(url)
         .header("accept", "application/json, text/event-stream")
         .header("mcp-protocol-version", "2026-07-28")
-        .header("mcp-method", "tools/call")
-        .header("mcp-name", tool)
+        .header("mcp-method", method)
+        .header("mcp-name", name)
         .json(&body);
     if let Some(token) = token {
         request = request.bearer_auth(token);
@@ -593,7 +613,7 @@ async fn call_declaring(
             "io.modelcontextprotocol/clientCapabilities": capabilities,
         },
     });
-    send(url, None, tool, params).await
+    send(url, None, "tools/call", tool, params).await
 }
 
 #[tokio::test]
@@ -629,6 +649,39 @@ async fn a_2026_tool_that_does_without_a_capability_the_request_did_not_declare_
         text(&answer),
         "Hello, stranger (elicitation is not available to tool `ask_maybe`: the MCP client did \
          not declare the `elicitation` capability in this request's `_meta`)"
+    );
+    handle.shutdown().await.unwrap();
+}
+
+/// `prompts/get` of `brief` as a 2026-07-28 client that answers elicitation sends it.
+async fn get_brief(url: &str, extra: Value) -> Value {
+    let mut params = json!({
+        "name": "brief",
+        "_meta": {
+            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientCapabilities": {"elicitation": {}},
+        },
+    });
+    for (key, value) in extra.as_object().into_iter().flatten() {
+        params[key] = value.clone();
+    }
+    send(url, None, "prompts/get", "brief", params).await.1
+}
+
+#[tokio::test]
+async fn a_prompt_that_asks_ends_its_prompts_get_with_input_required_and_the_retry_fills_it() {
+    let handle = server().await;
+    let url = handle.url();
+    let asked = get_brief(&url, json!({})).await;
+    let question = &asked["result"]["inputRequests"]["topic"];
+    assert_eq!(question["method"], "elicitation/create", "{asked}");
+    assert_eq!(question["params"]["message"], "About what?");
+    let retry = answering(&asked, "topic", json!({"topic": "tea"}));
+    let filled = get_brief(&url, retry).await;
+    assert_eq!(filled["result"]["resultType"], "complete", "{filled}");
+    assert_eq!(
+        filled["result"]["messages"],
+        json!([{"role": "user", "content": {"type": "text", "text": "A brief about tea"}}])
     );
     handle.shutdown().await.unwrap();
 }

@@ -232,12 +232,12 @@ impl ServerHandler for McpServer {
 
     async fn get_prompt(
         &self,
-        request: GetPromptRequestParams,
-        _context: RequestContext<RoleServer>,
+        mut request: GetPromptRequestParams,
+        context: RequestContext<RoleServer>,
     ) -> Result<GetPromptResponse, ErrorData> {
-        let catalog = &self.inner.catalog;
-        let got = catalog.get_prompt(&request.name, request.arguments).await;
-        got.map(GetPromptResponse::from)
+        let retry = Retry::new(request.input_responses.take(), request.request_state.take());
+        let args = request.arguments.unwrap_or_default();
+        self.fill_prompt(&request.name, args, &context, retry).await
     }
 
     async fn complete(

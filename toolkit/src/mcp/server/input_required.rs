@@ -142,19 +142,24 @@ impl Rounds {
     /// asking for such a capability required it. One that did without it answers as it
     /// returned.
     pub(super) fn answered(&self, result: ToolCallResult) -> Ended {
-        let missing = self.lock().missing.take();
-        match missing {
-            Some(required) if result.is_error => {
-                let mut error = ErrorData::missing_required_client_capability(required);
-                error.message = format!(
-                    "`{}` needs a capability this request's `_meta` did not declare: {}",
-                    result.name, error.message
-                )
-                .into();
-                Ended::Refused(error)
-            }
-            _ => Ended::Answered(result),
+        match self.required(&result.name, result.is_error) {
+            Some(refused) => Ended::Refused(refused),
+            None => Ended::Answered(result),
         }
+    }
+
+    /// The -32021 a run of `what` (a tool, a prompt) is answered with when it `failed` after
+    /// asking for a capability the request did not declare ([`Rounds::answered`]).
+    pub(super) fn required(&self, what: &str, failed: bool) -> Option<ErrorData> {
+        let missing = self.lock().missing.take();
+        let required = missing.filter(|_| failed)?;
+        let mut error = ErrorData::missing_required_client_capability(required);
+        error.message = format!(
+            "`{what}` needs a capability this request's `_meta` did not declare: {}",
+            error.message
+        )
+        .into();
+        Some(error)
     }
 
     /// The answer to the body's next question (`key`, or `ask-N` by its place), once `check`
@@ -220,7 +225,7 @@ impl Rounds {
 
     /// The call's answer once its body stopped to ask: the questions and the state for the
     /// next round, or the error an answer that did not fit its question is refused with.
-    fn ended(&self) -> Result<InputRequiredResult, ErrorData> {
+    pub(super) fn ended(&self) -> Result<InputRequiredResult, ErrorData> {
         let asking = self.lock();
         if let Some(why) = &asking.refused {
             return Err(refused(why.clone()));

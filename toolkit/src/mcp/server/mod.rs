@@ -24,6 +24,7 @@ mod jwt;
 mod listen;
 mod notifier;
 mod options;
+mod prompt_calls;
 mod request_ids;
 mod request_state;
 mod rmcp_fixes;
