@@ -655,17 +655,27 @@ async fn a_2026_tool_that_does_without_a_capability_the_request_did_not_declare_
 
 /// `prompts/get` of `brief` as a 2026-07-28 client that answers elicitation sends it.
 async fn get_brief(url: &str, extra: Value) -> Value {
+    get_brief_declaring(url, json!({"elicitation": {}}), extra)
+        .await
+        .1
+}
+
+async fn get_brief_declaring(
+    url: &str,
+    capabilities: Value,
+    extra: Value,
+) -> (reqwest::StatusCode, Value) {
     let mut params = json!({
         "name": "brief",
         "_meta": {
             "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-            "io.modelcontextprotocol/clientCapabilities": {"elicitation": {}},
+            "io.modelcontextprotocol/clientCapabilities": capabilities,
         },
     });
     for (key, value) in extra.as_object().into_iter().flatten() {
         params[key] = value.clone();
     }
-    send(url, None, "prompts/get", "brief", params).await.1
+    send(url, None, "prompts/get", "brief", params).await
 }
 
 #[tokio::test]
@@ -682,6 +692,24 @@ async fn a_prompt_that_asks_ends_its_prompts_get_with_input_required_and_the_ret
     assert_eq!(
         filled["result"]["messages"],
         json!([{"role": "user", "content": {"type": "text", "text": "A brief about tea"}}])
+    );
+    handle.shutdown().await.unwrap();
+}
+
+#[tokio::test]
+async fn a_prompt_that_fails_without_a_capability_the_request_did_not_declare_is_answered_32021() {
+    let handle = server().await;
+    let (status, answer) = get_brief_declaring(&handle.url(), json!({}), json!({})).await;
+    assert_eq!(status, reqwest::StatusCode::BAD_REQUEST, "{answer}");
+    assert_eq!(answer["error"]["code"], -32021, "{answer}");
+    assert_eq!(
+        answer["error"]["message"],
+        "`brief` needs a capability this request's `_meta` did not declare: Missing required \
+         client capability"
+    );
+    assert_eq!(
+        answer["error"]["data"],
+        json!({"requiredCapabilities": {"elicitation": {}}})
     );
     handle.shutdown().await.unwrap();
 }

@@ -27,7 +27,7 @@ impl McpServer {
     ) -> Result<GetPromptResponse, ErrorData> {
         let prompt = self.inner.catalog.prompt(name)?;
         if !prompt.takes_context() {
-            return answer(prompt, prompt.get(args).await);
+            return prompt_answer(prompt, prompt.get(args).await);
         }
         // The state is bound as a call's is, under a name no tool has.
         let call = ToolCall::new(format!("prompts/get {name}"), Value::Object(args.clone()));
@@ -36,19 +36,19 @@ impl McpServer {
         let (session, data) = (&self.session, &self.inner.data);
         let Some(rounds) = rounds else {
             let messages = host::run_call(context, session, data, name, filled).await;
-            return answer(prompt, messages);
+            return prompt_answer(prompt, messages);
         };
         match host::run_rounds(context, session, data, name, &rounds, filled).await {
             None => rounds.ended().map(GetPromptResponse::from),
             Some(messages) => match rounds.required(name, messages.is_err()) {
                 Some(refused) => Err(refused),
-                None => answer(prompt, messages),
+                None => prompt_answer(prompt, messages),
             },
         }
     }
 }
 
-fn answer(
+fn prompt_answer(
     prompt: &PromptProxy,
     messages: Result<Vec<toolkit_runtime::PromptMessage>, toolkit_runtime::RequestError>,
 ) -> Result<GetPromptResponse, ErrorData> {
