@@ -446,6 +446,8 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         slow_compute_tool(),
         failing_job_tool(),
         routed_echo_tool(),
+        asking::confirm_delete_tool(),
+        asking::multi_input_tool(),
     ];
     let tools = Everything::to_tools()
         .into_iter()

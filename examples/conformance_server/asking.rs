@@ -151,6 +151,52 @@ pub fn prompt() -> PromptProxy {
     })
 }
 
+// The Tasks extension's fixtures that ask (`tasks-mrtr-input`): run as a task, their
+// questions wait for `tasks/update`, the task `input_required` meanwhile.
+
+/// Asks whether to delete `filename`, then says what it did; a client with tasks gets a task
+#[tool(task = "optional")]
+pub async fn confirm_delete(ctx: &ToolContext, filename: String) -> Result<String, String> {
+    let asked = format!("Delete {filename}?");
+    let confirmed = match ctx.elicit::<Approval>(asked).await.map_err(said)? {
+        Elicited::Accepted(Approval { confirm }) => confirm,
+        _ => false,
+    };
+    Ok(match confirmed {
+        true => format!("deleted {filename}"),
+        false => format!("kept {filename}"),
+    })
+}
+
+/// Asks two people at once; a client with tasks gets a task
+#[tool(task = "optional")]
+pub async fn multi_input(ctx: &ToolContext) -> Result<String, String> {
+    let (first, second) = tokio::join!(
+        ctx.elicit::<Signed>("First approver?"),
+        ctx.elicit::<Signed>("Second approver?")
+    );
+    let name = |answer: Elicited<Signed>| match answer {
+        Elicited::Accepted(Signed { name, .. }) => name,
+        _ => "nobody".to_owned(),
+    };
+    let (first, second) = (name(first.map_err(said)?), name(second.map_err(said)?));
+    Ok(format!("approved by {first} and {second}"))
+}
+
+/// `{confirm}`: whether the user agrees.
+#[derive(Deserialize, JsonSchema)]
+struct Approval {
+    confirm: bool,
+}
+
+/// `{name, confirm}`: who agrees, and whether.
+#[derive(Deserialize, JsonSchema)]
+struct Signed {
+    name: String,
+    #[allow(dead_code)]
+    confirm: bool,
+}
+
 /// `{context}`: what a prompt is about.
 #[derive(Deserialize, JsonSchema)]
 struct Context {

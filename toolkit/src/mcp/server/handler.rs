@@ -263,7 +263,7 @@ impl ServerHandler for McpServer {
         request: UpdateTaskParams,
         context: RequestContext<RoleServer>,
     ) -> Result<(), ErrorData> {
-        self.update_task_of(&request, &context)
+        self.update_task_of(request, &context)
     }
 
     /// The Tasks extension's `tasks/cancel` (MCP 2026-07-28).

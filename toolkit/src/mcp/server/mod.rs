@@ -31,6 +31,7 @@ mod rmcp_fixes;
 mod sessions;
 mod stdio;
 mod task_calls;
+mod task_input;
 mod task_results;
 mod tasks;
 mod tools;
@@ -60,6 +61,7 @@ pub use jwt::JwtVerifier;
 pub use notifier::ServerNotifier;
 pub use options::{DEFAULT_MAX_BODY_BYTES, HttpOptions};
 pub use request_state::{KeyTooShort, RequestStateOptions};
+use task_input::Asker;
 use tools::for_serving;
 
 /// Serves a set of tools over MCP.
@@ -437,6 +439,7 @@ impl McpServer {
         tool: &ToolRef<'_>,
         call: &ToolCall,
         context: &RequestContext<RoleServer>,
+        asker: Option<Asker>,
     ) -> ToolCallResult {
         let called = self.inner.toolbox.acall_tool(tool, call);
         let name = tool.tool().name();
@@ -444,7 +447,7 @@ impl McpServer {
         match tool.tool().takes_context() {
             true => {
                 let (session, data) = (&self.session, &self.inner.data);
-                host::run_call(context, session, data, name, called).await
+                host::run_call(context, session, data, name, asker, called).await
             }
             false => called.await,
         }
@@ -465,7 +468,7 @@ impl McpServer {
         };
         let rounds = match rounds {
             Ok(Some(rounds)) => rounds,
-            Ok(None) => return Ended::Answered(Self::call(self, tool, call, context).await),
+            Ok(None) => return Ended::Answered(Self::call(self, tool, call, context, None).await),
             Err(refused) => return Ended::Refused(refused),
         };
         let called = self.inner.toolbox.acall_tool(tool, call);

@@ -35,7 +35,7 @@ impl McpServer {
         let filled = prompt.get(args);
         let (session, data) = (&self.session, &self.inner.data);
         let Some(rounds) = rounds else {
-            let messages = host::run_call(context, session, data, name, filled).await;
+            let messages = host::run_call(context, session, data, name, None, filled).await;
             return prompt_answer(prompt, messages);
         };
         match host::run_rounds(context, session, data, name, &rounds, filled).await {
