@@ -231,7 +231,7 @@ impl McpServer {
         let place = guard::CallPlace::of(&context.extensions);
         // A 2026-07-28 task's questions wait for `tasks/update`, not on a session.
         let input = is_2026(&context).then(|| {
-            let capabilities = context.client_capabilities();
+            let capabilities = context.client_capabilities().map(Arc::new);
             Asker::Task(Arc::clone(&created.input), capabilities)
         });
         tokio::spawn(async move {

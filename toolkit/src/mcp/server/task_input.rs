@@ -72,8 +72,10 @@ impl TaskInput {
 /// 2026-07-28 call ([`Rounds`]), or `tasks/update` of the task it runs as ([`TaskInput`]).
 #[derive(Clone)]
 pub(super) enum Asker {
+    /// The rounds of a multi-round call.
     Rounds(Arc<Rounds>),
-    Task(Arc<TaskInput>, Option<ClientCapabilities>),
+    /// The task's questions, and what the request that started it declared.
+    Task(Arc<TaskInput>, Option<Arc<ClientCapabilities>>),
 }
 
 impl Asker {
@@ -89,7 +91,7 @@ impl Asker {
     pub(super) fn declares(&self, what: &str) -> bool {
         match self {
             Asker::Rounds(rounds) => rounds.declares(what),
-            Asker::Task(_, capabilities) => declares(capabilities.as_ref(), what),
+            Asker::Task(_, capabilities) => declares(capabilities.as_deref(), what),
         }
     }
 
@@ -98,7 +100,7 @@ impl Asker {
         &self,
         key: Option<String>,
         question: InputRequest,
-        check: impl FnOnce(&Value) -> Result<(), String>,
+        check: impl FnOnce(&Value) -> Result<(), String> + Send,
     ) -> Result<Value, ContextError> {
         match self {
             Asker::Rounds(rounds) => rounds.ask(key, question, check).await,
