@@ -120,8 +120,7 @@ impl Asking {
     /// `input_required` result, never a request of the server's own
     #[tool]
     async fn streaming_elicitation(&self, ctx: &ToolContext) -> Result<String, String> {
-        let name = ask_name(ctx, "user_name", "What is your name?").await?;
-        Ok(format!("Hello, {name}!"))
+        self.input_required_result_elicitation(ctx).await
     }
 
     /// Needs the client's model, with no way around it: to a client that did not declare
