@@ -446,13 +446,15 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         slow_compute_tool(),
         failing_job_tool(),
         routed_echo_tool(),
+        asking::confirm_delete_tool(),
+        asking::multi_input_tool(),
     ];
     let tools = Everything::to_tools()
         .into_iter()
         .chain(asking::Asking::to_tools())
         .chain(fixtures);
     let server = McpServer::new(tools).with_name("toolkit-conformance", env!("CARGO_PKG_VERSION"));
-    let server = with_prompts(with_resources(server)?);
+    let server = with_prompts(with_resources(server)?).with_prompt(asking::prompt());
     match args.first().map(String::as_str) {
         Some("--stdio") => server.serve_stdio().await?,
         Some("--http") => {

@@ -2,11 +2,15 @@
 //! 2026-07-28, SEP-2322): tools that ask the user or the client's model, named as the suite
 //! looks for their questions. To a 2026-07-28 client each question ends the run with an
 //! `input_required` result and the retried call runs the body again with the answers; to an
-//! older client the same body asks over the session.
+//! older client the same body asks over the session. `test_streaming_elicitation` and
+//! `test_missing_capability` are the `server-stateless` scenario's, the latter unable to do
+//! without what the client did not declare.
 
 use serde::Deserialize;
+use toolkit::PromptProxy;
 use toolkit::context::{ContextError, SamplingRequest};
 use toolkit::prelude::*;
+use toolkit::prompts::PromptDefinition;
 use toolkit::schemars::JsonSchema;
 
 #[derive(Default)]
@@ -111,6 +115,91 @@ impl Asking {
             name => Ok(format!("Hello, {}!", name?)),
         }
     }
+
+    /// Asks the user over the call's response stream: to a 2026-07-28 client, an
+    /// `input_required` result, never a request of the server's own
+    #[tool]
+    async fn streaming_elicitation(&self, ctx: &ToolContext) -> Result<String, String> {
+        self.input_required_result_elicitation(ctx).await
+    }
+
+    /// Needs the client's model, with no way around it: to a client that did not declare
+    /// `sampling`, the call answers -32021 naming it
+    #[tool]
+    async fn missing_capability(&self, ctx: &ToolContext) -> Result<String, String> {
+        let question = SamplingRequest::new("Say hello").key("hello");
+        let reply = ctx.sample(question).await.map_err(said)?;
+        Ok(reply.text().unwrap_or("").to_owned())
+    }
+}
+
+/// `test_input_required_result_prompt`: a prompt that asks the user what context to use
+/// before it is filled (`prompts/get` answers `input_required` too).
+pub fn prompt() -> PromptProxy {
+    let definition = PromptDefinition::new("test_input_required_result_prompt")
+        .description("A prompt that asks the user for its context first");
+    PromptProxy::from_context_fn(definition, |_args, ctx| async move {
+        let asked = "What context should the prompt use?";
+        match ctx.elicit_keyed::<Context>("user_context", asked).await {
+            Ok(Elicited::Accepted(Context { context })) => {
+                Ok(format!("Write with this context in mind: {context}"))
+            }
+            Ok(_) => Ok("Write without any particular context.".to_owned()),
+            Err(err) => Err(said(err)),
+        }
+    })
+}
+
+// The Tasks extension's fixtures that ask (`tasks-mrtr-input`): run as a task, their
+// questions wait for `tasks/update`, the task `input_required` meanwhile.
+
+/// Asks whether to delete `filename`, then says what it did; a client with tasks gets a task
+#[tool(task = "optional")]
+pub async fn confirm_delete(ctx: &ToolContext, filename: String) -> Result<String, String> {
+    let asked = format!("Delete {filename}?");
+    let confirmed = match ctx.elicit::<Approval>(asked).await.map_err(said)? {
+        Elicited::Accepted(Approval { confirm }) => confirm,
+        _ => false,
+    };
+    Ok(match confirmed {
+        true => format!("deleted {filename}"),
+        false => format!("kept {filename}"),
+    })
+}
+
+/// Asks two people at once; a client with tasks gets a task
+#[tool(task = "optional")]
+pub async fn multi_input(ctx: &ToolContext) -> Result<String, String> {
+    let (first, second) = tokio::join!(
+        ctx.elicit::<Signed>("First approver?"),
+        ctx.elicit::<Signed>("Second approver?")
+    );
+    let name = |answer: Elicited<Signed>| match answer {
+        Elicited::Accepted(Signed { name, .. }) => name,
+        _ => "nobody".to_owned(),
+    };
+    let (first, second) = (name(first.map_err(said)?), name(second.map_err(said)?));
+    Ok(format!("approved by {first} and {second}"))
+}
+
+/// `{confirm}`: whether the user agrees.
+#[derive(Deserialize, JsonSchema)]
+struct Approval {
+    confirm: bool,
+}
+
+/// `{name, confirm}`: who agrees, and whether.
+#[derive(Deserialize, JsonSchema)]
+struct Signed {
+    name: String,
+    #[allow(dead_code)]
+    confirm: bool,
+}
+
+/// `{context}`: what a prompt is about.
+#[derive(Deserialize, JsonSchema)]
+struct Context {
+    context: String,
 }
 
 /// `{name}`: who the user is.

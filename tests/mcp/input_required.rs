@@ -8,9 +8,11 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 use serde_json::{Value, json};
+use toolkit::PromptProxy;
 use toolkit::context::{Caller, Data, SamplingRequest};
 use toolkit::mcp::{HttpOptions, HttpServerHandle, McpServer, RequestStateOptions, StaticTokens};
 use toolkit::prelude::*;
+use toolkit::prompts::PromptDefinition;
 use toolkit::schemars::JsonSchema;
 
 #[derive(serde::Deserialize, JsonSchema)]
@@ -84,6 +86,16 @@ impl Asking {
         Ok(format!("{name} in {}", roots[0].uri))
     }
 
+    /// Asks the user's name, and does without it
+    #[tool]
+    async fn maybe(&self, ctx: &ToolContext) -> String {
+        match ctx.elicit_keyed::<Name>("name", "Who are you?").await {
+            Ok(Elicited::Accepted(Name { name })) => format!("Hello, {name}!"),
+            Ok(_) => "Hello, whoever you are!".to_owned(),
+            Err(err) => format!("Hello, stranger ({err})"),
+        }
+    }
+
     /// Logs at two levels
     #[tool]
     async fn noisy(&self, ctx: &ToolContext) -> String {
@@ -111,6 +123,22 @@ impl Asking {
     }
 }
 
+/// A prompt that asks the user its topic first.
+fn brief() -> PromptProxy {
+    PromptProxy::from_context_fn(PromptDefinition::new("brief"), |_args, ctx| async move {
+        match ctx.elicit_keyed::<Topic>("topic", "About what?").await {
+            Ok(Elicited::Accepted(Topic { topic })) => Ok(format!("A brief about {topic}")),
+            Ok(_) => Ok("A brief about nothing".to_owned()),
+            Err(err) => Err(err.to_string()),
+        }
+    })
+}
+
+#[derive(serde::Deserialize, JsonSchema)]
+struct Topic {
+    topic: String,
+}
+
 const KEY: &[u8] = b"a key the whole fleet shares, 32+";
 
 /// A stateless server of the `ask` tools, its states sealed as `options` say.
@@ -121,6 +149,7 @@ async fn serve(
 ) -> HttpServerHandle {
     let data = Data::new().with(outbox);
     McpServer::new(Asking::to_tools())
+        .with_prompt(brief())
         .with_data(data)
         .with_request_state(options)
         .spawn_http("127.0.0.1:0", http.stateless(true))
@@ -166,24 +195,36 @@ async fn call_with(
     for (key, value) in extra.as_object().into_iter().flatten() {
         params[key] = value.clone();
     }
-    let body = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": params});
+    send(url, token, "tools/call", tool, params).await.1
+}
+
+/// A `method` request of `name` (a tool, a prompt) with `params` as a 2026-07-28 client sends
+/// it: the HTTP status and the JSON-RPC answer.
+async fn send(
+    url: &str,
+    token: Option<&str>,
+    method: &str,
+    name: &str,
+    params: Value,
+) -> (reqwest::StatusCode, Value) {
+    let body = json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params});
     let mut request = reqwest::Client::new()
         .post(url)
         .header("accept", "application/json, text/event-stream")
         .header("mcp-protocol-version", "2026-07-28")
-        .header("mcp-method", "tools/call")
-        .header("mcp-name", tool)
+        .header("mcp-method", method)
+        .header("mcp-name", name)
         .json(&body);
     if let Some(token) = token {
         request = request.bearer_auth(token);
     }
-    let text = request.send().await.unwrap().text().await.unwrap();
+    let response = request.send().await.unwrap();
+    let status = response.status();
+    let text = response.text().await.unwrap();
     // The answer: the body, or the last message of the event stream (its result).
     let messages = messages_of(&text);
-    messages
-        .last()
-        .cloned()
-        .unwrap_or_else(|| panic!("no message: {text}"))
+    let answer = (messages.last().cloned()).unwrap_or_else(|| panic!("no message: {text}"));
+    (status, answer)
 }
 
 /// The JSON-RPC messages of a response: its JSON body, or its event stream's `data:` lines.
@@ -554,6 +595,121 @@ async fn a_2026_call_gets_logs_on_its_own_response_only_at_the_level_its_meta_as
             r#""info": "an info line""#,
             r#""warning": "a warning line""#
         ]
+    );
+    handle.shutdown().await.unwrap();
+}
+
+/// A `tools/call` of `tool` from a 2026-07-28 client that declares `capabilities`.
+async fn call_declaring(
+    url: &str,
+    tool: &str,
+    capabilities: Value,
+) -> (reqwest::StatusCode, Value) {
+    let params = json!({
+        "name": tool,
+        "arguments": {},
+        "_meta": {
+            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientCapabilities": capabilities,
+        },
+    });
+    send(url, None, "tools/call", tool, params).await
+}
+
+#[tokio::test]
+async fn a_2026_tool_that_fails_without_a_capability_the_request_did_not_declare_is_answered_32021_naming_it()
+ {
+    let handle = server().await;
+    let (status, answer) =
+        call_declaring(&handle.url(), "ask_capital", json!({"elicitation": {}})).await;
+    assert_eq!(status, reqwest::StatusCode::BAD_REQUEST, "{answer}");
+    assert_eq!(answer["id"], 1, "{answer}");
+    assert_eq!(answer["error"]["code"], -32021, "{answer}");
+    assert_eq!(
+        answer["error"]["message"],
+        "`ask_capital` needs a capability this request's `_meta` did not declare: Missing \
+         required client capability"
+    );
+    assert_eq!(
+        answer["error"]["data"],
+        json!({"requiredCapabilities": {"sampling": {}}})
+    );
+    handle.shutdown().await.unwrap();
+}
+
+#[tokio::test]
+async fn a_2026_tool_that_does_without_a_capability_the_request_did_not_declare_answers_as_it_returned()
+ {
+    let handle = server().await;
+    let (status, answer) =
+        call_declaring(&handle.url(), "ask_maybe", json!({"sampling": {}})).await;
+    assert_eq!(status, reqwest::StatusCode::OK, "{answer}");
+    assert_eq!(answer["result"]["resultType"], "complete", "{answer}");
+    assert_eq!(
+        text(&answer),
+        "Hello, stranger (elicitation is not available to tool `ask_maybe`: the MCP client did \
+         not declare the `elicitation` capability in this request's `_meta`)"
+    );
+    handle.shutdown().await.unwrap();
+}
+
+/// `prompts/get` of `brief` as a 2026-07-28 client that answers elicitation sends it.
+async fn get_brief(url: &str, extra: Value) -> Value {
+    get_brief_declaring(url, json!({"elicitation": {}}), extra)
+        .await
+        .1
+}
+
+async fn get_brief_declaring(
+    url: &str,
+    capabilities: Value,
+    extra: Value,
+) -> (reqwest::StatusCode, Value) {
+    let mut params = json!({
+        "name": "brief",
+        "_meta": {
+            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientCapabilities": capabilities,
+        },
+    });
+    for (key, value) in extra.as_object().into_iter().flatten() {
+        params[key] = value.clone();
+    }
+    send(url, None, "prompts/get", "brief", params).await
+}
+
+#[tokio::test]
+async fn a_prompt_that_asks_ends_its_prompts_get_with_input_required_and_the_retry_fills_it() {
+    let handle = server().await;
+    let url = handle.url();
+    let asked = get_brief(&url, json!({})).await;
+    let question = &asked["result"]["inputRequests"]["topic"];
+    assert_eq!(question["method"], "elicitation/create", "{asked}");
+    assert_eq!(question["params"]["message"], "About what?");
+    let retry = answering(&asked, "topic", json!({"topic": "tea"}));
+    let filled = get_brief(&url, retry).await;
+    assert_eq!(filled["result"]["resultType"], "complete", "{filled}");
+    assert_eq!(
+        filled["result"]["messages"],
+        json!([{"role": "user", "content": {"type": "text", "text": "A brief about tea"}}])
+    );
+    handle.shutdown().await.unwrap();
+}
+
+#[tokio::test]
+async fn a_prompt_that_fails_without_a_capability_the_request_did_not_declare_is_answered_32021() {
+    let handle = server().await;
+    let (status, answer) = get_brief_declaring(&handle.url(), json!({}), json!({})).await;
+    assert_eq!(status, reqwest::StatusCode::BAD_REQUEST, "{answer}");
+    assert_eq!(answer["error"]["code"], -32021, "{answer}");
+    assert_eq!(
+        answer["error"]["message"],
+        "`brief` needs a capability this request's `_meta` did not declare: Missing required \
+         client capability"
+    );
+    assert_eq!(
+        answer["error"]["data"],
+        json!({"requiredCapabilities": {"elicitation": {}}})
     );
     handle.shutdown().await.unwrap();
 }

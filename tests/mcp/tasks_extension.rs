@@ -26,6 +26,24 @@ fn wait(task: TaskSupport) -> ToolProxy {
     })
 }
 
+#[derive(serde::Deserialize, toolkit::schemars::JsonSchema)]
+struct Sure {
+    confirm: bool,
+}
+
+/// `confirm`, which asks the user whether they are sure, then says what they said.
+fn confirm() -> ToolProxy {
+    let mut confirm = ToolDefinition::new("confirm", "Asks first", json!({"type": "object"}));
+    confirm.options.task = TaskSupport::Optional;
+    ToolProxy::from_async_fn_with_context(confirm, |_arguments, ctx| async move {
+        match ctx.elicit_keyed::<Sure>("sure", "Sure?").await {
+            Ok(Elicited::Accepted(Sure { confirm })) => Ok(format!("confirmed: {confirm}")),
+            Ok(_) => Ok("declined".to_owned()),
+            Err(err) => Err(err.to_string()),
+        }
+    })
+}
+
 async fn serve(task: TaskSupport, options: HttpOptions) -> HttpServerHandle {
     McpServer::new([wait(task)])
         .spawn_http("127.0.0.1:0", options)
@@ -49,7 +67,7 @@ pub(crate) async fn request(
     params["_meta"] = json!({
         "io.modelcontextprotocol/protocolVersion": "2026-07-28",
         "io.modelcontextprotocol/clientInfo": {"name": "test", "version": "1"},
-        "io.modelcontextprotocol/clientCapabilities": {"extensions": extensions},
+        "io.modelcontextprotocol/clientCapabilities": {"elicitation": {}, "extensions": extensions},
     });
     let body = json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params});
     let mut post = reqwest::Client::new()
@@ -218,4 +236,47 @@ async fn a_2026_task_is_reached_only_by_the_caller_that_started_it() {
     let as_ann = request(&server, Some("token-ann"), "tasks/get", params, true).await;
     assert_eq!(as_ann.expect("ann's")["status"], "working");
     server.shutdown().await.expect("shutdown");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_2026_task_that_asks_shows_input_required_on_tasks_get_until_tasks_update_answers_it() {
+    let server = McpServer::new([confirm()])
+        .spawn_http("127.0.0.1:0", HttpOptions::default())
+        .await
+        .expect("serve");
+    let call = json!({"name": "confirm", "arguments": {}});
+    let created = request(&server, None, "tools/call", call, true).await;
+    let id = created.expect("a task")["taskId"]
+        .as_str()
+        .expect("an id")
+        .to_owned();
+    let get = || request(&server, None, "tasks/get", json!({"taskId": id}), true);
+    let mut asking = get().await.expect("the task");
+    for _ in 0..200 {
+        if asking["status"] == "input_required" {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+        asking = get().await.expect("the task");
+    }
+    assert_eq!(asking["status"], "input_required", "{asking}");
+    let question = &asking["inputRequests"]["sure"];
+    assert_eq!(question["method"], "elicitation/create", "{asking}");
+    assert_eq!(question["params"]["message"], "Sure?", "{asking}");
+    // A key no question waits under is acknowledged and changes nothing.
+    let stray = json!({"taskId": id, "inputResponses": {"other": {"action": "decline"}}});
+    let ack = request(&server, None, "tasks/update", stray, true).await;
+    assert_eq!(ack.expect("an ack"), json!({"resultType": "complete"}));
+    assert_eq!(get().await.expect("the task")["status"], "input_required");
+    let answer = json!({"action": "accept", "content": {"confirm": true}});
+    let update = json!({"taskId": id, "inputResponses": {"sure": answer}});
+    let ack = request(&server, None, "tasks/update", update, true).await;
+    assert_eq!(ack.expect("an ack"), json!({"resultType": "complete"}));
+    let done = ended(&server, None, &id).await;
+    assert_eq!(done["status"], "completed", "{done}");
+    assert_eq!(
+        done["result"]["content"],
+        json!([{"type": "text", "text": "confirmed: true"}])
+    );
+    server.shutdown().await.unwrap();
 }

@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 use crate::completion::Completer;
-use crate::context::Role;
+use crate::context::{CallScope, Role, ToolContext};
 use crate::resources::{RequestError, guarded};
 use crate::{BoxFuture, Content, Icon};
 
@@ -208,6 +208,7 @@ pub struct PromptProxy {
     definition: Arc<PromptDefinition>,
     get: Arc<GetFn>,
     completers: Vec<(String, Completer)>,
+    takes_context: bool,
 }
 
 impl PromptProxy {
@@ -241,12 +242,72 @@ impl PromptProxy {
         PromptProxy::from_parts(definition, Arc::new(get))
     }
 
+    /// A prompt filled by an async body that may ask the client (`ctx.elicit`, `ctx.sample`,
+    /// `ctx.roots`), as a tool does: its context is named after the prompt and made from the
+    /// scope the prompt is filled in (an MCP server's `prompts/get`), and asks nobody outside
+    /// one.
+    ///
+    /// ```
+    /// use toolkit::PromptProxy;
+    /// use toolkit::prelude::*;
+    /// use toolkit::prompts::PromptDefinition;
+    ///
+    /// #[derive(serde::Deserialize, toolkit::schemars::JsonSchema)]
+    /// struct Topic {
+    ///     topic: String,
+    /// }
+    ///
+    /// let brainstorm = PromptProxy::from_context_fn(
+    ///     PromptDefinition::new("brainstorm"),
+    ///     |_args, ctx| async move {
+    ///         match ctx.elicit::<Topic>("What about?").await {
+    ///             Ok(Elicited::Accepted(Topic { topic })) => format!("Ideas about {topic}"),
+    ///             _ => "Ideas about anything".to_owned(),
+    ///         }
+    ///     },
+    /// );
+    /// assert!(brainstorm.takes_context());
+    /// # tokio::runtime::Runtime::new().unwrap().block_on(async {
+    /// let messages = brainstorm.get(Default::default()).await.unwrap();
+    /// assert_eq!(messages[0].content.as_text(), Some("Ideas about anything"));
+    /// # });
+    /// ```
+    pub fn from_context_fn<F, Fut, R>(definition: PromptDefinition, body: F) -> Self
+    where
+        F: Fn(Map<String, Value>, ToolContext) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = R> + Send + 'static,
+        R: PromptReturn,
+    {
+        let name: Arc<str> = Arc::from(definition.name.as_str());
+        let body = Arc::new(body);
+        let get = move |args| {
+            let (name, body) = (Arc::clone(&name), Arc::clone(&body));
+            // The scope is read when the body first runs, inside the one the server set.
+            let messages: BoxFuture<'static, _> = Box::pin(async move {
+                let scope = CallScope::current().unwrap_or_default();
+                let ctx = scope.context_for(&name, None);
+                body(args, ctx).await.into_messages()
+            });
+            messages
+        };
+        let mut prompt = PromptProxy::from_parts(definition, Arc::new(get));
+        prompt.takes_context = true;
+        prompt
+    }
+
     fn from_parts(definition: PromptDefinition, get: Arc<GetFn>) -> Self {
         PromptProxy {
             definition: Arc::new(definition),
             get,
             completers: Vec::new(),
+            takes_context: false,
         }
+    }
+
+    /// Whether its body takes a context ([`from_context_fn`](Self::from_context_fn)): only
+    /// then does a server give it one.
+    pub fn takes_context(&self) -> bool {
+        self.takes_context
     }
 
     /// With the completer of argument `argument` (replacing one it had).

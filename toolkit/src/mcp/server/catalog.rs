@@ -14,7 +14,9 @@ use rmcp::model::{
 };
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value, json};
-use toolkit_runtime::{PromptProxy, RequestError, ResourceProxy, ResourceTemplateProxy};
+use toolkit_runtime::{
+    PromptMessage, PromptProxy, RequestError, ResourceProxy, ResourceTemplateProxy,
+};
 
 use super::{McpServer, ServerNotifier};
 use crate::Toolset;
@@ -230,19 +232,23 @@ impl Offerings {
         into_rmcp(json!({ "contents": contents }))
     }
 
-    pub(super) async fn get_prompt(
-        &self,
-        name: &str,
-        arguments: Option<Map<String, Value>>,
+    /// The prompt `prompts/get` names, or the error for one this server does not offer.
+    pub(super) fn prompt(&self, name: &str) -> Result<&PromptProxy, ErrorData> {
+        match self.prompts.iter().find(|prompt| prompt.name() == name) {
+            Some(prompt) => Ok(prompt),
+            None => {
+                let name = name.to_owned();
+                Err(rpc_error(RequestError::UnknownPrompt { name }))
+            }
+        }
+    }
+
+    /// The answer to `prompts/get` of `prompt`, filled with `messages` (or why not).
+    pub(super) fn prompt_result(
+        prompt: &PromptProxy,
+        messages: Result<Vec<PromptMessage>, RequestError>,
     ) -> Result<GetPromptResult, ErrorData> {
-        let Some(prompt) = self.prompts.iter().find(|prompt| prompt.name() == name) else {
-            let name = name.to_owned();
-            return Err(rpc_error(RequestError::UnknownPrompt { name }));
-        };
-        let messages = prompt
-            .get(arguments.unwrap_or_default())
-            .await
-            .map_err(rpc_error)?;
+        let messages = messages.map_err(rpc_error)?;
         let mut answer = json!({ "messages": messages });
         if let Some(description) = &prompt.definition().description {
             answer["description"] = json!(description);

@@ -232,12 +232,12 @@ impl ServerHandler for McpServer {
 
     async fn get_prompt(
         &self,
-        request: GetPromptRequestParams,
-        _context: RequestContext<RoleServer>,
+        mut request: GetPromptRequestParams,
+        context: RequestContext<RoleServer>,
     ) -> Result<GetPromptResponse, ErrorData> {
-        let catalog = &self.inner.catalog;
-        let got = catalog.get_prompt(&request.name, request.arguments).await;
-        got.map(GetPromptResponse::from)
+        let retry = Retry::new(request.input_responses.take(), request.request_state.take());
+        let args = request.arguments.unwrap_or_default();
+        self.fill_prompt(&request.name, args, &context, retry).await
     }
 
     async fn complete(
@@ -263,7 +263,7 @@ impl ServerHandler for McpServer {
         request: UpdateTaskParams,
         context: RequestContext<RoleServer>,
     ) -> Result<(), ErrorData> {
-        self.update_task_of(&request, &context)
+        self.update_task_of(request, &context)
     }
 
     /// The Tasks extension's `tasks/cancel` (MCP 2026-07-28).

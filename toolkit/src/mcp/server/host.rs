@@ -43,6 +43,7 @@ use toolkit_runtime::context::{
 
 use super::input_required::{Rounds, declares};
 use super::sessions::SESSION_ID;
+use super::task_input::Asker;
 use crate::mcp::convert::{elicitation_answer, rmcp_request, sampling_reply};
 
 /// What one session (one client) set: the lowest log level it wants.
@@ -115,8 +116,9 @@ pub(super) struct McpHost {
     /// older client, whose session's level counts.
     request_log_level: Result<Option<LogLevel>, ()>,
     queue: Arc<Outbox>,
-    /// For a client of 2026-07-28: what the body asks ends its run ([`Rounds`]).
-    rounds: Option<Arc<Rounds>>,
+    /// For a client of 2026-07-28: who answers what the body asks, the next round of the call
+    /// ([`Rounds`]) or `tasks/update` of its task.
+    asker: Option<Asker>,
 }
 
 /// The most log messages of one call waiting to be sent; one more is dropped and counted.
@@ -234,11 +236,8 @@ impl Outbox {
 
 impl McpHost {
     fn client_declared(&self, what: &'static str, tool: &str) -> Result<(), ContextError> {
-        let (declared, where_) = match &self.rounds {
-            Some(rounds) => (
-                declares(rounds.capabilities(), what),
-                "this request's `_meta`",
-            ),
+        let (declared, where_) = match &self.asker {
+            Some(asker) => (asker.declares(what), "this request's `_meta`"),
             None => {
                 let info = self.peer.peer_info();
                 let capabilities = info.as_ref().map(|info| &info.capabilities);
@@ -286,7 +285,7 @@ impl ToolHost for McpHost {
     }
 
     fn round(&self, _ctx: &ToolContext) -> u32 {
-        self.rounds.as_ref().map_or(0, |rounds| rounds.round())
+        self.asker.as_ref().map_or(0, Asker::round)
     }
 
     fn roots<'a>(
@@ -296,12 +295,12 @@ impl ToolHost for McpHost {
     ) -> BoxFuture<'a, Result<Vec<Root>, ContextError>> {
         Box::pin(async move {
             self.client_declared("roots", ctx.tool_name())?;
-            let listed: ListRootsResult = match &self.rounds {
+            let listed: ListRootsResult = match &self.asker {
                 None => self.peer.list_roots().await.map_err(failed)?,
-                Some(rounds) => {
+                Some(asker) => {
                     let question = InputRequest::ListRoots(ListRootsRequest::default());
                     let check = |answer: &Value| reads_as::<ListRootsResult>(answer).map(drop);
-                    let answer = rounds.ask(key, question, check).await?;
+                    let answer = asker.ask(key, question, check).await?;
                     reads_as(&answer).map_err(ContextError::InvalidAnswer)?
                 }
             };
@@ -324,13 +323,13 @@ impl ToolHost for McpHost {
             self.client_declared("sampling", ctx.tool_name())?;
             let key = request.key.clone();
             let params: CreateMessageRequestParams = rmcp_request(&request)?;
-            let Some(rounds) = &self.rounds else {
+            let Some(asker) = &self.asker else {
                 let result = self.peer.create_message(params).await.map_err(failed)?;
                 return sampling_reply(result);
             };
             let question = InputRequest::CreateMessage(CreateMessageRequest::new(params));
             let check = |answer: &Value| reads_as::<CreateMessageResult>(answer).map(drop);
-            let answer = rounds.ask(key, question, check).await?;
+            let answer = asker.ask(key, question, check).await?;
             sampling_reply(reads_as(&answer).map_err(ContextError::InvalidAnswer)?)
         })
     }
@@ -349,10 +348,10 @@ impl ToolHost for McpHost {
             });
             let params: ElicitRequestParams = serde_json::from_value(wire)
                 .map_err(|err| ContextError::UnsupportedSchema(err.to_string()))?;
-            if let Some(rounds) = &self.rounds {
+            if let Some(asker) = &self.asker {
                 let question = InputRequest::Elicitation(ElicitRequest::new(params));
                 let check = |answer: &Value| reads_as::<ElicitResult>(answer).map(drop);
-                let answer = rounds.ask(request.key, question, check).await?;
+                let answer = asker.ask(request.key, question, check).await?;
                 let answer = reads_as(&answer).map_err(ContextError::InvalidAnswer)?;
                 return Ok(elicitation_answer(answer));
             }
@@ -399,10 +398,11 @@ pub(super) async fn run_call<F: Future>(
     session: &Arc<SessionState>,
     data: &Data,
     logger: &str,
+    asker: Option<Asker>,
     call: F,
 ) -> F::Output {
     let stop = std::future::pending::<std::convert::Infallible>();
-    match run_scoped(context, session, data, logger, None, stop, call).await {
+    match run_scoped(context, session, data, logger, asker, stop, call).await {
         Ok(output) => output,
         Err(never) => match never {},
     }
@@ -418,7 +418,8 @@ pub(super) async fn run_rounds<F: Future>(
     call: F,
 ) -> Option<F::Output> {
     let stop = rounds.asked();
-    let ran = run_scoped(context, session, data, logger, Some(rounds), stop, call);
+    let asker = Some(Asker::Rounds(Arc::clone(rounds)));
+    let ran = run_scoped(context, session, data, logger, asker, stop, call);
     ran.await.ok()
 }
 
@@ -433,13 +434,14 @@ fn request_log_level(context: &RequestContext<RoleServer>) -> Result<Option<LogL
     }
 }
 
-/// Runs `call` as [`run_call`] says, until it returns or `stop` resolves first.
-async fn run_scoped<F: Future, S: Future>(
+/// Runs `call` as [`run_call`] says, what it asks answered by `asker` (by the session without
+/// one), until it returns or `stop` resolves first.
+pub(super) async fn run_scoped<F: Future, S: Future>(
     context: &RequestContext<RoleServer>,
     session: &Arc<SessionState>,
     data: &Data,
     logger: &str,
-    rounds: Option<&Arc<Rounds>>,
+    asker: Option<Asker>,
     stop: S,
     call: F,
 ) -> Result<F::Output, S::Output> {
@@ -450,7 +452,7 @@ async fn run_scoped<F: Future, S: Future>(
         session: Arc::clone(session),
         request_log_level: request_log_level(context),
         queue: Arc::clone(&queue),
-        rounds: rounds.cloned(),
+        asker,
     });
     let scope = CallScope::new()
         .host(host)

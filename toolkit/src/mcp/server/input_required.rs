@@ -17,8 +17,8 @@
 use std::sync::{Arc, Mutex, PoisonError};
 
 use rmcp::model::{
-    CallToolResponse, ClientCapabilities, InputRequest, InputRequests, InputRequiredResult,
-    InputResponses, ProtocolVersion,
+    CallToolResponse, ClientCapabilities, ElicitationCapability, InputRequest, InputRequests,
+    InputRequiredResult, InputResponses, ProtocolVersion, RootsCapabilities, SamplingCapability,
 };
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer};
@@ -103,6 +103,8 @@ struct Asking {
     pending: InputRequests,
     /// An answer that does not answer its question: the call is refused.
     refused: Option<String>,
+    /// The capabilities the body asked for that the request did not declare.
+    missing: Option<ClientCapabilities>,
 }
 
 impl Rounds {
@@ -111,9 +113,53 @@ impl Rounds {
         self.round
     }
 
-    /// What the client declared in this request's `_meta`.
-    pub(super) fn capabilities(&self) -> Option<&ClientCapabilities> {
-        self.capabilities.as_ref()
+    fn lock(&self) -> std::sync::MutexGuard<'_, Asking> {
+        self.asking.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Whether this request's `_meta` declares `what` ("sampling", "roots" or "elicitation").
+    /// One it does not is noted: the body is told it is unavailable and may do without, but
+    /// if it fails, its call needed what the client did not declare ([`Rounds::answered`]).
+    pub(super) fn declares(&self, what: &str) -> bool {
+        if declares(self.capabilities.as_ref(), what) {
+            return true;
+        }
+        let mut asking = self.lock();
+        let missing = asking
+            .missing
+            .get_or_insert_with(ClientCapabilities::default);
+        match what {
+            "sampling" => missing.sampling = Some(SamplingCapability::default()),
+            "roots" => missing.roots = Some(RootsCapabilities::default()),
+            _ => missing.elicitation = Some(ElicitationCapability::default()),
+        }
+        false
+    }
+
+    /// How a call whose body returned `result` ends. MCP 2026-07-28: "if processing a request
+    /// requires a capability the client did not include in its `clientCapabilities`, the
+    /// server MUST return" -32021 with the `requiredCapabilities`; a body that failed after
+    /// asking for such a capability required it. One that did without it answers as it
+    /// returned.
+    pub(super) fn answered(&self, result: ToolCallResult) -> Ended {
+        match self.required(&result.name, result.is_error) {
+            Some(refused) => Ended::Refused(refused),
+            None => Ended::Answered(result),
+        }
+    }
+
+    /// The -32021 a run of `what` (a tool, a prompt) is answered with when it `failed` after
+    /// asking for a capability the request did not declare ([`Rounds::answered`]).
+    pub(super) fn required(&self, what: &str, failed: bool) -> Option<ErrorData> {
+        let missing = self.lock().missing.take();
+        let required = missing.filter(|_| failed)?;
+        let mut error = ErrorData::missing_required_client_capability(required);
+        error.message = format!(
+            "`{what}` needs a capability this request's `_meta` did not declare: {}",
+            error.message
+        )
+        .into();
+        Some(error)
     }
 
     /// The answer to the body's next question (`key`, or `ask-N` by its place), once `check`
@@ -125,7 +171,7 @@ impl Rounds {
         check: impl FnOnce(&Value) -> Result<(), String>,
     ) -> Result<Value, ContextError> {
         let answered = {
-            let mut asking = self.asking.lock().unwrap_or_else(PoisonError::into_inner);
+            let mut asking = self.lock();
             let place = asking.next;
             asking.next += 1;
             let key = key.unwrap_or_else(|| format!("ask-{place}"));
@@ -179,8 +225,8 @@ impl Rounds {
 
     /// The call's answer once its body stopped to ask: the questions and the state for the
     /// next round, or the error an answer that did not fit its question is refused with.
-    fn ended(&self) -> Result<InputRequiredResult, ErrorData> {
-        let asking = self.asking.lock().unwrap_or_else(PoisonError::into_inner);
+    pub(super) fn ended(&self) -> Result<InputRequiredResult, ErrorData> {
+        let asking = self.lock();
         if let Some(why) = &asking.refused {
             return Err(refused(why.clone()));
         }

@@ -24,6 +24,7 @@ mod jwt;
 mod listen;
 mod notifier;
 mod options;
+mod prompt_calls;
 mod request_ids;
 mod request_state;
 mod rmcp_fixes;
@@ -32,6 +33,7 @@ mod settings;
 mod signal;
 mod stdio;
 mod task_calls;
+mod task_input;
 mod task_results;
 mod tasks;
 mod tools;
@@ -62,6 +64,7 @@ pub use notifier::ServerNotifier;
 pub use options::{DEFAULT_MAX_BODY_BYTES, HttpOptions};
 pub use request_state::{KeyTooShort, RequestStateOptions};
 pub use signal::shutdown_signal;
+use task_input::Asker;
 use tools::for_serving;
 
 /// Serves a set of tools over MCP.
@@ -350,6 +353,7 @@ impl McpServer {
         tool: &ToolRef<'_>,
         call: &ToolCall,
         context: &RequestContext<RoleServer>,
+        asker: Option<Asker>,
     ) -> ToolCallResult {
         let called = self.inner.toolbox.acall_tool(tool, call);
         let name = tool.tool().name();
@@ -357,7 +361,7 @@ impl McpServer {
         match tool.tool().takes_context() {
             true => {
                 let (session, data) = (&self.session, &self.inner.data);
-                host::run_call(context, session, data, name, called).await
+                host::run_call(context, session, data, name, asker, called).await
             }
             false => called.await,
         }
@@ -378,13 +382,13 @@ impl McpServer {
         };
         let rounds = match rounds {
             Ok(Some(rounds)) => rounds,
-            Ok(None) => return Ended::Answered(Self::call(self, tool, call, context).await),
+            Ok(None) => return Ended::Answered(Self::call(self, tool, call, context, None).await),
             Err(refused) => return Ended::Refused(refused),
         };
         let called = self.inner.toolbox.acall_tool(tool, call);
         let (session, data, name) = (&self.session, &self.inner.data, tool.tool().name());
         match host::run_rounds(context, session, data, name, &rounds, called).await {
-            Some(output) => Ended::Answered(output),
+            Some(output) => rounds.answered(output),
             None => Ended::Asked(rounds),
         }
     }

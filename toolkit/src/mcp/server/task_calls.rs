@@ -23,6 +23,7 @@ use serde_json::{Value, json};
 
 use super::auth::{caller_of, may_use};
 use super::rmcp_fixes::tasks::{CALL, LIST_TOOLS, PREFIX};
+use super::task_input::Asker;
 use super::tasks::{Cancelled, Outcome, Tasks, legacy};
 use super::{McpServer, guard};
 use crate::TaskSupport;
@@ -125,16 +126,16 @@ impl McpServer {
         tasks.cancel(&request.task_id).map(drop)
     }
 
-    /// `tasks/update` of the Tasks extension: acknowledged for a task of the caller's. Its
-    /// `inputResponses` are ignored, as the extension says of keys no request is waiting for:
-    /// a tool here asks its questions outside tasks, so a task never waits for input.
+    /// `tasks/update` of the Tasks extension: acknowledged for a task of the caller's, its
+    /// `inputResponses` given to the questions its body waits on ([`TaskInput`]); a key no
+    /// question waits under is ignored, as the extension says.
     pub(super) fn update_task_of(
         &self,
-        request: &UpdateTaskParams,
+        request: UpdateTaskParams,
         context: &RequestContext<RoleServer>,
     ) -> Result<(), ErrorData> {
         let (tasks, _) = self.task_store(context);
-        tasks.get(&request.task_id).map(drop)
+        tasks.update(&request.task_id, request.input_responses)
     }
 
     /// The answer to a renamed request (MCP 2025-11-25), or `None` for a method that is not
@@ -228,9 +229,14 @@ impl McpServer {
         // The call's place under the HTTP server's call cap, held by the task until its tool
         // returns: a task is a call that answers early, not one the cap does not count.
         let place = guard::CallPlace::of(&context.extensions);
+        // A 2026-07-28 task's questions wait for `tasks/update`, not on a session.
+        let input = is_2026(&context).then(|| {
+            let capabilities = context.client_capabilities().map(Arc::new);
+            Asker::Task(Arc::clone(&created.input), capabilities)
+        });
         tokio::spawn(async move {
             let tool_call = server.tool_call(&tool, arguments);
-            let call = server.call(&tool, &tool_call, &context);
+            let call = server.call(&tool, &tool_call, &context, input);
             tokio::pin!(call);
             let answer = tokio::select! {
                 answer = &mut call => answer,

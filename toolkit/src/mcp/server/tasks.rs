@@ -19,13 +19,14 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use crate::context::Cancellation as CancellationToken;
 use rmcp::model::{
-    CustomNotification, DetailedTask, ErrorCode, JsonObject, ServerNotification, Task, TaskPayload,
-    TaskStatus,
+    CustomNotification, DetailedTask, ErrorCode, InputResponses, JsonObject, ServerNotification,
+    Task, TaskPayload, TaskStatus,
 };
 use rmcp::{ErrorData, Peer, RoleServer};
 use serde_json::{Value, json};
 use tokio::sync::watch;
 
+use super::task_input::TaskInput;
 pub(super) use super::task_results::{Kept, ResultBudget};
 
 /// How long a task is kept when the client asks for no `ttl`.
@@ -62,6 +63,8 @@ struct Entry {
     created: Instant,
     ttl: Duration,
     cancel: CancellationToken,
+    /// What the task's body waits on its client for (MCP 2026-07-28).
+    input: Arc<TaskInput>,
     outcome: watch::Receiver<Option<Outcome>>,
     done: Option<watch::Sender<Option<Outcome>>>,
     /// The session told of each status change (MCP 2025-11-25); none for a task without one.
@@ -73,6 +76,7 @@ struct Entry {
 pub(super) struct Created {
     pub(super) id: String,
     pub(super) cancel: CancellationToken,
+    pub(super) input: Arc<TaskInput>,
     pub(super) task: Task,
 }
 
@@ -121,6 +125,7 @@ impl Tasks {
             created: Instant::now(),
             ttl,
             cancel: CancellationToken::new(),
+            input: Arc::default(),
             outcome,
             done: Some(done),
             peer,
@@ -129,6 +134,7 @@ impl Tasks {
         let created = Created {
             id: id.clone(),
             cancel: entry.cancel.clone(),
+            input: Arc::clone(&entry.input),
             task: entry.task(&id),
         };
         entries.insert(id, entry);
@@ -179,9 +185,19 @@ impl Tasks {
                 None => failed_with(&expired(id, kept.limit())),
             },
             (Some(Outcome::Error(error)), _) => failed_with(error),
-            (None, _) => TaskPayload::Working,
+            (None, _) => match entry.input.pending() {
+                Some(input_requests) => TaskPayload::InputRequired { input_requests },
+                None => TaskPayload::Working,
+            },
         };
         Ok(DetailedTask::new(entry.task(id), payload))
+    }
+
+    /// `tasks/update` (the Tasks extension): the answers to what task `id` waits on.
+    pub(super) fn update(&self, id: &str, responses: InputResponses) -> Result<(), ErrorData> {
+        let input = (self.lock().get(id)).map(|entry| Arc::clone(&entry.input));
+        input.ok_or_else(|| unknown(id))?.answer(responses);
+        Ok(())
     }
 
     /// `tasks/result`: waits for the task to end, then its result, tied to the task in `_meta`.
