@@ -60,9 +60,14 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         None => proxy.serve_stdio().await?,
         Some(addr) => {
             let listener = tokio::net::TcpListener::bind(addr.as_str()).await?;
+            // Listening for the signals before saying so: one sent as soon as the line is read
+            // ends the server, not the process.
+            let shutdown = shutdown_signal();
             // The resolved address, for a caller that asked for port 0.
             eprintln!("listening on http://{}/mcp", listener.local_addr()?);
-            (proxy.serve_http(listener, HttpOptions::default(), shutdown_signal())).await?;
+            proxy
+                .serve_http(listener, HttpOptions::default(), shutdown)
+                .await?;
         }
     }
     // Ending `main` drops the client, which kills a stdio TARGET and what it started.
