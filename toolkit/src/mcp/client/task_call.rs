@@ -93,17 +93,21 @@ async fn poll_task(
     ctx: &ToolContext,
 ) -> Result<CallToolResult, CallFailure> {
     let (mut said, mut step) = (None, 0.0);
+    // The server decides which calls become tasks, short ones too: the first poll comes soon,
+    // and the waits double up to the interval the server suggests.
+    let mut wait = MIN_POLL;
     loop {
         if task.status_message.is_some() && task.status_message != said {
             step += 1.0;
             ctx.progress(step, None, task.status_message.clone().unwrap_or_default());
             said = task.status_message.clone();
         }
-        let poll = task
+        let suggested = task
             .poll_interval_ms
             .map_or(DEFAULT_POLL, Duration::from_millis)
             .clamp(MIN_POLL, MAX_POLL);
-        tokio::time::sleep(poll).await;
+        tokio::time::sleep(wait.min(suggested)).await;
+        wait = wait.saturating_mul(2);
         let polled = peer
             .get_task(GetTaskParams::new(task.task_id.clone()))
             .await?;
