@@ -104,8 +104,8 @@ impl McpServer {
     /// `ttlMs`; default [`McpServer::DEFAULT_LIST_TTL`]). Zero: ask every time. Their
     /// `cacheScope` is `private` when the request carried a verified token and `public`
     /// otherwise. A client with a `subscriptions/listen` stream open hears of a change at
-    /// once ([`ServerNotifier`]); older clients get no hints and keep their lists for the
-    /// session.
+    /// once ([`ServerNotifier`](super::ServerNotifier)); older clients get no hints and keep
+    /// their lists for the session.
     ///
     /// ```
     /// use std::time::Duration;
