@@ -7,11 +7,12 @@ use std::time::Duration;
 use rmcp::RoleServer;
 use rmcp::model::{
     CacheScope, ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult,
-    ListToolsResult, ProtocolVersion,
+    ListToolsResult,
 };
 use rmcp::service::RequestContext;
 
 use super::auth::caller_of;
+use super::without_handshake;
 
 /// The freshness a server gives its lists ([`McpServer::with_list_ttl`](super::McpServer::with_list_ttl)).
 #[derive(Clone, Copy)]
@@ -29,8 +30,7 @@ impl ListCaching {
     /// verified caller (what it may see can be its own, and it came with a credential),
     /// `public` otherwise, since every client then gets the same lists.
     pub(super) fn of(self, context: &RequestContext<RoleServer>) -> CacheHints {
-        let version = context.protocol_version();
-        if version.is_none_or(|version| version < ProtocolVersion::V_2026_07_28) {
+        if !without_handshake(context) {
             return CacheHints(None);
         }
         let scope = match caller_of(context) {

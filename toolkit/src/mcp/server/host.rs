@@ -28,8 +28,8 @@ use rmcp::model::{
     ClientResult, CreateMessageRequest, CreateMessageRequestParams, CreateMessageResult,
     ElicitRequest, ElicitRequestParams, ElicitResult, InputRequest, ListRootsRequest,
     ListRootsResult, LoggingLevel, LoggingMessageNotification, LoggingMessageNotificationParam,
-    ProgressNotification, ProgressNotificationParam, ProgressToken, ProtocolVersion,
-    ServerNotification, ServerRequest,
+    ProgressNotification, ProgressNotificationParam, ProgressToken, ServerNotification,
+    ServerRequest,
 };
 use rmcp::service::{Peer, RequestContext};
 use rmcp::{RoleServer, ServiceError};
@@ -44,6 +44,7 @@ use toolkit_runtime::context::{
 use super::input_required::{Rounds, declares};
 use super::sessions::SESSION_ID;
 use super::task_input::Asker;
+use super::without_handshake;
 use crate::mcp::convert::{elicitation_answer, rmcp_request, sampling_reply};
 
 /// What one session (one client) set: the lowest log level it wants.
@@ -426,11 +427,9 @@ pub(super) async fn run_rounds<F: Future>(
 /// The log level a client of 2026-07-28 asked for in the request's `_meta` (none: no logs, as
 /// the revision says); `Err` for an older client.
 fn request_log_level(context: &RequestContext<RoleServer>) -> Result<Option<LogLevel>, ()> {
-    match context.protocol_version() {
-        Some(version) if version >= ProtocolVersion::V_2026_07_28 => {
-            Ok(context.meta.log_level().map(from_rmcp_level))
-        }
-        _ => Err(()),
+    match without_handshake(context) {
+        true => Ok(context.meta.log_level().map(from_rmcp_level)),
+        false => Err(()),
     }
 }
 

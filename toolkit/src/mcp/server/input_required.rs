@@ -18,7 +18,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 
 use rmcp::model::{
     CallToolResponse, ClientCapabilities, ElicitationCapability, InputRequest, InputRequests,
-    InputRequiredResult, InputResponses, ProtocolVersion, RootsCapabilities, SamplingCapability,
+    InputRequiredResult, InputResponses, RootsCapabilities, SamplingCapability,
 };
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer};
@@ -26,6 +26,7 @@ use serde_json::Value;
 use tokio::sync::Notify;
 
 use super::request_state::{Answered, Binding, Sealed, Sealer, random_bytes, refused};
+use super::without_handshake;
 use crate::context::ContextError;
 use crate::mcp::convert::call_result;
 use crate::{ToolCall, ToolCallResult, ToolProxy};
@@ -51,9 +52,7 @@ impl Retry {
         context: &RequestContext<RoleServer>,
         call: &ToolCall,
     ) -> Result<Option<Arc<Rounds>>, ErrorData> {
-        let stateless = (context.protocol_version())
-            .is_some_and(|version| version >= ProtocolVersion::V_2026_07_28);
-        if !stateless {
+        if !without_handshake(context) {
             return Ok(None);
         }
         let binding = Binding::of(context, call);

@@ -405,3 +405,10 @@ impl From<Toolbox> for McpServer {
         McpServer::from_toolbox(toolbox)
     }
 }
+
+/// Whether `context`'s request is of a revision without a handshake (MCP 2026-07-28 on),
+/// answered as that revision asks: it names its version in its own `_meta` (a handshake-era
+/// request's version is its session's).
+fn without_handshake(context: &RequestContext<RoleServer>) -> bool {
+    (context.protocol_version()).is_some_and(|version| !version.has_initialize())
+}

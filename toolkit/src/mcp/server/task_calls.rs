@@ -25,6 +25,7 @@ use super::auth::{caller_of, may_use};
 use super::rmcp_fixes::tasks::{CALL, LIST_TOOLS, PREFIX};
 use super::task_input::Asker;
 use super::tasks::{Cancelled, Outcome, Tasks, legacy};
+use super::without_handshake;
 use super::{McpServer, guard};
 use crate::TaskSupport;
 use crate::context::Caller;
@@ -60,7 +61,7 @@ impl McpServer {
         context: &RequestContext<RoleServer>,
     ) -> (Arc<Tasks>, Option<Peer<RoleServer>>) {
         let over_http = context.extensions.get::<Parts>().is_some();
-        if over_http && (self.stateless || is_2026(context)) {
+        if over_http && (self.stateless || without_handshake(context)) {
             let principal = caller_of(context).map(|caller| caller.principal.as_str());
             return (self.inner.caller_tasks.of(principal), None);
         }
@@ -88,7 +89,7 @@ impl McpServer {
         request: &CallToolRequestParams,
         context: &RequestContext<RoleServer>,
     ) -> Option<Result<CallToolResponse, ErrorData>> {
-        if !is_2026(context) {
+        if !without_handshake(context) {
             return None;
         }
         let declared = (context.client_capabilities()).is_some_and(|caps| caps.supports_tasks());
@@ -230,7 +231,7 @@ impl McpServer {
         // returns: a task is a call that answers early, not one the cap does not count.
         let place = guard::CallPlace::of(&context.extensions);
         // A 2026-07-28 task's questions wait for `tasks/update`, not on a session.
-        let input = is_2026(&context).then(|| {
+        let input = without_handshake(&context).then(|| {
             let capabilities = context.client_capabilities().map(Arc::new);
             Asker::Task(Arc::clone(&created.input), capabilities)
         });
@@ -299,12 +300,6 @@ impl McpServer {
             .collect();
         json!({"tools": tools})
     }
-}
-
-/// Whether `context`'s request is of MCP 2026-07-28 or later: it names its version in `_meta`,
-/// one without `initialize`.
-fn is_2026(context: &RequestContext<RoleServer>) -> bool {
-    (context.meta.protocol_version()).is_some_and(|version| !version.has_initialize())
 }
 
 /// `tasks/cancel` as MCP 2025-11-25 answers it: the task, or an error for one already ended.

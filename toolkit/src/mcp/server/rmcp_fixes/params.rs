@@ -18,7 +18,7 @@ pub(in crate::mcp::server) fn invalid_params(
 ) -> Option<String> {
     let method = request.method.as_str();
     let params = request.params.as_ref();
-    let handshake_era = version.is_none_or(|version| *version < ProtocolVersion::V_2026_07_28);
+    let handshake_era = version.is_none_or(ProtocolVersion::has_initialize);
     let problem = match method {
         "tools/call" => call_params_problem(params),
         "tools/list" => params_error::<PaginatedRequestParams>(params),
