@@ -430,6 +430,12 @@ async fn failing_job() -> Result<String, String> {
     Err("the job failed, as it always does".into())
 }
 
+/// Panics; runs as a task only, which then ends `failed` with an internal error
+#[tool(task)]
+async fn protocol_error_job() -> String {
+    panic!("protocol_error_job always fails this way")
+}
+
 /// Answers with the region a gateway routes the call to (the `Mcp-Param-Region` header)
 #[tool]
 fn routed_echo(#[arg(header = "Region")] region: String) -> String {
@@ -445,6 +451,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         greet_tool(),
         slow_compute_tool(),
         failing_job_tool(),
+        protocol_error_job_tool(),
         routed_echo_tool(),
         asking::confirm_delete_tool(),
         asking::multi_input_tool(),

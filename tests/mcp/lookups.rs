@@ -36,15 +36,14 @@ fn lookups(code: &str) -> [usize; 5] {
 fn an_mcp_tools_call_is_looked_up_once() {
     let handler = include_str!("../../toolkit/src/mcp/server/handler.rs");
     let server = include_str!("../../toolkit/src/mcp/server/mod.rs");
-    let tasks = include_str!("../../toolkit/src/mcp/server/task_calls.rs");
+    let tasks = include_str!("../../toolkit/src/mcp/server/task_runs.rs");
     let resolved = include_str!("../../toolkit-runtime/src/toolbox/resolved.rs");
     let dispatch = include_str!("../../toolkit-runtime/src/toolbox/dispatch.rs");
-    // rmcp's `tools/call` (a 2026-07-28 task too), and a 2025-11-25 task call: one `resolve`
-    // each, which is the one lookup; both start a task on the tool found.
+    // rmcp's `tools/call`, a 2026-07-28 task too: one `resolve`, which is the one lookup; a
+    // task runs on the tool found.
     assert_eq!(lookups(body(handler, "call_tool")), [0, 0, 1, 0, 0]);
-    assert_eq!(lookups(body(tasks, "legacy_task_call")), [0, 0, 1, 0, 0]);
     assert_eq!(lookups(body(tasks, "call_as_task")), [0, 0, 0, 0, 0]);
-    assert_eq!(lookups(body(tasks, "start_task")), [0, 0, 0, 0, 0]);
+    assert_eq!(lookups(body(tasks, "run_task")), [0, 0, 0, 0, 0]);
     assert_eq!(lookups(body(server, "resolve")), [0, 1, 0, 0, 0]);
     // The call itself runs on the tool found, through the toolbox's door and its core.
     let call = body(server, "call");

@@ -110,7 +110,7 @@ async fn ended(server: &HttpServerHandle, token: Option<&str>, id: &str) -> Valu
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_2026_call_with_the_extension_becomes_a_task_whose_result_tasks_get_inlines() {
-    let server = serve(TaskSupport::Optional, HttpOptions::default()).await;
+    let server = serve(TaskSupport::Required, HttpOptions::default()).await;
     let call = json!({"name": "wait", "arguments": {"ms": 20}});
     let created = request(&server, None, "tools/call", call, true).await;
     let created = created.expect("a task");
@@ -240,16 +240,17 @@ async fn a_2026_task_is_reached_only_by_the_caller_that_started_it() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_2026_task_that_asks_shows_input_required_on_tasks_get_until_tasks_update_answers_it() {
+    // A window no call outlasts: the call becomes a task because it asks.
     let server = McpServer::new([confirm()])
+        .with_task_after(Duration::from_secs(600))
         .spawn_http("127.0.0.1:0", HttpOptions::default())
         .await
         .expect("serve");
     let call = json!({"name": "confirm", "arguments": {}});
     let created = request(&server, None, "tools/call", call, true).await;
-    let id = created.expect("a task")["taskId"]
-        .as_str()
-        .expect("an id")
-        .to_owned();
+    let created = created.expect("a task");
+    assert_eq!(created["resultType"], "task", "{created}");
+    let id = created["taskId"].as_str().expect("an id").to_owned();
     let get = || request(&server, None, "tasks/get", json!({"taskId": id}), true);
     let mut asking = get().await.expect("the task");
     for _ in 0..200 {
@@ -279,4 +280,70 @@ async fn a_2026_task_that_asks_shows_input_required_on_tasks_get_until_tasks_upd
         json!([{"type": "text", "text": "confirmed: true"}])
     );
     server.shutdown().await.unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_call_that_may_run_as_a_task_and_answers_within_the_window_is_a_plain_result() {
+    let server = serve(TaskSupport::Optional, HttpOptions::default()).await;
+    let call = json!({"name": "wait", "arguments": {"ms": 0}});
+    let answer = request(&server, None, "tools/call", call, true).await;
+    let answer = answer.expect("a result");
+    assert_eq!(answer["resultType"], "complete", "{answer}");
+    assert!(answer.get("taskId").is_none(), "{answer}");
+    assert_eq!(
+        answer["content"],
+        json!([{"type": "text", "text": "waited 0 ms"}])
+    );
+    server.shutdown().await.expect("shutdown");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_call_that_may_run_as_a_task_becomes_one_when_it_outlasts_the_window() {
+    let server = McpServer::new([wait(TaskSupport::Optional)])
+        .with_task_after(Duration::from_millis(50))
+        .spawn_http("127.0.0.1:0", HttpOptions::default())
+        .await
+        .expect("serve");
+    let call = json!({"name": "wait", "arguments": {"ms": 400}});
+    let created = request(&server, None, "tools/call", call, true).await;
+    let created = created.expect("a task");
+    assert_eq!(created["resultType"], "task", "{created}");
+    assert_eq!(created["status"], "working", "{created}");
+    let id = created["taskId"].as_str().expect("an id");
+    let done = ended(&server, None, id).await;
+    assert_eq!(done["status"], "completed", "{done}");
+    assert_eq!(
+        done["result"]["content"],
+        json!([{"type": "text", "text": "waited 400 ms"}])
+    );
+    server.shutdown().await.expect("shutdown");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_task_whose_tool_panics_ends_failed_with_an_internal_error_and_no_result() {
+    let mut definition = ToolDefinition::new("boom", "Panics", json!({"type": "object"}));
+    definition.options.task = TaskSupport::Required;
+    let boom = ToolProxy::from_async_fn(definition, |_arguments| async move {
+        if std::hint::black_box(true) {
+            panic!("the disk caught fire");
+        }
+        Ok::<_, String>("unreachable".to_owned())
+    });
+    let server = McpServer::new([boom])
+        .spawn_http("127.0.0.1:0", HttpOptions::default())
+        .await
+        .expect("serve");
+    let call = json!({"name": "boom", "arguments": {}});
+    let created = request(&server, None, "tools/call", call, true).await;
+    let id = created.expect("a task")["taskId"]
+        .as_str()
+        .expect("an id")
+        .to_owned();
+    let failed = ended(&server, None, &id).await;
+    assert_eq!(failed["status"], "failed", "{failed}");
+    assert_eq!(failed["error"]["code"], -32603, "{failed}");
+    let message = failed["error"]["message"].as_str().expect("a message");
+    assert!(message.contains("boom panicked: the disk caught fire"), "{failed}");
+    assert!(failed.get("result").is_none(), "{failed}");
+    server.shutdown().await.expect("shutdown");
 }

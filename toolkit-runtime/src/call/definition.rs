@@ -48,8 +48,8 @@ pub struct ToolOptions {
     /// `tools/list`, and a call is refused with 403 `insufficient_scope`. Empty: anyone the
     /// server lets in. Local calls do not check scopes.
     pub scopes: Vec<String>,
-    /// Whether an MCP client may, or must, run the tool as a task it polls
-    /// (`#[tool(task)]`; MCP 2025-11-25 `execution.taskSupport`).
+    /// Whether the tool's MCP calls may, or must, become tasks a client polls
+    /// (`#[tool(task)]`, `#[tool(task = "optional")]`; see [`TaskSupport`]).
     pub task: TaskSupport,
     /// A person must approve each call before it runs (`#[tool(needs_approval)]`): an agent
     /// asks its approval handler, or pauses the run with the call pending
@@ -57,17 +57,22 @@ pub struct ToolOptions {
     pub needs_approval: bool,
 }
 
-/// Whether a tool runs as an MCP task (`execution.taskSupport` in MCP 2025-11-25): a call the
-/// client starts, then polls, lists and cancels, for tools that take long.
+/// Whether a tool's MCP calls become tasks: a call the client gets an id for at once, then
+/// polls and may cancel, for tools that take long or wait on a person. Tasks are MCP
+/// 2026-07-28's Tasks extension, for clients that declare it. A 2026-07-28 client that does
+/// not is refused a [`Required`](Self::Required) tool (`-32021`, naming the extension);
+/// older clients call every tool plainly.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
 #[non_exhaustive]
 pub enum TaskSupport {
     /// Calls return their result directly (MCP's default).
     #[default]
     Forbidden,
-    /// The client chooses: a call with `task` in its params runs as a task.
+    /// A call becomes a task when it has not answered within the server's task window, or
+    /// when it asks its client something; a quick call answers plainly
+    /// (`#[tool(task = "optional")]`).
     Optional,
-    /// Every call must run as a task (`#[tool(task)]`).
+    /// Every call is a task from its start (`#[tool(task)]`).
     Required,
 }
 

@@ -69,9 +69,10 @@ impl ServerHandler for McpServer {
         let place = guard::CallPlace::of(&context.extensions);
         let resolved = self.resolve(&request.name, caller_of(&context));
         if let Ok(tool) = &resolved
-            && let Some(answer) = self.call_as_task(tool, &request, &context)
+            && let Some(support) = self.as_task(tool, &context)
         {
-            return answer;
+            let answer = self.call_as_task(tool, request.arguments, support?, context);
+            return answer.await;
         }
         let resolved = resolved.and_then(|tool| match self.task_support(tool.tool()) {
             // The spec's answer to a plain call of a tool that runs as a task only.

@@ -35,6 +35,7 @@ mod stdio;
 mod task_calls;
 mod task_input;
 mod task_results;
+mod task_runs;
 mod tasks;
 mod tools;
 mod write_deadline;
@@ -149,6 +150,9 @@ struct ServerInner {
     task_results: Arc<tasks::ResultBudget>,
     /// How long MCP 2026-07-28 clients may keep the lists ([`McpServer::with_list_ttl`]).
     list_caching: caching::ListCaching,
+    /// How long a call that may run as a task runs before it becomes one
+    /// ([`McpServer::with_task_after`]).
+    task_after: std::time::Duration,
     /// The tasks of requests without a session, by caller.
     caller_tasks: tasks::CallerTasks,
     /// What seals the `requestState` of multi-round calls ([`McpServer::with_request_state`]).
@@ -175,6 +179,10 @@ impl McpServer {
     /// How long an MCP 2026-07-28 client may keep a list unless
     /// [`with_list_ttl`](Self::with_list_ttl) says otherwise: one minute.
     pub const DEFAULT_LIST_TTL: std::time::Duration = std::time::Duration::from_secs(60);
+
+    /// How long an MCP 2026-07-28 call of a tool that may run as a task runs before it becomes
+    /// one, unless [`with_task_after`](Self::with_task_after) says otherwise: half a second.
+    pub const DEFAULT_TASK_AFTER: std::time::Duration = std::time::Duration::from_millis(500);
 
     /// A server for these tools, with the default [`Toolbox`] limits. When two tools share a
     /// name, the first one wins (toolkit's one duplicate-name rule,
@@ -216,6 +224,7 @@ impl McpServer {
                 list_caching: caching::ListCaching {
                     ttl: Self::DEFAULT_LIST_TTL,
                 },
+                task_after: Self::DEFAULT_TASK_AFTER,
                 caller_tasks: tasks::CallerTasks::default(),
                 request_state: Arc::new(request_state::Sealer::new(&RequestStateOptions::new())),
             }),
@@ -235,6 +244,15 @@ impl McpServer {
             tasks: Arc::default(),
             session_id: SESSIONS.fetch_add(1, Ordering::Relaxed),
             stateless: false,
+        }
+    }
+
+    /// The same server for a task's run in the background: the session's own, except that it
+    /// does not hold the session's tasks (their store goes with the session, and cancels them).
+    fn for_task(&self) -> Self {
+        McpServer {
+            tasks: Arc::default(),
+            ..self.clone()
         }
     }
 

@@ -25,6 +25,7 @@ impl McpServer {
             tasks: inner.tasks,
             task_results: Arc::clone(&inner.task_results),
             list_caching: inner.list_caching,
+            task_after: inner.task_after,
             caller_tasks: tasks::CallerTasks::default(),
             request_state: Arc::clone(&inner.request_state),
         };
@@ -116,6 +117,24 @@ impl McpServer {
     /// ```
     pub fn with_list_ttl(self, ttl: std::time::Duration) -> Self {
         self.with_inner(|inner| inner.list_caching = caching::ListCaching { ttl })
+    }
+
+    /// How long an MCP 2026-07-28 call of a tool that may run as a task runs before the server
+    /// makes it one (default [`McpServer::DEFAULT_TASK_AFTER`]), when its client declared the
+    /// Tasks extension. Within it, a question the tool asks goes back as `input_required`, and
+    /// an answer is the call's result (for a tool that runs as a task only: its task, ended);
+    /// past it, the client gets the task and polls it, and the tool's questions wait for
+    /// `tasks/update`. Zero: such a call is a task from its start.
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use toolkit::mcp::McpServer;
+    ///
+    /// let server = McpServer::new(Vec::new()).with_task_after(Duration::from_secs(2));
+    /// # let _ = server;
+    /// ```
+    pub fn with_task_after(self, after: std::time::Duration) -> Self {
+        self.with_inner(|inner| inner.task_after = after)
     }
 
     /// How the `requestState` of a multi-round call (MCP 2026-07-28) is sealed: its key, how

@@ -1,5 +1,5 @@
 //! What the server answers to task requests, in both eras, from one store ([`Tasks`]) and one
-//! runner ([`McpServer::start_task`]):
+//! runner (`task_runs.rs`):
 //! - MCP 2026-07-28 (the Tasks extension, SEP-2663) through rmcp's own task support: the
 //!   extension declared in `capabilities.extensions`, a `tools/call` answered with rmcp's
 //!   `CreateTaskResult` ([`McpServer::call_as_task`]), and rmcp's `tasks/get` and
@@ -12,9 +12,9 @@ use std::sync::Arc;
 
 use axum::http::request::Parts;
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CancelTaskParams, ClientCapabilities,
-    CreateTaskResult, CustomRequest, CustomResult, ErrorCode, GetTaskParams, GetTaskResult,
-    JsonObject, ServerCapabilities, TASKS_EXTENSION_ID, Task, UpdateTaskParams,
+    CallToolRequestParams, CancelTaskParams, ClientCapabilities,
+    CustomRequest, CustomResult, ErrorCode, GetTaskParams, GetTaskResult,
+    JsonObject, ServerCapabilities, TASKS_EXTENSION_ID, UpdateTaskParams,
 };
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData, Peer, RoleServer};
@@ -23,18 +23,14 @@ use serde_json::{Value, json};
 
 use super::auth::{caller_of, may_use};
 use super::rmcp_fixes::tasks::{CALL, LIST_TOOLS, PREFIX};
-use super::task_input::Asker;
-use super::tasks::{Cancelled, Outcome, Tasks, legacy};
+use super::tasks::{Cancelled, Tasks, legacy};
 use super::without_handshake;
-use super::{McpServer, guard};
+use super::McpServer;
 use crate::TaskSupport;
 use crate::context::Caller;
-use crate::mcp::convert::call_result;
 use crate::providers::Format;
 use toolkit_runtime::__private::ToolRef;
 
-/// How long a cancelled task's tool may take to stop before its future is dropped.
-const CANCEL_GRACE: std::time::Duration = std::time::Duration::from_secs(1);
 
 impl McpServer {
     /// Whether `tool` may (or must) run as a task: its own setting, else the server's.
@@ -56,7 +52,7 @@ impl McpServer {
     /// Where `context`'s request keeps its tasks, and the session to tell of their changes:
     /// its session's store, or, for a request over HTTP without a session (MCP 2026-07-28, a
     /// stateless server), its caller's.
-    fn task_store(
+    pub(super) fn task_store(
         &self,
         context: &RequestContext<RoleServer>,
     ) -> (Arc<Tasks>, Option<Peer<RoleServer>>) {
@@ -78,17 +74,16 @@ impl McpServer {
         }
     }
 
-    /// A 2026-07-28 `tools/call` of `tool` (looked up once, by `call_tool`) that runs as a
-    /// task: a task when the request declares the Tasks extension (the server decides, the
-    /// client sends no `task`), else `-32021` for a tool that runs as a task only. `None`: a
-    /// plain call (an older client's, whose tasks come renamed, or a tool that may run either
-    /// way called by a client without the extension).
-    pub(super) fn call_as_task(
+    /// How a 2026-07-28 `tools/call` of `tool` may run as a task: `Some(Ok(support))` when
+    /// the request declares the Tasks extension and the tool may or must run as one
+    /// ([`call_as_task`](Self::call_as_task)), `-32021` when the tool runs as a task only and
+    /// the request does not declare it, `None` for a plain call (an older client's, or a tool
+    /// that may run either way called without the extension).
+    pub(super) fn as_task(
         &self,
         tool: &ToolRef<'_>,
-        request: &CallToolRequestParams,
         context: &RequestContext<RoleServer>,
-    ) -> Option<Result<CallToolResponse, ErrorData>> {
+    ) -> Option<Result<TaskSupport, ErrorData>> {
         if !without_handshake(context) {
             return None;
         }
@@ -98,11 +93,7 @@ impl McpServer {
             (_, false) => Some(Err(ErrorData::missing_required_client_capability(
                 ClientCapabilities::builder().enable_tasks().build(),
             ))),
-            (_, true) => {
-                let (tool, arguments) = (tool.clone(), request.arguments.clone());
-                let started = self.start_task(tool, arguments, None, context.clone());
-                Some(started.map(|task| CallToolResponse::Task(CreateTaskResult::new(task))))
-            }
+            (support, true) => Some(Ok(support)),
         }
     }
 
@@ -196,78 +187,9 @@ impl McpServer {
                 None,
             ));
         }
-        let ttl = params["task"]["ttl"].as_u64();
-        let task = self.start_task(tool, request.arguments, ttl, context)?;
-        Ok(json!({"task": legacy(&task)}))
-    }
-
-    /// Starts `tool` as a task of the request's store, kept `ttl_ms` (bounded), running
-    /// meanwhile with a context that `tasks/cancel` (or its store's end) cancels; the task as
-    /// created.
-    fn start_task(
-        &self,
-        tool: ToolRef<'_>,
-        arguments: Option<JsonObject>,
-        ttl_ms: Option<u64>,
-        context: RequestContext<RoleServer>,
-    ) -> Result<Task, ErrorData> {
-        let tool = tool.into_owned();
-        let (store, peer) = self.task_store(&context);
-        let created = store.create(ttl_ms, peer)?;
-        let mut context = context;
-        context.ct = created.cancel.clone();
-        // The task holds its store weakly: when the session ends, the store goes and cancels
-        // its running tasks.
-        let tasks = Arc::downgrade(&store);
-        let server = McpServer {
-            inner: Arc::clone(&self.inner),
-            session: Arc::clone(&self.session),
-            tasks: Arc::default(),
-            session_id: self.session_id,
-            stateless: self.stateless,
-        };
-        let id = created.id;
-        // The call's place under the HTTP server's call cap, held by the task until its tool
-        // returns: a task is a call that answers early, not one the cap does not count.
-        let place = guard::CallPlace::of(&context.extensions);
-        // A 2026-07-28 task's questions wait for `tasks/update`, not on a session.
-        let input = without_handshake(&context).then(|| {
-            let capabilities = context.client_capabilities().map(Arc::new);
-            Asker::Task(Arc::clone(&created.input), capabilities)
-        });
-        tokio::spawn(async move {
-            let tool_call = server.tool_call(&tool, arguments);
-            let call = server.call(&tool, &tool_call, &context, input);
-            tokio::pin!(call);
-            let answer = tokio::select! {
-                answer = &mut call => answer,
-                () = context.ct.cancelled() => {
-                    // Cancelled: the tool sees it in its context, and has a moment to stop;
-                    // past it, the call is dropped, and reported so.
-                    if toolkit_runtime::within(CANCEL_GRACE, call).await.is_none() {
-                        let toolbox = &server.inner.toolbox;
-                        toolbox.cancelled(&tool, &tool_call, "its task was cancelled");
-                    }
-                    if let Some(place) = place {
-                        place.release();
-                    }
-                    return;
-                }
-            };
-            if let Some(place) = place {
-                place.release();
-            }
-            // Kept as its JSON: the budget counts what is held, and bytes hold less than a tree.
-            let answer = call_result(tool.tool(), answer);
-            let outcome = match serde_json::to_vec(&answer) {
-                Ok(json) => Outcome::Result(server.inner.task_results.keep(json)),
-                Err(err) => Outcome::Error(ErrorData::internal_error(err.to_string(), None)),
-            };
-            if let Some(tasks) = tasks.upgrade() {
-                tasks.finish(&id, outcome);
-            }
-        });
-        Ok(created.task)
+        // MCP 2025-11-25 tasks are going (branch i36-drop25 removes this path).
+        drop((tool, context));
+        Err(ErrorData::new(ErrorCode::METHOD_NOT_FOUND, "2025-11-25 tasks are gone", None))
     }
 
     /// `tools/list` with each tool's `execution.taskSupport` (rmcp's tool type has no

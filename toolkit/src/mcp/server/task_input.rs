@@ -9,7 +9,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 
 use rmcp::model::{ClientCapabilities, InputRequest, InputRequests, InputResponses};
 use serde_json::Value;
-use tokio::sync::oneshot;
+use tokio::sync::{Notify, oneshot};
 
 use super::input_required::{Rounds, declares};
 use crate::context::ContextError;
@@ -18,6 +18,8 @@ use crate::context::ContextError;
 #[derive(Default)]
 pub(super) struct TaskInput {
     waiting: Mutex<Waiting>,
+    /// Woken by the first question: a call waiting on its client becomes a task then.
+    asked: Notify,
 }
 
 #[derive(Default)]
@@ -48,6 +50,11 @@ impl TaskInput {
         }
     }
 
+    /// Resolves once the task's body has asked its client something (at once if it has).
+    pub(super) async fn asked(&self) {
+        self.asked.notified().await;
+    }
+
     /// Waits for the answer to `question` (under `key`, or `ask-N`), once `check` read it.
     async fn ask(
         &self,
@@ -62,6 +69,7 @@ impl TaskInput {
             waiting.asked += 1;
             waiting.questions.insert(key, (question, answered));
         }
+        self.asked.notify_one();
         let answer = answer.await.map_err(|_| ContextError::Cancelled)?;
         check(&answer).map_err(ContextError::InvalidAnswer)?;
         Ok(answer)

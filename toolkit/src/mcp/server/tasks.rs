@@ -72,12 +72,11 @@ struct Entry {
     number: u64,
 }
 
-/// A task just created: its id, what cancels it, and the task for the `tools/call` answer.
+/// A task just created: its id, what cancels it, and what it asks its client.
 pub(super) struct Created {
     pub(super) id: String,
     pub(super) cancel: CancellationToken,
     pub(super) input: Arc<TaskInput>,
-    pub(super) task: Task,
 }
 
 /// What `tasks/cancel` did: cancelled the task, or found it ended already (2025-11-25 refuses
@@ -135,10 +134,15 @@ impl Tasks {
             id: id.clone(),
             cancel: entry.cancel.clone(),
             input: Arc::clone(&entry.input),
-            task: entry.task(&id),
         };
         entries.insert(id, entry);
         Ok(created)
+    }
+
+    /// Forgets task `id`, whose call answered before it became a task: no client was told
+    /// of it.
+    pub(super) fn discard(&self, id: &str) {
+        self.lock().remove(id);
     }
 
     /// Records how task `id` ended (unless it was cancelled or dropped first).
