@@ -91,7 +91,6 @@ impl McpServer {
             read_timeout: options.read_timeout,
             calls: Arc::new(tokio::sync::Semaphore::new(options.max_concurrent_calls)),
             max_calls: options.max_concurrent_calls,
-            tasks: self.runs_tasks(),
             request_ids: Arc::default(),
             sessions: (!options.stateless).then(|| {
                 SessionCap::new(

@@ -1,36 +1,29 @@
-//! What the server answers to task requests, in both eras, from one store ([`Tasks`]) and one
-//! runner ([`McpServer::start_task`]):
-//! - MCP 2026-07-28 (the Tasks extension, SEP-2663) through rmcp's own task support: the
-//!   extension declared in `capabilities.extensions`, a `tools/call` answered with rmcp's
-//!   `CreateTaskResult` ([`McpServer::call_as_task`]), and rmcp's `tasks/get` and
-//!   `tasks/cancel` hooks (which rmcp refuses with `-32021` to a client without the extension);
-//! - MCP 2025-11-25, the requests `rmcp_fixes::tasks` renamed: a task-augmented `tools/call`,
-//!   `tasks/get`, `tasks/result`, `tasks/list`, `tasks/cancel`, and `tools/list` with each
-//!   tool's `execution.taskSupport` (rmcp's tool type has no `execution`).
+//! What the server answers to task requests: MCP 2026-07-28's Tasks extension (SEP-2663),
+//! through rmcp's own task support, from one store ([`Tasks`]) and one runner
+//! ([`McpServer::start_task`]): the extension declared in `capabilities.extensions`, a
+//! `tools/call` answered with rmcp's `CreateTaskResult` ([`McpServer::call_as_task`]), and
+//! rmcp's `tasks/get`, `tasks/update` and `tasks/cancel` hooks (which rmcp refuses with
+//! `-32021` to a client without the extension). A handshake-era client (2024-11-05 to
+//! 2025-11-25) has no tasks: it calls every tool plainly.
 
 use std::sync::Arc;
 
 use axum::http::request::Parts;
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CancelTaskParams, ClientCapabilities,
-    CreateTaskResult, CustomRequest, CustomResult, ErrorCode, GetTaskParams, GetTaskResult,
-    JsonObject, ServerCapabilities, TASKS_EXTENSION_ID, Task, UpdateTaskParams,
+    CreateTaskResult, GetTaskParams, GetTaskResult, JsonObject, ServerCapabilities,
+    TASKS_EXTENSION_ID, Task, UpdateTaskParams,
 };
 use rmcp::service::RequestContext;
-use rmcp::{ErrorData, Peer, RoleServer};
-use serde::Deserialize;
-use serde_json::{Value, json};
+use rmcp::{ErrorData, RoleServer};
 
-use super::auth::{caller_of, may_use};
-use super::rmcp_fixes::tasks::{CALL, LIST_TOOLS, PREFIX};
+use super::auth::caller_of;
 use super::task_input::Asker;
-use super::tasks::{Cancelled, Outcome, Tasks, legacy};
+use super::tasks::{Outcome, Tasks};
 use super::without_handshake;
 use super::{McpServer, guard};
 use crate::TaskSupport;
-use crate::context::Caller;
 use crate::mcp::convert::call_result;
-use crate::providers::Format;
 use toolkit_runtime::__private::ToolRef;
 
 /// How long a cancelled task's tool may take to stop before its future is dropped.
@@ -53,19 +46,15 @@ impl McpServer {
             .any(|support| support != TaskSupport::Forbidden)
     }
 
-    /// Where `context`'s request keeps its tasks, and the session to tell of their changes:
-    /// its session's store, or, for a request over HTTP without a session (MCP 2026-07-28, a
-    /// stateless server), its caller's.
-    fn task_store(
-        &self,
-        context: &RequestContext<RoleServer>,
-    ) -> (Arc<Tasks>, Option<Peer<RoleServer>>) {
+    /// Where `context`'s request keeps its tasks: for a request over HTTP (which has no
+    /// session in MCP 2026-07-28), its caller's store; over stdio, its connection's.
+    fn task_store(&self, context: &RequestContext<RoleServer>) -> Arc<Tasks> {
         let over_http = context.extensions.get::<Parts>().is_some();
         if over_http && (self.stateless || without_handshake(context)) {
             let principal = caller_of(context).map(|caller| caller.principal.as_str());
-            return (self.inner.caller_tasks.of(principal), None);
+            return self.inner.caller_tasks.of(principal);
         }
-        (Arc::clone(&self.tasks), Some(context.peer.clone()))
+        Arc::clone(&self.tasks)
     }
 
     /// The Tasks extension in the server's capabilities (`capabilities.extensions`), when a
@@ -78,10 +67,21 @@ impl McpServer {
         }
     }
 
+    /// The capabilities of an `initialize` answer: the Tasks extension left out, it being
+    /// 2026-07-28's, and a handshake-era client calling every tool plainly.
+    pub(super) fn undeclare_tasks(capabilities: &mut ServerCapabilities) {
+        if let Some(extensions) = &mut capabilities.extensions {
+            extensions.remove(TASKS_EXTENSION_ID);
+            if extensions.is_empty() {
+                capabilities.extensions = None;
+            }
+        }
+    }
+
     /// A 2026-07-28 `tools/call` of `tool` (looked up once, by `call_tool`) that runs as a
     /// task: a task when the request declares the Tasks extension (the server decides, the
     /// client sends no `task`), else `-32021` for a tool that runs as a task only. `None`: a
-    /// plain call (an older client's, whose tasks come renamed, or a tool that may run either
+    /// plain call (an older client's, which has no tasks, or a tool that may run either
     /// way called by a client without the extension).
     pub(super) fn call_as_task(
         &self,
@@ -112,7 +112,7 @@ impl McpServer {
         request: &GetTaskParams,
         context: &RequestContext<RoleServer>,
     ) -> Result<GetTaskResult, ErrorData> {
-        let (tasks, _) = self.task_store(context);
+        let tasks = self.task_store(context);
         tasks.detailed(&request.task_id).map(GetTaskResult::new)
     }
 
@@ -123,7 +123,7 @@ impl McpServer {
         request: &CancelTaskParams,
         context: &RequestContext<RoleServer>,
     ) -> Result<(), ErrorData> {
-        let (tasks, _) = self.task_store(context);
+        let tasks = self.task_store(context);
         tasks.cancel(&request.task_id).map(drop)
     }
 
@@ -135,70 +135,8 @@ impl McpServer {
         request: UpdateTaskParams,
         context: &RequestContext<RoleServer>,
     ) -> Result<(), ErrorData> {
-        let (tasks, _) = self.task_store(context);
+        let tasks = self.task_store(context);
         tasks.update(&request.task_id, request.input_responses)
-    }
-
-    /// The answer to a renamed request (MCP 2025-11-25), or `None` for a method that is not
-    /// one of them.
-    pub(super) async fn task_request(
-        &self,
-        request: &CustomRequest,
-        context: RequestContext<RoleServer>,
-    ) -> Option<Result<CustomResult, ErrorData>> {
-        let params = request.params.clone().unwrap_or(Value::Null);
-        let task_id = || {
-            params["taskId"]
-                .as_str()
-                .ok_or_else(|| ErrorData::invalid_params("`taskId` must be a string", None))
-        };
-        let (tasks, _) = self.task_store(&context);
-        let answer = match request.method.as_str() {
-            CALL => self.legacy_task_call(&params, context),
-            LIST_TOOLS => Ok(self.listing(caller_of(&context))),
-            method => match method.strip_prefix(PREFIX)? {
-                "tasks/get" => task_id()
-                    .and_then(|id| tasks.get(id))
-                    .map(|task| legacy(&task)),
-                "tasks/result" => match task_id() {
-                    Ok(id) => tasks.result(id).await,
-                    Err(err) => Err(err),
-                },
-                "tasks/list" => {
-                    Ok(json!({"tasks": tasks.list().iter().map(legacy).collect::<Vec<_>>()}))
-                }
-                "tasks/cancel" => task_id().and_then(|id| legacy_cancel(&tasks, id)),
-                _ => return None,
-            },
-        };
-        Some(answer.map(CustomResult))
-    }
-
-    /// A `tools/call` with `task` (MCP 2025-11-25): answers `{"task": ...}` at once.
-    fn legacy_task_call(
-        &self,
-        params: &Value,
-        context: RequestContext<RoleServer>,
-    ) -> Result<Value, ErrorData> {
-        // Read in place: rmcp parsed the frame into `params` already, and this is its one read.
-        let request = CallToolRequestParams::deserialize(params)
-            .map_err(|err| ErrorData::invalid_params(format!("tools/call params: {err}"), None))?;
-        // An unknown tool, or one the caller may not use, is refused as a plain call of it is,
-        // before any task is made; the tool found runs the task, not looked up again.
-        let tool = self.resolve(&request.name, caller_of(&context))?;
-        if self.task_support(tool.tool()) == TaskSupport::Forbidden {
-            return Err(ErrorData::new(
-                ErrorCode::METHOD_NOT_FOUND,
-                format!(
-                    "{} does not run as a task: call it without `task`",
-                    request.name
-                ),
-                None,
-            ));
-        }
-        let ttl = params["task"]["ttl"].as_u64();
-        let task = self.start_task(tool, request.arguments, ttl, context)?;
-        Ok(json!({"task": legacy(&task)}))
     }
 
     /// Starts `tool` as a task of the request's store, kept `ttl_ms` (bounded), running
@@ -212,8 +150,8 @@ impl McpServer {
         context: RequestContext<RoleServer>,
     ) -> Result<Task, ErrorData> {
         let tool = tool.into_owned();
-        let (store, peer) = self.task_store(&context);
-        let created = store.create(ttl_ms, peer)?;
+        let store = self.task_store(&context);
+        let created = store.create(ttl_ms)?;
         let mut context = context;
         context.ct = created.cancel.clone();
         // The task holds its store weakly: when the session ends, the store goes and cancels
@@ -268,49 +206,5 @@ impl McpServer {
             }
         });
         Ok(created.task)
-    }
-
-    /// `tools/list` with each tool's `execution.taskSupport` (rmcp's tool type has no
-    /// `execution`): the [`Format::Mcp`] definitions, the server's task setting applied.
-    /// The listing, as `list_tools` gives it (only the tools `caller` may use), with each
-    /// tool's `execution`.
-    fn listing(&self, caller: Option<&Caller>) -> Value {
-        let tools: Vec<Value> = self
-            .inner
-            .toolbox
-            .iter()
-            .zip(&self.inner.listed)
-            .filter(|(tool, _)| may_use(caller, tool))
-            .map(|(tool, listed)| {
-                let mut entry = tool
-                    .definition_in(Format::Mcp)
-                    .ok()
-                    .filter(Value::is_object)
-                    .unwrap_or_else(|| serde_json::to_value(listed).unwrap_or(Value::Null));
-                let support = match self.task_support(tool) {
-                    TaskSupport::Required => Some("required"),
-                    TaskSupport::Optional => Some("optional"),
-                    _ => None,
-                };
-                if let Some(support) = support {
-                    entry["execution"] = json!({"taskSupport": support});
-                }
-                entry
-            })
-            .collect();
-        json!({"tools": tools})
-    }
-}
-
-/// `tasks/cancel` as MCP 2025-11-25 answers it: the task, or an error for one already ended.
-fn legacy_cancel(tasks: &Tasks, id: &str) -> Result<Value, ErrorData> {
-    match tasks.cancel(id)? {
-        Cancelled::Now => tasks.get(id).map(|task| legacy(&task)),
-        Cancelled::Already(status) => {
-            let status = json!(status);
-            let status = status.as_str().unwrap_or("ended");
-            let refusal = format!("task {id} cannot be cancelled: it is already {status}");
-            Err(ErrorData::invalid_params(refusal, None))
-        }
     }
 }
