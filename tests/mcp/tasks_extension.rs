@@ -1,6 +1,6 @@
 //! The Tasks extension (SEP-2663) for MCP 2026-07-28 clients: raw HTTP requests carrying their
 //! version, client and capabilities in `_meta`, as that revision sends every request, to
-//! toolkit's server. The 2025-11-25 tasks of the same server are tests/mcp/tasks.rs's.
+//! toolkit's server. What older clients see of the same server is tests/mcp/tasks.rs's.
 
 use std::time::Duration;
 
@@ -96,7 +96,7 @@ pub(crate) async fn request(
 }
 
 /// `tasks/get` until the task has ended (bounded).
-async fn ended(server: &HttpServerHandle, token: Option<&str>, id: &str) -> Value {
+pub(crate) async fn ended(server: &HttpServerHandle, token: Option<&str>, id: &str) -> Value {
     for _ in 0..200 {
         let got = request(server, token, "tasks/get", json!({"taskId": id}), true).await;
         let got = got.expect("the task");

@@ -48,8 +48,8 @@ pub struct ToolOptions {
     /// `tools/list`, and a call is refused with 403 `insufficient_scope`. Empty: anyone the
     /// server lets in. Local calls do not check scopes.
     pub scopes: Vec<String>,
-    /// Whether an MCP client may, or must, run the tool as a task it polls
-    /// (`#[tool(task)]`; MCP 2025-11-25 `execution.taskSupport`).
+    /// Whether an MCP call of the tool may, or must, run as a task its client polls
+    /// (`#[tool(task)]`; see [`TaskSupport`]).
     pub task: TaskSupport,
     /// A person must approve each call before it runs (`#[tool(needs_approval)]`): an agent
     /// asks its approval handler, or pauses the run with the call pending
@@ -57,17 +57,24 @@ pub struct ToolOptions {
     pub needs_approval: bool,
 }
 
-/// Whether a tool runs as an MCP task (`execution.taskSupport` in MCP 2025-11-25): a call the
-/// client starts, then polls, lists and cancels, for tools that take long.
+/// Whether a tool runs as an MCP task: a call answered at once with a task the client then
+/// polls, answers questions of and may cancel, for tools that take long.
+///
+/// Tasks are MCP 2026-07-28's Tasks extension (SEP-2663): 2026-07-28 clients that declare the
+/// Tasks extension get tasks; others get a plain call. A 2026-07-28 client without the
+/// extension calling a [`Required`](TaskSupport::Required) tool is refused (`-32021`, the
+/// capability it lacks); a handshake-era client (MCP 2024-11-05 to 2025-11-25) is offered no
+/// tasks and calls every tool plainly, waiting for its result.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
 #[non_exhaustive]
 pub enum TaskSupport {
     /// Calls return their result directly (MCP's default).
     #[default]
     Forbidden,
-    /// The client chooses: a call with `task` in its params runs as a task.
+    /// A call of a client with the Tasks extension may run as a task; others run plainly.
     Optional,
-    /// Every call must run as a task (`#[tool(task)]`).
+    /// Every call of a 2026-07-28 client runs as a task (`#[tool(task)]`); a handshake-era
+    /// client's runs plainly.
     Required,
 }
 

@@ -129,9 +129,11 @@ impl Guard {
         };
         let id = message.id.clone();
         let tool_call = message.kind == Kind::ToolCall;
-        if let (true, Some(bearer), Some(caller)) = (tool_call, &self.bearer, caller)
-            && let Some(refused) =
-                bearer.authorize_call(caller, message.tool.as_deref(), bytes, &id, &parts.headers)
+        // A `tools/call` always names its tool here (a frame naming none, or naming it twice,
+        // is not one rmcp reads as a call, and reaches no tool).
+        if let (Some(tool), Some(bearer), Some(caller)) =
+            (message.tool.as_deref(), &self.bearer, caller)
+            && let Some(refused) = bearer.authorize_call(caller, tool, &id, &parts.headers)
         {
             return Err(refused);
         }
