@@ -39,7 +39,7 @@ impl McpServer {
     }
 
     /// Whether any tool may run as a task: only then are task requests taken from rmcp.
-    pub(super) fn runs_tasks(&self) -> bool {
+    fn runs_tasks(&self) -> bool {
         let tools = self.inner.toolbox.iter();
         tools
             .map(|tool| self.task_support(tool))

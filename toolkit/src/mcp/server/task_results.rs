@@ -45,7 +45,7 @@ impl ResultBudget {
     }
 
     /// The bytes of results kept now.
-    pub(super) fn used(&self) -> usize {
+    fn used(&self) -> usize {
         self.used.load(Ordering::SeqCst)
     }
 

@@ -22,14 +22,15 @@ use rmcp::model::{
 use serde_json::Value;
 
 use super::task_input::TaskInput;
-pub(super) use super::task_results::{Kept, ResultBudget};
+use super::task_results::Kept;
+pub(super) use super::task_results::ResultBudget;
 
 /// How long a task is kept unless asked otherwise.
-pub(super) const DEFAULT_TTL: Duration = Duration::from_secs(5 * 60);
+const DEFAULT_TTL: Duration = Duration::from_secs(5 * 60);
 /// The longest a task is kept, whatever the client asks.
-pub(super) const MAX_TTL: Duration = Duration::from_secs(60 * 60);
+const MAX_TTL: Duration = Duration::from_secs(60 * 60);
 /// The most tasks one session holds; one more is refused until some expire.
-pub(super) const MAX_TASKS: usize = 256;
+const MAX_TASKS: usize = 256;
 /// The poll interval suggested to clients.
 const POLL_INTERVAL_MS: u64 = 250;
 
