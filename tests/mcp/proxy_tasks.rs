@@ -7,12 +7,12 @@
 use std::time::Duration;
 
 use serde_json::{Value, json};
-use toolkit::mcp::{HttpOptions, McpClient, McpServer, McpTransport};
+use toolkit::mcp::{McpClient, McpServer, McpTransport};
 use toolkit::prelude::*;
 
 use crate::proxy::{reference_client, reference_server};
 use crate::tasks::{initialize, post};
-use crate::tasks_extension::request;
+use crate::tasks_extension::{on_loopback, request};
 
 /// Researches a topic for a second and a half; runs as a task only
 #[tool(task)]
@@ -57,18 +57,12 @@ async fn call_2025(url: &str, session: Option<&str>, tool: &str) -> Value {
 /// or without, get the report as a plain result, with no upstream task id in it.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_remote_2026_task_reaches_the_proxys_clients_of_both_eras_as_a_plain_result() {
-    let upstream = McpServer::new([research_tool()])
-        .spawn_http("127.0.0.1:0", HttpOptions::default())
-        .await
-        .expect("serve upstream");
+    let upstream = on_loopback(McpServer::new([research_tool()])).await;
     let remote = McpClient::connect(McpTransport::http(upstream.url()))
         .await
         .expect("connect");
     let proxy = McpServer::proxy(&remote).await.expect("the remote server");
-    let proxy = (proxy
-        .spawn_http("127.0.0.1:0", HttpOptions::default())
-        .await)
-        .expect("serve");
+    let proxy = on_loopback(proxy).await;
     let report = json!([{"type": "text", "text": "# Research Report: tasks"}]);
 
     let url = proxy.url();
@@ -103,10 +97,7 @@ async fn a_task_only_tool_of_a_2025_server_is_refused_through_a_proxy_as_the_cal
     };
     let remote = reference_client(&program).await;
     let proxy = McpServer::proxy(&remote).await.expect("the remote server");
-    let proxy = (proxy
-        .spawn_http("127.0.0.1:0", HttpOptions::default())
-        .await)
-        .expect("serve");
+    let proxy = on_loopback(proxy).await;
     let url = proxy.url();
     let session = session_2025(&url).await;
     let list = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list"});

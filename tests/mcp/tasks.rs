@@ -12,11 +12,11 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 use toolkit::context::{ElicitationAnswer, ElicitationRequest, Role, SamplingReply};
-use toolkit::mcp::{HttpOptions, McpClient, McpServer, McpTransport, UrlElicitation};
+use toolkit::mcp::{McpClient, McpServer, McpTransport, UrlElicitation};
 use toolkit::prelude::*;
 use toolkit::{Icon, TaskSupport, ToolDefinition};
 
-use crate::tasks_extension::request;
+use crate::tasks_extension::{on_loopback, request};
 use common::mcp::everything_server;
 
 /// With sampling, elicitation and URL elicitation handlers and roots, the client sees the 17
@@ -161,10 +161,7 @@ pub(crate) async fn post(
 /// tool), and each calls the `#[tool(task)]` tool plainly and waits for its result.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_2025_client_sees_no_tasks_and_calls_a_task_only_tool_plainly() {
-    let server = McpServer::new([long_report_tool()])
-        .spawn_http("127.0.0.1:0", HttpOptions::default())
-        .await
-        .expect("serve");
+    let server = on_loopback(McpServer::new([long_report_tool()])).await;
     let url = server.url();
     for (asked, answered) in [
         ("2025-06-18", "2025-06-18"),
@@ -242,10 +239,7 @@ async fn set_soon(flag: &AtomicBool) -> bool {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn cancelling_a_2026_task_cancels_its_tools_context() {
     let cancelled = Arc::new(AtomicBool::new(false));
-    let server = McpServer::new([wait(&cancelled)])
-        .spawn_http("127.0.0.1:0", HttpOptions::default())
-        .await
-        .expect("serve");
+    let server = on_loopback(McpServer::new([wait(&cancelled)])).await;
     let call = json!({"name": "wait", "arguments": {"ms": 30_000}});
     let created = request(&server, None, "tools/call", call, true).await;
     let created = created.expect("a task");
@@ -262,10 +256,9 @@ async fn cancelling_a_2026_task_cancels_its_tools_context() {
     let unknown = json!({"name": "nope", "arguments": {}});
     let unknown = request(&server, None, "tools/call", unknown, true).await;
     let unknown = unknown.expect_err("no such tool");
+    let message = unknown["message"].as_str().unwrap_or_default();
     assert!(
-        unknown["message"]
-            .as_str()
-            .is_some_and(|message| message.contains("Unknown tool: nope. Available: wait")),
+        message.contains("Unknown tool: nope. Available: wait"),
         "{unknown}"
     );
     server.shutdown().await.expect("shutdown");
@@ -277,10 +270,7 @@ async fn cancelling_a_2026_task_cancels_its_tools_context() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn toolkits_client_follows_a_task_of_toolkits_server_and_dropping_the_call_cancels_it() {
     let cancelled = Arc::new(AtomicBool::new(false));
-    let server = McpServer::new([wait(&cancelled)])
-        .spawn_http("127.0.0.1:0", HttpOptions::default())
-        .await
-        .expect("serve");
+    let server = on_loopback(McpServer::new([wait(&cancelled)])).await;
     let client = McpClient::connect(McpTransport::http(server.url()))
         .await
         .expect("connect");

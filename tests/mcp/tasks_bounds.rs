@@ -71,12 +71,8 @@ async fn task_calls_take_places_under_the_call_cap() {
     // A call without the extension finds no place either while the two tasks hold them.
     let plain = request(&server, None, "tools/call", call.clone(), false).await;
     let plain = plain.expect_err("busy");
-    assert!(
-        plain["message"]
-            .as_str()
-            .is_some_and(|message| message.contains("the server is busy")),
-        "{plain}"
-    );
+    let busy = plain["message"].as_str().unwrap_or_default();
+    assert!(busy.starts_with("the server is busy"), "{plain}");
 
     for _ in 0..200 {
         if running.now.load(Ordering::SeqCst) == 2 {

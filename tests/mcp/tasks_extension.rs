@@ -45,9 +45,17 @@ fn confirm() -> ToolProxy {
 }
 
 async fn serve(task: TaskSupport, options: HttpOptions) -> HttpServerHandle {
-    McpServer::new([wait(task)])
+    (McpServer::new([wait(task)])
         .spawn_http("127.0.0.1:0", options)
-        .await
+        .await)
+        .expect("serve")
+}
+
+/// `server` over HTTP on loopback, with the default options.
+pub(crate) async fn on_loopback(server: McpServer) -> HttpServerHandle {
+    (server
+        .spawn_http("127.0.0.1:0", HttpOptions::default())
+        .await)
         .expect("serve")
 }
 
@@ -240,10 +248,7 @@ async fn a_2026_task_is_reached_only_by_the_caller_that_started_it() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_2026_task_that_asks_shows_input_required_on_tasks_get_until_tasks_update_answers_it() {
-    let server = McpServer::new([confirm()])
-        .spawn_http("127.0.0.1:0", HttpOptions::default())
-        .await
-        .expect("serve");
+    let server = on_loopback(McpServer::new([confirm()])).await;
     let call = json!({"name": "confirm", "arguments": {}});
     let created = request(&server, None, "tools/call", call, true).await;
     let id = created.expect("a task")["taskId"]
