@@ -348,6 +348,38 @@ mod tests {
     }
 
     #[test]
+    fn a_store_holds_at_most_max_tasks_and_refuses_the_next_one_with_a_reason() {
+        let tasks = Tasks::default();
+        for _ in 0..MAX_TASKS {
+            tasks.create(None).expect("room for it");
+        }
+        let refused = tasks.create(None).err().expect("no room");
+        assert_eq!(
+            refused.message,
+            "this session already holds 256 tasks; wait for some to expire"
+        );
+    }
+
+    #[test]
+    fn a_tasks_time_to_live_is_bounded_and_once_over_it_is_dropped_and_cancelled() {
+        let tasks = Tasks::default();
+        let ttl = |asked| tasks.create(asked).expect("created").task.ttl_ms;
+        assert_eq!(ttl(None), Some(300_000));
+        assert_eq!(ttl(Some(u64::MAX)), Some(3_600_000));
+        let short = tasks.create(Some(1)).expect("created");
+        std::thread::sleep(Duration::from_millis(5));
+        let gone = tasks.detailed(&short.id).err().expect("dropped");
+        assert_eq!(
+            gone.message,
+            format!("no task {} in this session", short.id)
+        );
+        assert!(
+            short.cancel.is_cancelled(),
+            "its tool's context was cancelled"
+        );
+    }
+
+    #[test]
     fn timestamps_are_iso_8601_in_utc() {
         let at = UNIX_EPOCH + Duration::from_millis(1_796_529_679_123);
         assert_eq!(timestamp(at), "2026-12-06T04:01:19.123Z");
