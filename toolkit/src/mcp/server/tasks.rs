@@ -368,7 +368,7 @@ mod tests {
         assert_eq!(ttl(Some(u64::MAX)), Some(3_600_000));
         let short = tasks.create(Some(1)).expect("created");
         std::thread::sleep(Duration::from_millis(5));
-        let gone = tasks.detailed(&short.id).err().expect("dropped");
+        let gone = tasks.detailed(&short.id).expect_err("dropped");
         assert_eq!(
             gone.message,
             format!("no task {} in this session", short.id)
