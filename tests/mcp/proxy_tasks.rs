@@ -1,17 +1,25 @@
-//! A task-only tool through a proxy: the reference server's `simulate-research-query`
-//! (MCP 2025-11-25 `execution.taskSupport: required`), served by `McpServer::proxy`. It lost its
-//! task support there, ran as a plain call, and its result carried the upstream task's id.
+//! Task-only tools through a proxy (`McpServer::proxy`). A remote 2026-07-28 server's task is
+//! followed by the proxy's client, and the proxy answers its own clients, of either era, with
+//! the result, naming no upstream task. The reference server's `simulate-research-query` (MCP
+//! 2025-11-25 `execution.taskSupport: required`) is called plainly, as every tool of a
+//! handshake-era server is: its refusal reaches the proxy's client as the call's error.
 
 use std::time::Duration;
 
 use serde_json::{Value, json};
-use toolkit::mcp::{HttpOptions, HttpServerHandle, McpServer};
+use toolkit::mcp::{McpClient, McpServer, McpTransport};
+use toolkit::prelude::*;
 
 use crate::proxy::{reference_client, reference_server};
 use crate::tasks::{initialize, post};
-use crate::tasks_extension::request;
+use crate::tasks_extension::{on_loopback, request};
 
-const TOOL: &str = "simulate-research-query";
+/// Researches a topic for a second and a half; runs as a task only
+#[tool(task)]
+async fn research(topic: String) -> String {
+    tokio::time::sleep(Duration::from_millis(1500)).await;
+    format!("# Research Report: {topic}")
+}
 
 /// The ids of every task a JSON answer names (`taskId`, anywhere in it).
 fn task_ids(value: &Value, ids: &mut Vec<String>) {
@@ -29,93 +37,91 @@ fn task_ids(value: &Value, ids: &mut Vec<String>) {
     }
 }
 
-/// The report's text, and that the answer names no task but `ours`.
-fn report_of(answer: &Value, ours: &str) -> String {
-    let mut ids = Vec::new();
-    task_ids(answer, &mut ids);
-    assert!(
-        ids.iter().all(|id| id == ours),
-        "{ids:?} besides {ours}: {answer}"
-    );
-    let text = answer["content"][0]["text"].as_str().unwrap_or_default();
-    assert!(text.contains("# Research Report: tasks"), "{answer}");
-    text.to_owned()
+/// A 2025-11-25 session with `url`: its id.
+async fn session_2025(url: &str) -> Option<String> {
+    let (_, session) = post(url, None, &initialize("2025-11-25")).await;
+    let initialized = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
+    post(url, session.as_deref(), &initialized).await;
+    session
 }
 
-/// A 2025-11-25 client of the proxy: the listing says `required`, a plain call is refused
-/// (`-32601`), and a task-augmented one is a task of the proxy's whose result is the report.
-async fn as_a_2025_client(proxy: &HttpServerHandle) {
-    let url = proxy.url();
-    let (_, session) = post(&url, None, &initialize("2025-11-25")).await;
-    let session = session.as_deref();
-    let list = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list"});
-    let (listed, _) = post(&url, session, &list).await;
-    let tools = listed["result"]["tools"].as_array().expect("tools");
-    let tool = tools
-        .iter()
-        .find(|tool| tool["name"] == TOOL)
-        .expect("listed");
-    assert_eq!(
-        tool["execution"],
-        json!({"taskSupport": "required"}),
-        "{tool}"
-    );
-    assert!(tool["_meta"].get("toolkit/taskSupport").is_none(), "{tool}");
-
-    let arguments = json!({"topic": "tasks"});
-    let plain = json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call",
-        "params": {"name": TOOL, "arguments": arguments}});
-    let (refused, _) = post(&url, session, &plain).await;
-    assert_eq!(refused["error"]["code"], -32601, "{refused}");
-
-    let call = json!({"jsonrpc": "2.0", "id": 4, "method": "tools/call",
-        "params": {"name": TOOL, "arguments": arguments, "task": {"ttl": 60_000}}});
-    let (created, _) = post(&url, session, &call).await;
-    let id = created["result"]["task"]["taskId"]
-        .as_str()
-        .expect("a task");
-    let result = json!({"jsonrpc": "2.0", "id": 5, "method": "tasks/result",
-        "params": {"taskId": id}});
-    let (answer, _) = post(&url, session, &result).await;
-    report_of(&answer["result"], id);
+/// A plain `tools/call` of `tool` from a 2025-11-25 client: the answer.
+async fn call_2025(url: &str, session: Option<&str>, tool: &str) -> Value {
+    let call = json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call",
+        "params": {"name": tool, "arguments": {"topic": "tasks"}}});
+    post(url, session, &call).await.0
 }
 
-/// A 2026-07-28 client of the proxy: `-32021` without the Tasks extension; with it, a task
-/// whose `tasks/get` inlines the report once it has ended.
-async fn as_a_2026_client(proxy: &HttpServerHandle) {
-    let call = json!({"name": TOOL, "arguments": {"topic": "tasks"}});
-    let refused = request(proxy, None, "tools/call", call.clone(), false).await;
-    assert_eq!(refused.expect_err("refused")["code"], -32021);
-
-    let created = request(proxy, None, "tools/call", call, true).await;
-    let created = created.expect("a task");
-    let id = created["taskId"].as_str().expect("a task id").to_owned();
-    // The research takes a few seconds: 60 s bounds a hang, not the speed.
-    for _ in 0..600 {
-        let got = request(proxy, None, "tasks/get", json!({"taskId": id}), true).await;
-        let got = got.expect("the task");
-        if got["status"] != "working" {
-            assert_eq!(got["status"], "completed", "{got}");
-            report_of(&got["result"], &id);
-            return;
-        }
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
-    panic!("task {id} did not end");
-}
-
+/// A 2026-07-28 server whose task-only tool the proxy's client (the Tasks extension declared)
+/// follows as a task: a 2025-11-25 client of the proxy and a 2026-07-28 one, with the extension
+/// or without, get the report as a plain result, with no upstream task id in it.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_task_only_tool_stays_task_only_through_a_proxy_for_2025_and_2026_clients() {
+async fn a_remote_2026_task_reaches_the_proxys_clients_of_both_eras_as_a_plain_result() {
+    let upstream = on_loopback(McpServer::new([research_tool()])).await;
+    let remote = McpClient::connect(McpTransport::http(upstream.url()))
+        .await
+        .expect("connect");
+    let proxy = McpServer::proxy(&remote).await.expect("the remote server");
+    let proxy = on_loopback(proxy).await;
+    let report = json!([{"type": "text", "text": "# Research Report: tasks"}]);
+
+    let url = proxy.url();
+    let session = session_2025(&url).await;
+    let answer = call_2025(&url, session.as_deref(), "research").await;
+    assert_eq!(answer["result"]["content"], report, "{answer}");
+    let mut ids = Vec::new();
+    task_ids(&answer, &mut ids);
+    assert_eq!(ids, Vec::<String>::new(), "{answer}");
+
+    for extension in [false, true] {
+        let call = json!({"name": "research", "arguments": {"topic": "tasks"}});
+        let answer = request(&proxy, None, "tools/call", call, extension).await;
+        let answer = answer.expect("the report");
+        assert_eq!(answer["content"], report, "{extension}: {answer}");
+        let mut ids = Vec::new();
+        task_ids(&answer, &mut ids);
+        assert_eq!(ids, Vec::<String>::new(), "{answer}");
+    }
+    proxy.shutdown().await.expect("shutdown");
+    upstream.shutdown().await.expect("shutdown");
+}
+
+/// The reference server's task-only tool through a proxy: listed as any tool (no `execution`,
+/// no `_meta` of toolkit's), called plainly upstream, and its refusal is the answer each client
+/// of the proxy gets, as a tool error the model reads.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_task_only_tool_of_a_2025_server_is_refused_through_a_proxy_as_the_calls_error() {
+    const TOOL: &str = "simulate-research-query";
     let Some(program) = reference_server() else {
         return;
     };
     let remote = reference_client(&program).await;
     let proxy = McpServer::proxy(&remote).await.expect("the remote server");
-    let proxy = (proxy
-        .spawn_http("127.0.0.1:0", HttpOptions::default())
-        .await)
-        .expect("serve");
-    as_a_2025_client(&proxy).await;
-    as_a_2026_client(&proxy).await;
+    let proxy = on_loopback(proxy).await;
+    let url = proxy.url();
+    let session = session_2025(&url).await;
+    let list = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list"});
+    let (listed, _) = post(&url, session.as_deref(), &list).await;
+    let tools = listed["result"]["tools"].as_array().expect("tools");
+    let tool = tools
+        .iter()
+        .find(|tool| tool["name"] == TOOL)
+        .expect("listed");
+    assert!(tool.get("execution").is_none(), "{tool}");
+    assert!(tool.get("_meta").is_none(), "{tool}");
+
+    let answer = call_2025(&url, session.as_deref(), TOOL).await;
+    let refused = |answer: &Value| {
+        let result = &answer["content"][0]["text"];
+        assert_eq!(answer["isError"], true, "{answer}");
+        assert!(
+            result.as_str().is_some_and(|text| text.contains("-32601")),
+            "{answer}"
+        );
+    };
+    refused(&answer["result"]);
+    let call = json!({"name": TOOL, "arguments": {"topic": "tasks"}});
+    let answer = request(&proxy, None, "tools/call", call, true).await;
+    refused(&answer.expect("a tool error"));
     proxy.shutdown().await.expect("shutdown");
 }

@@ -2,8 +2,7 @@
 
     python python_content_check.py URL
 
-Reads a JSON list of calls on stdin: [{"name": ..., "arguments": {...}, "task": bool}, ...]. A
-call with "task" runs as a task (MCP 2025-11-25) and its result is read with `tasks/result`.
+Reads a JSON list of calls on stdin: [{"name": ..., "arguments": {...}}, ...].
 Each result, as sent on the wire, is validated with `mcp.types.CallToolResult.model_validate`,
 and every object in it must have no key its type does not name (the SDK's types ignore
 unknown keys: a misspelt or misplaced field would pass unseen otherwise). Prints one JSON list: each
@@ -114,12 +113,7 @@ def main() -> None:
     report = []
     for call in calls:
         params = {"name": call["name"], "arguments": call.get("arguments", {})}
-        if call.get("task"):
-            params["task"] = {"ttl": 60000}
         answer = session.post("tools/call", params)
-        if call.get("task") and "result" in answer:
-            task_id = answer["result"]["task"]["taskId"]
-            answer = session.post("tasks/result", {"taskId": task_id})
         if "result" not in answer:
             report.append({"name": call["name"], "error": answer.get("error")})
             continue

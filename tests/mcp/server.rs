@@ -494,9 +494,7 @@ impl Contents {
 
 #[test]
 fn every_content_kind_we_send_is_valid_for_the_python_sdks_types_with_no_extra_key() {
-    // Every tool may run as a task, so that each result is checked as a task's too, `_meta`
-    // tying it to its task.
-    let server = McpServer::new(Contents::to_tools()).with_tasks(toolkit::TaskSupport::Optional);
+    let server = McpServer::new(Contents::to_tools());
     let runtime = tokio::runtime::Runtime::new().expect("a runtime");
     let server = runtime
         .block_on(server.spawn_http("127.0.0.1:0", HttpOptions::default()))
@@ -510,9 +508,9 @@ fn every_content_kind_we_send_is_valid_for_the_python_sdks_types_with_no_extra_k
         "typed",
         "fail",
     ];
-    let calls: Vec<Value> = [false, true]
+    let calls: Vec<Value> = names
         .iter()
-        .flat_map(|task| names.map(|name| json!({"name": format!("content_{name}"), "task": task})))
+        .map(|name| json!({"name": format!("content_{name}")}))
         .collect();
     let mut child = Command::new(python())
         .arg(script("python_content_check.py"))
@@ -533,13 +531,13 @@ fn every_content_kind_we_send_is_valid_for_the_python_sdks_types_with_no_extra_k
     );
     let report: Value = serde_json::from_slice(&output.stdout).expect("the report is JSON");
     let report = report.as_array().expect("a list");
-    assert_eq!(report.len(), 2 * names.len(), "{report:#?}");
+    assert_eq!(report.len(), names.len(), "{report:#?}");
     let problems: Vec<(&Value, &Value)> = (report.iter())
         .map(|entry| (&entry["name"], &entry["problems"]))
         .filter(|(_, problems)| problems != &&json!([]))
         .collect();
     assert_eq!(problems, Vec::<(&Value, &Value)>::new(), "{report:#?}");
-    // Each kind was sent, plainly and as a task's result.
+    // Each kind was sent.
     let kinds: std::collections::BTreeSet<String> = (report.iter())
         .flat_map(|entry| {
             entry["result"]["content"]
@@ -556,17 +554,13 @@ fn every_content_kind_we_send_is_valid_for_the_python_sdks_types_with_no_extra_k
     let structured = (report.iter())
         .filter(|entry| entry["result"].get("structuredContent").is_some())
         .count();
-    assert_eq!(structured, 4);
-    let tied = (report.iter())
-        .filter(|entry| entry["result"]["_meta"].is_object())
-        .count();
-    assert_eq!(tied, names.len());
+    assert_eq!(structured, 2);
     let failed = (report.iter())
         .filter(|entry| entry["result"]["isError"] == json!(true))
         .count();
-    assert_eq!(failed, 2);
+    assert_eq!(failed, 1);
     eprintln!(
-        "figure: {} results (5 content kinds, structuredContent, isError, a task's _meta) checked \
+        "figure: {} results (5 content kinds, structuredContent, isError) checked \
          by mcp {}'s CallToolResult: 0 refused, 0 extra keys",
         report.len(),
         common::mcp::MCP_VERSION

@@ -614,10 +614,9 @@ async fn post_with_token(server: &HttpServerHandle, session: Option<&str>, body:
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_task_call_naming_its_tool_twice_is_refused_alike_for_a_hidden_tool_and_a_missing_one() {
+async fn a_call_naming_its_tool_twice_is_refused_alike_for_a_hidden_tool_and_a_missing_one() {
     let mut hidden = ToolDefinition::new("hidden", "Needs a scope", schema());
     hidden.options.scopes = vec!["admin".to_owned()];
-    hidden.options.task = toolkit::TaskSupport::Optional;
     let hidden = ToolProxy::from_fn(hidden, |_| Ok::<_, String>("secret"));
     let options = HttpOptions::default()
         .bearer_token("s3cret")
@@ -629,16 +628,16 @@ async fn a_task_call_naming_its_tool_twice_is_refused_alike_for_a_hidden_tool_an
     let opened = post_with_token(&server, None, INITIALIZE).await;
     let session = opened.session.expect("a session id");
     post_with_token(&server, Some(&session), INITIALIZED).await;
-    let call = |first: &str, second: &str, task: &str| {
+    let call = |first: &str, second: &str, arguments: &str| {
         format!(
-            r#"{{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{{"name":"{first}",{task}"name":"{second}"}}}}"#
+            r#"{{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{{"name":"{first}",{arguments}"name":"{second}"}}}}"#
         )
     };
-    let task = r#""task":{"ttl":60000},"#;
+    let arguments = r#""arguments":{},"#;
     let mut answers = Vec::new();
     for body in [
-        call("missing", "hidden", task),
-        call("hidden", "missing", task),
+        call("missing", "hidden", arguments),
+        call("hidden", "missing", arguments),
         call("missing", "hidden", ""),
         call("hidden", "missing", ""),
     ] {

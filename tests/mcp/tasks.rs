@@ -1,26 +1,32 @@
-//! MCP tasks (2025-11-25), titles and protocol versions: toolkit's client against the
-//! reference server `@modelcontextprotocol/server-everything`, and against toolkit's own
-//! server.
+//! Tasks across the eras. A 2026-07-28 client with the Tasks extension gets tasks (its wire
+//! shape: tests/mcp/tasks_extension.rs); a handshake-era client (2024-11-05 to 2025-11-25) is
+//! offered none and calls every tool plainly; toolkit's client calls the task-only tool of the
+//! reference server `@modelcontextprotocol/server-everything` (2025-11-25) plainly too, and its
+//! refusal is the call's error.
 
 use crate::common;
 
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
-use serde_json::json;
+use serde_json::{Value, json};
 use toolkit::context::{ElicitationAnswer, ElicitationRequest, Role, SamplingReply};
-use toolkit::mcp::{McpClient, McpTransport, UrlElicitation};
+use toolkit::mcp::{McpClient, McpServer, McpTransport, UrlElicitation};
 use toolkit::prelude::*;
+use toolkit::{Icon, TaskSupport, ToolDefinition};
 
+use crate::tasks_extension::{on_loopback, request};
 use common::mcp::everything_server;
 
-/// With sampling, elicitation and URL elicitation handlers and roots,
-/// the client sees the 17 tools the reference server offers a client without tasks of its own
-/// (the two `-async` ones need the client to run sampling and elicitation as tasks), and calls
-/// its
-/// task-augmented `simulate-research-query` (execution.taskSupport `required`): the call
-/// becomes a task the client waits for (the server takes four one-second stages).
+/// With sampling, elicitation and URL elicitation handlers and roots, the client sees the 17
+/// tools the reference server offers a client without tasks of its own (the two `-async` ones
+/// need the client to run sampling and elicitation as tasks), and calls its
+/// `simulate-research-query` (MCP 2025-11-25 `execution.taskSupport: required`) plainly, as
+/// it calls every tool of a handshake-era server: the server's refusal is the call's error, a
+/// sentence the model reads.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn the_reference_servers_task_tool_is_called_as_a_task() {
+async fn the_reference_servers_task_only_tool_is_called_plainly_and_its_refusal_is_the_error() {
     let Some(program) = everything_server() else {
         eprintln!(
             "skipped: node and npm are needed to run @modelcontextprotocol/server-everything"
@@ -94,251 +100,20 @@ async fn the_reference_servers_task_tool_is_called_as_a_task() {
         .into_iter()
         .find(|tool| tool.name() == "simulate-research-query")
         .expect("listed");
-    let began = Instant::now();
-    let report = research
+    let refused = research
         .acall(json!({"topic": "tasks"}))
         .await
-        .expect("the task's result");
-    let report = report.as_str().unwrap_or_default().to_owned();
-    assert!(report.contains("# Research Report: tasks"), "{report}");
-    eprintln!("simulate-research-query: {:?}", began.elapsed());
+        .expect_err("refused: it runs as a task only");
+    let refused = refused.to_string();
+    assert!(refused.contains("-32601"), "{refused}");
+    assert!(refused.contains("simulate-research-query"), "{refused}");
 }
 
-use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
-
-use serde_json::Value;
-use toolkit::mcp::rmcp::model::{ClientRequest, CustomRequest};
-use toolkit::mcp::rmcp::service::RunningService;
-use toolkit::mcp::rmcp::transport::StreamableHttpClientTransport;
-use toolkit::mcp::rmcp::{RoleClient, ServiceExt};
-use toolkit::mcp::{HttpOptions, McpServer};
-use toolkit::{Icon, TaskSupport, ToolDefinition};
-
-/// `wait`: runs until its context is cancelled (then records it) or `ms` pass, reporting
-/// progress; `quick` answers at once. `wait` may run as a task (`task`).
-fn tools(task: TaskSupport, cancelled: &Arc<AtomicBool>) -> Vec<ToolProxy> {
-    let schema = json!({"type": "object", "properties": {"ms": {"type": "integer"}}});
-    let mut wait = ToolDefinition::new("wait", "Waits", schema);
-    wait.options.task = task;
-    wait.title = Some("Wait a while".into());
-    let mut icon = Icon::new("data:image/png;base64,iVBORw0KGgo=");
-    icon.mime_type = Some("image/png".into());
-    wait.icons = vec![icon];
-    let cancelled = Arc::clone(cancelled);
-    let wait = ToolProxy::from_async_fn_with_context(wait, move |arguments, ctx| {
-        let cancelled = Arc::clone(&cancelled);
-        async move {
-            let ms = arguments.get("ms").and_then(Value::as_u64).unwrap_or(0);
-            ctx.progress(1.0, None, "waiting");
-            tokio::select! {
-                () = tokio::time::sleep(Duration::from_millis(ms)) => Ok(format!("waited {ms} ms")),
-                () = ctx.cancelled() => {
-                    cancelled.store(true, Ordering::SeqCst);
-                    Err("cancelled".to_owned())
-                }
-            }
-        }
-    });
-    let quick = ToolDefinition::new("quick", "Answers at once", json!({"type": "object"}));
-    let quick = ToolProxy::from_async_fn(quick, |_| async { Ok::<_, String>("quick") });
-    vec![wait, quick]
-}
-
-async fn serve(task: TaskSupport, cancelled: &Arc<AtomicBool>) -> toolkit::mcp::HttpServerHandle {
-    McpServer::new(tools(task, cancelled))
-        .spawn_http("127.0.0.1:0", HttpOptions::default())
-        .await
-        .expect("serve")
-}
-
-pub(crate) type RawClient = RunningService<RoleClient, ()>;
-
-pub(crate) async fn raw_client(url: &str) -> RawClient {
-    ().serve(StreamableHttpClientTransport::from_uri(url.to_owned()))
-        .await
-        .expect("initialize")
-}
-
-/// A request rmcp's client types do not model, its answer as JSON (or the error's message).
-pub(crate) async fn raw(client: &RawClient, method: &str, params: Value) -> Result<Value, String> {
-    let request = ClientRequest::CustomRequest(CustomRequest::new(method, Some(params)));
-    match client.send_request(request).await {
-        Ok(answer) => Ok(serde_json::to_value(answer).expect("JSON")),
-        Err(err) => Err(err.to_string()),
-    }
-}
-
-async fn start(client: &RawClient, ms: u64) -> String {
-    let created = raw(
-        client,
-        "tools/call",
-        json!({"name": "wait", "arguments": {"ms": ms}, "task": {"ttl": 60_000}}),
-    )
-    .await
-    .expect("a task");
-    assert_eq!(created["task"]["status"], "working", "{created}");
-    created["task"]["taskId"]
-        .as_str()
-        .expect("an id")
-        .to_owned()
-}
-
-/// Start, poll, list, result, cancel, and isolation between sessions, through the protocol
-/// itself; the server declares the capability and lists `execution.taskSupport`.
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_tool_runs_as_a_task_that_is_polled_listed_cancelled_and_kept_to_its_session() {
-    let cancelled = Arc::new(AtomicBool::new(false));
-    let server = serve(TaskSupport::Optional, &cancelled).await;
-    let url = server.url();
-    let client = raw_client(&url).await;
-    let listed = raw(&client, "tools/list", json!({})).await.expect("tools");
-    assert_eq!(listed["tools"][0]["title"], "Wait a while");
-    assert_eq!(listed["tools"][0]["icons"][0]["mimeType"], "image/png");
-
-    // A quick task: polled until it completes, then its result, tied to it.
-    let id = start(&client, 50).await;
-    let result = raw(&client, "tasks/result", json!({"taskId": id}))
-        .await
-        .expect("result");
-    assert_eq!(result["content"][0]["text"], "waited 50 ms", "{result}");
-    assert_eq!(
-        result["_meta"]["io.modelcontextprotocol/related-task"]["taskId"],
-        id
-    );
-    let task = raw(&client, "tasks/get", json!({"taskId": id}))
-        .await
-        .expect("task");
-    assert_eq!(task["status"], "completed", "{task}");
-    assert!(
-        task["createdAt"]
-            .as_str()
-            .is_some_and(|at| at.ends_with('Z')),
-        "{task}"
-    );
-
-    // A long one: listed while it works, cancelled (its context too), then not again.
-    let long = start(&client, 30_000).await;
-    let list = raw(&client, "tasks/list", json!({})).await.expect("list");
-    let statuses: Vec<&Value> = list["tasks"]
-        .as_array()
-        .expect("tasks")
-        .iter()
-        .map(|t| &t["status"])
-        .collect();
-    assert_eq!(statuses, [&json!("completed"), &json!("working")], "{list}");
-    let task = raw(&client, "tasks/cancel", json!({"taskId": long}))
-        .await
-        .expect("cancel");
-    assert_eq!(task["status"], "cancelled", "{task}");
-    let deadline = Instant::now() + Duration::from_secs(2);
-    while !cancelled.load(Ordering::SeqCst) && Instant::now() < deadline {
-        tokio::time::sleep(Duration::from_millis(10)).await;
-    }
-    assert!(
-        cancelled.load(Ordering::SeqCst),
-        "the tool's context was cancelled"
-    );
-    let again = raw(&client, "tasks/cancel", json!({"taskId": long})).await;
-    assert!(again.is_err_and(|err| err.contains("already cancelled")));
-    let result = raw(&client, "tasks/result", json!({"taskId": long})).await;
-    assert!(result.is_err_and(|err| err.contains("was cancelled")));
-
-    // Another session sees none of them.
-    let other = raw_client(&url).await;
-    let list = raw(&other, "tasks/list", json!({})).await.expect("list");
-    assert_eq!(list["tasks"], json!([]));
-    let get = raw(&other, "tasks/get", json!({"taskId": id})).await;
-    assert!(get.is_err_and(|err| err.contains("no task")));
-
-    // Bad input: an unknown task, a tool that does not run as a task.
-    let get = raw(&client, "tasks/get", json!({"taskId": "nope"})).await;
-    assert!(get.is_err_and(|err| err.contains("no task nope")));
-    let get = raw(&client, "tasks/get", json!({"taskId": 7})).await;
-    assert!(get.is_err_and(|err| err.contains("`taskId` must be a string")));
-    let nameless = raw(&client, "tools/call", json!({"task": {}})).await;
-    assert!(nameless.is_err_and(|err| err.contains("tools/call params")));
-    let unknown = raw(&client, "tools/call", json!({"name": "nope", "task": {}})).await;
-    assert!(unknown.is_err_and(|err| err.contains("Unknown tool: nope. Available: ")));
-    let quick = raw(&client, "tools/call", json!({"name": "quick", "task": {}})).await;
-    assert!(quick.is_err_and(|err| err.contains("does not run as a task")));
-
-    client.cancel().await.expect("close");
-    other.cancel().await.expect("close");
-    server.shutdown().await.expect("shutdown");
-}
-
-/// A tool that runs as a task only: a plain call is refused, and toolkit's client then calls
-/// it as a task, keeping its title and icons; dropping the call cancels the task.
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn toolkits_client_calls_a_required_task_tool_of_toolkits_server() {
-    let cancelled = Arc::new(AtomicBool::new(false));
-    let server = serve(TaskSupport::Required, &cancelled).await;
-    let client = McpClient::connect(McpTransport::http(server.url()))
-        .await
-        .expect("connect");
-    let wait = client
-        .tools()
-        .into_iter()
-        .find(|tool| tool.name() == "wait")
-        .expect("listed");
-    assert_eq!(wait.title(), Some("Wait a while"));
-    assert_eq!(
-        wait.definition().icons[0].mime_type.as_deref(),
-        Some("image/png")
-    );
-    let answer = wait
-        .acall(json!({"ms": 20}))
-        .await
-        .expect("the task's result");
-    assert_eq!(answer, json!("waited 20 ms"));
-
-    // Dropped while it runs: the task, and the tool's context with it, are cancelled.
-    let call = wait.acall(json!({"ms": 30_000}));
-    assert!(
-        tokio::time::timeout(Duration::from_millis(300), call)
-            .await
-            .is_err()
-    );
-    let deadline = Instant::now() + Duration::from_secs(2);
-    while !cancelled.load(Ordering::SeqCst) && Instant::now() < deadline {
-        tokio::time::sleep(Duration::from_millis(10)).await;
-    }
-    assert!(
-        cancelled.load(Ordering::SeqCst),
-        "the dropped call's task was cancelled"
-    );
-    server.shutdown().await.expect("shutdown");
-}
-
-/// Clients speaking 2025-06-18 and 2025-11-25 get their version back; one asking for a
-/// version the server does not know gets 2025-11-25, the newest with `initialize`. A server
-/// whose tools may run as tasks declares the capability (rmcp's types drop it, so it is read
-/// here off the wire).
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn the_protocol_version_is_negotiated() {
-    let cancelled = Arc::new(AtomicBool::new(false));
-    let server = serve(TaskSupport::Optional, &cancelled).await;
-    for (asked, answered) in [
-        ("2025-06-18", "2025-06-18"),
-        ("2025-11-25", "2025-11-25"),
-        ("2099-01-01", "2025-11-25"),
-    ] {
-        let (answer, session) = post(&server.url(), None, &initialize(asked)).await;
-        assert_eq!(
-            answer["result"]["protocolVersion"], answered,
-            "{asked}: {answer}"
-        );
-        let tasks = &answer["result"]["capabilities"]["tasks"];
-        assert_eq!(tasks["requests"]["tools"]["call"], json!({}), "{answer}");
-        // The listing says which tools run as tasks.
-        let list = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list"});
-        let (listed, _) = post(&server.url(), session.as_deref(), &list).await;
-        let tools = &listed["result"]["tools"];
-        assert_eq!(tools[0]["execution"]["taskSupport"], "optional", "{listed}");
-        assert!(tools[1].get("execution").is_none(), "{listed}");
-    }
-    server.shutdown().await.expect("shutdown");
+/// Waits a while (a second and a half), then answers; runs as a task only
+#[tool(task)]
+async fn long_report(topic: String) -> String {
+    tokio::time::sleep(Duration::from_millis(1500)).await;
+    format!("report on {topic}")
 }
 
 pub(crate) fn initialize(version: &str) -> Value {
@@ -347,7 +122,8 @@ pub(crate) fn initialize(version: &str) -> Value {
         "clientInfo": {"name": "test", "version": "1"}}})
 }
 
-/// One JSON-RPC request over HTTP: its answer (from a JSON or an SSE body) and the session id.
+/// One JSON-RPC message over HTTP: its answer (from a JSON or an SSE body; `null` for none,
+/// a notification's) and the session id.
 pub(crate) async fn post(
     url: &str,
     session: Option<&str>,
@@ -372,5 +148,158 @@ pub(crate) async fn post(
         .filter_map(|line| line.strip_prefix("data:"))
         .find(|data| !data.trim().is_empty())
         .unwrap_or(&text);
-    (serde_json::from_str(data.trim()).expect("JSON"), session)
+    let answer = match data.trim() {
+        "" => Value::Null,
+        data => serde_json::from_str(data).expect("JSON"),
+    };
+    (answer, session)
+}
+
+/// Clients speaking 2025-06-18 and 2025-11-25 get their version back; one asking for a
+/// version the server does not know gets 2025-11-25, the newest with `initialize`. None of
+/// them is offered tasks (no `tasks` capability, no Tasks extension, no `execution` on a
+/// tool), and each calls the `#[tool(task)]` tool plainly and waits for its result.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_2025_client_sees_no_tasks_and_calls_a_task_only_tool_plainly() {
+    let server = on_loopback(McpServer::new([long_report_tool()])).await;
+    let url = server.url();
+    for (asked, answered) in [
+        ("2025-06-18", "2025-06-18"),
+        ("2025-11-25", "2025-11-25"),
+        ("2099-01-01", "2025-11-25"),
+    ] {
+        let (answer, session) = post(&url, None, &initialize(asked)).await;
+        let result = &answer["result"];
+        assert_eq!(result["protocolVersion"], answered, "{asked}: {answer}");
+        let capabilities = &result["capabilities"];
+        assert!(capabilities.get("tasks").is_none(), "{answer}");
+        assert!(capabilities.get("extensions").is_none(), "{answer}");
+        assert!(capabilities.get("tools").is_some(), "{answer}");
+        let session = session.as_deref();
+        let initialized = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
+        post(&url, session, &initialized).await;
+        let list = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list"});
+        let (listed, _) = post(&url, session, &list).await;
+        let tool = &listed["result"]["tools"][0];
+        assert_eq!(tool["name"], "long_report", "{listed}");
+        assert!(tool.get("execution").is_none(), "{listed}");
+        let call = json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call",
+            "params": {"name": "long_report", "arguments": {"topic": asked}}});
+        let (called, _) = post(&url, session, &call).await;
+        assert_eq!(
+            called["result"]["content"],
+            json!([{"type": "text", "text": format!("report on {asked}")}]),
+            "{called}"
+        );
+        assert!(called["result"].get("taskId").is_none(), "{called}");
+    }
+    server.shutdown().await.expect("shutdown");
+}
+
+/// `wait`: runs until its context is cancelled (then records it) or `ms` pass, reporting
+/// progress; it runs as a task only. Titled and with an icon.
+fn wait(cancelled: &Arc<AtomicBool>) -> ToolProxy {
+    let schema = json!({"type": "object", "properties": {"ms": {"type": "integer"}}});
+    let mut wait = ToolDefinition::new("wait", "Waits", schema);
+    wait.options.task = TaskSupport::Required;
+    wait.title = Some("Wait a while".into());
+    let mut icon = Icon::new("data:image/png;base64,iVBORw0KGgo=");
+    icon.mime_type = Some("image/png".into());
+    wait.icons = vec![icon];
+    let cancelled = Arc::clone(cancelled);
+    ToolProxy::from_async_fn_with_context(wait, move |arguments, ctx| {
+        let cancelled = Arc::clone(&cancelled);
+        async move {
+            let ms = arguments.get("ms").and_then(Value::as_u64).unwrap_or(0);
+            ctx.progress(1.0, None, "waiting");
+            tokio::select! {
+                () = tokio::time::sleep(Duration::from_millis(ms)) => Ok(format!("waited {ms} ms")),
+                () = ctx.cancelled() => {
+                    cancelled.store(true, Ordering::SeqCst);
+                    Err("cancelled".to_owned())
+                }
+            }
+        }
+    })
+}
+
+/// Waits (bounded) until `flag` is set; whether it was.
+async fn set_soon(flag: &AtomicBool) -> bool {
+    for _ in 0..200 {
+        if flag.load(Ordering::SeqCst) {
+            return true;
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    flag.load(Ordering::SeqCst)
+}
+
+/// `tasks/cancel` of a 2026-07-28 task reaches its tool: the tool's context is cancelled, and
+/// the task reads `cancelled`. A call of a tool the server does not have makes no task.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn cancelling_a_2026_task_cancels_its_tools_context() {
+    let cancelled = Arc::new(AtomicBool::new(false));
+    let server = on_loopback(McpServer::new([wait(&cancelled)])).await;
+    let call = json!({"name": "wait", "arguments": {"ms": 30_000}});
+    let created = request(&server, None, "tools/call", call, true).await;
+    let created = created.expect("a task");
+    let id = created["taskId"].as_str().expect("an id").to_owned();
+    let ack = request(&server, None, "tasks/cancel", json!({"taskId": id}), true).await;
+    assert_eq!(ack.expect("an ack"), json!({"resultType": "complete"}));
+    assert!(
+        set_soon(&cancelled).await,
+        "the tool's context was cancelled"
+    );
+    let task = request(&server, None, "tasks/get", json!({"taskId": id}), true).await;
+    assert_eq!(task.expect("the task")["status"], "cancelled");
+
+    let unknown = json!({"name": "nope", "arguments": {}});
+    let unknown = request(&server, None, "tools/call", unknown, true).await;
+    let unknown = unknown.expect_err("no such tool");
+    let message = unknown["message"].as_str().unwrap_or_default();
+    assert!(
+        message.contains("Unknown tool: nope. Available: wait"),
+        "{unknown}"
+    );
+    server.shutdown().await.expect("shutdown");
+}
+
+/// toolkit's client (2026-07-28, the Tasks extension declared) against toolkit's server: a
+/// task-only tool keeps its title and icons, its task is followed to its result, and dropping
+/// the call cancels the task and the tool's context with it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn toolkits_client_follows_a_task_of_toolkits_server_and_dropping_the_call_cancels_it() {
+    let cancelled = Arc::new(AtomicBool::new(false));
+    let server = on_loopback(McpServer::new([wait(&cancelled)])).await;
+    let client = McpClient::connect(McpTransport::http(server.url()))
+        .await
+        .expect("connect");
+    let wait = client
+        .tools()
+        .into_iter()
+        .find(|tool| tool.name() == "wait")
+        .expect("listed");
+    assert_eq!(wait.title(), Some("Wait a while"));
+    assert_eq!(
+        wait.definition().icons[0].mime_type.as_deref(),
+        Some("image/png")
+    );
+    let answer = wait
+        .acall(json!({"ms": 1200}))
+        .await
+        .expect("the task's result");
+    assert_eq!(answer, json!("waited 1200 ms"));
+
+    // Dropped while it runs: the task, and the tool's context with it, are cancelled.
+    let call = wait.acall(json!({"ms": 30_000}));
+    assert!(
+        tokio::time::timeout(Duration::from_millis(1500), call)
+            .await
+            .is_err()
+    );
+    assert!(
+        set_soon(&cancelled).await,
+        "the dropped call's task was cancelled"
+    );
+    server.shutdown().await.expect("shutdown");
 }

@@ -1,17 +1,19 @@
-//! What a session's tasks may hold of the server: a place under the call cap while their tool
-//! runs, and a share of one byte budget for their results once it has.
+//! What tasks may hold of the server: a place under the call cap while their tool runs, and a
+//! share of one byte budget for their results once it has. Driven as MCP 2026-07-28 clients
+//! with the Tasks extension (tests/mcp/tasks_extension.rs's `request`).
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
-use serde_json::{Value, json};
+use serde_json::json;
 use tokio::sync::watch;
-use toolkit::mcp::{HttpOptions, McpServer};
+use toolkit::context::Caller;
+use toolkit::mcp::{HttpOptions, HttpServerHandle, McpServer, StaticTokens};
 use toolkit::prelude::*;
 use toolkit::{TaskSupport, ToolDefinition};
 
-use super::tasks::{raw, raw_client};
+use super::tasks_extension::{ended, request};
 use crate::common::memory::resident_mb;
 
 /// How many bodies of a tool run now, and the most that ever ran at once.
@@ -21,10 +23,10 @@ struct Running {
     most: AtomicUsize,
 }
 
-/// `hold`: counts itself running, then waits until `gate` opens; it may run as a task.
+/// `hold`: counts itself running, then waits until `gate` opens; it runs as a task only.
 fn hold(gate: &watch::Receiver<bool>, running: &Arc<Running>) -> ToolProxy {
     let mut definition = ToolDefinition::new("hold", "Holds", json!({"type": "object"}));
-    definition.options.task = TaskSupport::Optional;
+    definition.options.task = TaskSupport::Required;
     let (gate, running) = (gate.clone(), Arc::clone(running));
     ToolProxy::from_async_fn(definition, move |_| {
         let (mut gate, running) = (gate.clone(), Arc::clone(&running));
@@ -52,14 +54,13 @@ async fn task_calls_take_places_under_the_call_cap() {
         )
         .await
         .expect("serve");
-    let client = raw_client(&server.url()).await;
-    let call = json!({"name": "hold", "task": {"ttl": 60_000}});
+    let call = json!({"name": "hold", "arguments": {}});
     let mut started = Vec::new();
     let mut refused = Vec::new();
     for _ in 0..6 {
-        match raw(&client, "tools/call", call.clone()).await {
-            Ok(created) => started.push(created["task"]["taskId"].clone()),
-            Err(err) => refused.push(err),
+        match request(&server, None, "tools/call", call.clone(), true).await {
+            Ok(created) => started.push(created["taskId"].as_str().expect("an id").to_owned()),
+            Err(err) => refused.push(err["message"].as_str().unwrap_or_default().to_owned()),
         }
     }
     assert_eq!((started.len(), refused.len()), (2, 4), "{refused:?}");
@@ -67,9 +68,11 @@ async fn task_calls_take_places_under_the_call_cap() {
         refused[0].contains("the server is busy: 2 tool calls are running, its limit"),
         "{refused:?}"
     );
-    // A plain call finds no place either while the two tasks hold them.
-    let plain = raw(&client, "tools/call", json!({"name": "hold"})).await;
-    assert!(plain.is_err_and(|err| err.contains("the server is busy")));
+    // A call without the extension finds no place either while the two tasks hold them.
+    let plain = request(&server, None, "tools/call", call.clone(), false).await;
+    let plain = plain.expect_err("busy");
+    let busy = plain["message"].as_str().unwrap_or_default();
+    assert!(busy.starts_with("the server is busy"), "{plain}");
 
     for _ in 0..200 {
         if running.now.load(Ordering::SeqCst) == 2 {
@@ -79,136 +82,125 @@ async fn task_calls_take_places_under_the_call_cap() {
     }
     open.send_replace(true);
     for id in &started {
-        let result = raw(&client, "tasks/result", json!({"taskId": id}))
-            .await
-            .expect("a result");
-        assert_eq!(result["content"][0]["text"], "held", "{result}");
+        let done = ended(&server, None, id).await;
+        assert_eq!(done["result"]["content"][0]["text"], "held", "{done}");
     }
     assert_eq!(running.most.load(Ordering::SeqCst), 2);
     // Their places are free again.
-    let again = raw(&client, "tools/call", call).await.expect("a task");
-    let id = again["task"]["taskId"].clone();
-    let result = raw(&client, "tasks/result", json!({"taskId": id}))
-        .await
-        .expect("a result");
-    assert_eq!(result["content"][0]["text"], "held");
+    let again = request(&server, None, "tools/call", call, true).await;
+    let again = again.expect("a task");
+    let done = ended(&server, None, again["taskId"].as_str().expect("an id")).await;
+    assert_eq!(done["result"]["content"][0]["text"], "held");
     assert_eq!(running.most.load(Ordering::SeqCst), 2);
 
-    client.cancel().await.expect("close");
     server.shutdown().await.expect("shutdown");
 }
 
-/// `big`: answers a string of `bytes` `x`s; it may run as a task.
+/// `big`: answers a string of `bytes` `x`s; it runs as a task only.
 fn big() -> ToolProxy {
     let schema = json!({"type": "object", "properties": {"bytes": {"type": "integer"}}});
     let mut definition = ToolDefinition::new("big", "A long answer", schema);
-    definition.options.task = TaskSupport::Optional;
+    definition.options.task = TaskSupport::Required;
     ToolProxy::from_async_fn(definition, |arguments| async move {
         let bytes = arguments["bytes"].as_u64().unwrap_or(0);
         Ok::<_, String>("x".repeat(usize::try_from(bytes).unwrap_or(0)))
     })
 }
 
-/// Runs `big` as a task of `bytes` and waits for it: its id, and its result's text length.
-async fn finished_task(client: &super::tasks::RawClient, bytes: u64) -> (Value, usize) {
-    let call = json!({"name": "big", "arguments": {"bytes": bytes}, "task": {"ttl": 600_000}});
-    let created = raw(client, "tools/call", call).await.expect("a task");
-    let id = created["task"]["taskId"].clone();
-    let result = raw(client, "tasks/result", json!({"taskId": id}))
-        .await
-        .expect("a result");
-    let text = result["content"][0]["text"].as_str().unwrap_or_default();
+/// Runs `big` as a task of `bytes` for `token`'s caller and waits for it: its id, and its
+/// result's text length.
+async fn finished_task(server: &HttpServerHandle, token: &str, bytes: u64) -> (String, usize) {
+    let call = json!({"name": "big", "arguments": {"bytes": bytes}});
+    let created = request(server, Some(token), "tools/call", call, true).await;
+    let id = created.expect("a task")["taskId"]
+        .as_str()
+        .expect("an id")
+        .to_owned();
+    let done = ended(server, Some(token), &id).await;
+    let text = done["result"]["content"][0]["text"]
+        .as_str()
+        .unwrap_or_default();
     (id, text.len())
 }
 
-/// Every session's finished results share one budget (8 MiB here): of twelve 1 MB results,
-/// six a session, the eight newest are kept, and the four oldest, all the first session's,
+/// Every caller's finished results share one budget (8 MiB here): of twelve 1 MB results,
+/// six a caller, the eight newest are kept, and the four oldest, all the first caller's,
 /// expire early with a clear error, their task saying so.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn finished_task_results_share_one_byte_budget_and_the_oldest_expire_first() {
+    let tokens = StaticTokens::new()
+        .token("token-ann", Caller::new("ann"))
+        .token("token-bob", Caller::new("bob"));
     let server = McpServer::new(vec![big()])
         .with_max_task_result_bytes(8 << 20)
-        .spawn_http("127.0.0.1:0", HttpOptions::default())
+        .spawn_http("127.0.0.1:0", HttpOptions::default().token_verifier(tokens))
         .await
         .expect("serve");
-    let first = raw_client(&server.url()).await;
-    let second = raw_client(&server.url()).await;
     let mut ids = Vec::new();
     for n in 0..12 {
-        let client = if n < 6 { &first } else { &second };
-        let (id, length) = finished_task(client, 1_000_000).await;
+        let token = if n < 6 { "token-ann" } else { "token-bob" };
+        let (id, length) = finished_task(&server, token, 1_000_000).await;
         assert_eq!(length, 1_000_000);
-        ids.push((client, id));
+        ids.push((token, id));
     }
     let mut kept = Vec::new();
-    for (n, (client, id)) in ids.iter().enumerate() {
-        match raw(client, "tasks/result", json!({"taskId": id})).await {
-            Ok(result) => {
-                let text = result["content"][0]["text"].as_str().unwrap_or_default();
-                assert_eq!(text.len(), 1_000_000);
+    for (n, (token, id)) in ids.iter().enumerate() {
+        let task = request(
+            &server,
+            Some(token),
+            "tasks/get",
+            json!({"taskId": id}),
+            true,
+        )
+        .await;
+        let task = task.expect("the task");
+        match task["status"].as_str() {
+            Some("completed") => {
+                let text = task["result"]["content"][0]["text"].as_str();
+                assert_eq!(text.unwrap_or_default().len(), 1_000_000);
                 kept.push(n);
             }
-            Err(err) => assert!(
-                err.contains(&format!(
-                    "the result of task {} expired before its time to live: the server keeps \
+            _ => {
+                let expired = format!(
+                    "the result of task {id} expired before its time to live: the server keeps \
                      at most 8388608 bytes of finished task results, and newer ones took its \
-                     place",
-                    id.as_str().unwrap_or_default()
-                )),
-                "{n}: {err}"
-            ),
+                     place"
+                );
+                assert_eq!(task["status"], "failed", "{n}: {task}");
+                assert_eq!(task["error"]["message"], expired.as_str(), "{n}: {task}");
+                assert_eq!(task["statusMessage"], expired.as_str(), "{n}: {task}");
+            }
         }
     }
     assert_eq!(kept, (4..12).collect::<Vec<_>>());
-    let (client, id) = &ids[0];
-    let task = raw(client, "tasks/get", json!({"taskId": id}))
-        .await
-        .expect("the task");
-    assert_eq!(task["status"], "completed", "{task}");
-    assert!(
-        task["statusMessage"]
-            .as_str()
-            .is_some_and(|message| message.contains("expired before its time to live")),
-        "{task}"
-    );
-
-    first.cancel().await.expect("close");
-    second.cancel().await.expect("close");
     server.shutdown().await.expect("shutdown");
 }
 
-/// Resident memory once two sessions hold 256 finished tasks of 1 MB results each.
+/// Resident memory once two callers hold 256 finished tasks of 1 MB results each.
 async fn resident_after_512_results(server: McpServer) -> (Option<u64>, Option<u64>) {
     let before = resident_mb();
+    let tokens = StaticTokens::new()
+        .token("token-ann", Caller::new("ann"))
+        .token("token-bob", Caller::new("bob"));
     let server = server
-        .spawn_http("127.0.0.1:0", HttpOptions::default())
+        .spawn_http("127.0.0.1:0", HttpOptions::default().token_verifier(tokens))
         .await
         .expect("serve");
-    let call = json!({"name": "big", "arguments": {"bytes": 1_000_000}, "task": {}});
-    let mut clients = Vec::new();
-    for _ in 0..2 {
-        let client = raw_client(&server.url()).await;
+    let call = json!({"name": "big", "arguments": {"bytes": 1_000_000}});
+    let mut ids = Vec::new();
+    for token in ["token-ann", "token-bob"] {
         for _ in 0..256 {
-            raw(&client, "tools/call", call.clone())
-                .await
-                .expect("a task");
+            let created = request(&server, Some(token), "tools/call", call.clone(), true).await;
+            let id = created.expect("a task")["taskId"]
+                .as_str()
+                .map(str::to_owned);
+            ids.push((token, id.expect("an id")));
         }
-        clients.push(client);
     }
-    for client in &clients {
-        for _ in 0..600 {
-            let list = raw(client, "tasks/list", json!({})).await.expect("tasks");
-            let tasks = list["tasks"].as_array().cloned().unwrap_or_default();
-            if tasks.iter().all(|task| task["status"] == "completed") {
-                break;
-            }
-            tokio::time::sleep(Duration::from_millis(100)).await;
-        }
+    for (token, id) in &ids {
+        ended(&server, Some(token), id).await;
     }
     let after = resident_mb();
-    for client in clients {
-        client.cancel().await.expect("close");
-    }
     server.shutdown().await.expect("shutdown");
     (before, after)
 }

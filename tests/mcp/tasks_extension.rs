@@ -1,6 +1,6 @@
 //! The Tasks extension (SEP-2663) for MCP 2026-07-28 clients: raw HTTP requests carrying their
 //! version, client and capabilities in `_meta`, as that revision sends every request, to
-//! toolkit's server. The 2025-11-25 tasks of the same server are tests/mcp/tasks.rs's.
+//! toolkit's server. What older clients see of the same server is tests/mcp/tasks.rs's.
 
 use std::time::Duration;
 
@@ -45,9 +45,17 @@ fn confirm() -> ToolProxy {
 }
 
 async fn serve(task: TaskSupport, options: HttpOptions) -> HttpServerHandle {
-    McpServer::new([wait(task)])
+    (McpServer::new([wait(task)])
         .spawn_http("127.0.0.1:0", options)
-        .await
+        .await)
+        .expect("serve")
+}
+
+/// `server` over HTTP on loopback, with the default options.
+pub(crate) async fn on_loopback(server: McpServer) -> HttpServerHandle {
+    (server
+        .spawn_http("127.0.0.1:0", HttpOptions::default())
+        .await)
         .expect("serve")
 }
 
@@ -96,7 +104,7 @@ pub(crate) async fn request(
 }
 
 /// `tasks/get` until the task has ended (bounded).
-async fn ended(server: &HttpServerHandle, token: Option<&str>, id: &str) -> Value {
+pub(crate) async fn ended(server: &HttpServerHandle, token: Option<&str>, id: &str) -> Value {
     for _ in 0..200 {
         let got = request(server, token, "tasks/get", json!({"taskId": id}), true).await;
         let got = got.expect("the task");
@@ -241,11 +249,8 @@ async fn a_2026_task_is_reached_only_by_the_caller_that_started_it() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_2026_task_that_asks_shows_input_required_on_tasks_get_until_tasks_update_answers_it() {
     // A window no call outlasts: the call becomes a task because it asks.
-    let server = McpServer::new([confirm()])
-        .with_task_after(Duration::from_secs(600))
-        .spawn_http("127.0.0.1:0", HttpOptions::default())
-        .await
-        .expect("serve");
+    let server =
+        on_loopback(McpServer::new([confirm()]).with_task_after(Duration::from_secs(600))).await;
     let call = json!({"name": "confirm", "arguments": {}});
     let created = request(&server, None, "tools/call", call, true).await;
     let created = created.expect("a task");
@@ -343,7 +348,10 @@ async fn a_task_whose_tool_panics_ends_failed_with_an_internal_error_and_no_resu
     assert_eq!(failed["status"], "failed", "{failed}");
     assert_eq!(failed["error"]["code"], -32603, "{failed}");
     let message = failed["error"]["message"].as_str().expect("a message");
-    assert!(message.contains("boom panicked: the disk caught fire"), "{failed}");
+    assert!(
+        message.contains("boom panicked: the disk caught fire"),
+        "{failed}"
+    );
     assert!(failed.get("result").is_none(), "{failed}");
     server.shutdown().await.expect("shutdown");
 }

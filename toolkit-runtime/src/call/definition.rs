@@ -57,22 +57,26 @@ pub struct ToolOptions {
     pub needs_approval: bool,
 }
 
-/// Whether a tool's MCP calls become tasks: a call the client gets an id for at once, then
-/// polls and may cancel, for tools that take long or wait on a person. Tasks are MCP
-/// 2026-07-28's Tasks extension, for clients that declare it. A 2026-07-28 client that does
-/// not is refused a [`Required`](Self::Required) tool (`-32021`, naming the extension);
-/// older clients call every tool plainly.
+/// Whether a tool's MCP calls become tasks: a call answered at once with a task the client
+/// then polls, answers questions of and may cancel, for tools that take long or wait on a
+/// person.
+///
+/// Tasks are MCP 2026-07-28's Tasks extension (SEP-2663), for clients that declare it. A
+/// 2026-07-28 client without the extension calling a [`Required`](TaskSupport::Required) tool
+/// is refused (`-32021`, the capability it lacks); a handshake-era client (MCP 2024-11-05 to
+/// 2025-11-25) is offered no tasks and calls every tool plainly, waiting for its result.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
 #[non_exhaustive]
 pub enum TaskSupport {
     /// Calls return their result directly (MCP's default).
     #[default]
     Forbidden,
-    /// A call becomes a task when it has not answered within the server's task window, or
-    /// when it asks its client something; a quick call answers plainly
-    /// (`#[tool(task = "optional")]`).
+    /// A call of a client with the Tasks extension becomes a task when it has not answered
+    /// within the server's task window, or when it asks its client something; a quick call
+    /// answers plainly (`#[tool(task = "optional")]`).
     Optional,
-    /// Every call is a task from its start (`#[tool(task)]`).
+    /// Every call of a client with the Tasks extension is a task from its start
+    /// (`#[tool(task)]`).
     Required,
 }
 

@@ -11,13 +11,9 @@
 //! page over a bound is refused, and a tool over a schema bound cut out of it, at about the cost
 //! of reading its text (22 MB and 23 MB: `tests/mcp/client_hardening.rs`).
 
-use std::borrow::Cow;
-
 use serde::de::{self, DeserializeSeed, IgnoredAny, SeqAccess, Visitor};
 use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
-
-use crate::mcp::convert::with_task_support;
 
 /// The most pages of `tools/list` read: a server that always answers with another cursor
 /// would otherwise be listed forever.
@@ -137,8 +133,7 @@ pub(super) fn json_len_within<T: Serialize + ?Sized>(value: &T, max: usize) -> O
 pub(super) enum Screened {
     /// Not a page of tools, or one within bounds: passed on as it is.
     Pass,
-    /// A page with tools left out, their schemas over a bound, or with a tool's
-    /// `execution.taskSupport` carried in its `_meta` (`TASK_SUPPORT_META`): this text instead.
+    /// A page with tools left out, their schemas over a bound: this text instead.
     Trimmed(Vec<u8>),
     /// A page over a bound: this JSON-RPC error, answering its request, instead.
     Refused(Vec<u8>),
@@ -176,7 +171,7 @@ pub(super) fn screen(message: &[u8], limits: &ListingLimits) -> Screened {
             limit: limits.max_tools,
         });
     }
-    let mut kept: Vec<Cow<'_, str>> = Vec::with_capacity(listed.tools.len());
+    let mut kept: Vec<&str> = Vec::with_capacity(listed.tools.len());
     let mut changed = false;
     for tool in &listed.tools {
         match schema_refused(tool, limits) {
@@ -185,13 +180,7 @@ pub(super) fn screen(message: &[u8], limits: &ListingLimits) -> Screened {
                 tracing::warn!(tool = %name, error = %why, "remote tool left out");
                 changed = true;
             }
-            None => match with_task_support(tool.get()) {
-                Some(carried) => {
-                    kept.push(Cow::Owned(carried));
-                    changed = true;
-                }
-                None => kept.push(Cow::Borrowed(tool.get())),
-            },
+            None => kept.push(tool.get()),
         }
     }
     if !changed {
@@ -450,22 +439,6 @@ mod tests {
         );
         let roomy = ListingLimits::default();
         assert_eq!(text(screen(page(&within).as_bytes(), &roomy)), "pass");
-    }
-
-    #[test]
-    fn a_tools_task_support_reaches_rmcp_in_its_meta_and_the_other_tools_are_unchanged() {
-        let tools = r#"[{"name":"a","inputSchema":{},"execution":{"taskSupport":"required"}},
-            {"name":"b","inputSchema":{},"execution":{"taskSupport":"forbidden"}}]"#;
-        let Screened::Trimmed(screened) = screen(page(tools).as_bytes(), &limits(10, 1000, 100))
-        else {
-            panic!("the page is rewritten");
-        };
-        let screened: serde_json::Value = serde_json::from_slice(&screened).unwrap();
-        let a = json!({"name": "a", "inputSchema": {}, "execution": {"taskSupport": "required"},
-            "_meta": {"toolkit/taskSupport": "required"}});
-        let b = json!({"name": "b", "inputSchema": {}, "execution": {"taskSupport": "forbidden"}});
-        assert_eq!(screened["result"]["tools"], json!([a, b]));
-        assert_eq!(screened["result"]["nextCursor"], "c");
     }
 
     #[test]

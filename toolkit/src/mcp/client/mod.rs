@@ -132,12 +132,14 @@ pub const DEFAULT_CALL_TIMEOUT: Duration = Duration::from_secs(60);
 /// and `elicitation/create` are answered by [`McpClientBuilder::sampling_model`] (or
 /// [`on_sampling`](McpClientBuilder::on_sampling)) and [`McpClientBuilder::on_elicit`]; the
 /// client declares each capability only when given its handler (and `roots`, answered with
-/// none, always: some servers offer tools only to a client declaring it). A tool the server
-/// wants called as a task (MCP 2025-11-25 tasks: it refuses a plain call with `-32601`) is
-/// called as one: the client waits for the task's result, its status messages reaching the
-/// context as progress, and cancels the task when the call is dropped. Served again by an
-/// [`McpServer`](crate::mcp::McpServer), a remote tool answers with the remote result itself,
-/// unchanged, unless the toolbox changed the outcome (a hook, or `max_output_bytes`).
+/// none, always: some servers offer tools only to a client declaring it). A call a 2026-07-28
+/// server makes a task (the Tasks extension, which the client declares) is followed to its
+/// end: the client polls the task, its status messages reaching the context as progress, and
+/// cancels it when the call is dropped. MCP 2025-11-25 tasks are not spoken: an older server's
+/// tool that requires a task is called plainly, and its refusal is the call's error. Served
+/// again by an [`McpServer`](crate::mcp::McpServer), a remote tool answers with the remote
+/// result itself, unchanged, unless the toolbox changed the outcome (a hook, or
+/// `max_output_bytes`).
 ///
 /// Everything a server sends is bounded: each message ([`max_message_bytes`], an answer over
 /// it fails its call at once), each call ([`timeout`], 60 s), each result handed on

@@ -21,7 +21,6 @@ use super::opening::{Opened, open};
 use super::oversize::{answer_too_large, is_too_large};
 use super::stdio::ChildGroup;
 use super::subscriptions;
-use super::task_call::{self, TaskTools};
 use super::transport::McpTransport;
 use super::version::spoken_version;
 use crate::context::ToolContext;
@@ -76,8 +75,6 @@ pub(super) struct Session {
     /// Held by the one caller reopening the connection; the connection itself is locked only
     /// to swap in the new one, so calls are never queued behind a sleep or a slow connect.
     reopening: Mutex<()>,
-    /// The tools this server wants called as tasks.
-    task_tools: TaskTools,
 }
 
 struct Connection {
@@ -137,7 +134,6 @@ impl Session {
                 generation: 0,
             }),
             reopening: Mutex::new(()),
-            task_tools: TaskTools::default(),
         });
         Ok((session, changes))
     }
@@ -298,25 +294,16 @@ impl Session {
             .map_err(|err| self.call_failed(name, err))
     }
 
-    /// One call through `current`: plain, or as a task for a tool the server wants called
-    /// that way (it refused a plain call of it once, and is not asked plainly again).
+    /// One call through `current` (a 2026-07-28 server may make it a task, followed to its
+    /// end by `call::call_tool`).
     async fn call_once(
         &self,
         current: &Current,
         params: CallToolRequestParams,
         ctx: &ToolContext,
     ) -> Result<CallToolResult, CallFailure> {
-        let name = params.name.to_string();
-        let arguments = params.arguments.clone().unwrap_or_default();
-        if !self.task_tools.contains(&name) {
-            let (peer, routes) = (&current.peer, &current.routes);
-            let answer = call::call_tool(peer, routes, &self.handlers, params, ctx).await;
-            if !task_call::requires_task(&answer) {
-                return answer;
-            }
-            self.task_tools.insert(&name);
-        }
-        Ok(task_call::call_as_task(&current.peer, &name, arguments, ctx).await?)
+        let (peer, routes) = (&current.peer, &current.routes);
+        call::call_tool(peer, routes, &self.handlers, params, ctx).await
     }
 
     /// Opens a new session unless another caller already replaced `generation`. Only the

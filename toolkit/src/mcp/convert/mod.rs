@@ -14,4 +14,4 @@ pub(super) use catalog::{
 };
 pub(super) use elicitation::{elicit_result, elicitation_answer, elicitation_request};
 pub(super) use sampling::{create_message_result, rmcp_request, sampling_reply, sampling_request};
-pub(super) use tools::{call_result, forwarded, mcp_tool, tool_definition, with_task_support};
+pub(super) use tools::{call_result, forwarded, mcp_tool, tool_definition};

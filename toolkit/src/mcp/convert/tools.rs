@@ -9,7 +9,7 @@ use toolkit_runtime::__private::Forwarded;
 
 use crate::providers::{Format, McpResult};
 use crate::schema::{InlineError, inline_refs};
-use crate::{TaskSupport, ToolAnnotations, ToolCallResult, ToolDefinition, ToolProxy};
+use crate::{ToolAnnotations, ToolCallResult, ToolDefinition, ToolProxy};
 
 /// A tool as `tools/list` describes it: its [`Format::Mcp`] definition, in rmcp's type.
 pub(in crate::mcp) fn mcp_tool(tool: &ToolProxy) -> Tool {
@@ -57,37 +57,6 @@ pub(in crate::mcp) fn call_result(tool: &ToolProxy, result: ToolCallResult) -> C
     answer
 }
 
-/// The `_meta` key a remote tool's `execution.taskSupport` (MCP 2025-11-25) reaches
-/// [`tool_definition`] under, put there by the client's screen of `tools/list`: rmcp 3.11's
-/// `Tool` has no `execution`, and drops it when it parses a page, but keeps `_meta`.
-const TASK_SUPPORT_META: &str = "toolkit/taskSupport";
-
-/// The tool's text with its `execution.taskSupport` copied into `_meta`
-/// ([`TASK_SUPPORT_META`]); `None` when it runs as a task neither way (or does not read).
-pub(in crate::mcp) fn with_task_support(tool: &str) -> Option<String> {
-    #[derive(Deserialize)]
-    struct Execution {
-        #[serde(rename = "taskSupport")]
-        task_support: Option<String>,
-    }
-    #[derive(Deserialize)]
-    struct Listed {
-        execution: Option<Execution>,
-    }
-    let support = serde_json::from_str::<Listed>(tool)
-        .ok()?
-        .execution?
-        .task_support?;
-    if !matches!(support.as_str(), "required" | "optional") {
-        return None;
-    }
-    let mut tool: Map<String, Value> = serde_json::from_str(tool).ok()?;
-    let meta = tool.entry("_meta").or_insert_with(|| json!({}));
-    meta.as_object_mut()?
-        .insert(TASK_SUPPORT_META.to_owned(), support.into());
-    serde_json::to_string(&tool).ok()
-}
-
 /// A remote server's tool as a toolkit definition named `name`, its `$ref`s inlined.
 pub(in crate::mcp) fn tool_definition(
     tool: &Tool,
@@ -115,16 +84,6 @@ pub(in crate::mcp) fn tool_definition(
         .filter_map(|icon| serde_json::to_value(icon).ok())
         .filter_map(|icon| serde_json::from_value(icon).ok())
         .collect();
-    // Carried in `_meta` by the client's screen of the listing, rmcp's `Tool` having no
-    // `execution`: a server serving this tool lists it, and runs it, as the remote one.
-    let support = (tool.meta.as_ref())
-        .and_then(|meta| meta.get(TASK_SUPPORT_META))
-        .and_then(Value::as_str);
-    definition.options.task = match support {
-        Some("required") => TaskSupport::Required,
-        Some("optional") => TaskSupport::Optional,
-        _ => TaskSupport::Forbidden,
-    };
     if let Some(hints) = &tool.annotations {
         definition.options.annotations = ToolAnnotations {
             read_only: hints.read_only_hint,

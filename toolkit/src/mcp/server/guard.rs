@@ -37,8 +37,6 @@ pub(super) struct Guard {
     /// One permit per `tools/call` running, held until its tool returns ([`CallPlace`]).
     pub(super) calls: Arc<Semaphore>,
     pub(super) max_calls: usize,
-    /// The server runs tasks: their requests are renamed, `initialize` declares them.
-    pub(super) tasks: bool,
     /// The ids each session has in flight, so that a request reusing one is refused.
     pub(super) request_ids: Arc<RequestIds>,
 }
@@ -57,17 +55,12 @@ pub(super) async fn guard_request(
         },
         None => None,
     };
-    let (parts, mut bytes) = match guard.read_body(request).await {
+    let (parts, bytes) = match guard.read_body(request).await {
         Ok(read) => read,
         Err(too_large) => return too_large,
     };
-    // A task-augmented call is renamed for rmcp; its scopes are checked on the frame as sent.
-    let mut as_sent = None;
-    if let Some(renamed) = rmcp_fixes::tasks::rename(&bytes, guard.tasks) {
-        as_sent = Some(std::mem::replace(&mut bytes, Bytes::from(renamed)));
-    }
     let screening = if parts.method == Method::POST && is_json(&parts.headers) {
-        let screened = guard.screen(&parts, &bytes, as_sent.as_deref(), caller.as_ref());
+        let screened = guard.screen(&parts, &bytes, caller.as_ref());
         match screened.await {
             Ok(screening) => screening,
             Err(refused) => return refused,
@@ -75,12 +68,7 @@ pub(super) async fn guard_request(
     } else {
         Screening::default()
     };
-    let Screening {
-        id,
-        initialize,
-        call,
-        place,
-    } = screening;
+    let Screening { id, call, place } = screening;
     let principal = caller.as_ref().map(|caller| caller.principal.as_str());
     let held_id = match guard.enter_session(&parts.headers, principal, &id) {
         Ok(held_id) => held_id,
@@ -107,9 +95,6 @@ pub(super) async fn guard_request(
     if is_delete {
         rmcp_fixes::closed_session(&mut response);
     }
-    if initialize && guard.tasks {
-        response = declare_tasks(response);
-    }
     match (call, held_id) {
         (None, None) => response,
         held => hold_until_sent(response, held),
@@ -121,8 +106,6 @@ pub(super) async fn guard_request(
 struct Screening<'a> {
     /// The request's id, for an answer rmcp's 403 needs rewritten (`null` when none).
     id: Value,
-    /// Whether it is `initialize`, whose answer declares tasks when the server runs them.
-    initialize: bool,
     /// A `tools/call`'s place under [`Guard::calls`].
     call: Option<CallPlace>,
     /// A new session's place under the session cap, held until rmcp has answered.
@@ -130,16 +113,14 @@ struct Screening<'a> {
 }
 
 impl Guard {
-    /// Reads the JSON-RPC message of a POST (`bytes`, as rmcp will see it; `as_sent`, the
-    /// frame the client sent when it was renamed, a task call) and takes what it needs: the
-    /// tool's scopes for a `tools/call`, a call place, a session place for an `initialize`.
+    /// Reads the JSON-RPC message of a POST and takes what it needs: the tool's scopes for a
+    /// `tools/call`, a call place, a session place for an `initialize`.
     /// Kept apart from [`guard_request`] so that the message-level checks read as one step;
     /// `Err` is the answer refusing the request.
     async fn screen(
         &self,
         parts: &Parts,
         bytes: &[u8],
-        as_sent: Option<&[u8]>,
         caller: Option<&Caller>,
     ) -> Result<Screening<'_>, Response> {
         let message = match Screened::read(bytes) {
@@ -147,21 +128,17 @@ impl Guard {
             Err(refusal) => return Err(refusal.into_response()),
         };
         let id = message.id.clone();
-        let sent = as_sent.unwrap_or(bytes);
-        if message.kind == Kind::TaskCall
-            && let Err(refusal) = Screened::task_call_as_sent(sent)
-        {
-            // Fails closed: what the scope check cannot read unambiguously reaches no tool.
-            return Err(refusal.into_response());
-        }
-        let tool_call = matches!(message.kind, Kind::ToolCall | Kind::TaskCall);
-        if let (true, Some(bearer), Some(caller)) = (tool_call, &self.bearer, caller)
-            && let Some(refused) =
-                bearer.authorize_call(caller, message.tool.as_deref(), sent, &id, &parts.headers)
+        let tool_call = message.kind == Kind::ToolCall;
+        // A `tools/call` always names its tool here (a frame naming none, or naming it twice,
+        // is not one rmcp reads as a call, and reaches no tool).
+        if let (Some(tool), Some(bearer), Some(caller)) =
+            (message.tool.as_deref(), &self.bearer, caller)
+            && let Some(refused) = bearer.authorize_call(caller, tool, &id, &parts.headers)
         {
             return Err(refused);
         }
-        // A task-augmented call takes its place too: its task gives it back when its tool returns.
+        // A call that becomes a task takes its place too: its task gives it back when its
+        // tool returns.
         let mut call = None;
         if tool_call {
             match Arc::clone(&self.calls).try_acquire_owned() {
@@ -177,12 +154,7 @@ impl Guard {
             let principal = caller.map(|caller| caller.principal.as_str());
             place = Some(cap.place(&message, &parts.extensions, principal).await?);
         }
-        Ok(Screening {
-            id,
-            initialize: message.kind == Kind::Initialize,
-            call,
-            place,
-        })
+        Ok(Screening { id, call, place })
     }
 
     /// The request's step into the session it names, when serving with sessions: the session
@@ -218,17 +190,6 @@ impl Guard {
             None => Err(Box::new(request_ids::reused(id))),
         }
     }
-}
-
-/// The `initialize` answer with the tasks capability (`rmcp_fixes::tasks`), rewritten as it
-/// streams: rmcp writes each message (a JSON body, or an SSE event) as one chunk.
-fn declare_tasks(response: Response) -> Response {
-    let (mut parts, body) = response.into_parts();
-    parts.headers.remove(header::CONTENT_LENGTH);
-    let stream = body.into_data_stream().map(|chunk| {
-        chunk.map(|bytes| rmcp_fixes::tasks::declare_in_body(&bytes).map_or(bytes, Bytes::from))
-    });
-    Response::from_parts(parts, Body::from_stream(stream))
 }
 
 /// A `tools/call`'s place under [`Guard::calls`], given back as soon as its tool returns: the

@@ -5,10 +5,11 @@
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CancelTaskParams, CompleteRequestParams,
     CompleteResult, CustomRequest, CustomResult, ErrorCode, GetPromptRequestParams,
-    GetPromptResponse, GetTaskParams, GetTaskResult, ListPromptsResult,
-    ListResourceTemplatesResult, ListResourcesResult, ListToolsResult, PaginatedRequestParams,
-    ReadResourceRequestParams, ReadResourceResponse, ServerCapabilities, ServerConfig,
-    SubscribeRequestParams, SubscriptionFilter, Tool, UnsubscribeRequestParams, UpdateTaskParams,
+    GetPromptResponse, GetTaskParams, GetTaskResult, InitializeRequestParams, InitializeResult,
+    ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult, ListToolsResult,
+    PaginatedRequestParams, ReadResourceRequestParams, ReadResourceResponse, ServerCapabilities,
+    ServerConfig, SubscribeRequestParams, SubscriptionFilter, Tool, UnsubscribeRequestParams,
+    UpdateTaskParams,
 };
 // Deprecated by rmcp for the revision after MCP 2025-11-25 (SEP-2577); served while clients use it.
 #[allow(deprecated)]
@@ -19,7 +20,6 @@ use rmcp::{ErrorData, RoleServer, ServerHandler};
 use super::auth::{caller_of, may_use};
 use super::input_required::{Ended, Retry};
 use super::{McpServer, guard, notifier, rmcp_fixes};
-use crate::TaskSupport;
 
 /// Why a call ends as `Cancelled` when its client cancels it.
 const CANCELLED: &str = "the client sent notifications/cancelled";
@@ -40,6 +40,19 @@ impl ServerHandler for McpServer {
             Some(instructions) => config.with_instructions(instructions.clone()),
             None => config,
         }
+    }
+
+    /// The handshake, negotiated as rmcp does, without the Tasks extension
+    /// ([`undeclare_tasks`](Self::undeclare_tasks)).
+    async fn initialize(
+        &self,
+        request: InitializeRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<InitializeResult, ErrorData> {
+        context.peer.set_peer_info(request.clone());
+        let mut answer = self.negotiate_initialize(&request)?;
+        Self::undeclare_tasks(&mut answer.capabilities);
+        Ok(answer)
     }
 
     /// Every tool, or for a caller verified by a token, those whose scopes it holds.
@@ -74,15 +87,8 @@ impl ServerHandler for McpServer {
             let answer = self.call_as_task(tool, request.arguments, support?, context);
             return answer.await;
         }
-        let resolved = resolved.and_then(|tool| match self.task_support(tool.tool()) {
-            // The spec's answer to a plain call of a tool that runs as a task only.
-            TaskSupport::Required => Err(ErrorData::new(
-                ErrorCode::METHOD_NOT_FOUND,
-                format!("{} runs as a task only: call it with `task`", request.name),
-                None,
-            )),
-            _ => Ok(tool),
-        });
+        // Not a task (a handshake-era client's call, which has no tasks, a task-only tool's
+        // included): a plain call.
         // `notifications/cancelled` cancels `ct`: the call's future is dropped here (a sync
         // tool's context is cancelled with it), its end reported to the toolbox's hooks as
         // `Cancelled`, and rmcp sends no answer for the request.
@@ -127,9 +133,6 @@ impl ServerHandler for McpServer {
         context: RequestContext<RoleServer>,
     ) -> Result<CustomResult, ErrorData> {
         let version = context.protocol_version();
-        if let Some(answer) = self.task_request(&request, context).await {
-            return answer;
-        }
         match rmcp_fixes::params::invalid_params(&request, version.as_ref()) {
             Some(problem) => Err(ErrorData::invalid_params(problem, None)),
             None => Err(ErrorData::new(

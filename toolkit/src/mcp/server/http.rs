@@ -43,7 +43,7 @@ impl McpServer {
     /// | a body that is JSON but not a JSON-RPC message | 400, JSON-RPC error `-32600` |
     /// | an `initialize` over [`max_sessions`](HttpOptions::max_sessions) | 503, JSON-RPC error `-32000` |
     /// | an `initialize` over [`max_sessions_per_client`](HttpOptions::max_sessions_per_client) from one address | 429, JSON-RPC error `-32000` |
-    /// | a `tools/call`, task-augmented or not, over [`max_concurrent_calls`](HttpOptions::max_concurrent_calls) | 200, JSON-RPC error `-32000` (busy) |
+    /// | a `tools/call`, one that becomes a task or not, over [`max_concurrent_calls`](HttpOptions::max_concurrent_calls) | 200, JSON-RPC error `-32000` (busy) |
     /// | a session `DELETE` | 204 once the session is closed |
     pub async fn serve_http(
         self,
@@ -91,7 +91,6 @@ impl McpServer {
             read_timeout: options.read_timeout,
             calls: Arc::new(tokio::sync::Semaphore::new(options.max_concurrent_calls)),
             max_calls: options.max_concurrent_calls,
-            tasks: self.runs_tasks(),
             request_ids: Arc::default(),
             sessions: (!options.stateless).then(|| {
                 SessionCap::new(

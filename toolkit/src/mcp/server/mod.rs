@@ -311,7 +311,7 @@ impl McpServer {
         R: tokio::io::AsyncRead + Send + Unpin + 'static,
         W: tokio::io::AsyncWrite + Send + Unpin + 'static,
     {
-        let (pipe, screened) = stdio::Screened::start(read, write, self.runs_tasks());
+        let (pipe, screened) = stdio::Screened::start(read, write);
         let served = match self.for_session().serve(pipe).await {
             Ok(running) => {
                 let stop = running.cancellation_token();

@@ -311,7 +311,7 @@ impl HttpOptions {
     /// client's caller sees as the call's error, and may retry. A call's place is held until
     /// its tool returns, so a hanging tool holds one until its timeout ends it; a client slow
     /// to read the answer holds none (the [write timeout](Self::write_timeout) bounds it). A
-    /// task-augmented call holds a place too, until its tool returns; over the cap it is
+    /// call that becomes a task holds a place too, until its tool returns; over the cap it is
     /// refused the same way, not queued.
     pub fn max_concurrent_calls(mut self, calls: usize) -> Self {
         self.max_concurrent_calls = calls;

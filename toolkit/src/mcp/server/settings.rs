@@ -64,11 +64,14 @@ impl McpServer {
     }
 
     /// Lets clients run every tool that does not say otherwise
-    /// ([`ToolOptions::task`](crate::ToolOptions::task)) as an MCP task (2025-11-25):
-    /// [`TaskSupport::Optional`] for a server of long tools, whose clients then start a call,
-    /// poll it, list and cancel it; [`TaskSupport::Required`] to take calls as tasks only.
+    /// ([`ToolOptions::task`](crate::ToolOptions::task)) as an MCP task:
+    /// [`TaskSupport::Optional`] for a server of long tools, whose calls may then become tasks
+    /// the client polls and may cancel; [`TaskSupport::Required`] to take calls as tasks only.
     /// Default: [`TaskSupport::Forbidden`], only the tools marked `#[tool(task)]` run as tasks.
-    /// Over HTTP a task holds a place under
+    /// Tasks are MCP 2026-07-28's Tasks extension: 2026-07-28 clients that declare the Tasks
+    /// extension get tasks; others get a plain call (a 2026-07-28 client without it calling a
+    /// task-only tool is refused with `-32021`; a handshake-era client, up to 2025-11-25, is
+    /// offered no tasks and its call runs plainly). Over HTTP a task holds a place under
     /// [`HttpOptions::max_concurrent_calls`](crate::mcp::HttpOptions::max_concurrent_calls)
     /// until its tool returns, as a plain call does; one over the cap is refused at once.
     ///
@@ -83,11 +86,12 @@ impl McpServer {
         self.with_inner(|inner| inner.tasks = support)
     }
 
-    /// The most bytes of finished task results the server keeps, every session's together
+    /// The most bytes of finished task results the server keeps, every caller's together
     /// (default [`McpServer::DEFAULT_MAX_TASK_RESULT_BYTES`]). Past it, the oldest results are
     /// dropped before their time to live is over: their task still reads `completed`, with a
-    /// status message saying so, and `tasks/result` answers an error (`-32602`) that the
-    /// result expired. A result larger than the whole budget is dropped as soon as it is made.
+    /// status message saying so, and `tasks/get` inlines an error (`-32602`) in place of its
+    /// result, saying it expired. A result larger than the whole budget is dropped as soon as
+    /// it is made.
     ///
     /// ```
     /// use toolkit::mcp::McpServer;

@@ -9,7 +9,6 @@ use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
 
 use super::rmcp_fixes::screen::{self, screen};
-use super::rmcp_fixes::tasks as rmcp_tasks;
 
 /// The longest line read, as rmcp's own default; a longer one is refused.
 const MAX_LINE_BYTES: usize = 16 * 1024 * 1024;
@@ -80,9 +79,7 @@ pub(super) struct Screened {
 
 impl Screened {
     /// Starts the tasks, and returns the pipe end rmcp reads requests from and answers on.
-    /// `tasks`: the server runs tasks, so their requests are renamed for it and its
-    /// `initialize` answer declares them (`rmcp_fixes::tasks`).
-    pub(super) fn start<R, W>(read: R, write: W, tasks: bool) -> (tokio::io::DuplexStream, Self)
+    pub(super) fn start<R, W>(read: R, write: W) -> (tokio::io::DuplexStream, Self)
     where
         R: AsyncRead + Send + Unpin + 'static,
         W: AsyncWrite + Send + Unpin + 'static,
@@ -90,8 +87,8 @@ impl Screened {
         let (pipe, ours) = tokio::io::duplex(PIPE_BYTES);
         let (from_rmcp, to_rmcp) = tokio::io::split(ours);
         let (answers, queue) = mpsc::channel(QUEUED_ANSWERS);
-        let inbound = tokio::spawn(inbound(read, to_rmcp, answers.clone(), tasks));
-        tokio::spawn(outbound(from_rmcp, answers, tasks));
+        let inbound = tokio::spawn(inbound(read, to_rmcp, answers.clone()));
+        tokio::spawn(outbound(from_rmcp, answers));
         let writer = tokio::spawn(writer(write, queue));
         (pipe, Self { inbound, writer })
     }
@@ -106,7 +103,7 @@ impl Screened {
 }
 
 /// Reads the client's lines: forwards each one rmcp may read, answers each one it may not.
-async fn inbound<R, P>(read: R, mut to_rmcp: P, answers: mpsc::Sender<Vec<u8>>, tasks: bool)
+async fn inbound<R, P>(read: R, mut to_rmcp: P, answers: mpsc::Sender<Vec<u8>>)
 where
     R: AsyncRead + Unpin,
     P: AsyncWrite + Unpin,
@@ -130,10 +127,7 @@ where
         };
         let sent = match refusal {
             Some(answer) => answers.send(answer_line(&answer)).await.is_ok(),
-            None => match rmcp_tasks::rename(frame, tasks) {
-                Some(renamed) => forward(&mut to_rmcp, &renamed).await,
-                None => forward(&mut to_rmcp, &line).await,
-            },
+            None => forward(&mut to_rmcp, &line).await,
         };
         if !sent {
             break;
@@ -183,23 +177,13 @@ async fn read_line<R: AsyncRead + Unpin>(
 }
 
 /// Forwards rmcp's answers, a line at a time, to the writer.
-async fn outbound<P: AsyncRead + Unpin>(
-    from_rmcp: P,
-    answers: mpsc::Sender<Vec<u8>>,
-    mut tasks: bool,
-) {
+async fn outbound<P: AsyncRead + Unpin>(from_rmcp: P, answers: mpsc::Sender<Vec<u8>>) {
     let mut reader = BufReader::new(from_rmcp);
     loop {
         let mut line = Vec::new();
         match reader.read_until(b'\n', &mut line).await {
             Ok(0) | Err(_) => break,
             Ok(_) => {
-                // The first answer is `initialize`'s: it declares the tasks capability.
-                if tasks && let Some(mut declared) = rmcp_tasks::declare(&line) {
-                    declared.push(b'\n');
-                    line = declared;
-                    tasks = false;
-                }
                 if answers.send(line).await.is_err() {
                     break;
                 }

@@ -1,6 +1,6 @@
 //! The byte budget of finished task results, every session's and caller's together: past it,
 //! the oldest results are dropped before their time to live is over, and
-//! `tasks/result` answers that the result expired. Without it, a session's 256 tasks of 1 MiB
+//! `tasks/get` answers that the result expired. Without it, a session's 256 tasks of 1 MiB
 //! results, times the sessions, were all held until their TTL (512 such tasks took a server
 //! from 19 to 559 MB).
 
@@ -45,7 +45,7 @@ impl ResultBudget {
     }
 
     /// The bytes of results kept now.
-    pub(super) fn used(&self) -> usize {
+    fn used(&self) -> usize {
         self.used.load(Ordering::SeqCst)
     }
 

@@ -20,8 +20,8 @@ use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer};
 use tokio::sync::oneshot;
 
-use super::tasks::{Created, Outcome, Tasks};
 use super::task_input::Asker;
+use super::tasks::{Created, Outcome, Tasks};
 use super::{McpServer, guard};
 use crate::mcp::convert::call_result;
 use crate::{TaskSupport, ToolCallResult, ToolError};
@@ -40,8 +40,8 @@ impl McpServer {
         support: TaskSupport,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
-        let (store, _) = self.task_store(&context);
-        let created = store.create(None, None)?;
+        let store = self.task_store(&context);
+        let created = store.create(None)?;
         let (id, input) = (created.id.clone(), Arc::clone(&created.input));
         let request = context.ct.clone();
         let mut ended = self.run_task(tool, arguments, Arc::downgrade(&store), created, context);

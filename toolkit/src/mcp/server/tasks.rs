@@ -1,45 +1,38 @@
-//! The task store, one for both eras: a task-augmented `tools/call` starts its tool in the
-//! background and answers at once with the task, kept here as rmcp's [`Task`] model. MCP
-//! 2025-11-25 clients then read it (`tasks/get`), wait for its result (`tasks/result`), list
-//! the session's tasks (`tasks/list`) or cancel one (`tasks/cancel`, which cancels the tool's
-//! context), and hear each status change (`notifications/tasks/status`); 2026-07-28 clients
-//! (the Tasks extension, SEP-2663) read it with its result inlined ([`Tasks::detailed`]) and
-//! cancel it. The two wire shapes differ only at the edge ([`legacy`], `task_calls.rs`).
+//! The task store of the Tasks extension (MCP 2026-07-28, SEP-2663): a `tools/call` the server
+//! makes a task starts its tool in the background and answers at once with the task, kept here
+//! as rmcp's [`Task`] model; the client reads it with its result inlined once it has ended
+//! ([`Tasks::detailed`]), answers its questions ([`Tasks::update`]) or cancels it
+//! ([`Tasks::cancel`], which cancels the tool's context).
 //!
-//! A task is kept for its time to live from its creation (the client's `ttl`, at most
-//! [`MAX_TTL`]; [`DEFAULT_TTL`] without one), running or not, then dropped (a running one is
-//! cancelled); a store holds at most [`MAX_TASKS`]. Tasks belong to the session that created
-//! them, or, where a request has no session (2026-07-28 over HTTP, a stateless server), to
-//! the caller ([`CallerTasks`]): another session's or caller's store has none of them.
-//! Finished results are held under one byte budget ([`ResultBudget`]).
+//! A task is kept for its time to live from its creation (at most [`MAX_TTL`]; [`DEFAULT_TTL`]
+//! unless asked otherwise), running or not, then dropped (a running one is cancelled); a store
+//! holds at most [`MAX_TASKS`]. Tasks belong to the connection that created them (stdio), or,
+//! over HTTP, to the caller ([`CallerTasks`]): another connection's or caller's store has none
+//! of them. Finished results are held under one byte budget ([`ResultBudget`]).
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use crate::context::Cancellation as CancellationToken;
+use rmcp::ErrorData;
 use rmcp::model::{
-    CustomNotification, DetailedTask, ErrorCode, InputResponses, JsonObject, ServerNotification,
-    Task, TaskPayload, TaskStatus,
+    DetailedTask, ErrorCode, InputResponses, JsonObject, Task, TaskPayload, TaskStatus,
 };
-use rmcp::{ErrorData, Peer, RoleServer};
-use serde_json::{Value, json};
-use tokio::sync::watch;
+use serde_json::Value;
 
 use super::task_input::TaskInput;
-pub(super) use super::task_results::{Kept, ResultBudget};
+use super::task_results::Kept;
+pub(super) use super::task_results::ResultBudget;
 
-/// How long a task is kept when the client asks for no `ttl`.
-pub(super) const DEFAULT_TTL: Duration = Duration::from_secs(5 * 60);
+/// How long a task is kept unless asked otherwise.
+const DEFAULT_TTL: Duration = Duration::from_secs(5 * 60);
 /// The longest a task is kept, whatever the client asks.
-pub(super) const MAX_TTL: Duration = Duration::from_secs(60 * 60);
+const MAX_TTL: Duration = Duration::from_secs(60 * 60);
 /// The most tasks one session holds; one more is refused until some expire.
-pub(super) const MAX_TASKS: usize = 256;
+const MAX_TASKS: usize = 256;
 /// The poll interval suggested to clients.
 const POLL_INTERVAL_MS: u64 = 250;
-
-/// What `_meta` key ties a result to its task.
-const RELATED_TASK: &str = "io.modelcontextprotocol/related-task";
 
 /// How a task ended: the tool call's result (`completed`, an `isError` result included), or
 /// the JSON-RPC error it failed with.
@@ -65,11 +58,8 @@ struct Entry {
     cancel: CancellationToken,
     /// What the task's body waits on its client for (MCP 2026-07-28).
     input: Arc<TaskInput>,
-    outcome: watch::Receiver<Option<Outcome>>,
-    done: Option<watch::Sender<Option<Outcome>>>,
-    /// The session told of each status change (MCP 2025-11-25); none for a task without one.
-    peer: Option<Peer<RoleServer>>,
-    number: u64,
+    /// How it ended; `None` while it runs.
+    outcome: Option<Outcome>,
 }
 
 /// A task just created: its id, what cancels it, and what it asks its client.
@@ -79,22 +69,11 @@ pub(super) struct Created {
     pub(super) input: Arc<TaskInput>,
 }
 
-/// What `tasks/cancel` did: cancelled the task, or found it ended already (2025-11-25 refuses
-/// that; 2026-07-28 acknowledges it alike).
-pub(super) enum Cancelled {
-    Now,
-    Already(TaskStatus),
-}
-
 impl Tasks {
     /// A new `working` task, kept `ttl_ms` (bounded). Its cancellation is its own, not the
     /// request's (rmcp cancels that once the request is answered, at once here); the store's
     /// end (the session's) cancels it.
-    pub(super) fn create(
-        &self,
-        ttl_ms: Option<u64>,
-        peer: Option<Peer<RoleServer>>,
-    ) -> Result<Created, ErrorData> {
+    pub(super) fn create(&self, ttl_ms: Option<u64>) -> Result<Created, ErrorData> {
         let mut entries = self.lock();
         purge(&mut entries);
         if entries.len() >= MAX_TASKS {
@@ -104,17 +83,10 @@ impl Tasks {
                 None,
             ));
         }
-        let number = entries
-            .values()
-            .map(|entry| entry.number)
-            .max()
-            .unwrap_or(0)
-            + 1;
         let id = new_id();
         let ttl = ttl_ms
             .map_or(DEFAULT_TTL, Duration::from_millis)
             .min(MAX_TTL);
-        let (done, outcome) = watch::channel(None);
         let now = timestamp(SystemTime::now());
         let entry = Entry {
             status: TaskStatus::Working,
@@ -125,10 +97,7 @@ impl Tasks {
             ttl,
             cancel: CancellationToken::new(),
             input: Arc::default(),
-            outcome,
-            done: Some(done),
-            peer,
-            number,
+            outcome: None,
         };
         let created = Created {
             id: id.clone(),
@@ -151,25 +120,15 @@ impl Tasks {
         let Some(entry) = entries.get_mut(id) else {
             return;
         };
-        let Some(done) = entry.done.take() else {
+        if entry.outcome.is_some() {
             return;
-        };
+        }
         entry.status = match outcome {
             Outcome::Result(_) => TaskStatus::Completed,
             Outcome::Error(_) => TaskStatus::Failed,
         };
-        entry.changed(id);
-        done.send_replace(Some(outcome));
-    }
-
-    /// `tasks/get` (MCP 2025-11-25): the task.
-    pub(super) fn get(&self, id: &str) -> Result<Task, ErrorData> {
-        let mut entries = self.lock();
-        purge(&mut entries);
-        entries
-            .get(id)
-            .map(|entry| entry.task(id))
-            .ok_or_else(|| unknown(id))
+        entry.changed();
+        entry.outcome = Some(outcome);
     }
 
     /// `tasks/get` (the Tasks extension): the task with how it ended inlined, its tool's
@@ -178,7 +137,7 @@ impl Tasks {
         let mut entries = self.lock();
         purge(&mut entries);
         let entry = entries.get(id).ok_or_else(|| unknown(id))?;
-        let payload = match (&*entry.outcome.borrow(), entry.status) {
+        let payload = match (&entry.outcome, entry.status) {
             (_, TaskStatus::Cancelled) => TaskPayload::Cancelled,
             (Some(Outcome::Result(kept)), _) => match kept.value() {
                 Some(Ok(Value::Object(result))) => TaskPayload::Completed { result },
@@ -204,47 +163,6 @@ impl Tasks {
         Ok(())
     }
 
-    /// `tasks/result`: waits for the task to end, then its result, tied to the task in `_meta`.
-    pub(super) async fn result(&self, id: &str) -> Result<Value, ErrorData> {
-        let mut outcome = {
-            let mut entries = self.lock();
-            purge(&mut entries);
-            entries.get(id).ok_or_else(|| unknown(id))?.outcome.clone()
-        };
-        let ended = outcome
-            .wait_for(Option::is_some)
-            .await
-            .map_err(|_| unknown(id))?
-            .clone();
-        match ended {
-            Some(Outcome::Result(kept)) => {
-                let Some(result) = kept.value() else {
-                    return Err(expired(id, kept.limit()));
-                };
-                let mut result =
-                    result.map_err(|err| ErrorData::internal_error(err.to_string(), None))?;
-                if let Some(result) = result.as_object_mut() {
-                    let meta = result.entry("_meta").or_insert_with(|| json!({}));
-                    if let Some(meta) = meta.as_object_mut() {
-                        meta.insert(RELATED_TASK.into(), json!({"taskId": id}));
-                    }
-                }
-                Ok(result)
-            }
-            Some(Outcome::Error(error)) => Err(error),
-            None => Err(unknown(id)),
-        }
-    }
-
-    /// `tasks/list`: every task of the store, oldest first.
-    pub(super) fn list(&self) -> Vec<Task> {
-        let mut entries = self.lock();
-        purge(&mut entries);
-        let mut listed: Vec<(&String, &Entry)> = entries.iter().collect();
-        listed.sort_by_key(|(_, entry)| entry.number);
-        listed.iter().map(|(id, entry)| entry.task(id)).collect()
-    }
-
     /// Whether the store holds no task (expired ones aside).
     fn is_empty(&self) -> bool {
         let mut entries = self.lock();
@@ -252,25 +170,26 @@ impl Tasks {
         entries.is_empty()
     }
 
-    /// `tasks/cancel`: cancels the tool's context, unless the task ended already.
-    pub(super) fn cancel(&self, id: &str) -> Result<Cancelled, ErrorData> {
+    /// `tasks/cancel`: cancels the tool's context, unless the task ended already (the
+    /// extension acknowledges both alike); an unknown id is an error.
+    pub(super) fn cancel(&self, id: &str) -> Result<(), ErrorData> {
         let mut entries = self.lock();
         purge(&mut entries);
         let entry = entries.get_mut(id).ok_or_else(|| unknown(id))?;
-        let Some(done) = entry.done.take() else {
-            return Ok(Cancelled::Already(entry.status));
-        };
+        if entry.outcome.is_some() {
+            return Ok(());
+        }
         entry.cancel.cancel();
         entry.status = TaskStatus::Cancelled;
         entry.message = Some("cancelled by the client".into());
-        entry.changed(id);
+        entry.changed();
         let cancelled = ErrorData::new(
             ErrorCode::INTERNAL_ERROR,
             format!("task {id} was cancelled"),
             None,
         );
-        done.send_replace(Some(Outcome::Error(cancelled)));
-        Ok(Cancelled::Now)
+        entry.outcome = Some(Outcome::Error(cancelled));
+        Ok(())
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, Entry>> {
@@ -337,7 +256,7 @@ impl Entry {
             .with_ttl_ms(ttl)
             .with_poll_interval_ms(POLL_INTERVAL_MS);
         task.status_message.clone_from(&self.message);
-        if let Some(Outcome::Result(kept)) = &*self.outcome.borrow()
+        if let Some(Outcome::Result(kept)) = &self.outcome
             && kept.expired()
         {
             task.status_message = Some(expired(id, kept.limit()).message.into_owned());
@@ -345,39 +264,10 @@ impl Entry {
         task
     }
 
-    /// Stamps a status change and tells the session, if any (`notifications/tasks/status`).
-    fn changed(&mut self, id: &str) {
+    /// Stamps a status change.
+    fn changed(&mut self) {
         self.updated_at = timestamp(SystemTime::now());
-        let Some(peer) = self.peer.clone() else {
-            return;
-        };
-        let notice = ServerNotification::CustomNotification(CustomNotification::new(
-            "notifications/tasks/status",
-            Some(legacy(&self.task(id))),
-        ));
-        tokio::spawn(async move {
-            if let Err(err) = peer.send_notification(notice).await {
-                tracing::debug!(%err, "notifications/tasks/status not sent");
-            }
-        });
     }
-}
-
-/// A task as MCP 2025-11-25 writes it: `ttl` and `pollInterval`, where the Tasks extension
-/// (rmcp's [`Task`]) writes `ttlMs` and `pollIntervalMs`.
-pub(super) fn legacy(task: &Task) -> Value {
-    let mut json = json!({
-        "taskId": task.task_id,
-        "status": task.status,
-        "createdAt": task.created_at,
-        "lastUpdatedAt": task.last_updated_at,
-        "ttl": task.ttl_ms,
-        "pollInterval": task.poll_interval_ms,
-    });
-    if let Some(message) = &task.status_message {
-        json["statusMessage"] = json!(message);
-    }
-    json
 }
 
 /// A failed task's payload: the JSON-RPC error inlined.
@@ -401,7 +291,7 @@ fn purge(entries: &mut HashMap<String, Entry>) {
     });
 }
 
-/// What `tasks/result` answers for a result the [`ResultBudget`] dropped.
+/// What `tasks/get` says of a result the [`ResultBudget`] dropped.
 fn expired(id: &str, limit: usize) -> ErrorData {
     ErrorData::invalid_params(
         format!(
@@ -459,6 +349,41 @@ mod tests {
         }
         let distinct: std::collections::HashSet<&String> = ids.iter().collect();
         assert_eq!(distinct.len(), ids.len());
+    }
+
+    #[test]
+    fn a_store_holds_at_most_max_tasks_and_refuses_the_next_one_with_a_reason() {
+        let tasks = Tasks::default();
+        for _ in 0..MAX_TASKS {
+            tasks.create(None).expect("room for it");
+        }
+        let refused = tasks.create(None).err().expect("no room");
+        assert_eq!(
+            refused.message,
+            "this session already holds 256 tasks; wait for some to expire"
+        );
+    }
+
+    #[test]
+    fn a_tasks_time_to_live_is_bounded_and_once_over_it_is_dropped_and_cancelled() {
+        let tasks = Tasks::default();
+        let ttl = |asked| {
+            let created = tasks.create(asked).expect("created");
+            tasks.detailed(&created.id).expect("the task").task.ttl_ms
+        };
+        assert_eq!(ttl(None), Some(300_000));
+        assert_eq!(ttl(Some(u64::MAX)), Some(3_600_000));
+        let short = tasks.create(Some(1)).expect("created");
+        std::thread::sleep(Duration::from_millis(5));
+        let gone = tasks.detailed(&short.id).expect_err("dropped");
+        assert_eq!(
+            gone.message,
+            format!("no task {} in this session", short.id)
+        );
+        assert!(
+            short.cancel.is_cancelled(),
+            "its tool's context was cancelled"
+        );
     }
 
     #[test]

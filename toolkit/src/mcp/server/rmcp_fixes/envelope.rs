@@ -17,7 +17,6 @@ use serde::de::{Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde_json::{Value, json};
 
 use super::screen::{mixes_request_and_response, readable_id, repeated_field};
-use super::tasks;
 
 /// A body that is one JSON-RPC message rmcp reads, as far as the guard needs it.
 pub(in crate::mcp::server) struct Screened<'a> {
@@ -32,8 +31,6 @@ pub(in crate::mcp::server) struct Screened<'a> {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(in crate::mcp::server) enum Kind {
     ToolCall,
-    /// A task-augmented `tools/call`, as [`tasks::rename`](super::tasks::rename) renames it.
-    TaskCall,
     Initialize,
     Other,
 }
@@ -56,9 +53,6 @@ impl Screened<'_> {
                         Kind::ToolCall
                     }
                     ClientRequest::InitializeRequest(_) => Kind::Initialize,
-                    ClientRequest::CustomRequest(custom) if custom.method == tasks::CALL => {
-                        Kind::TaskCall
-                    }
                     _ => Kind::Other,
                 };
                 (
@@ -226,17 +220,6 @@ impl NotJsonRpc {
     }
 }
 
-impl Screened<'_> {
-    /// A task call as its client sent it (`as_sent`, before [`tasks::rename`]), or why it is
-    /// refused. Renaming parses the frame into a `Value`, which keeps the last of two fields of
-    /// one name, so the renamed frame no longer shows what the scope check (which reads the
-    /// frame as sent) could not read: a task call naming its tool twice is refused as a plain
-    /// call doing so is, before anything looks at its tool.
-    pub(in crate::mcp::server) fn task_call_as_sent(as_sent: &[u8]) -> Result<(), NotJsonRpc> {
-        refuse_repeated_fields(as_sent)
-    }
-}
-
 /// A message whose envelope or `params` names a field twice: `-32600`, as over stdio (where rmcp
 /// drops it unanswered, `screen`). rmcp's HTTP service reads such a `tools/call` as a custom
 /// request; which of the two values counts would be up to whoever reads it next.
@@ -332,21 +315,14 @@ mod tests {
     }
 
     #[test]
-    fn a_call_naming_its_tool_twice_is_refused_alike_plain_or_as_a_task() {
-        let plain =
+    fn a_call_naming_its_tool_twice_is_refused_with_its_id() {
+        let twice =
             br#"{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"a","name":"b"}}"#;
-        let task = br#"{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"a","task":{},"name":"b"}}"#;
-        let refused = |refusal: NotJsonRpc| match refusal {
-            NotJsonRpc::Repeated { id, field } => Some((id, field)),
+        let refused = match Screened::read(twice).err() {
+            Some(NotJsonRpc::Repeated { id, field }) => Some((id, field)),
             _ => None,
         };
-        let plain = Screened::read(plain).err().and_then(refused);
-        let task = Screened::task_call_as_sent(task).err().and_then(refused);
-        let expected = Some((Value::from(4), "name".to_owned()));
-        assert_eq!((&plain, &task), (&expected, &expected));
-        let once =
-            br#"{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"a","task":{}}}"#;
-        assert!(Screened::task_call_as_sent(once).is_ok());
+        assert_eq!(refused, Some((Value::from(4), "name".to_owned())));
     }
 
     #[test]

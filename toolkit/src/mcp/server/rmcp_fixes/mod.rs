@@ -13,13 +13,18 @@
 //! | HTTP: a foreign `Host` or `Origin` gets 403 with a plain-text body | the same reason as a JSON-RPC error | [`forbidden`] | `a_foreign_origin_gets_403_with_a_jsonrpc_error_and_a_local_one_passes` (tests/mcp/server_peers.rs) | `streamable_http_server/tower.rs` `forbidden_response`: a plain-text body a JSON-RPC client cannot show |
 //! | HTTP: a session `DELETE` is answered 202, which the official Python SDK reports as a failure | 204 | [`closed_session`] | `ending_a_session_answers_204_and_the_session_is_gone` (tests/mcp/server_hardening.rs) | `handle_delete` answers `accepted_response()` (202, "accepted for processing"), but the session is closed by then; 200/204 say so |
 //! | a request whose params do not fit its method's type is read as a custom request: "method not found" | `-32602` saying what is wrong with the params; for a 2026-07-28 client, `initialize` and `ping` (removed methods) keep rmcp's `-32601` | `params` (`McpServer::on_custom_request`) | `tool_call_arguments_of_the_wrong_type_get_invalid_params` (tests/mcp/server_hardening.rs); `initialize_from_a_2026_client_is_a_method_it_no_longer_has` (tests/mcp/eras.rs) | `ClientRequest`'s untagged fallback reads `tools/call` with `arguments: [1]` as `CustomRequest`; for a known method it should be `-32602` (on 2026-07-28, that also turns an HTTP 404 into 200) |
-//! | HTTP: a request whose envelope or params name a field twice is read as a custom request (`-32602`); renamed as a task call, its last `name` counted, past the scope check | `-32600`, as over stdio, with its id when readable | `envelope` (`Screened::read`, `Screened::task_call_as_sent`), in the guard | `a_task_call_naming_its_tool_twice_is_refused_alike_for_a_hidden_tool_and_a_missing_one` (tests/mcp/server_hardening.rs) | as the stdio row: serde keeps one of the two values, so what a proxy checked and what the server ran can differ |
+//! | HTTP: a request whose envelope or params name a field twice is read as a custom request (`-32602`) | `-32600`, as over stdio, with its id when readable | `envelope` (`Screened::read`), in the guard | `a_call_naming_its_tool_twice_is_refused_alike_for_a_hidden_tool_and_a_missing_one` (tests/mcp/server_hardening.rs) | as the stdio row: serde keeps one of the two values, so what a proxy checked and what the server ran can differ |
 //! | HTTP: a request reusing the id of one its session has in flight is never answered, nor is the first | `-32600` for the second at once; the first answered | `request_ids` (in the guard) | `concurrent_calls_reusing_an_id_in_a_session_get_invalid_request_and_the_first_completes` (tests/mcp/server_hardening.rs) | observed: neither request is answered; JSON-RPC leaves a reused id to the client's fault, but the first request should still be answered and the second refused |
-//! | MCP 2025-11-25 tasks: `task` dropped from `tools/call`, `tasks/get` / `tasks/cancel` read as SEP-2663's, no `execution` on tools, no `tasks` capability | task requests (and `tools/list`, when a tool runs as a task) renamed to methods `McpServer` answers; `tasks` added to the `initialize` answer | `tasks` (read by `stdio.rs` and the guard) | `a_tool_runs_as_a_task_that_is_polled_listed_cancelled_and_kept_to_its_session`, `the_protocol_version_is_negotiated` (tests/mcp/tasks.rs) | (the `tasks` slice's) |
 //!
 //! rmcp's 2026-07-28 path needs no fix here: `server/discover`, the per-request `_meta` check,
 //! `-32022`, `Mcp-Method`/`Mcp-Name`, 405 on `GET`/`DELETE`, `resultType` and the cache hints'
 //! defaults are all rmcp's own (tests/mcp/eras.rs holds them).
+//!
+//! MCP 2025-11-25 tasks are not served: rmcp models only the Tasks extension (SEP-2663), and
+//! serving the older wire shape meant renaming requests before rmcp read them and rewriting the
+//! `initialize` answer after. A handshake-era client sees no `tasks` capability and calls every
+//! tool plainly (`a_2025_client_sees_no_tasks_and_calls_a_task_only_tool_plainly`,
+//! tests/mcp/tasks.rs).
 //!
 //! `envelope` also reads the plain `tools/call` shape every client sends into borrowed fields,
 //! a sixth of rmcp's full parse, so the guard can count calls and sessions; anything unusual is
@@ -28,7 +33,6 @@
 pub(super) mod envelope;
 pub(super) mod params;
 pub(super) mod screen;
-pub(super) mod tasks;
 
 use axum::http::StatusCode;
 use axum::response::Response;
