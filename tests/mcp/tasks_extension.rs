@@ -355,3 +355,23 @@ async fn a_task_whose_tool_panics_ends_failed_with_an_internal_error_and_no_resu
     assert!(failed.get("result").is_none(), "{failed}");
     server.shutdown().await.expect("shutdown");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_task_only_tool_that_answers_at_once_still_ends_its_task_completed() {
+    // The tool's result may come before its call has answered with the task: it is the task's.
+    let mut instant = ToolDefinition::new("instant", "Answers", json!({"type": "object"}));
+    instant.options.task = TaskSupport::Required;
+    let instant = ToolProxy::from_fn(instant, |_arguments| Ok::<_, String>("done".to_owned()));
+    let server = on_loopback(McpServer::new([instant])).await;
+    for _ in 0..20 {
+        let call = json!({"name": "instant", "arguments": {}});
+        let created = request(&server, None, "tools/call", call, true).await;
+        let created = created.expect("a task");
+        let id = created["taskId"].as_str().expect("an id");
+        let done = ended(&server, None, id).await;
+        assert_eq!(done["status"], "completed", "{done}");
+        let text = json!([{"type": "text", "text": "done"}]);
+        assert_eq!(done["result"]["content"], text, "{done}");
+    }
+    server.shutdown().await.expect("shutdown");
+}

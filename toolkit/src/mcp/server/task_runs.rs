@@ -44,8 +44,13 @@ impl McpServer {
         let created = store.create(None)?;
         let (id, input) = (created.id.clone(), Arc::clone(&created.input));
         let request = context.ct.clone();
-        let mut ended = self.run_task(tool, arguments, Arc::downgrade(&store), created, context);
-        if support == TaskSupport::Optional {
+        let tasks = Arc::downgrade(&store);
+        if support != TaskSupport::Optional {
+            // A task at once: the run's result is the task's, however soon it comes.
+            self.run_task(tool, arguments, (tasks, created), context, None);
+        } else {
+            let (answer, mut ended) = oneshot::channel();
+            self.run_task(tool, arguments, (tasks, created), context, Some(answer));
             tokio::select! {
                 biased;
                 () = request.cancelled() => {
@@ -59,10 +64,10 @@ impl McpServer {
                 () = input.asked() => {}
                 () = tokio::time::sleep(self.inner.task_after) => {}
             }
-            // The run may have ended just now: its answer is taken here, or it is the task's.
+            // From here the run's result is the task's; one that came just now is taken here.
             ended.close();
-            if let Ok(answer) = ended.try_recv() {
-                return self.answered_early(&store, &id, tool, Ok(answer));
+            if let Ok(result) = ended.try_recv() {
+                return self.answered_early(&store, &id, tool, Ok(result));
             }
         }
         let task = store.detailed(&id)?.task;
@@ -84,17 +89,18 @@ impl McpServer {
         Ok(CallToolResponse::from(call_result(tool.tool(), result)))
     }
 
-    /// Runs `tool` with `arguments` in the background as the task `created` in `tasks` (held
-    /// weakly: the session's end drops the store, which cancels the run): its result goes to
-    /// the receiver while the call waits on it, else into the task.
+    /// Runs `tool` with `arguments` in the background as `task`, the task created in its
+    /// store (held weakly: the session's end drops the store, which cancels the run): its
+    /// result goes to `answer` while the call waits on it, else into the task.
     fn run_task(
         &self,
         tool: &ToolRef<'_>,
         arguments: Option<JsonObject>,
-        tasks: Weak<Tasks>,
-        created: Created,
+        task: (Weak<Tasks>, Created),
         context: RequestContext<RoleServer>,
-    ) -> oneshot::Receiver<ToolCallResult> {
+        answer: Option<oneshot::Sender<ToolCallResult>>,
+    ) {
+        let (tasks, created) = task;
         let tool = tool.clone().into_owned();
         let task_id = created.id;
         let call = self.tool_call(&tool, arguments);
@@ -107,7 +113,6 @@ impl McpServer {
         // What the tool asks waits for `tasks/update` of its task.
         let capabilities = context.client_capabilities().map(Arc::new);
         let asker = Some(Asker::Task(created.input, capabilities));
-        let (answer, answered) = oneshot::channel();
         tokio::spawn(async move {
             let run = server.call(&tool, &call, &context, asker);
             tokio::pin!(run);
@@ -127,14 +132,17 @@ impl McpServer {
                 place.release();
             }
             // The call took its answer, or it became a task that keeps it.
-            if let Some(result) = result
-                && let Err(result) = answer.send(result)
+            let Some(result) = result else { return };
+            let unanswered = match answer {
+                Some(answer) => answer.send(result).err(),
+                None => Some(result),
+            };
+            if let Some(result) = unanswered
                 && let Some(tasks) = tasks.upgrade()
             {
                 tasks.finish(&task_id, server.outcome(&tool, result));
             }
         });
-        answered
     }
 
     /// How a task whose tool returned `result` ended: `completed` with the result (an
