@@ -42,8 +42,8 @@ impl ServerHandler for McpServer {
         }
     }
 
-    /// The handshake, negotiated as rmcp does, without the Tasks extension
-    /// ([`undeclare_tasks`](Self::undeclare_tasks)).
+    /// The handshake, negotiated by rmcp, without the Tasks extension: it is MCP
+    /// 2026-07-28's, and a handshake-era client calls every tool plainly.
     async fn initialize(
         &self,
         request: InitializeRequestParams,

@@ -9,6 +9,16 @@
 //! holds at most [`MAX_TASKS`]. Tasks belong to the connection that created them (stdio), or,
 //! over HTTP, to the caller ([`CallerTasks`]): another connection's or caller's store has none
 //! of them. Finished results are held under one byte budget ([`ResultBudget`]).
+//!
+//! Why not rmcp 3.11's own `task_manager::TaskManager`, which answers the same three methods:
+//! it holds every finished result whole until one more time to live has passed, and any number
+//! of tasks, so a client that starts tasks of large results holds the server's memory (512 of
+//! 1 MB results held 537 MB before the budget); and its cancellation is only asked of the
+//! operation, so a tool that never looks runs on. The upstream report, as it would be filed:
+//! "TaskManager: a bound on the tasks one manager holds (refusing the next with an error), a
+//! byte budget on retained terminal results (evicting the oldest first), and an abort of an
+//! operation that has not settled within a grace period after `tasks/cancel`." With those,
+//! this store would be rmcp's, and only [`CallerTasks`] (one store per caller) would stay.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, PoisonError};
