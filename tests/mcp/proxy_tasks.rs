@@ -1,6 +1,6 @@
 //! Task-only tools through a proxy (`McpServer::proxy`). A remote 2026-07-28 server's task is
-//! followed by the proxy's client, and the proxy answers its own clients, of either era, with
-//! the result, naming no upstream task. The reference server's `simulate-research-query` (MCP
+//! followed by the proxy's client; the proxy answers its own clients with the result, or, for a
+//! 2026-07-28 client with the Tasks extension, with a task of its own, naming no upstream task. The reference server's `simulate-research-query` (MCP
 //! 2025-11-25 `execution.taskSupport: required`) is called plainly, as every tool of a
 //! handshake-era server is: its refusal reaches the proxy's client as the call's error.
 
@@ -12,7 +12,7 @@ use toolkit::prelude::*;
 
 use crate::proxy::{reference_client, reference_server};
 use crate::tasks::{initialize, post};
-use crate::tasks_extension::{on_loopback, request};
+use crate::tasks_extension::{ended, on_loopback, request};
 
 /// Researches a topic for a second and a half; runs as a task only
 #[tool(task)]
@@ -53,10 +53,11 @@ async fn call_2025(url: &str, session: Option<&str>, tool: &str) -> Value {
 }
 
 /// A 2026-07-28 server whose task-only tool the proxy's client (the Tasks extension declared)
-/// follows as a task: a 2025-11-25 client of the proxy and a 2026-07-28 one, with the extension
-/// or without, get the report as a plain result, with no upstream task id in it.
+/// follows as a task: a 2025-11-25 client of the proxy and a 2026-07-28 one without the
+/// extension get the report as a plain result, and one with it a task of the proxy's; no
+/// upstream task id reaches any of them.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_remote_2026_task_reaches_the_proxys_clients_of_both_eras_as_a_plain_result() {
+async fn a_remote_2026_task_reaches_the_proxys_clients_as_a_result_or_a_task_of_the_proxys() {
     let upstream = on_loopback(McpServer::new([research_tool()])).await;
     let remote = McpClient::connect(McpTransport::http(upstream.url()))
         .await
@@ -73,15 +74,25 @@ async fn a_remote_2026_task_reaches_the_proxys_clients_of_both_eras_as_a_plain_r
     task_ids(&answer, &mut ids);
     assert_eq!(ids, Vec::<String>::new(), "{answer}");
 
-    for extension in [false, true] {
-        let call = json!({"name": "research", "arguments": {"topic": "tasks"}});
-        let answer = request(&proxy, None, "tools/call", call, extension).await;
-        let answer = answer.expect("the report");
-        assert_eq!(answer["content"], report, "{extension}: {answer}");
-        let mut ids = Vec::new();
-        task_ids(&answer, &mut ids);
-        assert_eq!(ids, Vec::<String>::new(), "{answer}");
-    }
+    let call = json!({"name": "research", "arguments": {"topic": "tasks"}});
+    let answer = request(&proxy, None, "tools/call", call.clone(), false).await;
+    let answer = answer.expect("the report");
+    assert_eq!(answer["content"], report, "{answer}");
+    let mut ids = Vec::new();
+    task_ids(&answer, &mut ids);
+    assert_eq!(ids, Vec::<String>::new(), "{answer}");
+
+    // With the extension, the long call becomes the proxy's own task, whose result names none.
+    let created = request(&proxy, None, "tools/call", call, true).await;
+    let created = created.expect("a task of the proxy");
+    assert_eq!(created["resultType"], "task", "{created}");
+    let id = created["taskId"].as_str().expect("an id");
+    let done = ended(&proxy, None, id).await;
+    assert_eq!(done["status"], "completed", "{done}");
+    assert_eq!(done["result"]["content"], report, "{done}");
+    let mut ids = Vec::new();
+    task_ids(&done["result"], &mut ids);
+    assert_eq!(ids, Vec::<String>::new(), "{done}");
     proxy.shutdown().await.expect("shutdown");
     upstream.shutdown().await.expect("shutdown");
 }

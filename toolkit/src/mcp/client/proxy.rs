@@ -8,6 +8,7 @@ use toolkit_runtime::completion::Completer;
 use toolkit_runtime::{PromptProxy, ResourceProxy, ResourceTemplateProxy};
 
 use super::{CompletionRef, McpClient};
+use crate::TaskSupport;
 use crate::mcp::{McpError, McpServer};
 
 /// What the remote server said it offers when the session opened.
@@ -154,6 +155,11 @@ impl McpServer {
     /// resource templates and prompts (with their completions), under its name. Each request
     /// goes through `client`; what the server lists is read once, here.
     ///
+    /// Every remote tool may run as a task ([`TaskSupport::Optional`]): a call that is quick
+    /// upstream answers plainly, and one that takes long there, a remote task's included,
+    /// becomes a task of the proxy for its 2026-07-28 clients that declare the Tasks extension
+    /// ([`McpServer::with_task_after`]), instead of holding their request open.
+    ///
     /// ```no_run
     /// use toolkit::mcp::{McpClient, McpServer, McpTransport};
     ///
@@ -163,7 +169,7 @@ impl McpServer {
     /// # Ok(()) }
     /// ```
     pub async fn proxy(client: &McpClient) -> Result<McpServer, McpError> {
-        let mut server = McpServer::new(client.tools());
+        let mut server = McpServer::new(client.tools()).with_tasks(TaskSupport::Optional);
         if let Some(info) = client.server_info().await {
             server = server.with_name(info.name, info.version);
         }
